@@ -1,0 +1,69 @@
+// vatkit/result.h: errors as values.
+//
+// Every operation that can fail on bad input (a malformed glTF, a corrupt .vat.glb, an impossible
+// option) returns a Result<T>: either the value or an Error whose message is one complete line,
+// "FILE: what and where", for example
+//     "robot.glb: accessors[3]: count 120 runs past bufferViews[1] (byteLength 960)".
+// The CLI prints it after "vatkit: error: " and exits non-zero. Misuse of the library by a caller
+// (a span of the wrong size, an out-of-range clip index) is a programming error and asserts.
+//
+// std::expected would do, but clang 14 (our fuzzing and sanitizer compiler) cannot use it with
+// libstdc++ 12, so this is the small subset we need.
+#pragma once
+
+#include <cassert>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace vatkit {
+
+struct Error {
+  std::string message;  // one line: "FILE: what and where"
+};
+
+// Builds an Error from "FILE" and "what and where" (the separator is added here).
+inline Error make_error(const std::string& file, const std::string& what) {
+  return Error{file.empty() ? what : file + ": " + what};
+}
+
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : state_(std::move(value)) {}          // NOLINT: implicit by design
+  Result(Error error) : state_(std::move(error)) {}      // NOLINT: implicit by design
+
+  bool ok() const { return state_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+
+  T& value() & { assert(ok()); return std::get<0>(state_); }
+  const T& value() const& { assert(ok()); return std::get<0>(state_); }
+  T&& value() && { assert(ok()); return std::get<0>(std::move(state_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+  const Error& error() const { assert(!ok()); return std::get<1>(state_); }
+
+ private:
+  std::variant<T, Error> state_;
+};
+
+template <>
+class [[nodiscard]] Result<void> {
+ public:
+  Result() = default;
+  Result(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT: implicit by design
+
+  bool ok() const { return !failed_; }
+  explicit operator bool() const { return ok(); }
+  const Error& error() const { assert(failed_); return error_; }
+
+ private:
+  Error error_;
+  bool failed_ = false;
+};
+
+}  // namespace vatkit

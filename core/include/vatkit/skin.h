@@ -1,0 +1,53 @@
+// vatkit/skin.h: the reference skinner's kernels: morph targets, joint matrices and linear blend
+// skinning, batched over vertices and writing into caller-owned spans.
+//
+// Skinning follows glTF 2.0: joint matrix j = world(skin.joints[j]) * inverse_bind[j]; a skinned
+// vertex is sum_i w_i * jointMatrix[joint_i] * v, in world space (the skinned mesh node's own
+// transform is ignored, as the spec requires). Weights are renormalized to sum to 1 when they do
+// not (real files have sums from 0.18 to 1.76); a vertex whose weights sum to 0 is left at its
+// position under `fallback` (the mesh node's world matrix).
+// Normals use the inverse transpose of the blended matrix, so non-uniform scale bends them
+// correctly, and are renormalized. Tangents use the blended matrix itself, keep their w sign, and
+// are renormalized.
+#pragma once
+
+#include <span>
+
+#include "vatkit/asset.h"
+
+namespace vatkit {
+
+// Vertex streams read or written by the kernels. Normals and tangents may be empty (skipped);
+// when present they have positions.size() elements.
+struct VertexSpan {
+  std::span<const glm::vec3> positions;
+  std::span<const glm::vec3> normals;
+  std::span<const glm::vec4> tangents;
+};
+struct VertexOutput {
+  std::span<glm::vec3> positions;
+  std::span<glm::vec3> normals;
+  std::span<glm::vec4> tangents;
+};
+
+// out = base + sum_t weights[t] * target_t (positions, normals, tangent xyz). `out` must have the
+// primitive's vertex count in each stream it names; targets with weight 0 cost nothing.
+void apply_morph_targets(const Primitive& primitive, std::span<const float> weights,
+                         VertexOutput out);
+
+// out[j] = world[skin.joints[j]] * skin.inverse_bind[j].
+void compute_joint_matrices(const Skin& skin, std::span<const glm::mat4> world,
+                            std::span<glm::mat4> out);
+
+// Linear blend skinning of `in` (already morphed) with 4 influences (joints1/weights1 empty) or
+// 8. Writes `out` (same sizes as `in`, streams empty in `in` are not written).
+void skin_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0,
+                   std::span<const glm::vec4> weights0, std::span<const glm::u16vec4> joints1,
+                   std::span<const glm::vec4> weights1, std::span<const glm::mat4> joint_matrices,
+                   const glm::mat4& fallback, VertexOutput out);
+
+// Rigid transform of `in` by `matrix` (node animation of a non-skinned mesh), normals by its
+// inverse transpose.
+void transform_vertices(VertexSpan in, const glm::mat4& matrix, VertexOutput out);
+
+}  // namespace vatkit

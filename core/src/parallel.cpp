@@ -1,0 +1,129 @@
+// A small persistent pool: workers sleep on a condition variable; each parallel_for publishes a
+// job (a range counter and a function), the caller and the workers take chunks until it is done.
+#include "vatkit/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace vatkit {
+namespace {
+
+class Pool {
+ public:
+  static Pool& instance() {
+    static Pool pool;
+    return pool;
+  }
+
+  void run(size_t count, size_t chunk, unsigned threads,
+           const std::function<void(size_t, size_t)>& fn) {
+    std::unique_lock serial(serial_);  // one job at a time; nested calls run inline
+    const size_t chunks = (count + chunk - 1) / chunk;
+    const unsigned helpers =
+        static_cast<unsigned>(std::min<size_t>({size_t(threads) - 1, chunks - 1, workers_.size()}));
+    {
+      std::lock_guard lock(mutex_);
+      next_.store(0);
+      done_.store(0);
+      fn_ = &fn;
+      count_ = count;
+      chunk_ = chunk;
+      chunks_ = chunks;
+      wanted_ = helpers;
+      ++generation_;
+    }
+    wake_.notify_all();
+    work();
+    std::unique_lock lock(mutex_);
+    wanted_ = 0;  // workers that have not woken yet must not join a finished job
+    finished_.wait(lock, [&] { return done_.load() == chunks_ && active_ == 0; });
+    fn_ = nullptr;
+  }
+
+  bool busy_on_this_thread() const { return in_job_; }
+
+ private:
+  Pool() {
+    const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 1; i < n; ++i) workers_.emplace_back([this] { loop(); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+
+  void work() {
+    in_job_ = true;
+    for (;;) {
+      const size_t c = next_.fetch_add(1);
+      if (c >= chunks_) break;
+      const size_t begin = c * chunk_;
+      (*fn_)(begin, std::min(count_, begin + chunk_));
+      done_.fetch_add(1);
+    }
+    in_job_ = false;
+  }
+
+  void loop() {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && wanted_ > 0); });
+        if (stop_) return;
+        seen = generation_;
+        --wanted_;
+        ++active_;
+      }
+      work();
+      {
+        std::lock_guard lock(mutex_);
+        --active_;
+      }
+      finished_.notify_all();
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex serial_;
+  std::mutex mutex_;
+  std::condition_variable wake_, finished_;
+  const std::function<void(size_t, size_t)>* fn_ = nullptr;
+  size_t count_ = 0, chunk_ = 1, chunks_ = 0;
+  std::atomic<size_t> next_{0}, done_{0};
+  unsigned wanted_ = 0, active_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+  static thread_local bool in_job_;
+};
+
+thread_local bool Pool::in_job_ = false;
+
+}  // namespace
+
+unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+void parallel_for(size_t count, size_t grain, unsigned threads,
+                  const std::function<void(size_t, size_t)>& fn) {
+  if (count == 0) return;
+  if (threads == 0) threads = hardware_threads();
+  grain = std::max<size_t>(grain, 1);
+  Pool& pool = Pool::instance();
+  if (threads == 1 || count <= grain || pool.busy_on_this_thread()) {
+    fn(0, count);
+    return;
+  }
+  // About four chunks per thread balances uneven ranges without much scheduling overhead.
+  const size_t chunk = std::max(grain, (count + threads * 4 - 1) / (threads * 4));
+  pool.run(count, chunk, threads, fn);
+}
+
+}  // namespace vatkit

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang and runs each for SECONDS (default 60), seeded from
+# ../shared/assets (and fuzz/seeds/<target> when present). Usage: scripts/fuzz.sh [SECONDS]
+# A crash, leak or timeout fails the run and leaves the reproducer in build-fuzz/.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${1:-60}
+build=$here/build-fuzz
+CXX=clang++ CC=clang "$here/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DVATKIT_BUILD_FUZZ=ON -DVATKIT_BUILD_TESTS=OFF -DVATKIT_BUILD_BENCH=OFF -DVATKIT_BUILD_TOOLS=OFF \
+  -DVATKIT_SANITIZE=ON
+assets=$(cd "$here/../shared/assets" && pwd)
+for target in "$build"/bin/fuzz_*; do
+  name=$(basename "$target")
+  corpus=$build/corpus/$name
+  mkdir -p "$corpus"
+  seeds=("$corpus")
+  [[ -d $here/fuzz/seeds/$name ]] && seeds+=("$here/fuzz/seeds/$name")
+  [[ $name == fuzz_import ]] && seeds+=("$assets/khronos" "$assets/threejs" "$assets/quaternius/fish")
+  echo "fuzz: $name for ${seconds}s"
+  (cd "$build" && "$target" -max_total_time="$seconds" -max_len=600000 -rss_limit_mb=4096 \
+     -timeout=20 -print_final_stats=1 "${seeds[@]}" 2>&1 | tail -n 12)
+done

@@ -1,0 +1,20 @@
+# Installs the build tree into a scratch prefix, then configures, builds and runs the consumer
+# project in examples/consumer against that installed copy (find_package(vatkit)).
+set(prefix ${CONSUMER_WORK_DIR}/prefix)
+file(REMOVE_RECURSE ${CONSUMER_WORK_DIR})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}")
+  endif()
+  message(STATUS "${out}")
+endfunction()
+run(${CMAKE_COMMAND} --install ${VATKIT_BINARY_DIR} --prefix ${prefix})
+set(flags "")
+if(VATKIT_SANITIZE)
+  set(flags "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
+endif()
+run(${CMAKE_COMMAND} -S ${VATKIT_SOURCE_DIR}/examples/consumer -B ${CONSUMER_WORK_DIR}/build
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release ${flags})
+run(${CMAKE_COMMAND} --build ${CONSUMER_WORK_DIR}/build)
+run(${CONSUMER_WORK_DIR}/build/consumer)

@@ -1,0 +1,33 @@
+// Shared helpers for the test suite: where the assets are, and small file utilities.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace vatkit::test {
+
+// ../shared/assets (the path CMake was configured with), joined with `relative`.
+std::filesystem::path asset_path(const std::string& relative);
+
+// Every .gltf/.glb under ../shared/assets, sorted.
+std::vector<std::filesystem::path> all_assets();
+
+std::vector<uint8_t> read_file(const std::filesystem::path& path);
+
+// A fresh empty directory under the build tree for one test's outputs.
+std::filesystem::path scratch_dir(const std::string& name);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+// Runs a shell command line, capturing stdout and stderr.
+CommandResult run_command(const std::string& command_line);
+
+// Quotes a path for a shell command line.
+std::string shell_quote(const std::string& s);
+
+}  // namespace vatkit::test
