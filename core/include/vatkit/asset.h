@@ -51,10 +51,14 @@ struct Primitive {
   std::vector<MorphTarget> targets;
   int32_t material = -1;              // index into Asset::materials, -1 = default material
 
-  // Flat normals: a primitive without NORMAL gets one normal per triangle, as the spec requires,
-  // which needs each triangle to own its three vertices. The importer then unwelds the primitive;
-  // source_vertex[v] is the source (accessor) index of vertex v. Empty when nothing was unwelded.
-  std::vector<uint32_t> source_vertex;
+  // The first source_vertex_count vertices are the file's vertices, in accessor order. Flat
+  // normals (a primitive without NORMAL gets one normal per triangle, as the spec requires) need
+  // a vertex shared by differently facing triangles to be split: the importer then appends
+  // copies, and copy_source[i] is the file vertex that vertex source_vertex_count + i copies.
+  // Tools that report per-vertex data to users (vatkit pose) report the first
+  // source_vertex_count vertices, so their output lines up with any other glTF reader's.
+  uint32_t source_vertex_count = 0;
+  std::vector<uint32_t> copy_source;
   bool normals_generated = false;
 
   uint32_t vertex_count() const { return static_cast<uint32_t>(positions.size()); }
