@@ -235,13 +235,20 @@ void sample_animation_batch(const Asset& asset, const Animation& animation,
   assert(times_s.size() == poses.size());
   // Enough poses per range that a thread amortizes one pass over the clip's keys.
   const size_t grain = 16;
-  parallel_for(times_s.size(), grain, threads, [&](size_t begin, size_t end) {
-    for (size_t k = begin; k < end; ++k) reset_pose(asset, poses[k]);
-    for (const Channel& ch : animation.channels) {
-      const Sampler& s = animation.samplers[ch.sampler];
+  struct Job {
+    const Asset& asset;
+    const Animation& animation;
+    std::span<const float> times_s;
+    std::span<Pose> poses;
+  } job{asset, animation, times_s, poses};
+  // One captured pointer keeps the std::function in its small buffer: no allocation.
+  parallel_for(times_s.size(), grain, threads, [j = &job](size_t begin, size_t end) {
+    for (size_t k = begin; k < end; ++k) reset_pose(j->asset, j->poses[k]);
+    for (const Channel& ch : j->animation.channels) {
+      const Sampler& s = j->animation.samplers[ch.sampler];
       uint32_t cursor = 0;
       for (size_t k = begin; k < end; ++k) {
-        write_channel(ch, s, locate_from(s.times, times_s[k], cursor), poses[k], asset);
+        write_channel(ch, s, locate_from(s.times, j->times_s[k], cursor), j->poses[k], j->asset);
       }
     }
   });

@@ -185,8 +185,14 @@ void SceneEvaluator::skin(std::span<glm::vec3> positions, std::span<glm::vec3> n
   assert(normals.empty() || normals.size() == total);
   assert(tangents.empty() || tangents.size() == total);
   (void)total;
-  parallel_for(m.ranges.size(), 1, threads, [&](size_t begin, size_t end) {
-    for (size_t r = begin; r < end; ++r) m.process(m.ranges[r], positions, normals, tangents);
+  struct Job {
+    Impl& m;
+    std::span<glm::vec3> positions, normals;
+    std::span<glm::vec4> tangents;
+  } job{m, positions, normals, tangents};
+  // One captured pointer keeps the std::function in its small buffer: no allocation.
+  parallel_for(m.ranges.size(), 1, threads, [j = &job](size_t begin, size_t end) {
+    for (size_t r = begin; r < end; ++r) j->m.process(j->m.ranges[r], j->positions, j->normals, j->tangents);
   });
 }
 

@@ -16,6 +16,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include <glm/gtc/type_ptr.hpp>
 
@@ -48,10 +49,19 @@ inline Cofactor cofactor(const float* m) {
   return r;
 }
 
-// Unit-length v; a zero vector (a normal collapsed by a zero-scaled joint) stays zero.
-inline glm::vec3 normalized(float x, float y, float z) {
-  const float len2 = x * x + y * y + z * z;
-  const float inv = len2 > 0.0f ? 1.0f / std::sqrt(len2) : 0.0f;
+// Unit-length (x, y, z). Where the transform collapsed the vector (a node or joint scaled to 0,
+// as InterpolationTest's cubes are at some keys) there is no direction to keep: the input
+// vector passes through (normalized), so normals and tangents stay unit-length and finite.
+inline glm::vec3 normalized_or(float x, float y, float z, const glm::vec3& collapsed) {
+  float len2 = x * x + y * y + z * z;
+  if (!(len2 >= std::numeric_limits<float>::min())) [[unlikely]] {
+    x = collapsed.x;
+    y = collapsed.y;
+    z = collapsed.z;
+    len2 = x * x + y * y + z * z;
+    if (!(len2 >= std::numeric_limits<float>::min())) return glm::vec3(0.0f);
+  }
+  const float inv = 1.0f / std::sqrt(len2);
   return glm::vec3(x * inv, y * inv, z * inv);
 }
 
@@ -63,15 +73,15 @@ inline glm::vec3 transform_point(const float* m, const glm::vec3& p) {
 
 inline glm::vec3 transform_normal(const Cofactor& cf, const glm::vec3& n) {
   const float* c = cf.c;
-  return normalized(cf.sign * (c[0] * n.x + c[3] * n.y + c[6] * n.z),
-                    cf.sign * (c[1] * n.x + c[4] * n.y + c[7] * n.z),
-                    cf.sign * (c[2] * n.x + c[5] * n.y + c[8] * n.z));
+  return normalized_or(cf.sign * (c[0] * n.x + c[3] * n.y + c[6] * n.z),
+                       cf.sign * (c[1] * n.x + c[4] * n.y + c[7] * n.z),
+                       cf.sign * (c[2] * n.x + c[5] * n.y + c[8] * n.z), n);
 }
 
 inline glm::vec4 transform_tangent(const float* m, const glm::vec4& t) {
-  const glm::vec3 d = normalized(m[0] * t.x + m[4] * t.y + m[8] * t.z,
-                                 m[1] * t.x + m[5] * t.y + m[9] * t.z,
-                                 m[2] * t.x + m[6] * t.y + m[10] * t.z);
+  const glm::vec3 d = normalized_or(m[0] * t.x + m[4] * t.y + m[8] * t.z,
+                                    m[1] * t.x + m[5] * t.y + m[9] * t.z,
+                                    m[2] * t.x + m[6] * t.y + m[10] * t.z, glm::vec3(t));
   return glm::vec4(d, t.w);
 }
 
