@@ -1,0 +1,252 @@
+// The GLB container is little-endian; vatkit only builds on little-endian hosts, so chunk
+// headers and data are copied as they are in memory.
+#include "glb_writer.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace vatkit::glb {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "GLB is little-endian");
+
+constexpr uint32_t kMagic = 0x46546C67;      // "glTF"
+constexpr uint32_t kChunkJson = 0x4E4F534A;  // "JSON"
+constexpr uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
+constexpr size_t kHeaderSize = 12;
+constexpr size_t kChunkHeaderSize = 8;
+
+[[maybe_unused]] bool is_valid_alignment(uint32_t a) { return a >= 4 && std::has_single_bit(a); }
+
+size_t round_up(size_t value, size_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+void put_u32(std::vector<uint8_t>& out, uint32_t value) {
+  uint8_t b[4];
+  std::memcpy(b, &value, 4);
+  out.insert(out.end(), b, b + 4);
+}
+
+uint32_t get_u32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+[[maybe_unused]] uint32_t component_size(ComponentType c) {
+  switch (c) {
+    case ComponentType::Int8:
+    case ComponentType::UInt8: return 1;
+    case ComponentType::Int16:
+    case ComponentType::UInt16: return 2;
+    case ComponentType::UInt32:
+    case ComponentType::Float: return 4;
+  }
+  return 4;
+}
+
+}  // namespace
+
+nlohmann::json json_number(float value) {
+  assert(std::isfinite(value));
+  // Shortest decimal that reads back as `value` when parsed straight to float...
+  char text[32];
+  const auto written = std::to_chars(text, text + sizeof(text), value);
+  double as_double = 0.0;
+  std::from_chars(text, written.ptr, as_double);
+  // ...but glTF readers parse to double and narrow; in the rare case where that double rounding
+  // lands elsewhere, fall back to the float's exact value (always exact, just longer).
+  if (static_cast<float>(as_double) != value) as_double = static_cast<double>(value);
+  return as_double;
+}
+
+nlohmann::json json_array(std::span<const float> values) {
+  nlohmann::json out = nlohmann::json::array();
+  for (float v : values) out.push_back(json_number(v));
+  return out;
+}
+nlohmann::json json_array(const glm::vec3& v) { return json_array(std::span<const float>(&v.x, 3)); }
+nlohmann::json json_array(const glm::vec4& v) { return json_array(std::span<const float>(&v.x, 4)); }
+
+Writer::Writer(uint32_t default_alignment) : default_alignment_(default_alignment) {
+  assert(is_valid_alignment(default_alignment));
+  json_["asset"]["version"] = "2.0";
+}
+
+uint32_t Writer::append(const std::string& array, nlohmann::json object) {
+  nlohmann::json& list = json_[array];
+  if (list.is_null()) list = nlohmann::json::array();
+  assert(list.is_array());
+  list.push_back(std::move(object));
+  return static_cast<uint32_t>(list.size() - 1);
+}
+
+void Writer::use_extension(const std::string& name, bool required) {
+  auto add_sorted = [&](const char* key) {
+    nlohmann::json& list = json_[key];
+    if (list.is_null()) list = nlohmann::json::array();
+    std::vector<std::string> names = list.get<std::vector<std::string>>();
+    if (std::find(names.begin(), names.end(), name) != names.end()) return;
+    names.push_back(name);
+    std::sort(names.begin(), names.end());
+    list = names;
+  };
+  add_sorted("extensionsUsed");
+  if (required) add_sorted("extensionsRequired");
+}
+
+uint32_t Writer::add_buffer_view(std::span<const uint8_t> bytes, const ViewOptions& options) {
+  assert(!bytes.empty());
+  const uint32_t alignment = options.alignment ? options.alignment : default_alignment_;
+  assert(is_valid_alignment(alignment));
+  max_alignment_ = std::max(max_alignment_, alignment);
+  const size_t offset = round_up(bin_.size(), alignment);
+  bin_.resize(offset, 0);
+  bin_.insert(bin_.end(), bytes.begin(), bytes.end());
+
+  nlohmann::json view = {{"buffer", 0}, {"byteLength", bytes.size()}};
+  if (offset != 0) view["byteOffset"] = offset;
+  if (options.target != Target::None) view["target"] = static_cast<uint32_t>(options.target);
+  if (options.byte_stride != 0) {
+    assert(options.byte_stride % 4 == 0 && options.byte_stride >= 4 && options.byte_stride <= 252);
+    view["byteStride"] = options.byte_stride;
+  }
+  if (!options.name.empty()) view["name"] = options.name;
+  return append("bufferViews", std::move(view));
+}
+
+uint32_t Writer::add_accessor(const AccessorDesc& desc) {
+  assert(desc.count >= 1);
+  assert(desc.byte_offset % component_size(desc.component) == 0);
+  assert(json_.contains("bufferViews") && desc.buffer_view < json_["bufferViews"].size());
+  nlohmann::json accessor = {{"bufferView", desc.buffer_view},
+                             {"componentType", static_cast<uint32_t>(desc.component)},
+                             {"count", desc.count},
+                             {"type", desc.type}};
+  if (desc.byte_offset != 0) accessor["byteOffset"] = desc.byte_offset;
+  if (desc.normalized) accessor["normalized"] = true;
+  if (!desc.min.is_null()) accessor["min"] = desc.min;
+  if (!desc.max.is_null()) accessor["max"] = desc.max;
+  if (!desc.name.empty()) accessor["name"] = desc.name;
+  return append("accessors", std::move(accessor));
+}
+
+uint32_t Writer::add_typed(std::span<const uint8_t> bytes, ComponentType component,
+                           const char* type, [[maybe_unused]] uint32_t components, uint32_t count,
+                           const AccessorOptions& options,
+                           std::pair<nlohmann::json, nlohmann::json> min_max) {
+  assert(count >= 1);
+  assert(!(options.normalized && options.min_max));
+  // Vertex attributes must start every element on a 4-byte boundary: packed data needs elements
+  // whose size is a multiple of 4 (else the caller pads them and uses AccessorDesc with a stride).
+  assert(options.target != Target::ArrayBuffer ||
+         (component_size(component) * components) % 4 == 0);
+  ViewOptions view;
+  view.alignment = options.alignment;
+  view.target = options.target;
+  AccessorDesc desc;
+  desc.buffer_view = add_buffer_view(bytes, view);
+  desc.component = component;
+  desc.type = type;
+  desc.count = count;
+  desc.normalized = options.normalized;
+  desc.min = std::move(min_max.first);
+  desc.max = std::move(min_max.second);
+  desc.name = options.name;
+  return add_accessor(desc);
+}
+
+std::vector<uint8_t> Writer::finish() const {
+  nlohmann::json doc = json_;
+  assert(!doc.contains("buffers"));
+  const size_t bin_length = round_up(bin_.size(), 4);
+  if (bin_length != 0) doc["buffers"] = nlohmann::json::array({{{"byteLength", bin_length}}});
+
+  // Compact, UTF-8 kept as is, invalid UTF-8 (from a source file's names) replaced rather than
+  // thrown on.
+  std::string text = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Pad the JSON with spaces so that the BIN data starts at a multiple of the largest view
+  // alignment in the file (and the JSON chunk ends on 4 bytes, as the spec requires).
+  const size_t bin_alignment = bin_length != 0 ? max_alignment_ : 4;
+  const size_t fixed = kHeaderSize + kChunkHeaderSize + (bin_length != 0 ? kChunkHeaderSize : 0);
+  text.resize(round_up(fixed + text.size(), bin_alignment) - fixed, ' ');
+
+  const size_t total = kHeaderSize + kChunkHeaderSize + text.size() +
+                       (bin_length != 0 ? kChunkHeaderSize + bin_length : 0);
+  assert(total <= UINT32_MAX);
+  std::vector<uint8_t> out;
+  out.reserve(total);
+  put_u32(out, kMagic);
+  put_u32(out, 2);
+  put_u32(out, static_cast<uint32_t>(total));
+  put_u32(out, static_cast<uint32_t>(text.size()));
+  put_u32(out, kChunkJson);
+  out.insert(out.end(), text.begin(), text.end());
+  if (bin_length != 0) {
+    put_u32(out, static_cast<uint32_t>(bin_length));
+    put_u32(out, kChunkBin);
+    out.insert(out.end(), bin_.begin(), bin_.end());
+    out.resize(total, 0);
+  }
+  assert(out.size() == total);
+  return out;
+}
+
+Result<Chunks> split_glb(std::span<const uint8_t> bytes, const std::string& name) {
+  if (bytes.size() < kHeaderSize) {
+    return make_error(name, "GLB header: file has " + std::to_string(bytes.size()) +
+                                " bytes, a GLB needs at least 12");
+  }
+  if (get_u32(bytes.data()) != kMagic) return make_error(name, "GLB header: magic is not \"glTF\"");
+  const uint32_t version = get_u32(bytes.data() + 4);
+  if (version != 2) {
+    return make_error(name, "GLB header: version " + std::to_string(version) + ", expected 2");
+  }
+  const uint32_t length = get_u32(bytes.data() + 8);
+  if (length != bytes.size()) {
+    return make_error(name, "GLB header: length " + std::to_string(length) + " but the file has " +
+                                std::to_string(bytes.size()) + " bytes");
+  }
+  Chunks chunks;
+  size_t offset = kHeaderSize;
+  for (int index = 0; offset < bytes.size(); ++index) {
+    const std::string where = "GLB chunk " + std::to_string(index) + " at offset " +
+                              std::to_string(offset);
+    if (bytes.size() - offset < kChunkHeaderSize) {
+      return make_error(name, where + ": truncated chunk header");
+    }
+    const uint32_t chunk_length = get_u32(bytes.data() + offset);
+    const uint32_t chunk_type = get_u32(bytes.data() + offset + 4);
+    const size_t data = offset + kChunkHeaderSize;
+    if (chunk_length > bytes.size() - data) {
+      return make_error(name, where + ": length " + std::to_string(chunk_length) +
+                                  " runs past the end of the file");
+    }
+    if (chunk_length % 4 != 0) {
+      return make_error(name, where + ": length " + std::to_string(chunk_length) +
+                                  " is not a multiple of 4");
+    }
+    const auto content = bytes.subspan(data, chunk_length);
+    if (index == 0) {
+      if (chunk_type != kChunkJson) return make_error(name, where + ": first chunk is not JSON");
+      chunks.json = content;
+    } else if (index == 1 && chunk_type == kChunkBin) {
+      chunks.bin = content;
+      chunks.bin_offset = data;
+    } else if (chunk_type == kChunkJson || chunk_type == kChunkBin) {
+      return make_error(name, where + ": unexpected second " +
+                                  std::string(chunk_type == kChunkJson ? "JSON" : "BIN") +
+                                  " chunk");
+    }
+    offset = data + chunk_length;
+  }
+  if (chunks.json.data() == nullptr) return make_error(name, "GLB: no JSON chunk");
+  return chunks;
+}
+
+}  // namespace vatkit::glb
