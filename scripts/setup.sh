@@ -9,7 +9,7 @@ packages=(
   # build
   g++ make cmake pkg-config ninja-build
   # core libraries
-  libtinygltf-dev libglm-dev libcli11-dev nlohmann-json3-dev libmeshoptimizer-dev libstb-dev
+  libtinygltf-dev libglm-dev libcli11-dev nlohmann-json3-dev libmeshoptimizer-dev libstb-dev libxxhash-dev
   # headless OpenGL (gl library, later issues)
   libegl-dev libegl-mesa0 libgl1-mesa-dri libopengl-dev libepoxy-dev libpng-dev libglfw3-dev
   # tests, benchmarks, fuzzing
