@@ -104,10 +104,13 @@ inline void slerp(const float* a, const float* b_in, float u, float* out) {
     normalize4(out);
     return;
   }
+  // The spec's weights: wb = sin(u theta) / sin(theta), wa = cos(u theta) - cos(theta) wb, with
+  // sin(theta) = sqrt(1 - d^2); one acos and one sin/cos pair (GCC fuses them into sincos).
   const float theta = std::acos(d);
-  const float inv_sin = 1.0f / std::sin(theta);
-  wa = std::sin((1.0f - u) * theta) * inv_sin;
-  wb = std::sin(u * theta) * inv_sin;
+  const float inv_sin = 1.0f / std::sqrt(1.0f - d * d);
+  const float ut = u * theta;
+  wb = std::sin(ut) * inv_sin;
+  wa = std::cos(ut) - d * wb;
   for (int c = 0; c < 4; ++c) out[c] = wa * a[c] + wb * b[c];
 }
 
@@ -180,6 +183,15 @@ inline void write_channel(const Channel& ch, const Sampler& s, const KeySpan& at
   evaluate(s, ch.path, at, channel_target(ch, pose, asset));
 }
 
+// dst = src for two poses sized for the same asset, without allocating.
+void copy_pose(const Pose& src, Pose& dst) {
+  assert(dst.translation.size() == src.translation.size() && dst.weights.size() == src.weights.size());
+  std::memcpy(dst.translation.data(), src.translation.data(), src.translation.size() * sizeof(glm::vec3));
+  std::memcpy(dst.rotation.data(), src.rotation.data(), src.rotation.size() * sizeof(glm::quat));
+  std::memcpy(dst.scale.data(), src.scale.data(), src.scale.size() * sizeof(glm::vec3));
+  if (!src.weights.empty()) std::memcpy(dst.weights.data(), src.weights.data(), src.weights.size() * sizeof(float));
+}
+
 }  // namespace
 
 Pose make_rest_pose(const Asset& asset) {
@@ -243,12 +255,20 @@ void sample_animation_batch(const Asset& asset, const Animation& animation,
   } job{asset, animation, times_s, poses};
   // One captured pointer keeps the std::function in its small buffer: no allocation.
   parallel_for(times_s.size(), grain, threads, [j = &job](size_t begin, size_t end) {
-    for (size_t k = begin; k < end; ++k) reset_pose(j->asset, j->poses[k]);
-    for (const Channel& ch : j->animation.channels) {
-      const Sampler& s = j->animation.samplers[ch.sampler];
-      uint32_t cursor = 0;
-      for (size_t k = begin; k < end; ++k) {
-        write_channel(ch, s, locate_from(s.times, j->times_s[k], cursor), j->poses[k], j->asset);
+    // Tiles of poses small enough to stay in cache while every channel writes into them.
+    constexpr size_t kTile = 32;
+    for (size_t t0 = begin; t0 < end; t0 += kTile) {
+      const size_t t1 = std::min(end, t0 + kTile);
+      // Reset one pose from the asset, then copy it: flat copies beat walking the nodes again.
+      reset_pose(j->asset, j->poses[t0]);
+      const Pose& rest = j->poses[t0];
+      for (size_t k = t0 + 1; k < t1; ++k) copy_pose(rest, j->poses[k]);
+      for (const Channel& ch : j->animation.channels) {
+        const Sampler& s = j->animation.samplers[ch.sampler];
+        uint32_t cursor = 0;
+        for (size_t k = t0; k < t1; ++k) {
+          write_channel(ch, s, locate_from(s.times, j->times_s[k], cursor), j->poses[k], j->asset);
+        }
       }
     }
   });

@@ -10,6 +10,14 @@
 //  - tangent: normalize(A t.xyz), w kept.
 // Joint matrices are taken as affine (their last row is ignored), as glTF's are.
 // Kernels are instantiated per stream combination so the vertex loop has no branches on them.
+// The SIMD and scalar paths must round identically, so no multiply-add may be fused behind our
+// back (GCC fuses by default in C++ when the target has FMA, e.g. -march=native).
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
 #include "vatkit/skin.h"
 
 #include <algorithm>
@@ -21,6 +29,13 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include "skin_kernels.h"
+
+#if defined(__SSE2__) && !defined(VATKIT_NO_SIMD)
+#include <xmmintrin.h>
+#define VATKIT_SKIN_SSE 1
+#else
+#define VATKIT_SKIN_SSE 0
+#endif
 
 namespace vatkit {
 namespace {
@@ -147,18 +162,242 @@ void skin_kernel(const SkinStreams& s) {
   }
 }
 
+#if VATKIT_SKIN_SSE
+// The same arithmetic as skin_kernel, four vertices at a time, lane for lane in the same order
+// (no FMA, no reassociation, exact sqrt and division), so every vertex gets the same bits
+// whichever path or block position it takes. Blending runs per vertex on whole matrix columns;
+// the four blended matrices are then transposed so the transforms, cofactors and
+// normalizations run on SoA registers (one lane per vertex).
+struct Block4 {
+  __m128 m[3][4];  // m[row][col], one lane per vertex
+};
+
+template <bool kEight>
+inline void blend4(const SkinStreams& s, size_t v0, Block4& b) {
+  const float* jm = glm::value_ptr(s.joint_matrices[0]);
+  __m128 w[8];
+  w[0] = _mm_loadu_ps(&s.weights0[v0].x);
+  w[1] = _mm_loadu_ps(&s.weights0[v0 + 1].x);
+  w[2] = _mm_loadu_ps(&s.weights0[v0 + 2].x);
+  w[3] = _mm_loadu_ps(&s.weights0[v0 + 3].x);
+  _MM_TRANSPOSE4_PS(w[0], w[1], w[2], w[3]);
+  __m128 sum = _mm_add_ps(_mm_add_ps(w[0], w[1]), _mm_add_ps(w[2], w[3]));
+  if constexpr (kEight) {
+    w[4] = _mm_loadu_ps(&s.weights1[v0].x);
+    w[5] = _mm_loadu_ps(&s.weights1[v0 + 1].x);
+    w[6] = _mm_loadu_ps(&s.weights1[v0 + 2].x);
+    w[7] = _mm_loadu_ps(&s.weights1[v0 + 3].x);
+    _MM_TRANSPOSE4_PS(w[4], w[5], w[6], w[7]);
+    sum = _mm_add_ps(sum, _mm_add_ps(_mm_add_ps(w[4], w[5]), _mm_add_ps(w[6], w[7])));
+  }
+  const int zero = _mm_movemask_ps(_mm_cmpeq_ps(sum, _mm_setzero_ps()));
+  const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), sum);
+  constexpr int kInfluences = kEight ? 8 : 4;
+  alignas(16) float wn[kInfluences][4];
+  for (int k = 0; k < kInfluences; ++k) _mm_store_ps(wn[k], _mm_mul_ps(w[k], inv));
+
+  __m128 cols[4][4];  // [vertex][column]
+  for (int i = 0; i < 4; ++i) {
+    const float* src[kInfluences];
+    const glm::u16vec4 ja = s.joints0[v0 + size_t(i)];
+    if (zero & (1 << i)) {
+      for (int c = 0; c < 4; ++c) cols[i][c] = _mm_loadu_ps(s.fallback + 4 * c);
+      continue;
+    }
+    assert(ja.x < s.joint_count && ja.y < s.joint_count && ja.z < s.joint_count &&
+           ja.w < s.joint_count);
+    src[0] = jm + 16 * size_t(ja.x);
+    src[1] = jm + 16 * size_t(ja.y);
+    src[2] = jm + 16 * size_t(ja.z);
+    src[3] = jm + 16 * size_t(ja.w);
+    if constexpr (kEight) {
+      const glm::u16vec4 jb = s.joints1[v0 + size_t(i)];
+      assert(jb.x < s.joint_count && jb.y < s.joint_count && jb.z < s.joint_count &&
+             jb.w < s.joint_count);
+      src[4] = jm + 16 * size_t(jb.x);
+      src[5] = jm + 16 * size_t(jb.y);
+      src[6] = jm + 16 * size_t(jb.z);
+      src[7] = jm + 16 * size_t(jb.w);
+    }
+    const __m128 w0 = _mm_set1_ps(wn[0][i]);
+    __m128 c0 = _mm_mul_ps(w0, _mm_loadu_ps(src[0]));
+    __m128 c1 = _mm_mul_ps(w0, _mm_loadu_ps(src[0] + 4));
+    __m128 c2 = _mm_mul_ps(w0, _mm_loadu_ps(src[0] + 8));
+    __m128 c3 = _mm_mul_ps(w0, _mm_loadu_ps(src[0] + 12));
+    for (int k = 1; k < kInfluences; ++k) {
+      const __m128 wk = _mm_set1_ps(wn[k][i]);
+      c0 = _mm_add_ps(c0, _mm_mul_ps(wk, _mm_loadu_ps(src[k])));
+      c1 = _mm_add_ps(c1, _mm_mul_ps(wk, _mm_loadu_ps(src[k] + 4)));
+      c2 = _mm_add_ps(c2, _mm_mul_ps(wk, _mm_loadu_ps(src[k] + 8)));
+      c3 = _mm_add_ps(c3, _mm_mul_ps(wk, _mm_loadu_ps(src[k] + 12)));
+    }
+    cols[i][0] = c0;
+    cols[i][1] = c1;
+    cols[i][2] = c2;
+    cols[i][3] = c3;
+  }
+  for (int c = 0; c < 4; ++c) {
+    __m128 r0 = cols[0][c], r1 = cols[1][c], r2 = cols[2][c], r3 = cols[3][c];
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    b.m[0][c] = r0;
+    b.m[1][c] = r1;
+    b.m[2][c] = r2;
+  }
+}
+
+// Normalizes (x, y, z) lane-wise; lanes where the transform collapsed the vector take the
+// scalar path (normalized_or with the input), which computes the same bits for the others.
+inline void normalize4_or(__m128& x, __m128& y, __m128& z, const glm::vec3* in) {
+  const __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)), _mm_mul_ps(z, z));
+  const int ok = _mm_movemask_ps(_mm_cmpge_ps(len2, _mm_set1_ps(std::numeric_limits<float>::min())));
+  const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2));
+  if (ok == 0xF) [[likely]] {
+    x = _mm_mul_ps(x, inv);
+    y = _mm_mul_ps(y, inv);
+    z = _mm_mul_ps(z, inv);
+    return;
+  }
+  alignas(16) float ax[4], ay[4], az[4];
+  _mm_store_ps(ax, x);
+  _mm_store_ps(ay, y);
+  _mm_store_ps(az, z);
+  for (int i = 0; i < 4; ++i) {
+    const glm::vec3 r = normalized_or(ax[i], ay[i], az[i], in[i]);
+    ax[i] = r.x;
+    ay[i] = r.y;
+    az[i] = r.z;
+  }
+  x = _mm_load_ps(ax);
+  y = _mm_load_ps(ay);
+  z = _mm_load_ps(az);
+}
+
+template <bool kEight, bool kPos, bool kNrm, bool kTan>
+inline void skin_block4(const SkinStreams& s, size_t v0) {
+  Block4 b;
+  blend4<kEight>(s, v0, b);
+  const auto& m = b.m;
+  if constexpr (kPos) {
+    const glm::vec3* p = s.positions + v0;
+    const __m128 x = _mm_setr_ps(p[0].x, p[1].x, p[2].x, p[3].x);
+    const __m128 y = _mm_setr_ps(p[0].y, p[1].y, p[2].y, p[3].y);
+    const __m128 z = _mm_setr_ps(p[0].z, p[1].z, p[2].z, p[3].z);
+    alignas(16) float o[3][4];
+    for (int r = 0; r < 3; ++r) {
+      _mm_store_ps(o[r], _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(m[r][0], x), _mm_mul_ps(m[r][1], y)),
+                                               _mm_mul_ps(m[r][2], z)),
+                                    m[r][3]));
+    }
+    for (int i = 0; i < 4; ++i) s.out_positions[v0 + size_t(i)] = glm::vec3(o[0][i], o[1][i], o[2][i]);
+  }
+  if constexpr (kNrm) {
+    // Cofactor columns, as in cofactor(): a_k[r] = m[r][k].
+    const __m128 c0 = _mm_sub_ps(_mm_mul_ps(m[1][1], m[2][2]), _mm_mul_ps(m[2][1], m[1][2]));
+    const __m128 c1 = _mm_sub_ps(_mm_mul_ps(m[2][1], m[0][2]), _mm_mul_ps(m[0][1], m[2][2]));
+    const __m128 c2 = _mm_sub_ps(_mm_mul_ps(m[0][1], m[1][2]), _mm_mul_ps(m[1][1], m[0][2]));
+    const __m128 c3 = _mm_sub_ps(_mm_mul_ps(m[1][2], m[2][0]), _mm_mul_ps(m[2][2], m[1][0]));
+    const __m128 c4 = _mm_sub_ps(_mm_mul_ps(m[2][2], m[0][0]), _mm_mul_ps(m[0][2], m[2][0]));
+    const __m128 c5 = _mm_sub_ps(_mm_mul_ps(m[0][2], m[1][0]), _mm_mul_ps(m[1][2], m[0][0]));
+    const __m128 c6 = _mm_sub_ps(_mm_mul_ps(m[1][0], m[2][1]), _mm_mul_ps(m[2][0], m[1][1]));
+    const __m128 c7 = _mm_sub_ps(_mm_mul_ps(m[2][0], m[0][1]), _mm_mul_ps(m[0][0], m[2][1]));
+    const __m128 c8 = _mm_sub_ps(_mm_mul_ps(m[0][0], m[1][1]), _mm_mul_ps(m[1][0], m[0][1]));
+    const __m128 det = _mm_add_ps(_mm_add_ps(_mm_mul_ps(m[0][0], c0), _mm_mul_ps(m[1][0], c1)),
+                                  _mm_mul_ps(m[2][0], c2));
+    const __m128 flip = _mm_and_ps(_mm_cmplt_ps(det, _mm_setzero_ps()), _mm_set1_ps(-0.0f));
+    const glm::vec3* n = s.normals + v0;
+    const __m128 x = _mm_setr_ps(n[0].x, n[1].x, n[2].x, n[3].x);
+    const __m128 y = _mm_setr_ps(n[0].y, n[1].y, n[2].y, n[3].y);
+    const __m128 z = _mm_setr_ps(n[0].z, n[1].z, n[2].z, n[3].z);
+    __m128 ox = _mm_xor_ps(flip, _mm_add_ps(_mm_add_ps(_mm_mul_ps(c0, x), _mm_mul_ps(c3, y)), _mm_mul_ps(c6, z)));
+    __m128 oy = _mm_xor_ps(flip, _mm_add_ps(_mm_add_ps(_mm_mul_ps(c1, x), _mm_mul_ps(c4, y)), _mm_mul_ps(c7, z)));
+    __m128 oz = _mm_xor_ps(flip, _mm_add_ps(_mm_add_ps(_mm_mul_ps(c2, x), _mm_mul_ps(c5, y)), _mm_mul_ps(c8, z)));
+    normalize4_or(ox, oy, oz, n);
+    alignas(16) float o[3][4];
+    _mm_store_ps(o[0], ox);
+    _mm_store_ps(o[1], oy);
+    _mm_store_ps(o[2], oz);
+    for (int i = 0; i < 4; ++i) s.out_normals[v0 + size_t(i)] = glm::vec3(o[0][i], o[1][i], o[2][i]);
+  }
+  if constexpr (kTan) {
+    const glm::vec4* t = s.tangents + v0;
+    const __m128 x = _mm_setr_ps(t[0].x, t[1].x, t[2].x, t[3].x);
+    const __m128 y = _mm_setr_ps(t[0].y, t[1].y, t[2].y, t[3].y);
+    const __m128 z = _mm_setr_ps(t[0].z, t[1].z, t[2].z, t[3].z);
+    __m128 ox = _mm_add_ps(_mm_add_ps(_mm_mul_ps(m[0][0], x), _mm_mul_ps(m[0][1], y)), _mm_mul_ps(m[0][2], z));
+    __m128 oy = _mm_add_ps(_mm_add_ps(_mm_mul_ps(m[1][0], x), _mm_mul_ps(m[1][1], y)), _mm_mul_ps(m[1][2], z));
+    __m128 oz = _mm_add_ps(_mm_add_ps(_mm_mul_ps(m[2][0], x), _mm_mul_ps(m[2][1], y)), _mm_mul_ps(m[2][2], z));
+    const glm::vec3 in[4] = {glm::vec3(t[0]), glm::vec3(t[1]), glm::vec3(t[2]), glm::vec3(t[3])};
+    normalize4_or(ox, oy, oz, in);
+    alignas(16) float o[3][4];
+    _mm_store_ps(o[0], ox);
+    _mm_store_ps(o[1], oy);
+    _mm_store_ps(o[2], oz);
+    for (int i = 0; i < 4; ++i) s.out_tangents[v0 + size_t(i)] = glm::vec4(o[0][i], o[1][i], o[2][i], t[i].w);
+  }
+}
+
+template <bool kEight, bool kPos, bool kNrm, bool kTan>
+void skin_kernel_sse(const SkinStreams& s) {
+  const size_t full = s.count & ~size_t(3);
+  for (size_t v = 0; v < full; v += 4) skin_block4<kEight, kPos, kNrm, kTan>(s, v);
+  const size_t rest = s.count - full;
+  if (rest == 0) return;
+  // The last 1-3 vertices go through the same block code on a padded copy (padding lanes have
+  // zero weights and take the fallback), so their bits match the full blocks'.
+  glm::vec3 pos[4] = {}, nrm[4] = {glm::vec3(0, 0, 1), glm::vec3(0, 0, 1), glm::vec3(0, 0, 1), glm::vec3(0, 0, 1)};
+  glm::vec4 tan[4] = {glm::vec4(1, 0, 0, 1), glm::vec4(1, 0, 0, 1), glm::vec4(1, 0, 0, 1), glm::vec4(1, 0, 0, 1)};
+  glm::u16vec4 j0[4] = {}, j1[4] = {};
+  glm::vec4 w0[4] = {}, w1[4] = {};
+  glm::vec3 opos[4], onrm[4];
+  glm::vec4 otan[4];
+  for (size_t i = 0; i < rest; ++i) {
+    const size_t v = full + i;
+    if constexpr (kPos) pos[i] = s.positions[v];
+    if constexpr (kNrm) nrm[i] = s.normals[v];
+    if constexpr (kTan) tan[i] = s.tangents[v];
+    j0[i] = s.joints0[v];
+    w0[i] = s.weights0[v];
+    if constexpr (kEight) {
+      j1[i] = s.joints1[v];
+      w1[i] = s.weights1[v];
+    }
+  }
+  SkinStreams t = s;
+  t.count = 4;
+  t.positions = pos;
+  t.normals = nrm;
+  t.tangents = tan;
+  t.joints0 = j0;
+  t.weights0 = w0;
+  t.joints1 = j1;
+  t.weights1 = w1;
+  t.out_positions = opos;
+  t.out_normals = onrm;
+  t.out_tangents = otan;
+  skin_block4<kEight, kPos, kNrm, kTan>(t, 0);
+  for (size_t i = 0; i < rest; ++i) {
+    if constexpr (kPos) s.out_positions[full + i] = opos[i];
+    if constexpr (kNrm) s.out_normals[full + i] = onrm[i];
+    if constexpr (kTan) s.out_tangents[full + i] = otan[i];
+  }
+}
+#define VATKIT_SKIN_KERNEL skin_kernel_sse
+#else
+#define VATKIT_SKIN_KERNEL skin_kernel
+#endif
+
 template <bool kEight>
 void dispatch_skin(const SkinStreams& s) {
   const int mask = (s.out_positions ? 1 : 0) | (s.out_normals ? 2 : 0) | (s.out_tangents ? 4 : 0);
   switch (mask) {
     case 0: return;
-    case 1: return skin_kernel<kEight, true, false, false>(s);
-    case 2: return skin_kernel<kEight, false, true, false>(s);
-    case 3: return skin_kernel<kEight, true, true, false>(s);
-    case 4: return skin_kernel<kEight, false, false, true>(s);
-    case 5: return skin_kernel<kEight, true, false, true>(s);
-    case 6: return skin_kernel<kEight, false, true, true>(s);
-    case 7: return skin_kernel<kEight, true, true, true>(s);
+    case 1: return VATKIT_SKIN_KERNEL<kEight, true, false, false>(s);
+    case 2: return VATKIT_SKIN_KERNEL<kEight, false, true, false>(s);
+    case 3: return VATKIT_SKIN_KERNEL<kEight, true, true, false>(s);
+    case 4: return VATKIT_SKIN_KERNEL<kEight, false, false, true>(s);
+    case 5: return VATKIT_SKIN_KERNEL<kEight, true, false, true>(s);
+    case 6: return VATKIT_SKIN_KERNEL<kEight, false, true, true>(s);
+    case 7: return VATKIT_SKIN_KERNEL<kEight, true, true, true>(s);
   }
 }
 
