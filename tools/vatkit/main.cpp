@@ -1,3 +1,79 @@
-// Placeholder until the CLI lands.
+// vatkit: bake glTF 2.0 animation into vertex animation textures. This file only wires the
+// commands (cmd_*.cpp) to the command line and turns every failure into one line on stderr.
+#include <algorithm>
 #include <cstdio>
-int main() { std::puts("vatkit"); return 0; }
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+#ifndef VATKIT_VERSION
+#define VATKIT_VERSION "unknown"
+#endif
+
+namespace {
+
+// One line, whatever the message holds.
+void print_error(std::string message) {
+  for (char& c : message) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::fprintf(stderr, "vatkit: error: %s\n", message.c_str());
+}
+
+int run(int argc, char** argv) {
+  using namespace vatkit::cli;
+  CLI::App app("vatkit " VATKIT_VERSION
+               ": bake glTF 2.0 animation into vertex animation textures (VATs).\n"
+               "Every command that takes a FILE uses the built-in sample character when none is "
+               "given.",
+               "vatkit");
+  app.set_version_flag("--version", "vatkit " VATKIT_VERSION);
+  app.require_subcommand(1, 1);
+  app.footer("Run 'vatkit COMMAND --help' for a command's options.");
+  const std::vector<Command> commands = {add_sample_command(app), add_info_command(app),
+                                         add_pose_command(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
+    std::string message = e.what();
+    if (argc <= 1) {
+      message = "no command given: use one of sample, info, pose";
+    } else if (argv[1][0] != '-' &&
+               std::none_of(commands.begin(), commands.end(),
+                            [&](const Command& c) { return c.app->check_name(argv[1]); })) {
+      message = std::string("unknown command '") + argv[1] + "': use one of sample, info, pose";
+    }
+    print_error(message + " (run 'vatkit --help')");
+    return kExitUsage;
+  }
+  for (const Command& command : commands) {
+    if (!command.app->parsed()) continue;
+    vatkit::Result<void> result = command.run();
+    if (!result) {
+      print_error(result.error().message);
+      return kExitError;
+    }
+    return kExitOk;
+  }
+  print_error("no command given (run 'vatkit --help')");
+  return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    print_error("out of memory");
+  } catch (const std::exception& e) {
+    print_error(std::string("internal error: ") + e.what());
+  } catch (...) {
+    print_error("internal error");
+  }
+  return vatkit::cli::kExitError;
+}

@@ -1,0 +1,102 @@
+// vatkit/summary.h: what an Asset contains, for people (text) and programs (JSON), and how tools
+// pick a clip by name or index.
+//
+// summarize() counts what import kept: scenes and nodes; meshes (each counted once, however many
+// nodes draw it) with their primitives, vertices (the file's vertices, as other glTF tools count
+// them), triangles and morph targets; the drawn primitive instances of the default scene; skins
+// and their joints; clips with duration, channels, interpolation modes and animated paths;
+// materials and images; the importer's warnings. `vatkit info` prints it.
+// It does not read the file again or validate anything: the Asset is already valid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vatkit/asset.h"
+#include "vatkit/result.h"
+
+namespace vatkit {
+
+struct ClipSummary {
+  uint32_t index = 0;
+  std::string name;           // "" when the file named none
+  float start_s = 0.0f;       // earliest key
+  float duration_s = 0.0f;    // latest key (the clip plays from 0 to there)
+  uint32_t channels = 0;
+  uint32_t samplers = 0;
+  uint32_t max_keys = 0;      // keys of the longest sampler
+  // Sampler counts per interpolation mode.
+  uint32_t step = 0, linear = 0, cubic_spline = 0;
+  // Channel counts per animated path.
+  uint32_t translation = 0, rotation = 0, scale = 0, weights = 0;
+};
+
+struct MeshSummary {
+  std::string name;
+  uint32_t primitives = 0;
+  uint32_t vertices = 0;       // sum of source_vertex_count (the file's vertices)
+  uint32_t triangles = 0;
+  uint32_t morph_targets = 0;  // targets of the mesh (its primitives share the count)
+  bool skinned = false;        // drawn by at least one node with a skin
+};
+
+struct SkinSummary {
+  std::string name;
+  uint32_t joints = 0;
+};
+
+struct MaterialSummary {
+  std::string name;
+  glm::vec4 base_color_factor{1.0f};
+  int32_t base_color_image = -1;  // index into the asset's images, -1 = none
+};
+
+struct ImageSummary {
+  std::string name;
+  std::string mime_type;
+  uint64_t bytes = 0;  // encoded size
+};
+
+struct AssetSummary {
+  std::string source;
+  uint32_t scenes = 0;
+  int32_t default_scene = -1;
+  uint32_t roots = 0;   // roots of the default scene
+  uint32_t nodes = 0;
+  // Totals over meshes (each mesh counted once).
+  uint32_t primitives = 0, vertices = 0, triangles = 0, morph_targets = 0;
+  // The default scene as drawn: MeshInstances, and their vertices (flat-normal copies included).
+  uint32_t instances = 0, instance_vertices = 0;
+  uint32_t joints = 0;          // distinct joint nodes over all skins
+  uint32_t max_influences = 0;  // 0 (no skinning), 4 or 8
+  std::vector<MeshSummary> meshes;
+  std::vector<SkinSummary> skins;
+  std::vector<ClipSummary> clips;
+  std::vector<MaterialSummary> materials;
+  std::vector<ImageSummary> images;
+  std::vector<std::string> warnings;
+};
+
+AssetSummary summarize(const Asset& asset);
+
+// A readable multi-line report (ends with a newline), for example
+//     Fox.glb
+//       scenes      1 (default #0, 1 root), 26 nodes
+//       meshes      1: 1 primitive, 1728 vertices, 576 triangles, no morph targets
+//       ...
+std::string summary_text(const AssetSummary& summary);
+
+// The same as one JSON object (ends with a newline): the AssetSummary's fields under the same
+// names, durations in seconds written so that they read back as the same floats.
+std::string summary_json(const AssetSummary& summary);
+
+// Picks a clip: "#N" is the N-th animation (0-based), anything else an animation name (the
+// first with that name). Errors name asset.source and list the clips, e.g.
+//     "Fox.glb: no clip named \"jog\" (clips: Survey, Walk, Run)".
+Result<int> find_clip(const Asset& asset, const std::string& selector);
+
+// The clip's name, or "#N" when the file named none.
+std::string clip_label(const Asset& asset, int clip);
+
+}  // namespace vatkit

@@ -1,0 +1,66 @@
+// The vatkit command-line tool: shared pieces of its commands (one file per command).
+//
+// Every command is a thin client of vatkit::core: it loads its input (a glTF file, or the
+// built-in sample when none is given), calls the library, and prints or writes the result.
+// Errors travel as vatkit::Error values up to main(), which prints exactly one line,
+// "vatkit: error: FILE: what and where", and exits non-zero. Output files are written atomically
+// and only once everything succeeded, so a failed command leaves no partial file behind.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "vatkit/asset.h"
+#include "vatkit/result.h"
+
+namespace vatkit::cli {
+
+// Exit codes.
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;  // bad input, failed write
+constexpr int kExitUsage = 2;  // bad command line
+
+// A registered command: its CLI11 sub-app, and what to run when the user chose it.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<Result<void>()> run;
+};
+
+Command add_sample_command(CLI::App& parent);
+Command add_info_command(CLI::App& parent);
+Command add_pose_command(CLI::App& parent);
+
+// The input of a command: `file`, or the built-in sample character when `file` is empty.
+Result<Asset> load_input(const std::string& file);
+
+// Help text for the FILE positional shared by the commands.
+extern const char* const kFileHelp;
+
+// Writes `text` to `path` atomically, or to stdout when `path` is empty.
+Result<void> write_output(const std::string& path, const std::string& text);
+
+// The shortest decimal that reads back (as a double narrowed to float, or straight to float) as
+// exactly `value`; JSON-compatible. `value` must be finite.
+std::string format_float(float value);
+
+// `text` as a JSON string literal (quotes and escapes included).
+std::string json_string(const std::string& text);
+
+// One primitive instance's posed vertices, for pose_json.
+struct PosedPrimitive {
+  uint32_t node = 0, mesh = 0, primitive = 0;
+  std::span<const glm::vec3> positions;  // world space, the file's vertices in file order
+};
+
+// The `vatkit pose` document:
+//   {"clip": NAME or null, "time": T, "primitives": [
+//    {"node": N, "mesh": M, "primitive": P, "positions": [x, y, z, ...]}, ...]}
+// one primitive per line. Fails (naming `source`) on a non-finite coordinate.
+Result<std::string> pose_json(const std::string& source, const std::optional<std::string>& clip,
+                              float time_s, std::span<const PosedPrimitive> primitives);
+
+}  // namespace vatkit::cli

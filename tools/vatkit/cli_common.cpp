@@ -1,0 +1,85 @@
+#include "cli.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "vatkit/file_io.h"
+#include "vatkit/import.h"
+#include "vatkit/sample_character.h"
+
+namespace vatkit::cli {
+
+const char* const kFileHelp =
+    "Input glTF 2.0 file (.gltf or .glb); the built-in sample character when left out";
+
+Result<Asset> load_input(const std::string& file) {
+  if (file.empty()) return load_sample_character();
+  return import_gltf(file);
+}
+
+Result<void> write_output(const std::string& path, const std::string& text) {
+  if (!path.empty()) {
+    return write_file_atomic(path, std::span<const uint8_t>(
+                                       reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  }
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+    return make_error("<stdout>", std::string("write failed (") + std::strerror(errno) + ")");
+  }
+  return {};
+}
+
+std::string format_float(float value) {
+  char text[48];
+  auto written = std::to_chars(text, text + sizeof(text), value);
+  double as_double = 0.0;
+  std::from_chars(text, written.ptr, as_double);
+  // JSON readers parse a double and narrow it; where that double rounding would land on another
+  // float, write the float's exact value instead.
+  if (static_cast<float>(as_double) != value) {
+    written = std::to_chars(text, text + sizeof(text), static_cast<double>(value));
+  }
+  return std::string(text, written.ptr);
+}
+
+std::string json_string(const std::string& text) {
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace vatkit::cli
+
+namespace vatkit::cli {
+
+Result<std::string> pose_json(const std::string& source, const std::optional<std::string>& clip,
+                              float time_s, std::span<const PosedPrimitive> primitives) {
+  std::string out = "{\"clip\": " + (clip ? json_string(*clip) : std::string("null")) +
+                    ", \"time\": " + format_float(time_s) + ", \"primitives\": [";
+  for (size_t i = 0; i < primitives.size(); ++i) {
+    const PosedPrimitive& p = primitives[i];
+    out += i ? ",\n" : "\n";
+    out += "{\"node\": " + std::to_string(p.node) + ", \"mesh\": " + std::to_string(p.mesh) +
+           ", \"primitive\": " + std::to_string(p.primitive) + ", \"positions\": [";
+    for (size_t v = 0; v < p.positions.size(); ++v) {
+      for (int c = 0; c < 3; ++c) {
+        const float x = p.positions[v][c];
+        if (!std::isfinite(x)) {
+          return make_error(source, "posed position of nodes[" + std::to_string(p.node) +
+                                        "] mesh " + std::to_string(p.mesh) + " primitive " +
+                                        std::to_string(p.primitive) + " vertex " +
+                                        std::to_string(v) + " is not finite");
+        }
+        if (v || c) out += ", ";
+        out += format_float(x);
+      }
+    }
+    out += "]}";
+  }
+  out += primitives.empty() ? "]}\n" : "\n]}\n";
+  return out;
+}
+
+}  // namespace vatkit::cli
