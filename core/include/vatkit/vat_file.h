@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,22 +24,43 @@ namespace vatkit {
 inline constexpr uint32_t kVatFormatVersion = 1;
 inline constexpr const char* kVatExtensionName = "VATKIT_vertex_animation";
 
-// The file's bytes (deterministic: the same Vat gives the same bytes).
-std::vector<uint8_t> write_vat_glb(const Vat& vat);
+// Checks that `vat` is internally consistent and can be stored: what write_vat_glb requires and
+// what load_vat guarantees. Clip bands inside frame_rows; every plane's width, rows_per_frame,
+// height and byte size agree with frame_rows and texels_per_frame (vertex count, or 2 * slots);
+// geometry arrays empty or one element per vertex; indices, slot indices, draw groups, materials'
+// images and source ranges in range; every float finite. Errors name vat.source and the object,
+// e.g. "bake: planes[1] (normal): data has 4096 bytes, width * height * 16 = 8192".
+Result<void> validate_vat(const Vat& vat);
 
-// Writes atomically (temporary file in the same directory, then rename).
+// The file's bytes. Deterministic: the same Vat gives the same bytes (Vat::source and
+// Vat::storage are not stored). Fails when validate_vat does, or when the file would exceed the
+// 4 GiB a GLB can hold. Draw groups with no indices are not stored (a glTF primitive cannot be
+// empty).
+Result<std::vector<uint8_t>> write_vat_glb(const Vat& vat);
+
+// write_vat_glb, then writes atomically (file_io.h): the file appears complete or not at all, and
+// a failure leaves neither it nor a temporary behind.
 Result<void> save_vat(const Vat& vat, const std::filesystem::path& path);
 
-// Maps and validates a .vat.glb.
+// Maps the file (read-only, private) and validates it as load_vat_memory does; the returned Vat's
+// planes point into the mapping, which Vat::storage keeps alive. The file must not be truncated
+// by another process while mapped (vatkit's own writers replace files by rename, which never
+// does that).
 Result<Vat> load_vat(const std::filesystem::path& path);
 
-// Validates bytes held in memory; the returned Vat copies nothing and points into `bytes`, which
-// `keep_alive` (may be null if the caller guarantees the lifetime) must own.
+// Validates a .vat.glb held in memory: the GLB container, the checksum (before anything else is
+// read), the extension's version, then every size, offset, alignment, count, type and index.
+// The geometry, materials and images are copied into the Vat; the planes point into `bytes`,
+// which `keep_alive` (may be null if the caller guarantees the lifetime) must own. When
+// `bytes.data()` is not 16-byte aligned the bytes are first copied into an aligned buffer that
+// the Vat owns (planes must be 16-byte aligned). Errors are one line naming `name` and the
+// object, e.g. "a.vat.glb: extensions.VATKIT_vertex_animation.planes[1].height: 96, expected
+// rowsPerFrame * frameRows = 64".
 Result<Vat> load_vat_memory(std::span<const uint8_t> bytes, const std::string& name,
                             std::shared_ptr<const void> keep_alive = nullptr);
 
 // True when `path` is a GLB whose JSON declares the VATKIT_vertex_animation extension (reads the
-// header and JSON chunk only).
+// header and JSON chunk only; says nothing about the file's validity).
 bool is_vat_file(const std::filesystem::path& path);
 
 }  // namespace vatkit
