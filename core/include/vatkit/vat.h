@@ -9,14 +9,18 @@
 //  - the planes: 2D textures whose frame row r holds the pose at the r-th baked frame.
 //
 // Two encodings (DESIGN.md, "What the encodings are"):
-//  - Delta: per vertex per frame, the world-space position minus the rest position (plane
+//  - Delta: per vertex per frame, the object-space position minus the rest position (plane
 //    Position), the normal (plane Normal, unless baked without normals) and the tangent (plane
 //    Tangent, when the source has tangents). Source-agnostic: skins, morph targets and node
 //    animation all bake.
 //  - Rig: per slot per frame, a similarity transform (rotation quaternion, translation, uniform
 //    scale) in plane Slots; the shader skins the rest geometry's bind-space positions with the
 //    slot joints and weights. A slot is a (joint node, inverse bind matrix) pair shared by every
-//    mesh skinned to it, or a rigid node-animated part (weight 1 on one slot).
+//    mesh skinned to it, or a rigid node-animated part (weight 1 on one slot). Slots plane texel
+//    2s = quaternion (x, y, z, w), texel 2s + 1 = (translation, scale); the slot's matrix is
+//    world(node) * inverse_bind. Consecutive rows of a slot within a clip are on one hemisphere.
+//  - Delta bakes also carry a Slots plane (same layout) with one slot per skin joint, holding
+//    world(joint) (identity inverse_bind), for sockets; it is absent when the scene has no skin.
 //
 // Frame rows: a clip of duration D (0 to its last key, the way three.js plays a glTF clip) baked
 // at nominal rate f has rows = round(D * f) + 1 rows; row k of the band is the pose at time
@@ -28,6 +32,10 @@
 // row (vertices for Position/Normal/Tangent, 2 * slots for Slots). A frame wider than the device
 // limit wraps onto several texture rows: texel i of frame row r is at
 //     x = i % width,  y = r * rows_per_frame + i / width.
+// width is ceil(texels_per_frame / rows_per_frame) (the rows of a frame are balanced).
+//
+// Texel contents at F32 and F16: Position (dx, dy, dz, 0), Normal (nx, ny, nz, 0), Tangent
+// (tx, ty, tz, w); at Q16 see Precision::Q16.
 #pragma once
 
 #include <cstdint>
@@ -42,12 +50,27 @@ namespace vatkit {
 
 enum class Encoding : uint8_t { Delta, Rig };
 
-// Texel precisions. Each layout's reconstruction formula and worst-case error are documented in
-// docs/format.md and asserted by the tests.
+// Texel precisions. Reconstruction formulas and worst-case errors are in docs/encodings.md and
+// are asserted by tests/test_bake_precision.cpp. "Per-clip range" means the VatClip fields below:
+// a clip's rows are quantized against its own ranges, so a small clip keeps its precision.
 enum class Precision : uint8_t {
-  F32,  // RGBA32F texels: exact to float rounding
-  F16,  // RGBA16F texels: relative error 2^-11 of each stored value
-  Q16,  // RGBA16 unsigned-normalized texels, values mapped to per-clip ranges (see VatClip)
+  // RGBA32F texels holding the values. Error: float rounding of the stored value (relative
+  // 2^-24); a Delta position is rest + delta, so on a row it is within 1 ulp of the reference.
+  F32,
+  // RGBA16F texels, each value rounded to nearest half. Error per component: relative 2^-11 of
+  // the value (|v| >= 2^-14), absolute 2^-25 below; a bake whose values exceed 65504 is refused.
+  F16,
+  // RGBA16 unsigned-normalized texels, q in 0..65535, u = q / 65535:
+  //  - Delta Position plane: xyz = delta, v = min + (max - min) * u against the clip's
+  //    delta_range, error <= (max - min) / 131070 per axis (+ float rounding);
+  //    w = the normal, octahedral with 8 bits per axis (hi byte: x, lo byte: y; docs/encodings.md),
+  //    error <= 0.8 degrees. There is no Normal plane: the normal costs no bytes, so a Q16 delta
+  //    always carries it (8 bytes per vertex-frame for position and normal).
+  //  - Delta Tangent plane: xyzw each 2u - 1, error <= 1/65535 per component (w is +-1).
+  //  - Slots (both encodings): texel 0 = quaternion xyzw, each 2u - 1 (error <= 1/65535 per
+  //    component); texel 1 = translation against the clip's translation_range, and the scale
+  //    against [scale_min, scale_max] (errors (max - min) / 131070).
+  Q16,
 };
 
 // How an instance repeats its clip (three-vat's LoopMode, same numbers).
@@ -77,14 +100,18 @@ struct VatClip {
   float fps = 0.0f;        // exact row rate (rows - 1) / duration_s; 0 for a one-row clip
   float duration_s = 0.0f; // 0 to the last key time of the source clip
   ClipDefaults defaults;
-  float max_delta = 0.0f;  // largest distance of any vertex from its rest position over the clip
-                           // (file units); near 0 means the clip baked as a frozen pose
-  Bounds bounds;           // object-space bounds of every posed vertex over the clip
+  // Largest distance of any vertex from its rest position over the clip's rows (file units);
+  // near 0 means the clip baked as a frozen pose. Delta: exact. Rig: an upper bound (the rig bake
+  // skins no vertex: it bounds each slot's vertices by a box and moves the box).
+  float max_delta = 0.0f;
+  // Object-space bounds of every posed vertex over the clip's rows. Delta: exact. Rig:
+  // conservative (the union of each slot's moved box; contains every skinned vertex).
+  Bounds bounds;
 
   // Q16 ranges: what 0 and 65535 mean for this clip's rows (unused at other precisions).
   Bounds delta_range;        // Delta: per-axis range of position deltas
-  Bounds translation_range;  // Rig: per-axis range of slot translations
-  float scale_min = 1.0f, scale_max = 1.0f;  // Rig: range of slot scales
+  Bounds translation_range;  // Slots plane (either encoding): per-axis range of translations
+  float scale_min = 1.0f, scale_max = 1.0f;  // Slots plane: range of scales
 };
 
 enum class PlaneSemantic : uint8_t { Position, Normal, Tangent, Slots };
