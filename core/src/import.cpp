@@ -1,0 +1,242 @@
+// glTF 2.0 import: the entry points, the GLB container, the JSON parse and the pipeline that
+// import_internal.h describes.
+#include "vatkit/import.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <new>
+#include <string_view>
+
+#include "import_internal.h"
+
+namespace vatkit {
+namespace {
+
+using namespace import_detail;
+namespace fs = std::filesystem;
+
+constexpr uint32_t kChunkJson = 0x4E4F534Au;  // "JSON"
+constexpr uint32_t kChunkBin = 0x004E4942u;   // "BIN\0"
+constexpr int kMaxJsonDepth = 64;             // glTF needs about 10; this keeps recursion bounded
+
+uint32_t load_u32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
+         static_cast<uint32_t>(p[3]) << 24;
+}
+
+// Splits a GLB into its JSON and BIN chunks, or takes the bytes as JSON text.
+std::string_view split_container(std::span<const uint8_t> bytes, Context& ctx) {
+  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "glTF", 4) == 0) {
+    ctx.is_glb = true;
+    if (bytes.size() < 12) fail("GLB", "the header is truncated (" + std::to_string(bytes.size()) + " bytes)");
+    const uint32_t version = load_u32(bytes.data() + 4);
+    if (version != 2) fail("GLB", "version " + std::to_string(version) + " is not supported (only glTF 2.0)");
+    const uint32_t length = load_u32(bytes.data() + 8);
+    if (length > bytes.size())
+      fail("GLB", "the header says " + std::to_string(length) + " bytes, but there are only " +
+                      std::to_string(bytes.size()) + " (truncated file?)");
+    std::string_view json_text;
+    size_t offset = 12;
+    for (size_t chunk = 0; offset < length; ++chunk) {
+      if (length - offset < 8) fail("GLB", "chunk " + std::to_string(chunk) + " has a truncated header");
+      const uint32_t chunk_length = load_u32(bytes.data() + offset);
+      const uint32_t chunk_type = load_u32(bytes.data() + offset + 4);
+      if (chunk_length > length - offset - 8)
+        fail("GLB", "chunk " + std::to_string(chunk) + " (" + std::to_string(chunk_length) + " bytes) runs past the end of the file");
+      const uint8_t* data = bytes.data() + offset + 8;
+      if (chunk == 0) {
+        if (chunk_type != kChunkJson) fail("GLB", "the first chunk is not JSON");
+        json_text = std::string_view(reinterpret_cast<const char*>(data), chunk_length);
+      } else if (chunk == 1 && chunk_type == kChunkBin) {
+        ctx.glb_bin = std::span<const uint8_t>(data, chunk_length);
+      }  // other chunks are for extensions; skipped as the spec says
+      offset += 8 + static_cast<size_t>(chunk_length);
+    }
+    if (json_text.data() == nullptr) fail("GLB", "has no JSON chunk");
+    // Writers pad the JSON chunk with spaces; some use zeros.
+    while (!json_text.empty() && (json_text.back() == '\0' || json_text.back() == ' ')) json_text.remove_suffix(1);
+    return json_text;
+  }
+  std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (text.size() >= 3 && static_cast<uint8_t>(text[0]) == 0xEF && static_cast<uint8_t>(text[1]) == 0xBB &&
+      static_cast<uint8_t>(text[2]) == 0xBF)
+    text.remove_prefix(3);  // UTF-8 byte order mark
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] != '{')
+    fail("", "not a glTF file (neither JSON starting with '{' nor a GLB starting with \"glTF\")");
+  return text;
+}
+
+// nlohmann parses without recursion, but tinygltf walks `extras` recursively: bound the depth
+// before either sees the text.
+void check_depth(std::string_view text) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > kMaxJsonDepth) fail("JSON", "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+}
+
+json parse_json(std::string_view text) {
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    const size_t bracket = what.find("] ");
+    if (what.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) what.erase(0, bracket + 2);
+    fail("JSON", what);
+  }
+}
+
+void check_required_extensions(Context& ctx) {
+  auto check_list = [&](const char* key, bool required) {
+    auto it = ctx.doc.find(key);
+    if (it == ctx.doc.end() || !it->is_array()) return;
+    for (const json& e : *it) {
+      if (!e.is_string()) continue;  // the shape pass reports it
+      const std::string& name = e.get_ref<const std::string&>();
+      if (name == "KHR_mesh_quantization") ctx.quantization_declared = true;
+      if (!required || name == "KHR_mesh_quantization" || name == "EXT_meshopt_compression") continue;
+      if (name == "KHR_draco_mesh_compression")
+        fail("", "extension KHR_draco_mesh_compression is required but not supported (vatkit has no Draco decoder)");
+      fail("", "extension " + name + " is required but not supported");
+    }
+  };
+  check_list("extensionsUsed", false);
+  check_list("extensionsRequired", true);
+}
+
+// tinygltf must never decode an image nor touch the file system; the clean document has neither
+// images nor buffers, and these callbacks make sure of it.
+bool keep_encoded_image(tinygltf::Image* image, const int, std::string*, std::string*, int, int,
+                        const unsigned char* bytes, int size, void*) {
+  image->as_is = true;
+  if (bytes && size > 0) image->image.assign(bytes, bytes + size);
+  return true;
+}
+bool no_file_exists(const std::string&, void*) { return false; }
+std::string no_expand(const std::string& path, void*) { return path; }
+bool no_read(std::vector<unsigned char>*, std::string* err, const std::string&, void*) {
+  if (err) *err = "vatkit reads external files itself";
+  return false;
+}
+bool no_write(std::string* err, const std::string&, const std::vector<unsigned char>&, void*) {
+  if (err) *err = "vatkit does not write through tinygltf";
+  return false;
+}
+
+void parse_with_tinygltf(Context& ctx, const json& clean) {
+  const std::string text = clean.dump();
+  if (text.size() > std::numeric_limits<unsigned int>::max()) fail("JSON", "too large");
+  tinygltf::TinyGLTF loader;
+  loader.SetImageLoader(&keep_encoded_image, nullptr);
+  loader.SetFsCallbacks(tinygltf::FsCallbacks{&no_file_exists, &no_expand, &no_read, &no_write, nullptr});
+  std::string err, warn;
+  bool ok = false;
+  try {
+    ok = loader.LoadASCIIFromString(&ctx.model, &err, &warn, text.data(), static_cast<unsigned int>(text.size()), "",
+                                    tinygltf::NO_REQUIRE);
+  } catch (const std::exception& e) {
+    fail("JSON", std::string("tinygltf: ") + e.what());
+  }
+  if (!ok) fail("JSON", "tinygltf: " + err.substr(0, err.find('\n')));
+}
+
+// Messages quote names and URIs from the file: keep them on one printable line.
+std::string one_line(std::string s) {
+  if (s.size() > 2000) s = s.substr(0, 2000) + "...";
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+  return s;
+}
+
+void run(Context& ctx, std::span<const uint8_t> bytes) {
+  if (bytes.empty()) fail("", "the file is empty");
+  ctx.input_bytes = bytes.size();
+  const std::string_view text = split_container(bytes, ctx);
+  check_depth(text);
+  ctx.doc = parse_json(text);
+  if (!ctx.doc.is_object()) fail("JSON", "the top level is not an object");
+  check_required_extensions(ctx);
+  std::vector<std::string> shape_warnings;
+  const json clean = check_and_extract(ctx.doc, ctx.channel_sources, shape_warnings);
+  for (auto& w : shape_warnings) ctx.warn(std::move(w));
+  parse_with_tinygltf(ctx, clean);
+
+  load_buffers(ctx);
+  // Decoded data may exceed the file (quantized or meshopt-compressed input, flat-normal splits,
+  // shared accessors), but not by orders of magnitude.
+  ctx.budget_bytes = (uint64_t{256} << 20) + 256 * ctx.input_bytes;
+  load_views(ctx);
+  check_accessors(ctx);
+
+  convert_meshes(ctx);
+  convert_nodes_and_scenes(ctx);
+  convert_skins(ctx);
+  convert_materials(ctx);
+  convert_animations(ctx);
+  load_images(ctx);
+  finish_scene(ctx);
+}
+
+}  // namespace
+
+Result<Asset> import_gltf_memory(std::span<const uint8_t> bytes, const std::string& name,
+                                 const std::filesystem::path& base_dir, const ImportOptions& options) {
+  Context ctx;
+  ctx.name = name;
+  ctx.base_dir = base_dir;
+  ctx.options = options;
+  try {
+    run(ctx, bytes);
+  } catch (const Failure& failure) {
+    return make_error(name, one_line(failure.what));
+  } catch (const std::bad_alloc&) {
+    return make_error(name, "out of memory while importing");
+  } catch (const std::exception& e) {
+    return make_error(name, one_line(std::string("internal error: ") + e.what()));
+  }
+  ctx.asset.source = name;
+  return std::move(ctx.asset);
+}
+
+Result<Asset> import_gltf(const std::filesystem::path& path, const ImportOptions& options) {
+  const std::string name = path.string();
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    return make_error(name, "cannot read the file: " + ec.message());
+  if (!fs::exists(status)) return make_error(name, "cannot read the file: no such file");
+  if (fs::is_directory(status)) return make_error(name, "cannot read the file: it is a directory");
+  if (!fs::is_regular_file(status)) return make_error(name, "cannot read the file: not a regular file");
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) return make_error(name, "cannot read the file: " + ec.message());
+  if (size == 0) return make_error(name, "the file is empty");
+  if (size > (uintmax_t{1} << 32)) return make_error(name, "the file is larger than 4 GiB, the glTF limit");
+  std::vector<uint8_t> bytes;
+  try {
+    bytes.resize(static_cast<size_t>(size));
+  } catch (const std::bad_alloc&) {
+    return make_error(name, "out of memory while reading the file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
+    return make_error(name, std::string("cannot read the file: ") + std::strerror(errno));
+  fs::path base_dir = path.parent_path();
+  if (base_dir.empty()) base_dir = ".";
+  return import_gltf_memory(bytes, name, base_dir, options);
+}
+
+}  // namespace vatkit
