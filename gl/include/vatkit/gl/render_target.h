@@ -1,0 +1,66 @@
+// vatkit/gl/render_target.h: an offscreen framebuffer (RGBA8 colour + depth) with readback.
+//
+// Colour is GL_RGBA8 (linear values: no sRGB conversion on write or read), depth is
+// GL_DEPTH_COMPONENT32F. With samples > 1 drawing goes into multisampled renderbuffers and
+// resolve() (called by the readers) averages them into a single-sample colour texture; otherwise
+// that texture is drawn into directly. color_texture() is always the single-sample result, ready
+// to sample or blit. Readback is RGBA8 with the top row first (flipped from GL's bottom-up rows),
+// the layout PNG files and vatkit::gl::Image use.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "vatkit/gl/image.h"
+#include "vatkit/gl/objects.h"
+#include "vatkit/result.h"
+
+namespace vatkit::gl {
+
+struct RenderTargetDesc {
+  int width = 0;
+  int height = 0;
+  int samples = 1;    // 1: no multisampling; 2, 4, 8 ... up to ContextLimits::max_samples
+  bool depth = true;  // a depth buffer (cleared by clear())
+};
+
+class RenderTarget {
+ public:
+  // Errors: a size outside 1..max renderbuffer size, a sample count the driver does not offer,
+  // an incomplete framebuffer. Needs a current context.
+  static Result<RenderTarget> create(const RenderTargetDesc& desc);
+
+  RenderTarget() = default;
+  RenderTarget(RenderTarget&&) noexcept = default;
+  RenderTarget& operator=(RenderTarget&&) noexcept = default;
+
+  // Binds the drawing framebuffer (GL_FRAMEBUFFER) and sets the viewport to the whole target.
+  void bind() const;
+  // Clears colour (RGBA in 0..1) and depth (to 1) of the drawing framebuffer; binds it.
+  void clear(float r, float g, float b, float a) const;
+  // Multisampled: resolves into color_texture(). Single-sample: nothing to do.
+  void resolve() const;
+
+  // Resolves, then copies the pixels into `rgba` (width * height * 4 bytes, top row first).
+  // Allocates nothing. Errors when the span has the wrong size.
+  Result<void> read_rgba8(std::span<uint8_t> rgba) const;
+  // The same into a new Image.
+  Image read_rgba8() const;
+
+  int width() const { return desc_.width; }
+  int height() const { return desc_.height; }
+  int samples() const { return desc_.samples; }
+  uint32_t framebuffer() const { return draw_framebuffer_.id(); }  // the one bind() binds
+  uint32_t color_texture() const { return color_.id(); }           // single-sample RGBA8
+
+ private:
+  RenderTargetDesc desc_;
+  Texture color_;               // resolved colour (or drawn directly when single-sample)
+  Texture depth_;               // single-sample depth
+  Renderbuffer msaa_color_;     // multisampled only
+  Renderbuffer msaa_depth_;
+  Framebuffer draw_framebuffer_;
+  Framebuffer resolve_framebuffer_;  // multisampled only: color_ attached
+};
+
+}  // namespace vatkit::gl

@@ -1,0 +1,61 @@
+#include "vatkit/gl/timer.h"
+
+#include "vatkit/gl/gl.h"
+
+namespace vatkit::gl {
+
+const char* timer_method_name(TimerMethod method) {
+  switch (method) {
+    case TimerMethod::automatic: return "automatic";
+    case TimerMethod::gpu_query: return "GL_TIME_ELAPSED query";
+    case TimerMethod::wall_clock_finish: return "glFinish + wall clock";
+  }
+  return "unknown";
+}
+
+Result<GpuTimer> GpuTimer::create(const Context& context, TimerMethod method) {
+  const ContextInfo& info = context.info();
+  const bool queries_work = info.limits.timer_query_bits > 0;
+  if (method == TimerMethod::gpu_query && !queries_work) {
+    return make_error("GPU timer", "'" + info.renderer + "' has no GL_TIME_ELAPSED counter bits");
+  }
+  if (method == TimerMethod::automatic) {
+    method = queries_work && !info.software ? TimerMethod::gpu_query : TimerMethod::wall_clock_finish;
+  }
+  GpuTimer timer;
+  timer.method_ = method;
+  if (method == TimerMethod::gpu_query) timer.query_ = create_query(GL_TIME_ELAPSED);
+  return timer;
+}
+
+void GpuTimer::begin() {
+  if (method_ == TimerMethod::gpu_query) {
+    glBeginQuery(GL_TIME_ELAPSED, query_.id());
+  } else {
+    glFinish();
+    start_ = std::chrono::steady_clock::now();
+  }
+  state_ = 1;
+}
+
+void GpuTimer::end() {
+  if (method_ == TimerMethod::gpu_query) {
+    glEndQuery(GL_TIME_ELAPSED);
+  } else {
+    glFinish();
+    stop_ = std::chrono::steady_clock::now();
+  }
+  state_ = state_ == 1 ? 2 : 0;
+}
+
+Result<double> GpuTimer::elapsed_ms() {
+  if (state_ != 2) return make_error("GPU timer", "elapsed_ms() without a begin()/end() pair");
+  if (method_ == TimerMethod::gpu_query) {
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(query_.id(), GL_QUERY_RESULT, &ns);
+    return double(ns) * 1e-6;
+  }
+  return std::chrono::duration<double, std::milli>(stop_ - start_).count();
+}
+
+}  // namespace vatkit::gl
