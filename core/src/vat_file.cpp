@@ -1,0 +1,1271 @@
+// The .vat.glb file (docs/format.md is the specification; this is one implementation of it).
+//
+// Writing: validate_vat first, so that nothing inconsistent (or non-finite, which JSON cannot
+// hold) is ever stored; then glb::Writer lays out the rest-pose mesh, materials, images and the
+// planes (16-byte-aligned views), and the checksum is patched into the finished bytes.
+//
+// Loading: container, then checksum, then the JSON. Hashing before parsing means a corrupted
+// file is named as such ("checksum mismatch") instead of by whatever symptom the corruption
+// produced, and nothing interprets a byte that has not been vouched for. The JSON is then read
+// strictly (exact types, exact accessor layouts, every index and range), and the planes are
+// spans into the caller's bytes.
+//
+// Validation failures deep inside the reader throw a private exception carrying the one-line
+// message; the public functions catch it and return it as an Error. That keeps each check to one
+// line without threading a Result through every helper; no exception crosses the API.
+#include "vatkit/vat_file.h"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <optional>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "glb_writer.h"
+#include "vat_file_internal.h"
+#include "vatkit/file_io.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace vatkit {
+namespace {
+
+using nlohmann::json;
+using glb::ComponentType;
+
+static_assert(std::endian::native == std::endian::little, "the GLB container is little-endian");
+
+constexpr uint32_t kPlaneAlignment = 16;
+constexpr const char* kExt = "extensions.VATKIT_vertex_animation";
+
+// ---- errors --------------------------------------------------------------------------------
+
+struct Failure {
+  std::string message;  // "object: what", without the file name
+};
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw Failure{where + ": " + what};
+}
+
+std::string num(uint64_t v) { return std::to_string(v); }
+std::string num(int64_t v) { return std::to_string(v); }
+std::string num(uint32_t v) { return std::to_string(v); }
+std::string num(int32_t v) { return std::to_string(v); }
+std::string num(float v) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.9g", static_cast<double>(v));
+  return text;
+}
+
+// ---- names in the file ---------------------------------------------------------------------
+
+const char* encoding_name(Encoding e) { return e == Encoding::Rig ? "rig" : "delta"; }
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::F32: return "f32";
+    case Precision::F16: return "f16";
+    case Precision::Q16: return "q16";
+  }
+  return "?";
+}
+const char* semantic_name(PlaneSemantic s) {
+  switch (s) {
+    case PlaneSemantic::Position: return "position";
+    case PlaneSemantic::Normal: return "normal";
+    case PlaneSemantic::Tangent: return "tangent";
+    case PlaneSemantic::Slots: return "slots";
+  }
+  return "?";
+}
+const char* format_name(TexelFormat f) {
+  switch (f) {
+    case TexelFormat::RGBA32F: return "rgba32f";
+    case TexelFormat::RGBA16F: return "rgba16f";
+    case TexelFormat::RGBA16Unorm: return "rgba16unorm";
+  }
+  return "?";
+}
+const char* loop_name(LoopMode m) {
+  switch (m) {
+    case LoopMode::Repeat: return "repeat";
+    case LoopMode::Once: return "once";
+    case LoopMode::PingPong: return "pingPong";
+  }
+  return "?";
+}
+const char* end_name(EndMode m) { return m == EndMode::Rewind ? "rewind" : "clamp"; }
+const char* alpha_name(AlphaMode m) {
+  switch (m) {
+    case AlphaMode::Opaque: return "OPAQUE";
+    case AlphaMode::Mask: return "MASK";
+    case AlphaMode::Blend: return "BLEND";
+  }
+  return "?";
+}
+
+// The vertex attributes of the rest-pose mesh. Core glTF semantics for what a viewer shows;
+// application-specific ones (leading underscore, ignored by viewers) for the rig's bind-space
+// geometry and slot influences.
+enum class Attr : uint8_t {
+  Position, Normal, Tangent, Texcoord0, Color0,
+  BindPosition, BindNormal, BindTangent, Slots0, Slots1, Weights0, Weights1,
+};
+constexpr int kAttrCount = 12;
+
+struct AttrInfo {
+  const char* gltf;    // attribute name in the file
+  const char* member;  // VatGeometry member, for validate_vat's messages
+  ComponentType component;
+  const char* type;
+  uint32_t element_bytes;
+};
+constexpr AttrInfo kAttrs[kAttrCount] = {
+    {"POSITION", "geometry.positions", ComponentType::Float, "VEC3", 12},
+    {"NORMAL", "geometry.normals", ComponentType::Float, "VEC3", 12},
+    {"TANGENT", "geometry.tangents", ComponentType::Float, "VEC4", 16},
+    {"TEXCOORD_0", "geometry.texcoords0", ComponentType::Float, "VEC2", 8},
+    {"COLOR_0", "geometry.colors0", ComponentType::Float, "VEC4", 16},
+    {"_VAT_BIND_POSITION", "geometry.bind_positions", ComponentType::Float, "VEC3", 12},
+    {"_VAT_BIND_NORMAL", "geometry.bind_normals", ComponentType::Float, "VEC3", 12},
+    {"_VAT_BIND_TANGENT", "geometry.bind_tangents", ComponentType::Float, "VEC4", 16},
+    {"_VAT_SLOTS_0", "geometry.slots0", ComponentType::UInt16, "VEC4", 8},
+    {"_VAT_SLOTS_1", "geometry.slots1", ComponentType::UInt16, "VEC4", 8},
+    {"_VAT_SLOT_WEIGHTS_0", "geometry.slot_weights0", ComponentType::Float, "VEC4", 16},
+    {"_VAT_SLOT_WEIGHTS_1", "geometry.slot_weights1", ComponentType::Float, "VEC4", 16},
+};
+const AttrInfo& info(Attr a) { return kAttrs[static_cast<int>(a)]; }
+
+// Calls f with the VatGeometry vector holding attribute `a`.
+template <class G, class F>
+decltype(auto) with_attr(G& g, Attr a, F&& f) {
+  switch (a) {
+    case Attr::Position: return f(g.positions);
+    case Attr::Normal: return f(g.normals);
+    case Attr::Tangent: return f(g.tangents);
+    case Attr::Texcoord0: return f(g.texcoords0);
+    case Attr::Color0: return f(g.colors0);
+    case Attr::BindPosition: return f(g.bind_positions);
+    case Attr::BindNormal: return f(g.bind_normals);
+    case Attr::BindTangent: return f(g.bind_tangents);
+    case Attr::Slots0: return f(g.slots0);
+    case Attr::Slots1: return f(g.slots1);
+    case Attr::Weights0: return f(g.slot_weights0);
+    case Attr::Weights1: return f(g.slot_weights1);
+  }
+  return f(g.positions);
+}
+
+size_t attr_count(const VatGeometry& g, Attr a) {
+  return with_attr(g, a, [](const auto& v) { return v.size(); });
+}
+
+// ---- consistency checks (shared by validate_vat and the loader) ------------------------------
+// `where` names the object the way the caller's user sees it: "clips[2]" for a Vat,
+// "extensions.VATKIT_vertex_animation.clips[2]" for a file.
+
+void check_finite(float v, const std::string& where) {
+  if (!std::isfinite(v)) fail(where, "not a finite number");
+}
+void check_finite(const glm::vec3& v, const std::string& where) {
+  for (int c = 0; c < 3; ++c) check_finite(v[c], where);
+}
+void check_bounds(const Bounds& b, const std::string& where) {
+  check_finite(b.min, where + ".min");
+  check_finite(b.max, where + ".max");
+}
+
+void check_clip(const VatClip& c, uint32_t frame_rows, const std::string& where) {
+  if (c.rows < 1) fail(where + ".rows", "0, a clip has at least one row");
+  if (uint64_t(c.first_row) + c.rows > frame_rows) {
+    fail(where, "band firstRow " + num(c.first_row) + " + rows " + num(c.rows) +
+                    " runs past frameRows " + num(frame_rows));
+  }
+  if (c.source_animation < -1) fail(where + ".sourceAnimation", num(c.source_animation) + " < -1");
+  check_finite(c.fps, where + ".fps");
+  if (c.fps < 0) fail(where + ".fps", num(c.fps) + " is negative");
+  check_finite(c.duration_s, where + ".duration");
+  if (c.duration_s < 0) fail(where + ".duration", num(c.duration_s) + " is negative");
+  if (c.defaults.loop_mode != LoopMode::Repeat && c.defaults.loop_mode != LoopMode::Once &&
+      c.defaults.loop_mode != LoopMode::PingPong) {
+    fail(where + ".loopMode", "unknown loop mode " + num(uint32_t(c.defaults.loop_mode)));
+  }
+  if (c.defaults.end_mode != EndMode::Clamp && c.defaults.end_mode != EndMode::Rewind) {
+    fail(where + ".endMode", "unknown end mode " + num(uint32_t(c.defaults.end_mode)));
+  }
+  if (c.defaults.repetitions < kInfiniteRepetitions) {
+    fail(where + ".repetitions", num(c.defaults.repetitions) + " < -1");
+  }
+  check_finite(c.defaults.speed, where + ".speed");
+  if (c.defaults.speed < 0) fail(where + ".speed", num(c.defaults.speed) + " is negative");
+  check_finite(c.max_delta, where + ".maxDelta");
+  check_bounds(c.bounds, where + ".bounds");
+  check_bounds(c.delta_range, where + ".deltaRange");
+  check_bounds(c.translation_range, where + ".translationRange");
+  check_finite(c.scale_min, where + ".scaleRange[0]");
+  check_finite(c.scale_max, where + ".scaleRange[1]");
+}
+
+uint32_t expected_texels_per_frame(PlaneSemantic s, const Vat& vat) {
+  if (s == PlaneSemantic::Slots) return static_cast<uint32_t>(2 * vat.slots.size());
+  return vat.geometry.vertex_count();
+}
+
+// Dimensions only; the bytes are checked by the caller (the loader from the buffer view, so the
+// message can name it).
+void check_plane_shape(const Plane& p, const Vat& vat, const std::string& where) {
+  if (p.semantic > PlaneSemantic::Slots) fail(where + ".semantic", "unknown plane semantic");
+  if (p.format > TexelFormat::RGBA16Unorm) fail(where + ".format", "unknown texel format");
+  const uint32_t expected = expected_texels_per_frame(p.semantic, vat);
+  if (p.texels_per_frame != expected) {
+    fail(where + ".texelsPerFrame",
+         num(p.texels_per_frame) + ", expected " + num(expected) +
+             (p.semantic == PlaneSemantic::Slots ? " (2 per slot)" : " (one per vertex)"));
+  }
+  if (p.texels_per_frame == 0) fail(where + ".texelsPerFrame", "0");
+  if (p.width == 0) fail(where + ".width", "0");
+  const uint64_t rows = (uint64_t(p.texels_per_frame) + p.width - 1) / p.width;
+  if (p.rows_per_frame != rows) {
+    fail(where + ".rowsPerFrame", num(p.rows_per_frame) + ", expected ceil(texelsPerFrame " +
+                                      num(p.texels_per_frame) + " / width " + num(p.width) +
+                                      ") = " + num(rows));
+  }
+  const uint64_t height = uint64_t(p.rows_per_frame) * vat.frame_rows;
+  if (p.height != height) {
+    fail(where + ".height", num(p.height) + ", expected rowsPerFrame * frameRows = " + num(height));
+  }
+}
+
+uint64_t plane_bytes(const Plane& p) {
+  return uint64_t(p.width) * p.height * texel_bytes(p.format);
+}
+
+void check_slot(const VatSlot& s, const std::string& where) {
+  if (s.node < -1) fail(where + ".node", num(s.node) + " < -1");
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) check_finite(s.inverse_bind[c][r], where + ".inverseBind");
+}
+
+void check_source(const SourceRange& s, uint32_t vertex_count, const std::string& where) {
+  if (uint64_t(s.first_vertex) + s.vertex_count > vertex_count) {
+    fail(where, "vertices " + num(s.first_vertex) + " + " + num(s.vertex_count) +
+                    " run past the vertex count " + num(vertex_count));
+  }
+  if (s.source_vertex_count > s.vertex_count) {
+    fail(where + ".sourceVertexCount",
+         num(s.source_vertex_count) + " > vertexCount " + num(s.vertex_count));
+  }
+}
+
+void check_material(const Material& m, size_t image_count, const std::string& where) {
+  for (int c = 0; c < 4; ++c) {
+    const float v = m.base_color_factor[c];
+    if (!(v >= 0.0f && v <= 1.0f)) fail(where + ".baseColorFactor", num(v) + " is not in [0, 1]");
+  }
+  if (m.base_color_image < -1 || m.base_color_image >= int64_t(image_count)) {
+    fail(where + ".baseColorTexture",
+         "image " + num(m.base_color_image) + " is not one of the " + num(uint64_t(image_count)) +
+             " images");
+  }
+  if (m.alpha_mode > AlphaMode::Blend) fail(where + ".alphaMode", "unknown alpha mode");
+  if (!(m.alpha_cutoff >= 0.0f) || !std::isfinite(m.alpha_cutoff)) {
+    fail(where + ".alphaCutoff", num(m.alpha_cutoff) + " is not a finite number >= 0");
+  }
+}
+
+void check_image(const Image& image, const std::string& where) {
+  if (image.mime_type != "image/png" && image.mime_type != "image/jpeg") {
+    fail(where + ".mimeType", "\"" + image.mime_type + "\", expected image/png or image/jpeg");
+  }
+  if (image.bytes.empty()) fail(where, "no bytes");
+}
+
+// Sizes, finiteness and ranges of the geometry. `attr_where(a)` names attribute a.
+template <class AttrWhere>
+void check_geometry(const VatGeometry& g, size_t slot_count, Encoding encoding,
+                    const AttrWhere& attr_where, const std::string& indices_where) {
+  const size_t vertices = g.positions.size();
+  if (vertices == 0) fail(attr_where(Attr::Position), "no vertices");
+  if (vertices > std::numeric_limits<uint32_t>::max()) fail(attr_where(Attr::Position), "too many vertices");
+  for (int i = 0; i < kAttrCount; ++i) {
+    const Attr a = static_cast<Attr>(i);
+    const size_t n = attr_count(g, a);
+    if (n != 0 && n != vertices) {
+      fail(attr_where(a), num(uint64_t(n)) + " elements, expected 0 or one per vertex (" +
+                              num(uint64_t(vertices)) + ")");
+    }
+  }
+  auto require_pair = [&](Attr a, Attr b) {
+    if ((attr_count(g, a) == 0) != (attr_count(g, b) == 0)) {
+      fail(attr_where(attr_count(g, a) == 0 ? a : b),
+           std::string("missing: ") + info(a).gltf + " and " + info(b).gltf + " come together");
+    }
+  };
+  require_pair(Attr::Slots0, Attr::Weights0);
+  require_pair(Attr::Slots1, Attr::Weights1);
+  if (!g.slots1.empty() && g.slots0.empty()) fail(attr_where(Attr::Slots1), "present without _VAT_SLOTS_0");
+  if (encoding == Encoding::Rig) {
+    for (Attr a : {Attr::BindPosition, Attr::Slots0, Attr::Weights0})
+      if (attr_count(g, a) == 0) fail(attr_where(a), "missing: the rig encoding skins with it");
+  }
+
+  // Every float finite; slot indices name existing slots.
+  for (int i = 0; i < kAttrCount; ++i) {
+    const Attr a = static_cast<Attr>(i);
+    with_attr(g, a, [&](const auto& values) {
+      using T = typename std::decay_t<decltype(values)>::value_type;
+      for (size_t v = 0; v < values.size(); ++v) {
+        if constexpr (std::is_same_v<typename T::value_type, float>) {
+          for (int c = 0; c < T::length(); ++c) {
+            if (!std::isfinite(values[v][c])) {
+              fail(attr_where(a), "vertex " + num(uint64_t(v)) + " is not finite");
+            }
+          }
+        } else {
+          for (int c = 0; c < T::length(); ++c) {
+            if (values[v][c] >= slot_count) {
+              fail(attr_where(a), "vertex " + num(uint64_t(v)) + " names slot " +
+                                      num(uint32_t(values[v][c])) + ", there are " +
+                                      num(uint64_t(slot_count)) + " slots");
+            }
+          }
+        }
+      }
+    });
+  }
+
+  if (g.indices.size() % 3 != 0) {
+    fail(indices_where, num(uint64_t(g.indices.size())) + " indices, not a triangle list");
+  }
+  for (size_t i = 0; i < g.indices.size(); ++i) {
+    if (g.indices[i] >= vertices) {
+      fail(indices_where, "index " + num(uint64_t(i)) + " is " + num(g.indices[i]) +
+                              ", there are " + num(uint64_t(vertices)) + " vertices");
+    }
+  }
+}
+
+void check_group(const DrawGroup& group, size_t index_count, size_t material_count,
+                 const std::string& where) {
+  if (uint64_t(group.first_index) + group.index_count > index_count) {
+    fail(where, "indices " + num(group.first_index) + " + " + num(group.index_count) +
+                    " run past the " + num(uint64_t(index_count)) + " indices");
+  }
+  if (group.first_index % 3 != 0 || group.index_count % 3 != 0) {
+    fail(where, "first index " + num(group.first_index) + " and count " + num(group.index_count) +
+                    " must be multiples of 3 (triangles)");
+  }
+  if (group.material < -1 || group.material >= int64_t(material_count)) {
+    fail(where + ".material", num(group.material) + " is not one of the " +
+                                  num(uint64_t(material_count)) + " materials");
+  }
+}
+
+// Everything validate_vat checks, with names in the Vat's terms.
+void check_vat(const Vat& vat) {
+  if (vat.encoding != Encoding::Delta && vat.encoding != Encoding::Rig) fail("encoding", "unknown");
+  if (vat.precision > Precision::Q16) fail("precision", "unknown");
+  if (vat.frame_rows == 0) fail("frame_rows", "0, a VAT has at least one frame row");
+  if (vat.clips.empty()) fail("clips", "none, a VAT has at least one clip");
+  for (size_t i = 0; i < vat.clips.size(); ++i)
+    check_clip(vat.clips[i], vat.frame_rows, "clips[" + std::to_string(i) + "]");
+  check_bounds(vat.bounds, "bounds");
+  if (vat.encoding == Encoding::Rig && vat.slots.empty()) fail("slots", "none, the rig encoding needs slots");
+  if (vat.slots.size() > 65536) fail("slots", num(uint64_t(vat.slots.size())) + ", at most 65536");
+  for (size_t i = 0; i < vat.slots.size(); ++i) check_slot(vat.slots[i], "slots[" + std::to_string(i) + "]");
+
+  const VatGeometry& g = vat.geometry;
+  check_geometry(g, vat.slots.size(), vat.encoding,
+                 [](Attr a) { return std::string(info(a).member); }, "geometry.indices");
+  bool any_triangles = false;
+  for (size_t i = 0; i < g.groups.size(); ++i) {
+    check_group(g.groups[i], g.indices.size(), vat.materials.size(),
+                "geometry.groups[" + std::to_string(i) + "]");
+    any_triangles |= g.groups[i].index_count > 0;
+  }
+  if (!any_triangles) fail("geometry.groups", "no draw group has triangles");
+  for (size_t i = 0; i < g.sources.size(); ++i)
+    check_source(g.sources[i], g.vertex_count(), "geometry.sources[" + std::to_string(i) + "]");
+  for (size_t i = 0; i < vat.materials.size(); ++i)
+    check_material(vat.materials[i], vat.images.size(), "materials[" + std::to_string(i) + "]");
+  for (size_t i = 0; i < vat.images.size(); ++i) check_image(vat.images[i], "images[" + std::to_string(i) + "]");
+
+  if (vat.planes.empty()) fail("planes", "none");
+  bool seen[4] = {};
+  for (size_t i = 0; i < vat.planes.size(); ++i) {
+    const Plane& p = vat.planes[i];
+    const std::string where = "planes[" + std::to_string(i) + "]";
+    check_plane_shape(p, vat, where);
+    if (seen[int(p.semantic)]) fail(where, std::string("a second ") + semantic_name(p.semantic) + " plane");
+    seen[int(p.semantic)] = true;
+    if (p.data.size() != plane_bytes(p)) {
+      fail(where + ".data", num(uint64_t(p.data.size())) + " bytes, expected width * height * " +
+                                num(texel_bytes(p.format)) + " = " + num(plane_bytes(p)));
+    }
+  }
+  if (vat.encoding == Encoding::Delta && !seen[int(PlaneSemantic::Position)]) {
+    fail("planes", "no position plane, the delta encoding needs one");
+  }
+  if (vat.encoding == Encoding::Rig && !seen[int(PlaneSemantic::Slots)]) {
+    fail("planes", "no slots plane, the rig encoding needs one");
+  }
+}
+
+// ---- writing -------------------------------------------------------------------------------
+
+json bounds_json(const Bounds& b) {
+  return {{"min", glb::json_array(b.min)}, {"max", glb::json_array(b.max)}};
+}
+
+json clip_json(const VatClip& c) {
+  return {{"name", c.name},
+          {"sourceAnimation", c.source_animation},
+          {"firstRow", c.first_row},
+          {"rows", c.rows},
+          {"fps", glb::json_number(c.fps)},
+          {"duration", glb::json_number(c.duration_s)},
+          {"loopMode", loop_name(c.defaults.loop_mode)},
+          {"repetitions", c.defaults.repetitions},
+          {"endMode", end_name(c.defaults.end_mode)},
+          {"speed", glb::json_number(c.defaults.speed)},
+          {"maxDelta", glb::json_number(c.max_delta)},
+          {"bounds", bounds_json(c.bounds)},
+          {"deltaRange", bounds_json(c.delta_range)},
+          {"translationRange", bounds_json(c.translation_range)},
+          {"scaleRange", {glb::json_number(c.scale_min), glb::json_number(c.scale_max)}}};
+}
+
+json material_json(const Material& m) {
+  json pbr = {{"baseColorFactor", glb::json_array(m.base_color_factor)}, {"metallicFactor", 0}};
+  if (m.base_color_image >= 0) {
+    json texture = {{"index", m.base_color_image}};  // texture i shows image i
+    if (m.base_color_texcoord != 0) texture["texCoord"] = m.base_color_texcoord;
+    pbr["baseColorTexture"] = std::move(texture);
+  }
+  json out = {{"pbrMetallicRoughness", std::move(pbr)}};
+  if (!m.name.empty()) out["name"] = m.name;
+  if (m.alpha_mode != AlphaMode::Opaque) out["alphaMode"] = alpha_name(m.alpha_mode);
+  if (m.alpha_mode == AlphaMode::Mask) out["alphaCutoff"] = glb::json_number(m.alpha_cutoff);
+  if (m.double_sided) out["doubleSided"] = true;
+  return out;
+}
+
+// An upper bound of the BIN data's size, to refuse a Vat too large for a GLB before copying it.
+uint64_t bin_bound(const Vat& vat) {
+  uint64_t bytes = 0;
+  for (int i = 0; i < kAttrCount; ++i) {
+    bytes += uint64_t(attr_count(vat.geometry, Attr(i))) * kAttrs[i].element_bytes + 4;
+  }
+  bytes += uint64_t(vat.geometry.indices.size()) * 4 + 4;
+  for (const Image& image : vat.images) bytes += image.bytes.size() + 4;
+  for (const Plane& p : vat.planes) bytes += p.data.size() + kPlaneAlignment;
+  return bytes;
+}
+
+std::vector<uint8_t> write_unchecked(const Vat& vat) {
+  if (const uint64_t bound = bin_bound(vat); bound > std::numeric_limits<uint32_t>::max()) {
+    fail("file", "would hold " + num(bound) + " bytes of data, a GLB holds at most 4 GiB");
+  }
+  glb::Writer w(4);
+  w.json()["asset"]["generator"] = "vatkit";
+  const VatGeometry& g = vat.geometry;
+
+  // The rest-pose mesh: one vertex stream shared by every primitive, one primitive per draw group.
+  json attributes = json::object();
+  for (int i = 0; i < kAttrCount; ++i) {
+    const Attr a = static_cast<Attr>(i);
+    if (attr_count(g, a) == 0) continue;
+    glb::AccessorOptions options;
+    options.target = glb::Target::ArrayBuffer;
+    options.min_max = a == Attr::Position;  // the glTF spec requires POSITION bounds
+    attributes[info(a).gltf] =
+        with_attr(g, a, [&](const auto& values) { return w.add_accessor(values, options); });
+  }
+  glb::ViewOptions index_view;
+  index_view.target = glb::Target::ElementArrayBuffer;
+  const uint32_t indices = w.add_buffer_view(
+      {reinterpret_cast<const uint8_t*>(g.indices.data()), g.indices.size() * 4}, index_view);
+  json primitives = json::array();
+  for (const DrawGroup& group : g.groups) {
+    if (group.index_count == 0) continue;
+    glb::AccessorDesc desc;
+    desc.buffer_view = indices;
+    desc.byte_offset = group.first_index * 4;
+    desc.component = ComponentType::UInt32;
+    desc.count = group.index_count;
+    json primitive = {{"attributes", attributes}, {"indices", w.add_accessor(desc)}};
+    if (group.material >= 0) primitive["material"] = group.material;
+    primitives.push_back(std::move(primitive));
+  }
+  const uint32_t mesh = w.append("meshes", {{"name", "vat"}, {"primitives", std::move(primitives)}});
+  w.append("nodes", {{"mesh", mesh}, {"name", "vat"}});
+  w.append("scenes", {{"nodes", {0}}});
+  w.json()["scene"] = 0;
+
+  for (const Material& m : vat.materials) w.append("materials", material_json(m));
+  for (size_t i = 0; i < vat.images.size(); ++i) {
+    const Image& image = vat.images[i];
+    json object = {{"bufferView", w.add_buffer_view(image.bytes)}, {"mimeType", image.mime_type}};
+    if (!image.name.empty()) object["name"] = image.name;
+    w.append("images", std::move(object));
+    w.append("textures", {{"source", i}});
+  }
+
+  json ext = {{"version", kVatFormatVersion},
+              {"encoding", encoding_name(vat.encoding)},
+              {"precision", precision_name(vat.precision)},
+              {"frameRows", vat.frame_rows},
+              {"mesh", mesh},
+              {"bounds", bounds_json(vat.bounds)},
+              {"clips", json::array()},
+              {"slots", json::array()},
+              {"planes", json::array()},
+              {"sources", json::array()},
+              {"checksum", std::string(vat_file_detail::kChecksumDigits, '0')}};
+  for (const VatClip& c : vat.clips) ext["clips"].push_back(clip_json(c));
+  for (const VatSlot& s : vat.slots) {
+    ext["slots"].push_back({{"name", s.name},
+                            {"node", s.node},
+                            {"inverseBind", glb::json_array(std::span<const float>(
+                                                &s.inverse_bind[0][0], 16))}});
+  }
+  for (const Plane& p : vat.planes) {
+    glb::ViewOptions view;
+    view.alignment = kPlaneAlignment;
+    ext["planes"].push_back({{"semantic", semantic_name(p.semantic)},
+                             {"format", format_name(p.format)},
+                             {"texelsPerFrame", p.texels_per_frame},
+                             {"width", p.width},
+                             {"rowsPerFrame", p.rows_per_frame},
+                             {"height", p.height},
+                             {"bufferView", w.add_buffer_view(p.data, view)}});
+  }
+  for (const SourceRange& s : g.sources) {
+    ext["sources"].push_back({{"node", s.node},
+                              {"mesh", s.mesh},
+                              {"primitive", s.primitive},
+                              {"firstVertex", s.first_vertex},
+                              {"vertexCount", s.vertex_count},
+                              {"sourceVertexCount", s.source_vertex_count}});
+  }
+  w.json()["extensions"][kVatExtensionName] = std::move(ext);
+  w.use_extension(kVatExtensionName, /*required=*/false);
+
+  // The GLB length field is 32 bits. The JSON is measured as finish() will write it (plus the
+  // buffers entry and padding, well under 256 bytes).
+  const size_t json_bytes = w.json().dump(-1, ' ', false, json::error_handler_t::replace).size();
+  if (w.bin_size() + json_bytes + 256 > std::numeric_limits<uint32_t>::max()) {
+    fail("file", "would be " + num(uint64_t(w.bin_size() + json_bytes)) +
+                     " bytes, a GLB holds at most 4 GiB");
+  }
+  std::vector<uint8_t> file = w.finish();
+  const bool sealed = vat_file_detail::reseal_checksum(file);
+  assert(sealed);
+  (void)sealed;
+  return file;
+}
+
+// ---- reading -------------------------------------------------------------------------------
+
+const json* find(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+const json& member(const json& object, const char* key, const std::string& where) {
+  const json* value = find(object, key);
+  if (!value) fail(where, std::string("missing \"") + key + "\"");
+  return *value;
+}
+
+const json& as_object(const json& v, const std::string& where) {
+  if (!v.is_object()) fail(where, "expected an object");
+  return v;
+}
+const json& as_array(const json& v, const std::string& where) {
+  if (!v.is_array()) fail(where, "expected an array");
+  return v;
+}
+const std::string& as_string(const json& v, const std::string& where) {
+  if (!v.is_string()) fail(where, "expected a string");
+  return v.get_ref<const std::string&>();
+}
+bool as_bool(const json& v, const std::string& where) {
+  if (!v.is_boolean()) fail(where, "expected true or false");
+  return v.get<bool>();
+}
+uint32_t as_u32(const json& v, const std::string& where) {
+  if (!v.is_number_unsigned()) fail(where, "expected an unsigned integer");
+  const uint64_t x = v.get<uint64_t>();
+  if (x > std::numeric_limits<uint32_t>::max()) fail(where, num(x) + " is out of range");
+  return static_cast<uint32_t>(x);
+}
+int32_t as_i32(const json& v, const std::string& where) {
+  if (v.is_number_unsigned()) {
+    const uint64_t x = v.get<uint64_t>();
+    if (x > uint64_t(std::numeric_limits<int32_t>::max())) fail(where, num(x) + " is out of range");
+    return static_cast<int32_t>(x);
+  }
+  if (!v.is_number_integer()) fail(where, "expected an integer");
+  const int64_t x = v.get<int64_t>();
+  if (x < std::numeric_limits<int32_t>::min()) fail(where, num(x) + " is out of range");
+  return static_cast<int32_t>(x);
+}
+float as_float(const json& v, const std::string& where) {
+  if (!v.is_number()) fail(where, "expected a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || std::abs(d) > double(std::numeric_limits<float>::max())) {
+    fail(where, "not a finite 32-bit float");
+  }
+  return static_cast<float>(d);
+}
+template <int N>
+glm::vec<N, float> as_vec(const json& v, const std::string& where) {
+  if (!v.is_array() || v.size() != N) fail(where, "expected an array of " + std::to_string(N) + " numbers");
+  glm::vec<N, float> out;
+  for (int c = 0; c < N; ++c) out[c] = as_float(v[c], where + "[" + std::to_string(c) + "]");
+  return out;
+}
+Bounds as_bounds(const json& v, const std::string& where) {
+  as_object(v, where);
+  return {as_vec<3>(member(v, "min", where), where + ".min"),
+          as_vec<3>(member(v, "max", where), where + ".max")};
+}
+template <class E, size_t N>
+E as_enum(const json& v, const std::string& where, const std::pair<const char*, E> (&names)[N]) {
+  const std::string& s = as_string(v, where);
+  for (const auto& [name, value] : names)
+    if (s == name) return value;
+  std::string expected;
+  for (const auto& [name, value] : names) expected += std::string(expected.empty() ? "" : ", ") + name;
+  fail(where, "\"" + s + "\" is not one of " + expected);
+}
+
+std::string at(const std::string& where, size_t index) {
+  return where + "[" + std::to_string(index) + "]";
+}
+
+uint32_t component_bytes(ComponentType c) {
+  switch (c) {
+    case ComponentType::Int8:
+    case ComponentType::UInt8: return 1;
+    case ComponentType::Int16:
+    case ComponentType::UInt16: return 2;
+    default: return 4;
+  }
+}
+
+class Reader {
+ public:
+  Reader(std::span<const uint8_t> file, const std::string& name) : file_(file), name_(name) {}
+
+  Vat read(std::shared_ptr<const void> keep_alive);
+
+ private:
+  struct ViewRange {
+    size_t offset = 0;  // from the start of the BIN data
+    size_t length = 0;
+  };
+
+  void check_container();
+  void check_checksum();
+  void parse_json();
+  ViewRange view(uint32_t index, const std::string& where);
+  std::span<const uint8_t> accessor(uint32_t index, ComponentType component, const char* type,
+                                    uint32_t element_bytes, const std::string& where,
+                                    uint32_t* count, uint32_t* byte_offset, uint32_t* view_index);
+  void read_geometry(Vat& vat, const json& ext);
+  void read_materials(Vat& vat);
+  void read_extension(Vat& vat, const json& ext);
+  const json& top_array(const char* key) {
+    const json* v = find(doc_, key);
+    static const json empty = json::array();
+    if (!v) return empty;
+    return as_array(*v, key);
+  }
+
+  std::span<const uint8_t> file_;
+  const std::string& name_;
+  glb::Chunks chunks_;
+  json doc_;
+  size_t buffer_length_ = 0;
+  std::string checksum_digits_;
+};
+
+void Reader::check_container() {
+  Result<glb::Chunks> chunks = glb::split_glb(file_, "");
+  if (!chunks) throw Failure{chunks.error().message};
+  chunks_ = *chunks;
+  if (chunks_.bin.empty()) fail("GLB", "no BIN chunk: a .vat.glb stores its planes there");
+}
+
+void Reader::check_checksum() {
+  std::string why;
+  const std::optional<size_t> digits =
+      vat_file_detail::find_checksum_digits(file_, chunks_.json, &why);
+  if (!digits) fail(std::string(kExt) + ".checksum", why);
+  checksum_digits_.assign(reinterpret_cast<const char*>(file_.data() + *digits),
+                          vat_file_detail::kChecksumDigits);
+  uint64_t stored = 0;
+  for (char c : checksum_digits_) {
+    const bool digit = c >= '0' && c <= '9', letter = c >= 'a' && c <= 'f';
+    if (!digit && !letter) {
+      fail(std::string(kExt) + ".checksum", "\"" + checksum_digits_ +
+                                                "\" is not 16 lowercase hex digits");
+    }
+    stored = stored << 4 | uint64_t(digit ? c - '0' : c - 'a' + 10);
+  }
+  const uint64_t actual = vat_file_detail::content_checksum(file_, *digits);
+  if (actual != stored) {
+    throw Failure{"checksum mismatch: the file says " + checksum_digits_ +
+                  ", its bytes hash to " + vat_file_detail::checksum_hex(actual) +
+                  " (corrupted, truncated and re-padded, or edited by another tool)"};
+  }
+}
+
+void Reader::parse_json() {
+  try {
+    doc_ = json::parse(chunks_.json.begin(), chunks_.json.end());
+  } catch (const json::exception& e) {
+    // nlohmann's messages are "[json.exception.parse_error.101] parse error at ...".
+    std::string what = e.what();
+    const size_t bracket = what.find("] ");
+    if (bracket != std::string::npos) what = what.substr(bracket + 2);
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    fail("JSON chunk", what);
+  }
+  as_object(doc_, "JSON chunk");
+}
+
+Reader::ViewRange Reader::view(uint32_t index, const std::string& where) {
+  const json& views = top_array("bufferViews");
+  const std::string self = at("bufferViews", index);
+  if (index >= views.size()) fail(where, self + " does not exist");
+  const json& v = as_object(views[index], self);
+  if (as_u32(member(v, "buffer", self), self + ".buffer") != 0) fail(self + ".buffer", "not 0");
+  const json* offset = find(v, "byteOffset");
+  ViewRange range;
+  range.offset = offset ? as_u32(*offset, self + ".byteOffset") : 0;
+  range.length = as_u32(member(v, "byteLength", self), self + ".byteLength");
+  if (range.length == 0) fail(self + ".byteLength", "0");
+  if (range.offset + range.length > buffer_length_) {
+    fail(self, "bytes " + num(uint64_t(range.offset)) + " + " + num(uint64_t(range.length)) +
+                   " run past the buffer's " + num(uint64_t(buffer_length_)));
+  }
+  return range;
+}
+
+std::span<const uint8_t> Reader::accessor(uint32_t index, ComponentType component,
+                                          const char* type, uint32_t element_bytes,
+                                          const std::string& where, uint32_t* count,
+                                          uint32_t* byte_offset, uint32_t* view_index) {
+  const json& accessors = top_array("accessors");
+  const std::string self = where + " (" + at("accessors", index) + ")";
+  if (index >= accessors.size()) fail(where, at("accessors", index) + " does not exist");
+  const json& a = as_object(accessors[index], self);
+  const uint32_t c = as_u32(member(a, "componentType", self), self + ".componentType");
+  if (c != static_cast<uint32_t>(component)) {
+    fail(self + ".componentType", num(c) + ", expected " + num(static_cast<uint32_t>(component)));
+  }
+  const std::string& t = as_string(member(a, "type", self), self + ".type");
+  if (t != type) fail(self + ".type", "\"" + t + "\", expected \"" + type + "\"");
+  if (const json* n = find(a, "normalized"); n && as_bool(*n, self + ".normalized")) {
+    fail(self + ".normalized", "true, expected false");
+  }
+  if (find(a, "sparse")) fail(self + ".sparse", "sparse accessors are not part of a .vat.glb");
+  *view_index = as_u32(member(a, "bufferView", self), self + ".bufferView");
+  const json* offset = find(a, "byteOffset");
+  *byte_offset = offset ? as_u32(*offset, self + ".byteOffset") : 0;
+  if (*byte_offset % component_bytes(component) != 0) {
+    fail(self + ".byteOffset", num(*byte_offset) + " is not a multiple of the component size");
+  }
+  *count = as_u32(member(a, "count", self), self + ".count");
+  if (*count == 0) fail(self + ".count", "0");
+  const ViewRange range = view(*view_index, self);
+  const json& v = top_array("bufferViews")[*view_index];
+  if (const json* stride = find(v, "byteStride")) {
+    const uint32_t s = as_u32(*stride, at("bufferViews", *view_index) + ".byteStride");
+    if (s != element_bytes) {
+      fail(at("bufferViews", *view_index) + ".byteStride",
+           num(s) + ", expected tightly packed elements (" + num(element_bytes) + ")");
+    }
+  }
+  const uint64_t bytes = uint64_t(*count) * element_bytes;
+  if (*byte_offset + bytes > range.length) {
+    fail(self, "bytes " + num(*byte_offset) + " + " + num(*count) + " * " + num(element_bytes) +
+                   " run past " + at("bufferViews", *view_index) + " (byteLength " +
+                   num(uint64_t(range.length)) + ")");
+  }
+  if ((chunks_.bin_offset + range.offset + *byte_offset) % component_bytes(component) != 0) {
+    fail(self, "data is not aligned to its component size");
+  }
+  return chunks_.bin.subspan(range.offset + *byte_offset, bytes);
+}
+
+void Reader::read_geometry(Vat& vat, const json& ext) {
+  const uint32_t mesh_index = as_u32(member(ext, "mesh", kExt), std::string(kExt) + ".mesh");
+  const json& meshes = top_array("meshes");
+  if (mesh_index >= meshes.size()) fail(std::string(kExt) + ".mesh", at("meshes", mesh_index) + " does not exist");
+  const std::string mesh_where = at("meshes", mesh_index);
+  const json& mesh = as_object(meshes[mesh_index], mesh_where);
+  const json& primitives = as_array(member(mesh, "primitives", mesh_where), mesh_where + ".primitives");
+  if (primitives.empty()) fail(mesh_where + ".primitives", "empty");
+
+  // Every primitive shares the first one's vertex stream.
+  const std::string first_where = mesh_where + ".primitives[0]";
+  const json& attributes =
+      as_object(member(as_object(primitives[0], first_where), "attributes", first_where),
+                first_where + ".attributes");
+  for (const auto& [key, value] : attributes.items()) {
+    bool known = false;
+    for (const AttrInfo& a : kAttrs) known |= key == a.gltf;
+    if (!known) fail(first_where + ".attributes." + key, "not an attribute of a .vat.glb");
+  }
+  VatGeometry& g = vat.geometry;
+  auto attr_where = [&](Attr a) { return first_where + ".attributes." + info(a).gltf; };
+  for (int i = 0; i < kAttrCount; ++i) {
+    const Attr a = static_cast<Attr>(i);
+    const json* index = find(attributes, info(a).gltf);
+    if (!index) {
+      if (a == Attr::Position) fail(attr_where(a), "missing");
+      continue;
+    }
+    uint32_t count = 0, offset = 0, view_index = 0;
+    const std::span<const uint8_t> bytes =
+        accessor(as_u32(*index, attr_where(a)), info(a).component, info(a).type,
+                 info(a).element_bytes, attr_where(a), &count, &offset, &view_index);
+    if (a != Attr::Position && count != g.positions.size()) {
+      fail(attr_where(a), "count " + num(count) + ", expected the vertex count " +
+                              num(uint64_t(g.positions.size())));
+    }
+    with_attr(g, a, [&](auto& values) {
+      values.resize(count);
+      std::memcpy(values.data(), bytes.data(), bytes.size());
+    });
+  }
+
+  std::optional<uint32_t> index_view;
+  for (size_t p = 0; p < primitives.size(); ++p) {
+    const std::string where = at(mesh_where + ".primitives", p);
+    const json& primitive = as_object(primitives[p], where);
+    if (p > 0 && member(primitive, "attributes", where) != attributes) {
+      fail(where + ".attributes", "differs from primitives[0]'s (a .vat.glb has one vertex stream)");
+    }
+    if (const json* mode = find(primitive, "mode"); mode && as_u32(*mode, where + ".mode") != 4) {
+      fail(where + ".mode", "not 4 (triangles)");
+    }
+    if (find(primitive, "targets")) fail(where + ".targets", "morph targets are not part of a .vat.glb");
+    uint32_t count = 0, offset = 0, view_index = 0;
+    const uint32_t index = as_u32(member(primitive, "indices", where), where + ".indices");
+    accessor(index, ComponentType::UInt32, "SCALAR", 4, where + ".indices", &count, &offset, &view_index);
+    if (!index_view) {
+      index_view = view_index;
+      const ViewRange range = view(view_index, where + ".indices");
+      if (range.length % 4 != 0) fail(at("bufferViews", view_index), "byteLength is not a multiple of 4");
+      const auto bytes = chunks_.bin.subspan(range.offset, range.length);
+      g.indices.resize(range.length / 4);
+      std::memcpy(g.indices.data(), bytes.data(), bytes.size());
+    } else if (view_index != *index_view) {
+      fail(where + ".indices", "in " + at("bufferViews", view_index) + ", primitives[0]'s are in " +
+                                   at("bufferViews", *index_view) + " (a .vat.glb has one index buffer)");
+    }
+    DrawGroup group;
+    group.first_index = offset / 4;
+    group.index_count = count;
+    const json* material = find(primitive, "material");
+    group.material = material ? as_i32(*material, where + ".material") : -1;
+    if (material && group.material < 0) fail(where + ".material", "negative");
+    check_group(group, g.indices.size(), top_array("materials").size(), where);
+    g.groups.push_back(group);
+  }
+  check_geometry(g, vat.slots.size(), vat.encoding, attr_where,
+                 at("bufferViews", *index_view) + " (indices)");
+}
+
+void Reader::read_materials(Vat& vat) {
+  const json& images = top_array("images");
+  for (size_t i = 0; i < images.size(); ++i) {
+    const std::string where = at("images", i);
+    const json& object = as_object(images[i], where);
+    if (find(object, "uri")) fail(where + ".uri", "a .vat.glb embeds its images");
+    Image image;
+    if (const json* name = find(object, "name")) image.name = as_string(*name, where + ".name");
+    image.mime_type = as_string(member(object, "mimeType", where), where + ".mimeType");
+    const uint32_t view_index = as_u32(member(object, "bufferView", where), where + ".bufferView");
+    const ViewRange range = view(view_index, where);
+    const auto bytes = chunks_.bin.subspan(range.offset, range.length);
+    image.bytes.assign(bytes.begin(), bytes.end());
+    check_image(image, where);
+    vat.images.push_back(std::move(image));
+  }
+  const json& textures = top_array("textures");
+  const json& materials = top_array("materials");
+  for (size_t i = 0; i < materials.size(); ++i) {
+    const std::string where = at("materials", i);
+    const json& object = as_object(materials[i], where);
+    Material m;
+    if (const json* name = find(object, "name")) m.name = as_string(*name, where + ".name");
+    if (const json* pbr = find(object, "pbrMetallicRoughness")) {
+      const std::string pw = where + ".pbrMetallicRoughness";
+      as_object(*pbr, pw);
+      if (const json* f = find(*pbr, "baseColorFactor")) m.base_color_factor = as_vec<4>(*f, pw + ".baseColorFactor");
+      if (const json* t = find(*pbr, "baseColorTexture")) {
+        const std::string tw = pw + ".baseColorTexture";
+        as_object(*t, tw);
+        const uint32_t texture = as_u32(member(*t, "index", tw), tw + ".index");
+        if (texture >= textures.size()) fail(tw + ".index", at("textures", texture) + " does not exist");
+        const std::string sw = at("textures", texture);
+        const uint32_t source = as_u32(member(as_object(textures[texture], sw), "source", sw), sw + ".source");
+        if (source >= vat.images.size()) fail(sw + ".source", at("images", source) + " does not exist");
+        m.base_color_image = static_cast<int32_t>(source);
+        if (const json* tc = find(*t, "texCoord")) m.base_color_texcoord = as_u32(*tc, tw + ".texCoord");
+      }
+    }
+    if (const json* mode = find(object, "alphaMode")) {
+      static constexpr std::pair<const char*, AlphaMode> kModes[] = {
+          {"OPAQUE", AlphaMode::Opaque}, {"MASK", AlphaMode::Mask}, {"BLEND", AlphaMode::Blend}};
+      m.alpha_mode = as_enum(*mode, where + ".alphaMode", kModes);
+    }
+    if (const json* cutoff = find(object, "alphaCutoff")) m.alpha_cutoff = as_float(*cutoff, where + ".alphaCutoff");
+    if (const json* sided = find(object, "doubleSided")) m.double_sided = as_bool(*sided, where + ".doubleSided");
+    check_material(m, vat.images.size(), where);
+    vat.materials.push_back(std::move(m));
+  }
+}
+
+void Reader::read_extension(Vat& vat, const json& ext) {
+  const std::string e = kExt;
+  static constexpr std::pair<const char*, Encoding> kEncodings[] = {{"delta", Encoding::Delta},
+                                                                    {"rig", Encoding::Rig}};
+  static constexpr std::pair<const char*, Precision> kPrecisions[] = {
+      {"f32", Precision::F32}, {"f16", Precision::F16}, {"q16", Precision::Q16}};
+  static constexpr std::pair<const char*, LoopMode> kLoops[] = {
+      {"repeat", LoopMode::Repeat}, {"once", LoopMode::Once}, {"pingPong", LoopMode::PingPong}};
+  static constexpr std::pair<const char*, EndMode> kEnds[] = {{"clamp", EndMode::Clamp},
+                                                              {"rewind", EndMode::Rewind}};
+  vat.encoding = as_enum(member(ext, "encoding", e), e + ".encoding", kEncodings);
+  vat.precision = as_enum(member(ext, "precision", e), e + ".precision", kPrecisions);
+  vat.frame_rows = as_u32(member(ext, "frameRows", e), e + ".frameRows");
+  if (vat.frame_rows == 0) fail(e + ".frameRows", "0");
+  vat.bounds = as_bounds(member(ext, "bounds", e), e + ".bounds");
+
+  const json& clips = as_array(member(ext, "clips", e), e + ".clips");
+  if (clips.empty()) fail(e + ".clips", "empty, a VAT has at least one clip");
+  for (size_t i = 0; i < clips.size(); ++i) {
+    const std::string w = at(e + ".clips", i);
+    const json& o = as_object(clips[i], w);
+    VatClip c;
+    c.name = as_string(member(o, "name", w), w + ".name");
+    c.source_animation = as_i32(member(o, "sourceAnimation", w), w + ".sourceAnimation");
+    c.first_row = as_u32(member(o, "firstRow", w), w + ".firstRow");
+    c.rows = as_u32(member(o, "rows", w), w + ".rows");
+    c.fps = as_float(member(o, "fps", w), w + ".fps");
+    c.duration_s = as_float(member(o, "duration", w), w + ".duration");
+    c.defaults.loop_mode = as_enum(member(o, "loopMode", w), w + ".loopMode", kLoops);
+    c.defaults.repetitions = as_i32(member(o, "repetitions", w), w + ".repetitions");
+    c.defaults.end_mode = as_enum(member(o, "endMode", w), w + ".endMode", kEnds);
+    c.defaults.speed = as_float(member(o, "speed", w), w + ".speed");
+    c.max_delta = as_float(member(o, "maxDelta", w), w + ".maxDelta");
+    c.bounds = as_bounds(member(o, "bounds", w), w + ".bounds");
+    c.delta_range = as_bounds(member(o, "deltaRange", w), w + ".deltaRange");
+    c.translation_range = as_bounds(member(o, "translationRange", w), w + ".translationRange");
+    const glm::vec2 scale = as_vec<2>(member(o, "scaleRange", w), w + ".scaleRange");
+    c.scale_min = scale[0];
+    c.scale_max = scale[1];
+    check_clip(c, vat.frame_rows, w);
+    vat.clips.push_back(std::move(c));
+  }
+
+  const json& slots = as_array(member(ext, "slots", e), e + ".slots");
+  if (slots.size() > 65536) fail(e + ".slots", num(uint64_t(slots.size())) + " slots, at most 65536");
+  if (vat.encoding == Encoding::Rig && slots.empty()) fail(e + ".slots", "empty, the rig encoding needs slots");
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const std::string w = at(e + ".slots", i);
+    const json& o = as_object(slots[i], w);
+    VatSlot s;
+    s.name = as_string(member(o, "name", w), w + ".name");
+    s.node = as_i32(member(o, "node", w), w + ".node");
+    const json& m = member(o, "inverseBind", w);
+    if (!m.is_array() || m.size() != 16) fail(w + ".inverseBind", "expected an array of 16 numbers");
+    for (int k = 0; k < 16; ++k) s.inverse_bind[k / 4][k % 4] = as_float(m[k], at(w + ".inverseBind", k));
+    check_slot(s, w);
+    vat.slots.push_back(std::move(s));
+  }
+
+  const json& sources = as_array(member(ext, "sources", e), e + ".sources");
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const std::string w = at(e + ".sources", i);
+    const json& o = as_object(sources[i], w);
+    SourceRange s;
+    s.node = as_u32(member(o, "node", w), w + ".node");
+    s.mesh = as_u32(member(o, "mesh", w), w + ".mesh");
+    s.primitive = as_u32(member(o, "primitive", w), w + ".primitive");
+    s.first_vertex = as_u32(member(o, "firstVertex", w), w + ".firstVertex");
+    s.vertex_count = as_u32(member(o, "vertexCount", w), w + ".vertexCount");
+    s.source_vertex_count = as_u32(member(o, "sourceVertexCount", w), w + ".sourceVertexCount");
+    vat.geometry.sources.push_back(s);  // ranges checked once the vertex count is known
+  }
+}
+
+Vat Reader::read(std::shared_ptr<const void> keep_alive) {
+  check_container();
+  check_checksum();
+  parse_json();
+
+  const json& used = top_array("extensionsUsed");
+  if (std::find(used.begin(), used.end(), json(kVatExtensionName)) == used.end()) {
+    fail("extensionsUsed", std::string("does not list ") + kVatExtensionName + " (not a .vat.glb)");
+  }
+  const json& extensions = as_object(member(doc_, "extensions", "document"), "extensions");
+  const json& ext = as_object(member(extensions, kVatExtensionName, "extensions"), kExt);
+  const uint32_t version = as_u32(member(ext, "version", kExt), std::string(kExt) + ".version");
+  if (version != kVatFormatVersion) {
+    fail(std::string(kExt) + ".version",
+         num(version) + " is not supported (this vatkit reads version " + num(kVatFormatVersion) + ")");
+  }
+  const std::string& digits = as_string(member(ext, "checksum", kExt), std::string(kExt) + ".checksum");
+  if (digits != checksum_digits_) {
+    fail(std::string(kExt) + ".checksum", "the hashed \"checksum\" key is not this extension's");
+  }
+
+  const json& buffers = top_array("buffers");
+  if (buffers.size() != 1) fail("buffers", num(uint64_t(buffers.size())) + " buffers, expected 1 (the BIN chunk)");
+  const json& buffer = as_object(buffers[0], "buffers[0]");
+  if (find(buffer, "uri")) fail("buffers[0].uri", "a .vat.glb keeps its buffer in the BIN chunk");
+  buffer_length_ = as_u32(member(buffer, "byteLength", "buffers[0]"), "buffers[0].byteLength");
+  if (buffer_length_ > chunks_.bin.size() || chunks_.bin.size() - buffer_length_ > 3) {
+    fail("buffers[0].byteLength", num(uint64_t(buffer_length_)) + ", the BIN chunk has " +
+                                      num(uint64_t(chunks_.bin.size())) + " bytes");
+  }
+  if (chunks_.bin_offset % kPlaneAlignment != 0) {
+    fail("GLB", "BIN data starts at file offset " + num(uint64_t(chunks_.bin_offset)) +
+                    ", not a multiple of 16 (planes must be 16-byte aligned)");
+  }
+
+  Vat vat;
+  vat.source = name_;
+  read_extension(vat, ext);
+  read_materials(vat);
+  read_geometry(vat, ext);
+  for (size_t i = 0; i < vat.geometry.sources.size(); ++i) {
+    check_source(vat.geometry.sources[i], vat.geometry.vertex_count(), at(std::string(kExt) + ".sources", i));
+  }
+
+  const json& planes = as_array(member(ext, "planes", kExt), std::string(kExt) + ".planes");
+  if (planes.empty()) fail(std::string(kExt) + ".planes", "empty");
+  bool seen[4] = {};
+  for (size_t i = 0; i < planes.size(); ++i) {
+    const std::string w = at(std::string(kExt) + ".planes", i);
+    const json& o = as_object(planes[i], w);
+    static constexpr std::pair<const char*, PlaneSemantic> kSemantics[] = {
+        {"position", PlaneSemantic::Position}, {"normal", PlaneSemantic::Normal},
+        {"tangent", PlaneSemantic::Tangent}, {"slots", PlaneSemantic::Slots}};
+    static constexpr std::pair<const char*, TexelFormat> kFormats[] = {
+        {"rgba32f", TexelFormat::RGBA32F}, {"rgba16f", TexelFormat::RGBA16F},
+        {"rgba16unorm", TexelFormat::RGBA16Unorm}};
+    Plane p;
+    p.semantic = as_enum(member(o, "semantic", w), w + ".semantic", kSemantics);
+    if (seen[int(p.semantic)]) fail(w + ".semantic", std::string("a second ") + semantic_name(p.semantic) + " plane");
+    seen[int(p.semantic)] = true;
+    p.format = as_enum(member(o, "format", w), w + ".format", kFormats);
+    p.texels_per_frame = as_u32(member(o, "texelsPerFrame", w), w + ".texelsPerFrame");
+    p.width = as_u32(member(o, "width", w), w + ".width");
+    p.rows_per_frame = as_u32(member(o, "rowsPerFrame", w), w + ".rowsPerFrame");
+    p.height = as_u32(member(o, "height", w), w + ".height");
+    check_plane_shape(p, vat, w);
+    const uint32_t view_index = as_u32(member(o, "bufferView", w), w + ".bufferView");
+    const ViewRange range = view(view_index, w + ".bufferView");
+    const std::string vw = at("bufferViews", view_index);
+    if (range.length != plane_bytes(p)) {
+      fail(w, vw + " has " + num(uint64_t(range.length)) + " bytes, width * height * " +
+                  num(texel_bytes(p.format)) + " = " + num(plane_bytes(p)));
+    }
+    if (range.offset % kPlaneAlignment != 0) {
+      fail(w, vw + ".byteOffset " + num(uint64_t(range.offset)) + " is not a multiple of 16");
+    }
+    if (const json* stride = find(top_array("bufferViews")[view_index], "byteStride")) {
+      (void)stride;
+      fail(vw + ".byteStride", "a plane's view has none");
+    }
+    p.data = chunks_.bin.subspan(range.offset, range.length);
+    vat.planes.push_back(p);
+  }
+  if (vat.encoding == Encoding::Delta && !seen[int(PlaneSemantic::Position)]) {
+    fail(std::string(kExt) + ".planes", "no position plane, the delta encoding needs one");
+  }
+  if (vat.encoding == Encoding::Rig && !seen[int(PlaneSemantic::Slots)]) {
+    fail(std::string(kExt) + ".planes", "no slots plane, the rig encoding needs one");
+  }
+
+  // Defence in depth: what the writer would refuse, the loader must not return.
+  check_vat(vat);
+  vat.storage = std::move(keep_alive);
+  return vat;
+}
+
+}  // namespace
+
+// ---- checksum ------------------------------------------------------------------------------
+
+namespace vat_file_detail {
+
+std::optional<size_t> find_checksum_digits(std::span<const uint8_t> file,
+                                           std::span<const uint8_t> json_chunk, std::string* why) {
+  const std::string_view text(reinterpret_cast<const char*>(json_chunk.data()), json_chunk.size());
+  const std::string_view key(kChecksumKey, kChecksumKeyLength);
+  const size_t first = text.find(key);
+  if (first == std::string_view::npos) {
+    if (why) *why = "missing (no \"checksum\":\" in the JSON chunk)";
+    return std::nullopt;
+  }
+  if (text.find(key, first + 1) != std::string_view::npos) {
+    if (why) *why = "the JSON chunk has more than one \"checksum\":\"";
+    return std::nullopt;
+  }
+  const size_t digits = first + kChecksumKeyLength;
+  if (digits + kChecksumDigits >= text.size() || text[digits + kChecksumDigits] != '"') {
+    if (why) *why = "not a string of 16 hex digits";
+    return std::nullopt;
+  }
+  return static_cast<size_t>(json_chunk.data() - file.data()) + digits;
+}
+
+uint64_t content_checksum(std::span<const uint8_t> file, size_t digits_offset) {
+  assert(digits_offset + kChecksumDigits <= file.size());
+  static constexpr char kZeros[kChecksumDigits + 1] = "0000000000000000";
+  XXH3_state_t state;
+  XXH3_INITSTATE(&state);
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, file.data(), digits_offset);
+  XXH3_64bits_update(&state, kZeros, kChecksumDigits);
+  XXH3_64bits_update(&state, file.data() + digits_offset + kChecksumDigits,
+                     file.size() - digits_offset - kChecksumDigits);
+  return XXH3_64bits_digest(&state);
+}
+
+std::string checksum_hex(uint64_t value) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(kChecksumDigits, '0');
+  for (size_t i = 0; i < kChecksumDigits; ++i) out[kChecksumDigits - 1 - i] = kHex[(value >> (4 * i)) & 15];
+  return out;
+}
+
+bool reseal_checksum(std::span<uint8_t> file) {
+  Result<glb::Chunks> chunks = glb::split_glb(file, "");
+  if (!chunks) return false;
+  const std::optional<size_t> digits = find_checksum_digits(file, chunks->json, nullptr);
+  if (!digits) return false;
+  const std::string hex = checksum_hex(content_checksum(file, *digits));
+  std::memcpy(file.data() + *digits, hex.data(), kChecksumDigits);
+  return true;
+}
+
+}  // namespace vat_file_detail
+
+// ---- public API ----------------------------------------------------------------------------
+
+Result<void> validate_vat(const Vat& vat) {
+  try {
+    check_vat(vat);
+  } catch (const Failure& f) {
+    return make_error(vat.source, f.message);
+  }
+  return {};
+}
+
+Result<std::vector<uint8_t>> write_vat_glb(const Vat& vat) {
+  try {
+    check_vat(vat);
+    return write_unchecked(vat);
+  } catch (const Failure& f) {
+    return make_error(vat.source, f.message);
+  }
+}
+
+Result<void> save_vat(const Vat& vat, const std::filesystem::path& path) {
+  Result<std::vector<uint8_t>> bytes = write_vat_glb(vat);
+  if (!bytes) {
+    // Name the destination as well as the Vat: the caller was saving to `path`.
+    return make_error(path.string(), "not written: " + bytes.error().message);
+  }
+  return write_file_atomic(path, *bytes);
+}
+
+Result<Vat> load_vat_memory(std::span<const uint8_t> bytes, const std::string& name,
+                            std::shared_ptr<const void> keep_alive) {
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % kPlaneAlignment != 0) {
+    // Copy into 16-byte-aligned storage (operator new[] of this type guarantees it) that the
+    // Vat then owns.
+    struct alignas(16) Block {
+      uint8_t b[16];
+    };
+    std::shared_ptr<Block[]> copy(new Block[(bytes.size() + 15) / 16]);
+    std::memcpy(copy.get(), bytes.data(), bytes.size());
+    const std::span<const uint8_t> aligned(reinterpret_cast<const uint8_t*>(copy.get()), bytes.size());
+    return load_vat_memory(aligned, name, std::shared_ptr<const void>(copy, copy.get()));
+  }
+  try {
+    Reader reader(bytes, name);
+    return reader.read(std::move(keep_alive));
+  } catch (const Failure& f) {
+    return make_error(name, f.message);
+  }
+}
+
+Result<Vat> load_vat(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error(name, std::string("cannot open (") + std::strerror(errno) + ")");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int error = errno;
+    ::close(fd);
+    return make_error(name, std::string("cannot stat (") + std::strerror(error) + ")");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error(name, S_ISDIR(st.st_mode) ? "is a directory, not a file" : "not a regular file");
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    return load_vat_memory({}, name);  // the container check names the problem
+  }
+  // MAP_POPULATE: the checksum reads every page anyway; faulting them in up front is faster.
+  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  const int map_error = errno;
+  ::close(fd);
+  if (mapped == MAP_FAILED) return make_error(name, std::string("cannot map (") + std::strerror(map_error) + ")");
+  std::shared_ptr<const void> mapping(mapped, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
+  return load_vat_memory({static_cast<const uint8_t*>(mapped), size}, name, std::move(mapping));
+}
+
+bool is_vat_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  uint32_t header[5] = {};
+  if (!in.read(reinterpret_cast<char*>(header), sizeof(header))) return false;
+  if (header[0] != 0x46546C67u || header[1] != 2 || header[4] != 0x4E4F534Au) return false;
+  const uint32_t json_length = header[3];
+  if (json_length > header[2] || json_length > (64u << 20)) return false;
+  std::string text(json_length, '\0');
+  if (!in.read(text.data(), json_length)) return false;
+  const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return false;
+  const auto used = doc.find("extensionsUsed");
+  if (used == doc.end() || !used->is_array()) return false;
+  return std::find(used->begin(), used->end(), json(kVatExtensionName)) != used->end();
+}
+
+}  // namespace vatkit

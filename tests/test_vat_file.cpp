@@ -1,0 +1,945 @@
+// The .vat.glb file (vat_file.h, docs/format.md): round trips of every field and plane byte over
+// both encodings, every precision and texel format, wrapped planes and 8-influence rigs; the
+// container layout (16-byte-aligned BIN data and planes) and the checksum recomputed here with
+// xxHash directly; the Khronos validator's verdict; golden files of format version 1; every
+// truncation and every single-byte corruption refused; one re-sealed mutation per validation
+// rule, each naming its object; atomic saves.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "../core/src/glb_writer.h"
+#include "../core/src/vat_file_internal.h"
+#include "test_support.h"
+#include "vatkit/file_io.h"
+#include "vatkit/vat_file.h"
+
+namespace vatkit {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A 2x2 RGBA PNG (red, green / blue, white), made with Python's zlib for these tests.
+const std::vector<uint8_t> kPng = {
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+    0x52, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x06, 0x00, 0x00, 0x00, 0x72,
+    0xb6, 0x0d, 0x24, 0x00, 0x00, 0x00, 0x12, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8,
+    0xcf, 0xc0, 0xf0, 0x1f, 0x0c, 0x81, 0x34, 0x18, 0x00, 0x00, 0x49, 0xc8, 0x09, 0xf7, 0x03,
+    0xd9, 0x64, 0xf1, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+
+uint32_t u32_at(std::span<const uint8_t> bytes, size_t offset) {
+  uint32_t v;
+  std::memcpy(&v, bytes.data() + offset, 4);
+  return v;
+}
+
+// ---- synthetic Vats ------------------------------------------------------------------------
+
+struct Synth {
+  Encoding encoding = Encoding::Delta;
+  Precision precision = Precision::F32;
+  uint32_t width = 0;  // texels per texture row; 0 = a whole frame per row
+  bool normals = true;
+  bool tangents = true;
+  bool colors = true;
+  bool eight_influences = true;
+  bool textured = true;
+  std::vector<uint32_t> clip_rows = {5, 3, 1};
+  // Texel format per plane; unset = the precision's natural format.
+  std::optional<TexelFormat> normal_format;
+  uint32_t seed = 1;
+};
+
+TexelFormat natural_format(Precision p) {
+  switch (p) {
+    case Precision::F32: return TexelFormat::RGBA32F;
+    case Precision::F16: return TexelFormat::RGBA16F;
+    case Precision::Q16: return TexelFormat::RGBA16Unorm;
+  }
+  return TexelFormat::RGBA32F;
+}
+
+// A strip of three quads (8 vertices, 6 triangles in two draw groups) with three clips. The plane
+// bytes are a seeded pattern: the file stores planes without interpreting them.
+Vat synthetic_vat(const Synth& o) {
+  Vat vat;
+  vat.source = "synthetic";
+  vat.encoding = o.encoding;
+  vat.precision = o.precision;
+  VatGeometry& g = vat.geometry;
+  constexpr uint32_t kVertices = 8;
+  for (uint32_t i = 0; i < kVertices; ++i) {
+    const float x = 0.25f * float(i / 2), y = 0.5f * float(i % 2), z = 0.1f * float(i);
+    g.positions.push_back({x, y, z});
+    if (o.normals) g.normals.push_back(glm::normalize(glm::vec3(0.0f, 0.6f * float(i % 3), 0.8f)));
+    if (o.tangents) g.tangents.push_back({1.0f, 0.0f, 0.0f, i % 2 ? 1.0f : -1.0f});
+    g.texcoords0.push_back({x * 2.0f, 1.0f - y});
+    if (o.colors) g.colors0.push_back({0.1f * float(i), 0.5f, 1.0f, 0.75f});
+  }
+  g.indices = {0, 1, 2, 2, 1, 3, 2, 3, 4, 4, 3, 5, 4, 5, 6, 6, 5, 7};
+  g.groups = {{0, 12, 0}, {12, 6, o.textured ? 1 : -1}};
+  g.sources = {{2, 0, 0, 0, 4, 4}, {3, 1, 0, 4, 4, 3}};
+
+  const uint32_t slot_count = o.encoding == Encoding::Rig ? 3 : 2;
+  for (uint32_t s = 0; s < slot_count; ++s) {
+    VatSlot slot;
+    slot.name = "joint" + std::to_string(s);
+    slot.node = static_cast<int32_t>(s) + 4;
+    slot.inverse_bind[3] = glm::vec4(-0.1f * float(s), -0.3f, 0.05f, 1.0f);
+    vat.slots.push_back(slot);
+  }
+  if (o.encoding == Encoding::Rig) {
+    for (uint32_t i = 0; i < kVertices; ++i) {
+      g.bind_positions.push_back(g.positions[i] + glm::vec3(0.0f, 0.3f, -0.05f));
+      if (o.normals) g.bind_normals.push_back(g.normals[i]);
+      if (o.tangents) g.bind_tangents.push_back(g.tangents[i]);
+      g.slots0.push_back({i % 3, (i + 1) % 3, (i + 2) % 3, 0});
+      if (o.eight_influences) {
+        g.slot_weights0.push_back({0.4f, 0.2f, 0.1f, 0.1f});
+        g.slots1.push_back({(i + 1) % 3, 2, 1, 0});
+        g.slot_weights1.push_back({0.1f, 0.05f, 0.05f, 0.0f});
+      } else {
+        g.slot_weights0.push_back({0.5f, 0.25f, 0.125f, 0.125f});
+      }
+    }
+  }
+
+  const char* names[] = {"idle", "walk", "pose", "wave"};
+  uint32_t row = 0;
+  for (size_t c = 0; c < o.clip_rows.size(); ++c) {
+    VatClip clip;
+    clip.name = names[c % 4];
+    clip.source_animation = c == 2 ? -1 : static_cast<int32_t>(c);
+    clip.first_row = row;
+    clip.rows = o.clip_rows[c];
+    clip.duration_s = 0.1f * float(clip.rows - 1);
+    clip.fps = clip.rows > 1 ? float(clip.rows - 1) / clip.duration_s : 0.0f;
+    if (c == 1) clip.defaults = {LoopMode::PingPong, 3, EndMode::Rewind, 1.5f};
+    if (c == 2) clip.defaults = {LoopMode::Once, 1, EndMode::Clamp, 0.0f};
+    clip.max_delta = 0.01f * float(c);
+    clip.bounds = {{-0.5f, -0.1f * float(c), 0.0f}, {1.0f, 1.7f, 0.3f}};
+    clip.delta_range = {{-0.2f, -0.25f, -0.3f}, {0.2f, 0.125f, 0.3f}};
+    clip.translation_range = {{-1.0f, 0.0f, -1.0f}, {1.0f, 2.0f, 1.0f / 3.0f}};
+    clip.scale_min = 0.9f;
+    clip.scale_max = 1.1f;
+    vat.clips.push_back(clip);
+    row += clip.rows;
+  }
+  vat.frame_rows = row;
+  vat.bounds = {{-0.5f, -0.2f, 0.0f}, {1.0f, 1.7f, 0.3f}};
+
+  auto buffers = std::make_shared<std::vector<std::vector<uint8_t>>>();
+  std::mt19937 rng(o.seed);
+  auto add_plane = [&](PlaneSemantic semantic, TexelFormat format, uint32_t texels) {
+    Plane p;
+    p.semantic = semantic;
+    p.format = format;
+    p.texels_per_frame = texels;
+    p.width = o.width ? std::min(o.width, texels) : texels;
+    p.rows_per_frame = (texels + p.width - 1) / p.width;
+    p.height = p.rows_per_frame * vat.frame_rows;
+    std::vector<uint8_t>& bytes = buffers->emplace_back(p.byte_size());
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+    p.data = bytes;
+    vat.planes.push_back(p);
+  };
+  buffers->reserve(4);  // the spans must not move
+  const TexelFormat format = natural_format(o.precision);
+  if (o.encoding == Encoding::Delta) {
+    add_plane(PlaneSemantic::Position, format, kVertices);
+    if (o.normals) add_plane(PlaneSemantic::Normal, o.normal_format.value_or(format), kVertices);
+    if (o.tangents) add_plane(PlaneSemantic::Tangent, format, kVertices);
+  } else {
+    add_plane(PlaneSemantic::Slots, format, 2 * slot_count);
+  }
+  vat.storage = buffers;
+
+  Material skin;
+  skin.name = "skin";
+  skin.base_color_factor = {0.8f, 0.6f, 0.5f, 1.0f};
+  skin.alpha_mode = AlphaMode::Mask;
+  skin.alpha_cutoff = 0.25f;
+  skin.double_sided = true;
+  vat.materials.push_back(skin);
+  if (o.textured) {
+    Material cloth;
+    cloth.base_color_factor = {0.1f, 0.2f, 0.3f, 0.5f};
+    cloth.base_color_image = 0;
+    cloth.alpha_mode = AlphaMode::Blend;
+    vat.materials.push_back(cloth);
+    vat.images.push_back({"albedo", "image/png", kPng});
+  }
+  return vat;
+}
+
+// ---- comparing Vats ------------------------------------------------------------------------
+
+template <class T>
+bool same_bytes(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+template <class T>
+void expect_same_array(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  if (!a.empty()) {
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(T)), 0) << what;
+  }
+}
+
+// Every field of two Vats, floats bit for bit, planes byte for byte (source and storage aside).
+void expect_same_vat(const Vat& a, const Vat& b) {
+  EXPECT_EQ(a.encoding, b.encoding);
+  EXPECT_EQ(a.precision, b.precision);
+  EXPECT_EQ(a.frame_rows, b.frame_rows);
+  EXPECT_TRUE(same_bytes(a.bounds, b.bounds));
+  ASSERT_EQ(a.clips.size(), b.clips.size());
+  for (size_t i = 0; i < a.clips.size(); ++i) {
+    SCOPED_TRACE("clip " + std::to_string(i));
+    const VatClip &x = a.clips[i], &y = b.clips[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.source_animation, y.source_animation);
+    EXPECT_EQ(x.first_row, y.first_row);
+    EXPECT_EQ(x.rows, y.rows);
+    EXPECT_TRUE(same_bytes(x.fps, y.fps));
+    EXPECT_TRUE(same_bytes(x.duration_s, y.duration_s));
+    EXPECT_EQ(x.defaults.loop_mode, y.defaults.loop_mode);
+    EXPECT_EQ(x.defaults.repetitions, y.defaults.repetitions);
+    EXPECT_EQ(x.defaults.end_mode, y.defaults.end_mode);
+    EXPECT_TRUE(same_bytes(x.defaults.speed, y.defaults.speed));
+    EXPECT_TRUE(same_bytes(x.max_delta, y.max_delta));
+    EXPECT_TRUE(same_bytes(x.bounds, y.bounds));
+    EXPECT_TRUE(same_bytes(x.delta_range, y.delta_range));
+    EXPECT_TRUE(same_bytes(x.translation_range, y.translation_range));
+    EXPECT_TRUE(same_bytes(x.scale_min, y.scale_min));
+    EXPECT_TRUE(same_bytes(x.scale_max, y.scale_max));
+  }
+  const VatGeometry &g = a.geometry, &h = b.geometry;
+  expect_same_array(g.positions, h.positions, "positions");
+  expect_same_array(g.normals, h.normals, "normals");
+  expect_same_array(g.tangents, h.tangents, "tangents");
+  expect_same_array(g.texcoords0, h.texcoords0, "texcoords0");
+  expect_same_array(g.colors0, h.colors0, "colors0");
+  expect_same_array(g.bind_positions, h.bind_positions, "bind_positions");
+  expect_same_array(g.bind_normals, h.bind_normals, "bind_normals");
+  expect_same_array(g.bind_tangents, h.bind_tangents, "bind_tangents");
+  expect_same_array(g.slots0, h.slots0, "slots0");
+  expect_same_array(g.slots1, h.slots1, "slots1");
+  expect_same_array(g.slot_weights0, h.slot_weights0, "slot_weights0");
+  expect_same_array(g.slot_weights1, h.slot_weights1, "slot_weights1");
+  expect_same_array(g.indices, h.indices, "indices");
+  ASSERT_EQ(g.groups.size(), h.groups.size());
+  for (size_t i = 0; i < g.groups.size(); ++i) {
+    EXPECT_EQ(g.groups[i].first_index, h.groups[i].first_index);
+    EXPECT_EQ(g.groups[i].index_count, h.groups[i].index_count);
+    EXPECT_EQ(g.groups[i].material, h.groups[i].material);
+  }
+  ASSERT_EQ(g.sources.size(), h.sources.size());
+  for (size_t i = 0; i < g.sources.size(); ++i) EXPECT_TRUE(same_bytes(g.sources[i], h.sources[i]));
+  ASSERT_EQ(a.slots.size(), b.slots.size());
+  for (size_t i = 0; i < a.slots.size(); ++i) {
+    EXPECT_EQ(a.slots[i].name, b.slots[i].name);
+    EXPECT_EQ(a.slots[i].node, b.slots[i].node);
+    EXPECT_TRUE(same_bytes(a.slots[i].inverse_bind, b.slots[i].inverse_bind));
+  }
+  ASSERT_EQ(a.planes.size(), b.planes.size());
+  for (size_t i = 0; i < a.planes.size(); ++i) {
+    SCOPED_TRACE("plane " + std::to_string(i));
+    const Plane &p = a.planes[i], &q = b.planes[i];
+    EXPECT_EQ(p.semantic, q.semantic);
+    EXPECT_EQ(p.format, q.format);
+    EXPECT_EQ(p.texels_per_frame, q.texels_per_frame);
+    EXPECT_EQ(p.width, q.width);
+    EXPECT_EQ(p.rows_per_frame, q.rows_per_frame);
+    EXPECT_EQ(p.height, q.height);
+    ASSERT_EQ(p.data.size(), q.data.size());
+    EXPECT_EQ(std::memcmp(p.data.data(), q.data.data(), p.data.size()), 0);
+  }
+  ASSERT_EQ(a.materials.size(), b.materials.size());
+  for (size_t i = 0; i < a.materials.size(); ++i) {
+    const Material &m = a.materials[i], &n = b.materials[i];
+    EXPECT_EQ(m.name, n.name);
+    EXPECT_TRUE(same_bytes(m.base_color_factor, n.base_color_factor));
+    EXPECT_EQ(m.base_color_image, n.base_color_image);
+    EXPECT_EQ(m.base_color_texcoord, n.base_color_texcoord);
+    EXPECT_EQ(m.alpha_mode, n.alpha_mode);
+    // The cutoff means something (and is stored) only for MASK; glTF's default otherwise.
+    EXPECT_EQ(m.alpha_cutoff, m.alpha_mode == AlphaMode::Mask ? n.alpha_cutoff : 0.5f);
+    EXPECT_EQ(m.double_sided, n.double_sided);
+  }
+  ASSERT_EQ(a.images.size(), b.images.size());
+  for (size_t i = 0; i < a.images.size(); ++i) {
+    EXPECT_EQ(a.images[i].name, b.images[i].name);
+    EXPECT_EQ(a.images[i].mime_type, b.images[i].mime_type);
+    EXPECT_EQ(a.images[i].bytes, b.images[i].bytes);
+  }
+}
+
+std::vector<uint8_t> write_ok(const Vat& vat) {
+  Result<std::vector<uint8_t>> bytes = write_vat_glb(vat);
+  EXPECT_TRUE(bytes.ok()) << bytes.error().message;
+  return bytes ? std::move(*bytes) : std::vector<uint8_t>{};
+}
+
+// Every combination the round-trip and layout tests cover.
+std::vector<std::pair<std::string, Synth>> variants() {
+  std::vector<std::pair<std::string, Synth>> out;
+  for (Encoding e : {Encoding::Delta, Encoding::Rig}) {
+    for (Precision p : {Precision::F32, Precision::F16, Precision::Q16}) {
+      for (uint32_t width : {0u, 3u}) {
+        Synth s;
+        s.encoding = e;
+        s.precision = p;
+        s.width = width;
+        s.seed = static_cast<uint32_t>(out.size() + 1);
+        out.emplace_back(std::string(e == Encoding::Rig ? "rig" : "delta") + "/" +
+                             (p == Precision::F32 ? "f32" : p == Precision::F16 ? "f16" : "q16") +
+                             (width ? "/wrapped" : ""),
+                         s);
+      }
+    }
+  }
+  Synth mixed;  // quantized positions with half-float normals, no tangents, no colors
+  mixed.precision = Precision::Q16;
+  mixed.normal_format = TexelFormat::RGBA16F;
+  mixed.tangents = false;
+  mixed.colors = false;
+  mixed.width = 5;
+  out.emplace_back("delta/q16+rgba16f normals", mixed);
+  Synth four;  // 4 influences, untextured, no normals, one clip of one row
+  four.encoding = Encoding::Rig;
+  four.eight_influences = false;
+  four.textured = false;
+  four.normals = false;
+  four.tangents = false;
+  four.clip_rows = {1};
+  out.emplace_back("rig/4 influences, one row", four);
+  return out;
+}
+
+// ---- raw file surgery (for the layout and mutation tests) ----------------------------------
+
+struct Parts {
+  json doc;
+  std::vector<uint8_t> bin;
+  size_t json_length = 0;  // chunk length, padding included
+  size_t bin_offset = 0;   // file offset of the BIN data
+};
+
+Parts split(const std::vector<uint8_t>& file) {
+  Parts p;
+  p.json_length = u32_at(file, 12);
+  const auto* text = reinterpret_cast<const char*>(file.data() + 20);
+  p.doc = json::parse(text, text + p.json_length);
+  p.bin_offset = 20 + p.json_length + 8;
+  p.bin.assign(file.begin() + static_cast<ptrdiff_t>(p.bin_offset), file.end());
+  return p;
+}
+
+// A GLB from edited parts, laid out as the writer does, with its checksum re-sealed (unless
+// `reseal` is false), so that only the edit is wrong.
+std::vector<uint8_t> assemble(const json& doc, const std::vector<uint8_t>& bin, bool reseal = true) {
+  std::string text = doc.dump();
+  text.resize((28 + text.size() + 15) / 16 * 16 - 28, ' ');
+  std::vector<uint8_t> out;
+  auto put = [&](uint32_t v) {
+    uint8_t b[4];
+    std::memcpy(b, &v, 4);
+    out.insert(out.end(), b, b + 4);
+  };
+  put(0x46546C67u);
+  put(2);
+  put(static_cast<uint32_t>(28 + text.size() + bin.size()));
+  put(static_cast<uint32_t>(text.size()));
+  put(0x4E4F534Au);
+  out.insert(out.end(), text.begin(), text.end());
+  put(static_cast<uint32_t>(bin.size()));
+  put(0x004E4942u);
+  out.insert(out.end(), bin.begin(), bin.end());
+  if (reseal) {
+    EXPECT_TRUE(vat_file_detail::reseal_checksum(out));
+  }
+  return out;
+}
+
+json& ext_of(json& doc) { return doc["extensions"][kVatExtensionName]; }
+
+// The checksum as docs/format.md defines it, computed here without the library's helpers.
+uint64_t independent_checksum(const std::vector<uint8_t>& file, const std::string& digits) {
+  const std::string needle = "\"checksum\":\"" + digits + "\"";
+  const auto at = std::search(file.begin(), file.end(), needle.begin(), needle.end());
+  EXPECT_NE(at, file.end());
+  std::vector<uint8_t> zeroed = file;
+  const size_t offset = static_cast<size_t>(at - file.begin()) + 12;
+  std::fill_n(zeroed.begin() + static_cast<ptrdiff_t>(offset), 16, uint8_t('0'));
+  return XXH3_64bits(zeroed.data(), zeroed.size());
+}
+
+// ---- round trips ---------------------------------------------------------------------------
+
+TEST(VatFile, RoundTripEveryEncodingPrecisionAndLayout) {
+  for (const auto& [name, synth] : variants()) {
+    SCOPED_TRACE(name);
+    const Vat vat = synthetic_vat(synth);
+    ASSERT_TRUE(validate_vat(vat).ok()) << validate_vat(vat).error().message;
+    const std::vector<uint8_t> file = write_ok(vat);
+    ASSERT_FALSE(file.empty());
+    EXPECT_EQ(write_ok(vat), file) << "writing is not deterministic";
+
+    Result<Vat> loaded = load_vat_memory(file, name);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    expect_same_vat(vat, *loaded);
+    EXPECT_EQ(loaded->source, name);
+    // Written again, the loaded Vat gives the same bytes.
+    EXPECT_EQ(write_ok(*loaded), file);
+  }
+}
+
+TEST(VatFile, SaveAndLoadMapsTheFile) {
+  const fs::path dir = test::scratch_dir("vat_file_map");
+  for (const auto& [name, synth] : variants()) {
+    SCOPED_TRACE(name);
+    const Vat vat = synthetic_vat(synth);
+    const fs::path path = dir / "a.vat.glb";
+    const Result<void> saved = save_vat(vat, path);
+    ASSERT_TRUE(saved.ok()) << saved.error().message;
+    EXPECT_EQ(test::read_file(path), write_ok(vat));
+    EXPECT_TRUE(is_vat_file(path));
+
+    Result<Vat> loaded = load_vat(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    ASSERT_TRUE(loaded->storage);
+    EXPECT_EQ(loaded->source, path.string());
+    // Removing the file does not invalidate the mapping the Vat holds; copies share it.
+    fs::remove(path);
+    const Vat copy = *loaded;
+    loaded = Error{"dropped"};
+    expect_same_vat(vat, copy);
+    for (const Plane& p : copy.planes) {
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p.data.data()) % 16, 0u) << "plane not 16-byte aligned";
+    }
+  }
+}
+
+TEST(VatFile, PlanesPointIntoTheCallersBytes) {
+  const Vat vat = synthetic_vat({});
+  const std::vector<uint8_t> file = write_ok(vat);
+  Result<Vat> loaded = load_vat_memory(file, "memory");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_FALSE(loaded->storage);  // the caller owns the bytes
+  for (const Plane& p : loaded->planes) {
+    EXPECT_GE(p.data.data(), file.data());
+    EXPECT_LE(p.data.data() + p.data.size(), file.data() + file.size());
+  }
+
+  // Bytes that are not 16-byte aligned in memory are copied into aligned storage the Vat owns.
+  std::vector<uint8_t> shifted(file.size() + 1);
+  std::memcpy(shifted.data() + 1, file.data(), file.size());
+  const std::span<const uint8_t> odd(shifted.data() + 1, file.size());
+  Result<Vat> copied = load_vat_memory(odd, "odd");
+  ASSERT_TRUE(copied.ok()) << copied.error().message;
+  EXPECT_TRUE(copied->storage);
+  std::fill(shifted.begin(), shifted.end(), 0);  // the copy does not depend on these
+  expect_same_vat(vat, *copied);
+  for (const Plane& p : copied->planes) EXPECT_EQ(reinterpret_cast<uintptr_t>(p.data.data()) % 16, 0u);
+}
+
+TEST(VatFile, EmptyDrawGroupsAreNotStored) {
+  Vat vat = synthetic_vat({});
+  vat.geometry.groups.insert(vat.geometry.groups.begin() + 1, DrawGroup{12, 0, 1});
+  Result<Vat> loaded = load_vat_memory(write_ok(vat), "groups");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  ASSERT_EQ(loaded->geometry.groups.size(), 2u);
+  EXPECT_EQ(loaded->geometry.groups[1].first_index, 12u);
+  EXPECT_EQ(loaded->geometry.groups[1].index_count, 6u);
+}
+
+// ---- layout, checksum, validator -----------------------------------------------------------
+
+TEST(VatFile, LayoutAlignsPlanesAndTheChecksumCoversEveryByte) {
+  for (const auto& [name, synth] : variants()) {
+    SCOPED_TRACE(name);
+    const Vat vat = synthetic_vat(synth);
+    const std::vector<uint8_t> file = write_ok(vat);
+    const Parts parts = split(file);
+    EXPECT_EQ(parts.bin_offset % 16, 0u) << "BIN data not 16-byte aligned in the file";
+    // The JSON chunk is padded with spaces only.
+    const std::string text(file.begin() + 20, file.begin() + 20 + static_cast<ptrdiff_t>(parts.json_length));
+    const size_t end = text.find_last_not_of(' ');
+    EXPECT_EQ(text[end], '}');
+
+    const json& ext = parts.doc["extensions"][kVatExtensionName];
+    EXPECT_EQ(ext["version"], kVatFormatVersion);
+    EXPECT_FALSE(parts.doc.contains("extensionsRequired")) << "viewers must be able to show the file";
+    EXPECT_EQ(parts.doc["extensionsUsed"], json::array({kVatExtensionName}));
+    ASSERT_EQ(ext["planes"].size(), vat.planes.size());
+    for (size_t i = 0; i < vat.planes.size(); ++i) {
+      const json& view = parts.doc["bufferViews"][ext["planes"][i]["bufferView"].get<size_t>()];
+      const size_t offset = view.value("byteOffset", size_t(0));
+      EXPECT_EQ((parts.bin_offset + offset) % 16, 0u) << "plane " << i;
+      EXPECT_EQ(view["byteLength"], vat.planes[i].byte_size());
+      EXPECT_EQ(std::memcmp(file.data() + parts.bin_offset + offset, vat.planes[i].data.data(),
+                            vat.planes[i].data.size()),
+                0);
+    }
+    const std::string digits = ext["checksum"];
+    ASSERT_EQ(digits.size(), 16u);
+    char expected[17];
+    std::snprintf(expected, sizeof(expected), "%016llx",
+                  static_cast<unsigned long long>(independent_checksum(file, digits)));
+    EXPECT_EQ(digits, expected);
+  }
+}
+
+TEST(VatFile, RestPoseMeshIsPlainGltf) {
+  const Vat vat = synthetic_vat({.encoding = Encoding::Rig});
+  const Parts parts = split(write_ok(vat));
+  const json& doc = parts.doc;
+  ASSERT_EQ(doc["meshes"].size(), 1u);
+  const json& primitives = doc["meshes"][0]["primitives"];
+  ASSERT_EQ(primitives.size(), 2u);
+  const json& attributes = primitives[0]["attributes"];
+  for (const char* a : {"POSITION", "NORMAL", "TANGENT", "TEXCOORD_0", "COLOR_0"}) EXPECT_TRUE(attributes.contains(a)) << a;
+  for (const char* a : {"_VAT_BIND_POSITION", "_VAT_BIND_NORMAL", "_VAT_BIND_TANGENT", "_VAT_SLOTS_0",
+                        "_VAT_SLOTS_1", "_VAT_SLOT_WEIGHTS_0", "_VAT_SLOT_WEIGHTS_1"}) {
+    EXPECT_TRUE(attributes.contains(a)) << a;
+  }
+  EXPECT_FALSE(attributes.contains("JOINTS_0")) << "a viewer would skin it";
+  EXPECT_EQ(primitives[0]["material"], 0);
+  EXPECT_EQ(primitives[1]["material"], 1);
+  EXPECT_EQ(doc["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"]["index"], 0);
+  EXPECT_EQ(doc["textures"][0]["source"], 0);
+  EXPECT_EQ(doc["images"][0]["mimeType"], "image/png");
+  EXPECT_EQ(doc["scenes"][0]["nodes"], json::array({0}));
+  EXPECT_EQ(doc["nodes"][0]["mesh"], 0);
+  const json& position = doc["accessors"][attributes["POSITION"].get<size_t>()];
+  EXPECT_TRUE(position.contains("min") && position.contains("max"));
+}
+
+// Runs the Khronos validator; null when node is not installed.
+json validate(const fs::path& file) {
+  if (test::run_command("command -v node").exit_code != 0) return nullptr;
+  const auto r = test::run_command("node " + test::shell_quote(VATKIT_VALIDATOR) + " " +
+                                   test::shell_quote(file.string()));
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  return json::parse(r.out, nullptr, false);
+}
+
+std::string issue_list(const json& report) {
+  std::string out;
+  for (const json& m : report["issues"]["messages"]) {
+    out += "\n  " + m.value("code", std::string()) + " (severity " + std::to_string(m.value("severity", -1)) +
+           ") " + m.value("pointer", std::string()) + ": " + m.value("message", std::string());
+  }
+  return out;
+}
+
+TEST(VatFile, KhronosValidatorReportsNoErrors) {
+  const fs::path dir = test::scratch_dir("vat_file_validator");
+  for (const auto& [name, synth] : variants()) {
+    SCOPED_TRACE(name);
+    const fs::path file = dir / "v.vat.glb";
+    ASSERT_TRUE(save_vat(synthetic_vat(synth), file).ok());
+    const json report = validate(file);
+    if (report.is_null()) GTEST_SKIP() << "node is not installed: cannot run the Khronos validator";
+    ASSERT_TRUE(report.is_object());
+    EXPECT_EQ(report["issues"]["numErrors"], 0) << issue_list(report);
+    EXPECT_EQ(report["issues"]["numWarnings"], 0) << issue_list(report);
+    // The rest-pose mesh is what a viewer draws.
+    EXPECT_EQ(report["info"]["drawCallCount"], 2) << report["info"].dump();
+    EXPECT_EQ(report["info"]["totalVertexCount"], 8 * 2) << report["info"].dump();
+  }
+}
+
+// ---- golden files --------------------------------------------------------------------------
+// tests/golden/README.md says how they were made and when to regenerate them.
+
+fs::path golden_path(const char* name) {
+  return fs::path(VATKIT_SOURCE_DIR) / "tests" / "golden" / name;
+}
+
+std::vector<std::pair<const char*, Synth>> golden_variants() {
+  Synth delta;
+  delta.precision = Precision::F16;
+  delta.width = 3;
+  delta.tangents = false;
+  delta.clip_rows = {3, 2, 1};
+  delta.seed = 1001;
+  Synth rig;
+  rig.encoding = Encoding::Rig;
+  rig.precision = Precision::Q16;
+  rig.width = 4;
+  rig.textured = false;
+  rig.colors = false;
+  rig.clip_rows = {3, 2, 1};
+  rig.seed = 1002;
+  return {{"v1_delta_f16.vat.glb", delta}, {"v1_rig_q16.vat.glb", rig}};
+}
+
+TEST(VatFile, GoldenFilesOfVersion1) {
+  const bool regenerate = std::getenv("VATKIT_REGENERATE_GOLDEN") != nullptr;
+  for (const auto& [name, synth] : golden_variants()) {
+    SCOPED_TRACE(name);
+    const Vat vat = synthetic_vat(synth);
+    const std::vector<uint8_t> bytes = write_ok(vat);
+    if (regenerate) {
+      ASSERT_TRUE(write_file_atomic(golden_path(name), bytes).ok());
+      std::printf("regenerated %s (%zu bytes)\n", golden_path(name).c_str(), bytes.size());
+    }
+    ASSERT_TRUE(fs::exists(golden_path(name))) << golden_path(name);
+    const std::vector<uint8_t> golden = test::read_file(golden_path(name));
+    EXPECT_LT(golden.size(), 8192u) << "golden files must stay small";
+    // Loading it gives the Vat it was made from...
+    Result<Vat> loaded = load_vat(golden_path(name));
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    expect_same_vat(vat, *loaded);
+    // ...and writing that Vat today reproduces it byte for byte. A failure here means the format
+    // changed: if on purpose, bump kVatFormatVersion and add v2 golden files (README.md).
+    EXPECT_EQ(bytes, golden) << "the writer no longer produces format version 1's bytes";
+    EXPECT_EQ(write_ok(*loaded), golden);
+  }
+}
+
+TEST(VatFile, FuzzSeedsAreCurrent) {
+  const fs::path dir = fs::path(VATKIT_SOURCE_DIR) / "fuzz" / "seeds" / "fuzz_vat_load";
+  if (std::getenv("VATKIT_REGENERATE_SEEDS")) {
+    fs::create_directories(dir);
+    Synth tiny;
+    tiny.clip_rows = {2, 1};
+    tiny.tangents = false;
+    tiny.width = 3;
+    Synth rig;
+    rig.encoding = Encoding::Rig;
+    rig.precision = Precision::F16;
+    rig.clip_rows = {2};
+    rig.textured = false;
+    ASSERT_TRUE(save_vat(synthetic_vat(tiny), dir / "delta.vat.glb").ok());
+    ASSERT_TRUE(save_vat(synthetic_vat(rig), dir / "rig.vat.glb").ok());
+  }
+  size_t seeds = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_LT(entry.file_size(), 8192u);
+    Result<Vat> loaded = load_vat(entry.path());
+    EXPECT_TRUE(loaded.ok()) << loaded.error().message
+                             << " (regenerate with VATKIT_REGENERATE_SEEDS=1)";
+    ++seeds;
+  }
+  EXPECT_GE(seeds, 2u);
+}
+
+// ---- refusing damaged files ----------------------------------------------------------------
+
+std::vector<uint8_t> small_file() {
+  Synth s;
+  s.encoding = Encoding::Rig;
+  s.clip_rows = {2, 1};
+  s.width = 4;
+  return write_ok(synthetic_vat(s));
+}
+
+TEST(VatFile, EveryTruncationIsRefused) {
+  const std::vector<uint8_t> file = small_file();
+  ASSERT_TRUE(load_vat_memory(file, "t.vat.glb").ok());
+  for (size_t length = 0; length < file.size(); ++length) {
+    std::vector<uint8_t> cut(file.begin(), file.begin() + static_cast<ptrdiff_t>(length));
+    Result<Vat> r = load_vat_memory(cut, "t.vat.glb");
+    ASSERT_FALSE(r.ok()) << "length " << length;
+    EXPECT_EQ(r.error().message.rfind("t.vat.glb: ", 0), 0u) << r.error().message;
+    EXPECT_EQ(r.error().message.find('\n'), std::string::npos);
+    // The same cut with the GLB header's length patched to match: the chunks or the checksum
+    // must catch it.
+    if (length >= 12) {
+      const uint32_t n = static_cast<uint32_t>(length);
+      std::memcpy(cut.data() + 8, &n, 4);
+      Result<Vat> patched = load_vat_memory(cut, "t.vat.glb");
+      ASSERT_FALSE(patched.ok()) << "length " << length << " with a patched header";
+    }
+  }
+}
+
+TEST(VatFile, EverySingleByteCorruptionIsRefused) {
+  // The checksum covers every byte but its own 16 digits, which it is compared with, so no byte
+  // of the file goes unchecked, the JSON chunk's padding spaces included.
+  const std::vector<uint8_t> file = small_file();
+  std::mt19937 rng(20261130);
+  std::vector<uint8_t> damaged = file;
+  size_t by_checksum = 0;
+  for (size_t offset = 0; offset < file.size(); ++offset) {
+    const uint8_t value = static_cast<uint8_t>(file[offset] ^ (1 + rng() % 255));
+    damaged[offset] = value;
+    Result<Vat> r = load_vat_memory(damaged, "c.vat.glb");
+    ASSERT_FALSE(r.ok()) << "offset " << offset << " set to " << int(value) << " loaded";
+    EXPECT_EQ(r.error().message.find('\n'), std::string::npos);
+    by_checksum += r.error().message.find("checksum") != std::string::npos;
+    damaged[offset] = file[offset];
+  }
+  // Most are caught by the checksum itself (the rest by the container checks before it).
+  EXPECT_GT(by_checksum, file.size() * 9 / 10);
+}
+
+TEST(VatFile, RandomMultiByteCorruptionsAreRefused) {
+  const std::vector<uint8_t> file = small_file();
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<uint8_t> damaged = file;
+    const int edits = 1 + static_cast<int>(rng() % 8);
+    for (int e = 0; e < edits; ++e) damaged[rng() % damaged.size()] = static_cast<uint8_t>(rng());
+    if (damaged == file) continue;
+    ASSERT_FALSE(load_vat_memory(damaged, "r.vat.glb").ok()) << "trial " << trial;
+  }
+}
+
+// One edit per validation rule, the checksum re-sealed so that the rule itself must catch it.
+struct Mutation {
+  const char* name;
+  std::function<void(json& doc, std::vector<uint8_t>& bin)> edit;
+  const char* expected;  // a substring of the error
+  bool reseal = true;    // false where re-sealing is impossible by construction
+};
+
+size_t view_offset(const json& doc, size_t view) { return doc["bufferViews"][view].value("byteOffset", size_t(0)); }
+size_t attribute_view(const json& doc, const char* attribute) {
+  const size_t accessor = doc["meshes"][0]["primitives"][0]["attributes"][attribute];
+  return doc["accessors"][accessor]["bufferView"];
+}
+
+TEST(VatFile, ResealedMutationsAreRefusedByName) {
+  const std::vector<uint8_t> file = small_file();
+  const std::vector<Mutation> mutations = {
+      {"version", [](json& d, auto&) { ext_of(d)["version"] = 2; },
+       "extensions.VATKIT_vertex_animation.version: 2 is not supported"},
+      {"extension missing", [](json& d, auto&) { d["extensions"].erase(kVatExtensionName); d["x"] = {{"checksum", "0000000000000000"}}; },
+       "extensions: missing \"VATKIT_vertex_animation\""},
+      {"not listed", [](json& d, auto&) { d.erase("extensionsUsed"); }, "extensionsUsed"},
+      {"checksum elsewhere", [](json& d, auto&) { ext_of(d).erase("checksum"); d["asset"]["checksum"] = "0000000000000000"; },
+       "extensions.VATKIT_vertex_animation: missing \"checksum\""},
+      {"two checksums", [](json& d, auto&) { d["asset"]["checksum"] = "0000000000000000"; }, "more than one", false},
+      {"encoding", [](json& d, auto&) { ext_of(d)["encoding"] = "skeletal"; },
+       "extensions.VATKIT_vertex_animation.encoding: \"skeletal\" is not one of delta, rig"},
+      {"precision type", [](json& d, auto&) { ext_of(d)["precision"] = 16; }, "precision: expected a string"},
+      {"frameRows", [](json& d, auto&) { ext_of(d)["frameRows"] = 2; }, "clips[1]: band firstRow 2 + rows 1 runs past frameRows 2"},
+      {"clip rows", [](json& d, auto&) { ext_of(d)["clips"][0]["rows"] = 0; }, "clips[0].rows: 0"},
+      {"clip speed", [](json& d, auto&) { ext_of(d)["clips"][0]["speed"] = -1.0; }, "clips[0].speed: -1 is negative"},
+      {"clip fps overflow", [](json& d, auto&) { ext_of(d)["clips"][0]["fps"] = 1e300; }, "clips[0].fps: not a finite 32-bit float"},
+      {"clip loop mode", [](json& d, auto&) { ext_of(d)["clips"][1]["loopMode"] = "bounce"; }, "clips[1].loopMode"},
+      {"clip missing field", [](json& d, auto&) { ext_of(d)["clips"][1].erase("endMode"); }, "clips[1]: missing \"endMode\""},
+      {"repetitions", [](json& d, auto&) { ext_of(d)["clips"][0]["repetitions"] = -2; }, "clips[0].repetitions: -2 < -1"},
+      {"plane height", [](json& d, auto&) { ext_of(d)["planes"][0]["height"] = 7; },
+       "extensions.VATKIT_vertex_animation.planes[0].height: 7, expected rowsPerFrame * frameRows = 6"},
+      {"plane rowsPerFrame", [](json& d, auto&) { ext_of(d)["planes"][0]["rowsPerFrame"] = 1; }, "planes[0].rowsPerFrame: 1, expected ceil"},
+      {"plane texels", [](json& d, auto&) { ext_of(d)["planes"][0]["texelsPerFrame"] = 8; }, "planes[0].texelsPerFrame: 8, expected 6 (2 per slot)"},
+      {"plane width 0", [](json& d, auto&) { ext_of(d)["planes"][0]["width"] = 0; }, "planes[0].width: 0"},
+      {"plane format", [](json& d, auto&) { ext_of(d)["planes"][0]["format"] = "rgba16f"; }, "planes[0]: bufferViews"},
+      {"plane semantic", [](json& d, auto&) { ext_of(d)["planes"][0]["semantic"] = "position"; }, "planes[0].texelsPerFrame"},
+      {"plane missing", [](json& d, auto&) { ext_of(d)["planes"] = json::array(); }, "planes: empty"},
+      {"plane view", [](json& d, auto&) { ext_of(d)["planes"][0]["bufferView"] = 99; }, "bufferViews[99] does not exist"},
+      {"plane misaligned", [](json& d, auto&) {
+         const size_t v = ext_of(d)["planes"][0]["bufferView"];
+         d["bufferViews"][v]["byteOffset"] = view_offset(d, v) - 4; }, "is not a multiple of 16"},
+      {"plane stride", [](json& d, auto&) { d["bufferViews"][ext_of(d)["planes"][0]["bufferView"].get<size_t>()]["byteStride"] = 16; },
+       "byteStride: a plane's view has none"},
+      {"view past buffer", [](json& d, auto&) { d["bufferViews"][0]["byteLength"] = 1u << 30; }, "run past the buffer's"},
+      {"buffer length", [](json& d, auto&) { d["buffers"][0]["byteLength"] = 16; }, "buffers[0].byteLength: 16, the BIN chunk has"},
+      {"buffer uri", [](json& d, auto&) { d["buffers"][0]["uri"] = "x.bin"; }, "buffers[0].uri"},
+      {"slot index", [](json& d, std::vector<uint8_t>& bin) {
+         const uint16_t bad = 3;
+         std::memcpy(bin.data() + view_offset(d, attribute_view(d, "_VAT_SLOTS_1")) + 8 * 5 + 2, &bad, 2); },
+       "attributes._VAT_SLOTS_1: vertex 5 names slot 3, there are 3 slots"},
+      {"vertex index", [](json& d, std::vector<uint8_t>& bin) {
+         const size_t accessor = d["meshes"][0]["primitives"][0]["indices"];
+         const uint32_t bad = 8;
+         std::memcpy(bin.data() + view_offset(d, d["accessors"][accessor]["bufferView"]) + 4 * 7, &bad, 4); },
+       "(indices): index 7 is 8, there are 8 vertices"},
+      {"non-finite position", [](json& d, std::vector<uint8_t>& bin) {
+         const float nan = std::nanf("");
+         std::memcpy(bin.data() + view_offset(d, attribute_view(d, "POSITION")) + 12 * 2 + 4, &nan, 4); },
+       "attributes.POSITION: vertex 2 is not finite"},
+      {"accessor type", [](json& d, auto&) { d["accessors"][d["meshes"][0]["primitives"][0]["attributes"]["NORMAL"].get<size_t>()]["type"] = "VEC4"; },
+       "attributes.NORMAL (accessors[1]).type: \"VEC4\", expected \"VEC3\""},
+      {"accessor component", [](json& d, auto&) { d["accessors"][d["meshes"][0]["primitives"][0]["attributes"]["_VAT_SLOTS_0"].get<size_t>()]["componentType"] = 5121; },
+       "componentType: 5121, expected 5123"},
+      {"accessor count", [](json& d, auto&) { d["accessors"][d["meshes"][0]["primitives"][0]["attributes"]["NORMAL"].get<size_t>()]["count"] = 7; },
+       "attributes.NORMAL: count 7, expected the vertex count 8"},
+      {"accessor past view", [](json& d, auto&) { d["accessors"][0]["count"] = 9; }, "run past bufferViews[0]"},
+      {"accessor normalized", [](json& d, auto&) { d["accessors"][0]["normalized"] = true; }, "normalized: true, expected false"},
+      {"accessor sparse", [](json& d, auto&) { d["accessors"][0]["sparse"] = json::object(); }, "sparse accessors"},
+      {"unknown attribute", [](json& d, auto&) { for (json& p : d["meshes"][0]["primitives"]) p["attributes"]["JOINTS_0"] = 0; },
+       "attributes.JOINTS_0: not an attribute of a .vat.glb"},
+      {"attributes differ", [](json& d, auto&) { d["meshes"][0]["primitives"][1]["attributes"].erase("COLOR_0"); }, "primitives[1].attributes: differs"},
+      {"rig without weights", [](json& d, auto&) { for (json& p : d["meshes"][0]["primitives"]) { p["attributes"].erase("_VAT_SLOT_WEIGHTS_1"); } },
+       "missing: _VAT_SLOTS_1 and _VAT_SLOT_WEIGHTS_1 come together"},
+      {"primitive mode", [](json& d, auto&) { d["meshes"][0]["primitives"][0]["mode"] = 1; }, "mode: not 4"},
+      {"group count", [](json& d, auto&) { d["accessors"][d["meshes"][0]["primitives"][1]["indices"].get<size_t>()]["count"] = 5; },
+       "must be multiples of 3"},
+      {"group material", [](json& d, auto&) { d["meshes"][0]["primitives"][1]["material"] = 9; }, "primitives[1].material: 9 is not one of the 2 materials"},
+      {"mesh index", [](json& d, auto&) { ext_of(d)["mesh"] = 1; }, "mesh: meshes[1] does not exist"},
+      {"sources range", [](json& d, auto&) { ext_of(d)["sources"][1]["vertexCount"] = 5; }, "sources[1]: vertices 4 + 5 run past the vertex count 8"},
+      {"sources negative", [](json& d, auto&) { ext_of(d)["sources"][0]["node"] = -1; }, "sources[0].node: expected an unsigned integer"},
+      {"slot matrix", [](json& d, auto&) { ext_of(d)["slots"][2]["inverseBind"].erase(15); }, "slots[2].inverseBind: expected an array of 16 numbers"},
+      {"slots empty", [](json& d, auto&) { ext_of(d)["slots"] = json::array(); }, "slots: empty, the rig encoding needs slots"},
+      {"material texture", [](json& d, auto&) { d["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"]["index"] = 4; },
+       "materials[1].pbrMetallicRoughness.baseColorTexture.index: textures[4] does not exist"},
+      {"material colour", [](json& d, auto&) { d["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"][0] = 2.0; },
+       "materials[0].baseColorFactor: 2 is not in [0, 1]"},
+      {"image mime", [](json& d, auto&) { d["images"][0]["mimeType"] = "image/ktx2"; }, "images[0].mimeType"},
+      {"image uri", [](json& d, auto&) { d["images"][0]["uri"] = "a.png"; }, "images[0].uri"},
+  };
+  for (const Mutation& m : mutations) {
+    SCOPED_TRACE(m.name);
+    Parts parts = split(file);
+    m.edit(parts.doc, parts.bin);
+    const std::vector<uint8_t> edited = assemble(parts.doc, parts.bin, m.reseal);
+    Result<Vat> r = load_vat_memory(edited, "m.vat.glb");
+    ASSERT_FALSE(r.ok()) << "the mutation loaded";
+    EXPECT_NE(r.error().message.find(m.expected), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.rfind("m.vat.glb: ", 0), 0u) << r.error().message;
+    EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
+  }
+  // The unchanged parts re-assembled load (the harness itself is sound)...
+  Parts parts = split(file);
+  EXPECT_TRUE(load_vat_memory(assemble(parts.doc, parts.bin), "same").ok());
+  // ...and without re-sealing, an edit is a checksum mismatch.
+  ext_of(parts.doc)["clips"][0]["speed"] = 2.0;
+  Result<Vat> unsealed = load_vat_memory(assemble(parts.doc, parts.bin, false), "u.vat.glb");
+  ASSERT_FALSE(unsealed.ok());
+  EXPECT_NE(unsealed.error().message.find("u.vat.glb: checksum mismatch: the file says "), std::string::npos)
+      << unsealed.error().message;
+}
+
+TEST(VatFile, NotAVatFile) {
+  // A plain glTF binary: no checksum, no extension.
+  glb::Writer w;
+  const std::vector<glm::vec3> positions = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  w.add_accessor(positions);
+  const std::vector<uint8_t> plain = w.finish();
+  Result<Vat> r = load_vat_memory(plain, "plain.glb");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "plain.glb: extensions.VATKIT_vertex_animation.checksum: missing (no \"checksum\":\" in the JSON chunk)");
+  const fs::path dir = test::scratch_dir("vat_file_is");
+  ASSERT_TRUE(write_file_atomic(dir / "plain.glb", plain).ok());
+  EXPECT_FALSE(is_vat_file(dir / "plain.glb"));
+  EXPECT_FALSE(is_vat_file(dir / "missing.glb"));
+  EXPECT_FALSE(is_vat_file(dir));
+  const std::vector<uint8_t> text = {'h', 'e', 'l', 'l', 'o'};
+  ASSERT_TRUE(write_file_atomic(dir / "text.glb", text).ok());
+  EXPECT_FALSE(is_vat_file(dir / "text.glb"));
+  Result<Vat> missing = load_vat(dir / "missing.vat.glb");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("missing.vat.glb: cannot open"), std::string::npos);
+  Result<Vat> directory = load_vat(dir);
+  ASSERT_FALSE(directory.ok());
+  EXPECT_NE(directory.error().message.find("is a directory"), std::string::npos);
+  ASSERT_TRUE(write_file_atomic(dir / "empty.vat.glb", {}).ok());
+  Result<Vat> empty = load_vat(dir / "empty.vat.glb");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.error().message.find("GLB header: file has 0 bytes"), std::string::npos) << empty.error().message;
+}
+
+// ---- validate_vat and atomic saves ---------------------------------------------------------
+
+TEST(VatFile, InconsistentVatsAreNotWritten) {
+  struct Case {
+    const char* name;
+    std::function<void(Vat&)> edit;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {"no clips", [](Vat& v) { v.clips.clear(); }, "synthetic: clips: none"},
+      {"band", [](Vat& v) { v.clips[2].first_row = 9; }, "synthetic: clips[2]: band firstRow 9 + rows 1 runs past frameRows 9"},
+      {"nan fps", [](Vat& v) { v.clips[0].fps = std::nanf(""); }, "clips[0].fps: not a finite number"},
+      {"inf bounds", [](Vat& v) { v.bounds.max.y = INFINITY; }, "bounds.max: not a finite number"},
+      {"plane bytes", [](Vat& v) { v.planes[1].data = v.planes[1].data.first(16); },
+       "planes[1].data: 16 bytes, expected width * height * 16 = 1152"},
+      {"plane height", [](Vat& v) { v.planes[0].height += 1; }, "planes[0].height: 10, expected rowsPerFrame * frameRows = 9"},
+      {"two position planes", [](Vat& v) { v.planes[1].semantic = PlaneSemantic::Position; }, "planes[1]: a second position plane"},
+      {"no position plane", [](Vat& v) { v.planes.erase(v.planes.begin()); }, "no position plane"},
+      {"normals size", [](Vat& v) { v.geometry.normals.pop_back(); }, "geometry.normals: 7 elements, expected 0 or one per vertex (8)"},
+      {"nan normal", [](Vat& v) { v.geometry.normals[3].x = std::nanf(""); }, "geometry.normals: vertex 3 is not finite"},
+      {"index", [](Vat& v) { v.geometry.indices[4] = 8; }, "geometry.indices: index 4 is 8, there are 8 vertices"},
+      {"not triangles", [](Vat& v) { v.geometry.indices.push_back(0); }, "not a triangle list"},
+      {"group", [](Vat& v) { v.geometry.groups[1].index_count = 9; }, "geometry.groups[1]: indices 12 + 9 run past the 18 indices"},
+      {"no triangles", [](Vat& v) { for (DrawGroup& g : v.geometry.groups) g.index_count = 0; }, "no draw group has triangles"},
+      {"material", [](Vat& v) { v.geometry.groups[0].material = 2; }, "geometry.groups[0].material: 2 is not one of the 2 materials"},
+      {"image", [](Vat& v) { v.materials[1].base_color_image = 1; }, "materials[1].baseColorTexture: image 1 is not one of the 1 images"},
+      {"mime", [](Vat& v) { v.images[0].mime_type = "image/webp"; }, "images[0].mimeType"},
+      {"source", [](Vat& v) { v.geometry.sources[1].first_vertex = 5; }, "geometry.sources[1]: vertices 5 + 4 run past the vertex count 8"},
+      {"slot matrix", [](Vat& v) { v.slots[1].inverse_bind[2][2] = INFINITY; }, "slots[1].inverseBind: not a finite number"},
+      {"slot index", [](Vat& v) {
+         v.encoding = Encoding::Rig;
+         v.geometry.bind_positions = v.geometry.positions;
+         v.geometry.slots0.assign(8, glm::u16vec4(0, 1, 2, 0));
+         v.geometry.slot_weights0.assign(8, glm::vec4(0.25f));
+       }, "geometry.slots0: vertex 0 names slot 2, there are 2 slots"},
+      {"weights without slots", [](Vat& v) { v.geometry.slot_weights0.assign(8, glm::vec4(0.25f)); },
+       "geometry.slots0: missing: _VAT_SLOTS_0 and _VAT_SLOT_WEIGHTS_0 come together"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Vat vat = synthetic_vat({});
+    c.edit(vat);
+    const Result<void> valid = validate_vat(vat);
+    ASSERT_FALSE(valid.ok());
+    EXPECT_NE(valid.error().message.find(c.expected), std::string::npos) << valid.error().message;
+    Result<std::vector<uint8_t>> written = write_vat_glb(vat);
+    ASSERT_FALSE(written.ok());
+    EXPECT_EQ(written.error().message, valid.error().message);
+  }
+}
+
+std::vector<std::string> listing(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(VatFile, SavesAreAtomic) {
+  const fs::path dir = test::scratch_dir("vat_file_atomic");
+  const Vat good = synthetic_vat({});
+  Vat bad = synthetic_vat({.seed = 9});
+  bad.clips[0].duration_s = -1.0f;
+
+  // A failed save of a new file leaves nothing: no file, no temporary.
+  Result<void> r = save_vat(bad, dir / "new.vat.glb");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message.rfind((dir / "new.vat.glb").string() + ": not written: synthetic: clips[0].duration", 0), 0u)
+      << r.error().message;
+  EXPECT_TRUE(listing(dir).empty());
+
+  // A failed save over an existing file leaves the old file as it was.
+  ASSERT_TRUE(save_vat(good, dir / "old.vat.glb").ok());
+  const std::vector<uint8_t> before = test::read_file(dir / "old.vat.glb");
+  EXPECT_FALSE(save_vat(bad, dir / "old.vat.glb").ok());
+  EXPECT_EQ(test::read_file(dir / "old.vat.glb"), before);
+  EXPECT_EQ(listing(dir), std::vector<std::string>{"old.vat.glb"});
+
+  // An I/O failure (no such directory; a directory in the way) leaves nothing either.
+  EXPECT_FALSE(save_vat(good, dir / "missing" / "x.vat.glb").ok());
+  fs::create_directory(dir / "taken.vat.glb");
+  Result<void> taken = save_vat(good, dir / "taken.vat.glb");
+  EXPECT_FALSE(taken.ok());
+  EXPECT_EQ(listing(dir), (std::vector<std::string>{"old.vat.glb", "taken.vat.glb"}));
+  EXPECT_TRUE(fs::is_directory(dir / "taken.vat.glb"));
+
+  // A successful save replaces the file completely.
+  ASSERT_TRUE(save_vat(synthetic_vat({.encoding = Encoding::Rig}), dir / "old.vat.glb").ok());
+  Result<Vat> loaded = load_vat(dir / "old.vat.glb");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  EXPECT_EQ(loaded->encoding, Encoding::Rig);
+}
+
+}  // namespace
+}  // namespace vatkit
