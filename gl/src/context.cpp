@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <utility>
 
 #include "context_internal.h"
 
@@ -141,6 +142,30 @@ ContextLimits read_limits() {
 
 }  // namespace
 
+Backend::~Backend() {
+  if (thread_current() == this) thread_current() = nullptr;
+}
+
+Backend*& thread_current() {
+  thread_local Backend* current = nullptr;
+  return current;
+}
+
+bool switch_current(Backend* backend) {
+  Backend*& current = thread_current();
+  if (current && current != backend) current->release_current();
+  current = nullptr;
+  if (!backend->make_current()) return false;
+  current = backend;
+  return true;
+}
+
+Backend* release_thread_current() {
+  Backend* previous = std::exchange(thread_current(), nullptr);
+  if (previous) previous->release_current();
+  return previous;
+}
+
 bool DebugMessage::is_error() const { return type == GL_DEBUG_TYPE_ERROR; }
 
 std::string DebugMessage::describe() const {
@@ -252,21 +277,36 @@ void Context::release() {
   impl_.reset();
 }
 
-Result<Context> Context::create_headless(const HeadlessOptions& options) {
+namespace {
+
+// Creation makes the new context current. The one current before is released first (see
+// switch_current) and made current again if creation fails.
+template <class Create>
+Result<Context> create_with(Create&& create, bool debug, const DebugLog& log) {
+  Backend* previous = release_thread_current();
   std::string platform;
-  Result<std::unique_ptr<Backend>> backend = create_egl_backend(options, platform);
-  if (!backend) return backend.error();
-  return Impl::finish(std::move(*backend), std::move(platform), options.debug, options.log);
+  Result<std::unique_ptr<Backend>> backend = create(platform);
+  if (!backend) {
+    if (previous) switch_current(previous);
+    return backend.error();
+  }
+  thread_current() = backend->get();
+  return Context::Impl::finish(std::move(*backend), std::move(platform), debug, log);
+}
+
+}  // namespace
+
+Result<Context> Context::create_headless(const HeadlessOptions& options) {
+  return create_with([&](std::string& platform) { return create_egl_backend(options, platform); },
+                     options.debug, options.log);
 }
 
 #ifdef VATKIT_GL_HAVE_GLFW
 bool Context::window_support() { return true; }
 
 Result<Context> Context::create_window(const WindowOptions& options) {
-  std::string platform;
-  Result<std::unique_ptr<Backend>> backend = create_glfw_backend(options, platform);
-  if (!backend) return backend.error();
-  return Impl::finish(std::move(*backend), std::move(platform), options.debug, options.log);
+  return create_with([&](std::string& platform) { return create_glfw_backend(options, platform); },
+                     options.debug, options.log);
 }
 #else
 bool Context::window_support() { return false; }
@@ -277,7 +317,7 @@ Result<Context> Context::create_window(const WindowOptions&) {
 #endif
 
 Result<void> Context::make_current() {
-  if (!impl_->backend->make_current()) {
+  if (!switch_current(impl_->backend.get())) {
     return make_error("OpenGL", "cannot make the context current (" + impl_->info.platform + ")");
   }
   return {};

@@ -82,8 +82,15 @@ class EglBackend final : public Backend {
     eglDestroyContext(display_, context_);
     release_display(display_);
   }
+  // The bound API is per thread, and eglMakeCurrent(EGL_NO_CONTEXT) releases that API's context.
   bool make_current() override {
+    eglBindAPI(EGL_OPENGL_API);
     return eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_) == EGL_TRUE;
+  }
+  void release_current() override {
+    eglBindAPI(EGL_OPENGL_API);
+    if (eglGetCurrentContext() != EGL_NO_CONTEXT)
+      eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   }
   bool is_current() const override { return eglGetCurrentContext() == context_; }
 

@@ -32,6 +32,7 @@ class GlfwBackend final : public Backend {
     glfwMakeContextCurrent(window_);
     return glfwGetCurrentContext() == window_;
   }
+  void release_current() override { glfwMakeContextCurrent(nullptr); }
   bool is_current() const override { return glfwGetCurrentContext() == window_; }
   GLFWwindow* window() const override { return window_; }
   void swap_buffers() override { glfwSwapBuffers(window_); }

@@ -11,8 +11,9 @@ namespace vatkit::gl {
 
 // A context made current by EGL or GLFW; destroying it releases the context (and window).
 struct Backend {
-  virtual ~Backend() = default;
+  virtual ~Backend();
   virtual bool make_current() = 0;
+  virtual void release_current() = 0;  // leaves no context of this API current on the thread
   virtual bool is_current() const = 0;
   virtual GLFWwindow* window() const { return nullptr; }
   virtual void swap_buffers() {}
@@ -20,6 +21,15 @@ struct Backend {
   virtual bool should_close() const { return false; }
   virtual void framebuffer_size(int& width, int& height) const { width = height = 0; }
 };
+
+// The backend vatkit last made current on this thread (null: none).
+Backend*& thread_current();
+// Makes `backend` current on this thread, first releasing the one current before: with glvnd a
+// thread has contexts of one API (EGL or GLX) current at a time, and GLX answers a mix with
+// BadAccess, which Xlib's default handler turns into exit().
+bool switch_current(Backend* backend);
+// Releases the backend current on this thread, returning it (or null).
+Backend* release_thread_current();
 
 struct Context::Impl {
   std::unique_ptr<Backend> backend;
