@@ -124,6 +124,23 @@ TEST(SampleLinear, SlerpTakesTheShortestPath) {
   expect_values(q2, {wm45[0], wm45[1], wm45[2], wm45[3]});
 }
 
+TEST(SampleLinear, NonUnitRotationKeysStandForTheirRotation) {
+  // Keys of length 0.5 and 3: the rotations 0 and 90 degrees about z. A quarter of the way is
+  // 22.5 degrees, unit length; holding or stepping gives the unit key.
+  std::vector<float> values = zrot(0);
+  for (float& c : values) c *= 0.5f;
+  auto q90 = zrot(90);
+  for (float& c : q90) c *= 3.0f;
+  values.insert(values.end(), q90.begin(), q90.end());
+  const Sampler s = make_sampler(Interpolation::Linear, {0.0f, 1.0f}, values, 4);
+  const auto want = zrot(22.5);
+  expect_values(sample(s, Path::Rotation, 0.25f), {want[0], want[1], want[2], want[3]});
+  const auto end = zrot(90);
+  expect_values(sample(s, Path::Rotation, 2.0f), {end[0], end[1], end[2], end[3]});
+  const Sampler st = make_sampler(Interpolation::Step, {0.0f, 1.0f}, values, 4);
+  expect_values(sample(st, Path::Rotation, 0.5f), {0, 0, 0, 1});
+}
+
 TEST(SampleCubicSpline, HermiteWithTangentsScaledByTheKeyInterval) {
   // Keys at t = 0 and 2 (interval d = 2). Per key: in-tangent, value, out-tangent. The first
   // key's in-tangent and the last key's out-tangent are never used: 999 would show.

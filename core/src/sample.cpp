@@ -88,19 +88,24 @@ inline void normalize4(float* q) {
 
 // The spec's slerp (glTF 2.0, Appendix: interpolation): shortest path, with the normalized lerp
 // the spec allows when the keys are nearly parallel (dot > 0.9995), where sin(theta) loses
-// precision.
-inline void slerp(const float* a, const float* b_in, float u, float* out) {
-  float b[4] = {b_in[0], b_in[1], b_in[2], b_in[3]};
-  float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+// precision. The spec assumes unit keys; files round them (SimpleSkin's (0.383, 0.924) has
+// length 1.00023), so the keys are normalized first: the path runs between the rotations the
+// keys stand for, at constant angular speed, and the result is unit length.
+inline void slerp(const float* a_in, const float* b_in, float u, float* out) {
+  const float la2 = a_in[0] * a_in[0] + a_in[1] * a_in[1] + a_in[2] * a_in[2] + a_in[3] * a_in[3];
+  const float lb2 = b_in[0] * b_in[0] + b_in[1] * b_in[1] + b_in[2] * b_in[2] + b_in[3] * b_in[3];
+  const float ia = la2 > 0.0f ? 1.0f / std::sqrt(la2) : 0.0f;
+  float ib = lb2 > 0.0f ? 1.0f / std::sqrt(lb2) : 0.0f;
+  float d = (a_in[0] * b_in[0] + a_in[1] * b_in[1] + a_in[2] * b_in[2] + a_in[3] * b_in[3]) * (ia * ib);
   if (d < 0.0f) {
     d = -d;
-    for (float& c : b) c = -c;
+    ib = -ib;
   }
   float wa, wb;
   if (d > 0.9995f) {
-    wa = 1.0f - u;
-    wb = u;
-    for (int c = 0; c < 4; ++c) out[c] = wa * a[c] + wb * b[c];
+    wa = (1.0f - u) * ia;
+    wb = u * ib;
+    for (int c = 0; c < 4; ++c) out[c] = wa * a_in[c] + wb * b_in[c];
     normalize4(out);
     return;
   }
@@ -111,7 +116,9 @@ inline void slerp(const float* a, const float* b_in, float u, float* out) {
   const float ut = u * theta;
   wb = std::sin(ut) * inv_sin;
   wa = std::cos(ut) - d * wb;
-  for (int c = 0; c < 4; ++c) out[c] = wa * a[c] + wb * b[c];
+  wa *= ia;
+  wb *= ib;
+  for (int c = 0; c < 4; ++c) out[c] = wa * a_in[c] + wb * b_in[c];
 }
 
 inline void evaluate(const Sampler& s, Path path, const KeySpan& at, float* out) {
@@ -122,6 +129,7 @@ inline void evaluate(const Sampler& s, Path path, const KeySpan& at, float* out)
     // A cubic key is (in-tangent, value, out-tangent): the value is the middle element.
     const float* src = v + (cubic ? (3 * size_t(at.key) + 1) : size_t(at.key)) * nc;
     std::memcpy(out, src, nc * sizeof(float));
+    if (path == Path::Rotation) normalize4(out);  // every sampled rotation is unit length
     return;
   }
   const float u = at.u;
@@ -212,7 +220,9 @@ void reset_pose(const Asset& asset, Pose& pose) {
   for (size_t i = 0; i < n; ++i) {
     const Node& node = asset.nodes[i];
     pose.translation[i] = node.translation;
-    pose.rotation[i] = node.rotation;
+    // Unit length, like every sampled rotation (files round them: see slerp()).
+    const float len2 = glm::dot(node.rotation, node.rotation);
+    pose.rotation[i] = len2 > 0.0f ? node.rotation * (1.0f / std::sqrt(len2)) : node.rotation;
     pose.scale[i] = node.scale;
     if (node.weights_count == 0) continue;
     float* w = pose.weights.data() + node.weights_offset;

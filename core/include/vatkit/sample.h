@@ -6,6 +6,8 @@
 //  - CUBICSPLINE: the Hermite spline of the spec, with the in/out tangents scaled by the key
 //    interval (t_{k+1} - t_k); rotations are normalized after interpolation.
 //  - Before the first key and after the last, the end keys hold.
+//  - Sampled rotations are unit length: keys are normalized before use (files store them
+//    rounded, e.g. SimpleSkin's (0.383, 0.924)), and so are the rest rotations in a Pose.
 //  - Channels of one animation may have different key times and counts; each is sampled on its
 //    own keys. Channels the animation does not touch keep the value already in the pose, so
 //    sample a clip over a rest pose (reset_pose) to get glTF's "unanimated nodes keep their

@@ -8,7 +8,8 @@
 // position under `fallback` (the mesh node's world matrix).
 // Normals use the inverse transpose of the blended matrix, so non-uniform scale bends them
 // correctly, and are renormalized. Tangents use the blended matrix itself, keep their w sign, and
-// are renormalized.
+// are renormalized. Where a transform collapses a normal or tangent to zero length (a joint or
+// node scaled to 0), the input direction is passed through, normalized: outputs are always unit.
 #pragma once
 
 #include <span>
