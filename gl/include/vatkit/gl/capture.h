@@ -14,8 +14,8 @@
 //    side effects may run more than once per vertex or be skipped, and vertex-stage SSBOs are
 //    optional in GL 4.5 (GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS may be 0);
 //  - it works the same on Mesa llvmpipe and NVIDIA (and in GLES 3.0).
-// Limits: GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS scalars per record (64 on llvmpipe
-// and NVIDIA), no doubles.
+// Limits: GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS scalars per record (64 on llvmpipe,
+// 128 on NVIDIA), no doubles.
 //
 // The program is built once by create(); set uniforms with glProgramUniform*, bind textures and
 // buffers, then run() as often as needed: the capture buffer grows and is reused. run() changes
