@@ -36,18 +36,29 @@ struct BakeOptions {
   EncodingChoice encoding = EncodingChoice::Auto;
   Precision precision = Precision::F32;
   float fps = 30.0f;            // nominal frame rate (ignored when max_error_mm > 0)
-  float max_error_mm = 0.0f;    // > 0: for each clip, the lowest rate whose interpolated decode
-                                // stays within this budget, between rows and on them
-  float auto_budget_mm = 1.0f;  // Auto picks Rig when its max error is within this budget (or
-                                // within max_error_mm when that is set)
+  float max_error_mm = 0.0f;    // > 0: for each clip, the lowest row count whose interpolated
+                                // decode stays within this budget against the reference, on the
+                                // rows and between them (VerifyOptions{} sampling); rates up to
+                                // max_search_fps are tried, and a clip that cannot meet the
+                                // budget there fails the bake with its best error
+  float max_search_fps = 480.0f;
+  float auto_budget_mm = 1.0f;  // Auto picks Rig when its error on the rows (what the rig cannot
+                                // represent, not what the frame rate loses) is within this budget;
+                                // with max_error_mm set, when the rig meets that budget
+  // Rig: how far a slot's matrix may be from a similarity (rotation, translation, uniform scale)
+  // before the rig is refused: relative spread of the column lengths, and |cos| between columns.
+  float rig_tolerance = 1e-3f;
   std::vector<std::string> clips;  // clip names or "#index"; empty = every clip
-  bool normals = true;             // Delta: bake the Normal plane
+  bool normals = true;             // Delta F32/F16: bake the Normal plane (a Q16 delta always
+                                   // carries normals: they cost no bytes there)
   bool tangents = true;            // bake tangents where the source has them
   uint32_t max_texture_size = 16384;
   unsigned threads = 0;            // 0 = every hardware thread
   // Playback defaults per clip name (clips not named get ClipDefaults{}).
   std::vector<std::pair<std::string, ClipDefaults>> clip_defaults;
-  ProgressFn progress;
+  bool measure = true;             // measure the result against the reference for the report
+                                   // (Auto and max_error_mm measure what they need regardless)
+  ProgressFn progress;             // stages "bake", "search", "measure"
 };
 
 // Error of one clip of a Vat against the reference skinner.
@@ -63,10 +74,16 @@ struct ClipError {
 struct BakeReport {
   Encoding encoding = Encoding::Delta;
   std::string encoding_reason;  // why Auto chose what it chose (or "requested")
-  std::vector<ClipError> clips;
-  double seconds = 0.0;         // wall time of the bake, measurement included
+  std::vector<ClipError> clips; // per baked clip (empty when BakeOptions::measure is false)
+  std::vector<std::string> notes;  // things worth knowing, e.g. morph weights folded into a rig
+  double seconds = 0.0;          // wall time of the bake, measurement included
+  double measure_seconds = 0.0;  // of which measuring against the reference (report, Auto, search)
 };
 
+// Errors (one line, naming asset.source): no animation; an unknown clip; an impossible option
+// (fps <= 0, a zero texture size); a Rig request the rig cannot express (the joint or mesh, the
+// clip, the frame and the magnitude); planes over max_texture_size (with what would fit); F16
+// values over 65504; a max_error_mm no rate up to max_search_fps meets.
 Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* report = nullptr);
 
 struct VerifyOptions {

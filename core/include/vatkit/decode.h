@@ -1,16 +1,28 @@
 // vatkit/decode.h: reading poses back out of a Vat on the CPU, with exactly the arithmetic the
-// GPU decode uses (the GLSL chunk is a transcription of these functions).
+// GPU decode uses (the GLSL chunk is a transcription of these functions; docs/encodings.md shows
+// it).
 //
 // What is decoded is a PoseBlend: one or two clip bands, each sampled between two of its rows,
 // then mixed. Issue-3 callers use one band (clip_rows_at); playback (resolve, transitions,
 // blends) produces two.
 //
-// Per band: lerp between row and row_next by `mix` (positions, normals, tangents, translations,
-// scales); quaternions nlerp, with row_next's quaternion negated when its dot with row's is
-// negative (the hemisphere flip: a looping clip blends its last row into its first, and those
-// need not share a hemisphere).
-// Between bands: the same rule with weight_b (band b's quaternion flipped onto band a's side).
-// Normals and tangents are normalized once, at the end; quaternions are normalized at the end.
+// The arithmetic, in order (lerp(a, b, m) means a + (b - a) * m, per component):
+//  1. Fetch: texel i of frame row r is at x = i % width, y = r * rows_per_frame + i / width;
+//     dequantize it (vat.h, Precision) with the ranges of the clip whose band holds the row.
+//  2. Per band: lerp(row, row_next, mix) for position deltas, normals, tangents, translations
+//     and scales; quaternions likewise after negating row_next's when dot(q_row, q_next) < 0
+//     (the hemisphere flip: a looping clip blends its last row into its first, and those need
+//     not share a hemisphere).
+//  3. Between bands: the same rule with weight_b (band b's quaternion flipped onto band a's).
+//  4. Delta: position = rest + delta. Rig: each slot's quaternion is normalized and the slot
+//     becomes the affine matrix [R(q) s | t]; a vertex blends its slots' matrices with its
+//     weights, M = sum w_k M_k; position = M p_bind; normal = sign(det A) cof(A) n_bind, where A
+//     is M's 3x3 part and cof(A) has the columns a1 x a2, a2 x a0, a0 x a1 (the reference
+//     skinner's inverse transpose, up to scale); tangent = (A t_bind.xyz, t_bind.w).
+//  5. Normals and tangent directions are normalized once, at the end.
+//
+// Nothing here allocates; spans are caller-owned. Misuse (a clip, row, slot or vertex out of
+// range, spans running past the vertex count) asserts.
 #pragma once
 
 #include <cstdint>
@@ -34,8 +46,9 @@ struct PoseBlend {
   float weight_b = 0.0f;  // [0, 1]
 };
 
-// The rows of `clip` at `time_s` on the glTF timeline, clamped to [0, duration_s]: the position
-// time * fps between rows (no looping: that is playback's job).
+// The rows of `clip` at `time_s` on the glTF timeline, clamped to [0, duration_s] (no looping:
+// that is playback's job): x = time * fps, row = first_row + min(floor(x), rows - 1),
+// row_next = min(row + 1, last row), mix = x - floor(x) (0 on the last row).
 RowBlend clip_rows_at(const Vat& vat, uint32_t clip, float time_s);
 
 // A one-band PoseBlend.
@@ -46,22 +59,39 @@ struct SlotTransform {
   glm::quat rotation{1.0f, 0.0f, 0.0f, 0.0f};
   glm::vec3 translation{0.0f};
   float scale = 1.0f;
-  glm::mat4 matrix() const;
+  glm::mat4 matrix() const;  // rotation normalized first
 };
 
 // Object-space positions (and normals, tangents when the spans are non-empty) of vertices
 // [first_vertex, first_vertex + positions.size()) under `pose`. Works for both encodings (the
-// rig encoding skins the bind-space geometry with the decoded slots). Spans are caller-owned;
-// nothing is allocated.
+// rig encoding skins the bind-space geometry with the decoded slots). Normals of a Delta VAT
+// baked without normals are the rest normals (what a renderer without the plane draws);
+// tangents of a VAT without tangents are (0, 0, 0, 0). `positions` may be empty when only
+// normals or tangents are wanted (then the count comes from the first non-empty span).
 void decode_vertices(const Vat& vat, const PoseBlend& pose, uint32_t first_vertex,
                      std::span<glm::vec3> positions, std::span<glm::vec3> normals = {},
                      std::span<glm::vec4> tangents = {});
 
-// The transform of `slot` under `pose` (Vat::slots; requires a Slots plane).
+// The transform stored for `slot` under `pose` (Vat::slots; requires a Slots plane). The
+// quaternion is normalized.
 SlotTransform decode_slot(const Vat& vat, const PoseBlend& pose, uint32_t slot);
 
-// The stored value of one row, dequantized, with no interpolation: for tests and GPU parity.
+// The world (object-space) matrix of the slot's node under `pose`: decode_slot(...).matrix() *
+// inverse(slots[slot].inverse_bind). This is the socket query: the transform of a joint in
+// either encoding (a Delta VAT's slots hold world(joint) directly).
+glm::mat4 decode_joint_world(const Vat& vat, const PoseBlend& pose, uint32_t slot);
+
+// The first slot whose node is `node`, or -1 (Vat::slots; a joint of two skins with different
+// inverse bind matrices has two slots, with the same world matrix).
+int find_slot(const Vat& vat, int32_t node);
+
+// The stored value of one frame row, dequantized, with no interpolation: for tests and GPU
+// parity. Position: (delta, 0); Normal: (normal, 0) wherever it is stored (a Q16 delta keeps it
+// in the Position plane); Tangent: (xyz, w). Rows are absolute; a plane the Vat lacks asserts.
 glm::vec4 read_texel(const Vat& vat, PlaneSemantic plane, uint32_t row, uint32_t texel);
 SlotTransform read_slot(const Vat& vat, uint32_t row, uint32_t slot);
+
+// The clip whose band holds absolute frame row `row` (asserts that one does).
+uint32_t clip_of_row(const Vat& vat, uint32_t row);
 
 }  // namespace vatkit

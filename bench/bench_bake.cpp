@@ -1,0 +1,151 @@
+// Bake throughput and size per encoding and precision, on real files at 30 fps, all clips.
+//
+// Usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--no-measure]
+// Prints a Markdown table: the median over N repetitions (default 7) after one warm-up bake, one
+// thread and every hardware thread. Throughput is vertex-frames per second for delta (vertices x
+// frame rows) and joint-frames per second for rig (slots x frame rows); the bake itself only
+// (BakeOptions::measure = false). The error columns come from one separate measure_error run
+// (its time is reported on its own): max over clips, on rows and between rows, in mm (file units
+// taken as metres).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "vatkit/bake.h"
+#include "vatkit/import.h"
+#include "vatkit/parallel.h"
+#include "vatkit/sample_character.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string si(double v) {
+  char buf[32];
+  if (v >= 1e9) {
+    std::snprintf(buf, sizeof buf, "%.2f G", v / 1e9);
+  } else if (v >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.1f M", v / 1e6);
+  } else if (v >= 1e3) {
+    std::snprintf(buf, sizeof buf, "%.1f k", v / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  }
+  return buf;
+}
+
+std::string bytes(double v) {
+  char buf[32];
+  if (v >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.2f MB", v / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f kB", v / 1e3);
+  }
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::filesystem::path dir = VATKIT_ASSETS_DIR;
+  int reps = 7;
+  bool measure = true;
+  std::vector<std::string> files = {"threejs/RobotExpressive.glb", "khronos/Fox.glb", "khronos/CesiumMan.glb", "<sample>"};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+      reps = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--no-measure") == 0) {
+      measure = false;
+    } else if (std::strcmp(argv[i], "--files") == 0 && i + 1 < argc) {
+      files.clear();
+      std::string list = argv[++i];
+      for (size_t at = 0; at <= list.size();) {
+        const size_t comma = std::min(list.find(',', at), list.size());
+        files.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
+    } else {
+      dir = argv[i];
+    }
+  }
+  const unsigned all = vatkit::hardware_threads();
+  std::printf("Bake throughput (30 fps, every clip; median of %d after a warm-up; %u hardware threads)\n\n", reps, all);
+  std::printf("| file | encoding | precision | threads | rows | vertices / slots | bake ms | throughput | plane bytes | "
+              "bytes per vertex-frame / joint-frame | measure ms | max on rows mm | max between mm |\n");
+  std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const std::string& f : files) {
+    vatkit::ImportOptions io;
+    io.load_images = false;
+    auto a = f == "<sample>" ? vatkit::load_sample_character() : vatkit::import_gltf(dir / f, io);
+    if (!a) {
+      std::fprintf(stderr, "bench_bake: %s\n", a.error().message.c_str());
+      return 1;
+    }
+    const std::string name = f == "<sample>" ? "sample character" : std::filesystem::path(f).stem().string();
+    for (vatkit::EncodingChoice enc : {vatkit::EncodingChoice::Delta, vatkit::EncodingChoice::Rig}) {
+      for (vatkit::Precision prec : {vatkit::Precision::F32, vatkit::Precision::F16, vatkit::Precision::Q16}) {
+        for (unsigned threads : {1u, all}) {
+          vatkit::BakeOptions o;
+          o.encoding = enc;
+          o.precision = prec;
+          o.threads = threads;
+          o.measure = false;
+          std::vector<double> times;
+          vatkit::Result<vatkit::Vat> vat = vatkit::bake(*a, o);  // warm-up
+          if (!vat) {
+            std::printf("| %s | %s | %s | %u | refused: %s |\n", name.c_str(), enc == vatkit::EncodingChoice::Rig ? "rig" : "delta",
+                        vatkit::to_string(prec), threads, vat.error().message.c_str());
+            break;
+          }
+          for (int r = 0; r < reps; ++r) {
+            const auto t0 = Clock::now();
+            vat = vatkit::bake(*a, o);
+            times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+          }
+          std::sort(times.begin(), times.end());
+          const double s = times[times.size() / 2];
+          const vatkit::Vat& v = *vat;
+          const bool rig = v.encoding == vatkit::Encoding::Rig;
+          const double units = double(rig ? v.slots.size() : v.geometry.vertex_count()) * v.frame_rows;
+          size_t plane_bytes = 0;
+          for (const auto& p : v.planes) plane_bytes += p.byte_size();
+          // Bytes per vertex-frame of what the encoding needs to pose a vertex: every plane but
+          // the delta's socket slots (reported in plane bytes all the same).
+          size_t core_bytes = 0;
+          for (const auto& p : v.planes)
+            if (rig || p.semantic != vatkit::PlaneSemantic::Slots) core_bytes += p.byte_size();
+          std::string err_cells = "| | |";
+          std::string measure_cell = "";
+          if (measure && threads == all) {
+            const auto t0 = Clock::now();
+            auto m = vatkit::measure_error(*a, v, {});
+            const double ms = std::chrono::duration<double>(Clock::now() - t0).count() * 1e3;
+            float on = 0.0f, between = 0.0f;
+            if (m) {
+              for (const auto& c : *m) {
+                on = std::max(on, c.on_rows_max_mm);
+                between = std::max(between, c.between_rows_max_mm);
+              }
+            }
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "| %.4f | %.3f |", double(on), double(between));
+            err_cells = buf;
+            std::snprintf(buf, sizeof buf, "%.1f", ms);
+            measure_cell = buf;
+          }
+          std::printf("| %s | %s | %s | %u | %u | %zu | %.2f | %s %s/s | %s | %.2f | %s %s\n", name.c_str(),
+                      rig ? "rig" : "delta", vatkit::to_string(prec), threads, v.frame_rows,
+                      rig ? v.slots.size() : size_t(v.geometry.vertex_count()), s * 1e3, si(units / s).c_str(),
+                      rig ? "joint-frames" : "vertex-frames", bytes(double(plane_bytes)).c_str(),
+                      double(core_bytes) / units, measure_cell.c_str(), err_cells.c_str());
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,670 @@
+// bake(): options and clips, the merged rest geometry, texture limits, the frame-rate search,
+// Auto's choice, and the report. The per-encoding frame loops are in bake_delta.cpp and
+// bake_rig.cpp.
+#include "vatkit/bake.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#include "bake_codec.h"
+#include "bake_internal.h"
+#include "vatkit/parallel.h"
+#include "vatkit/scene.h"
+#include "vatkit/summary.h"
+
+namespace vatkit {
+namespace detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+Result<std::vector<ClipPlan>> plan_clips(const Asset& asset, const BakeOptions& options) {
+  if (asset.animations.empty()) {
+    return make_error(asset.source, "has no animations: there is nothing to bake");
+  }
+  std::vector<int> chosen;
+  if (options.clips.empty()) {
+    for (size_t i = 0; i < asset.animations.size(); ++i) chosen.push_back(int(i));
+  } else {
+    for (const std::string& sel : options.clips) {
+      auto c = find_clip(asset, sel);
+      if (!c) return c.error();
+      if (std::find(chosen.begin(), chosen.end(), *c) != chosen.end()) {
+        return make_error(asset.source, "clip \"" + sel + "\" is selected twice");
+      }
+      chosen.push_back(*c);
+    }
+  }
+  std::vector<ClipPlan> plans;
+  for (int a : chosen) {
+    ClipPlan p;
+    p.animation = a;
+    p.name = asset.animations[size_t(a)].name;
+    p.duration_s = asset.animations[size_t(a)].end_s;
+    for (const auto& [name, defaults] : options.clip_defaults) {
+      if (name == p.name || name == clip_label(asset, a)) p.defaults = defaults;
+    }
+    if (!(p.defaults.speed >= 0.0f) || !std::isfinite(p.defaults.speed)) {
+      return make_error(asset.source, "clip \"" + clip_label(asset, a) + "\": speed " +
+                                          fmt("%g", p.defaults.speed) + " is not a finite number >= 0");
+    }
+    if (p.defaults.repetitions < kInfiniteRepetitions) {
+      return make_error(asset.source, "clip \"" + clip_label(asset, a) + "\": repetitions " +
+                                          std::to_string(p.defaults.repetitions) + " < -1");
+    }
+    plans.push_back(std::move(p));
+  }
+  return plans;
+}
+
+uint32_t rows_at_fps(float duration_s, double fps) {
+  if (!(duration_s > 0.0f)) return 1;
+  return uint32_t(std::llround(double(duration_s) * fps)) + 1;
+}
+
+uint32_t total_rows(const std::vector<ClipPlan>& clips) {
+  uint64_t n = 0;
+  for (const ClipPlan& c : clips) n += c.rows;
+  return uint32_t(std::min<uint64_t>(n, std::numeric_limits<uint32_t>::max()));
+}
+
+}  // namespace
+
+// ---- planes ------------------------------------------------------------------------------------
+
+PlaneShape plane_shape(uint32_t texels_per_frame, uint32_t max_texture_size) {
+  PlaneShape s;
+  s.rows_per_frame = std::max(1u, (texels_per_frame + max_texture_size - 1) / max_texture_size);
+  s.width = (texels_per_frame + s.rows_per_frame - 1) / s.rows_per_frame;
+  return s;
+}
+
+void* allocate_big(size_t bytes) {
+  // Output planes are written once, soon after allocation: on Linux, transparent huge pages cut
+  // the page faults of a fresh multi-megabyte buffer 512-fold (they were most of a small bake).
+  constexpr size_t kHuge = size_t(2) << 20;
+  const size_t align = bytes >= kHuge ? kHuge : 64;
+  const size_t size = (std::max<size_t>(bytes, 1) + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, size);
+  if (p == nullptr) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (align == kHuge) madvise(p, size, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+namespace {
+struct PlaneStore {
+  std::vector<uint8_t*> buffers;
+  ~PlaneStore() {
+    for (uint8_t* b : buffers) std::free(b);
+  }
+};
+}  // namespace
+
+void allocate_planes(Vat& vat, const std::vector<PlaneSpec>& specs, uint32_t max_texture_size) {
+  auto store = std::make_shared<PlaneStore>();
+  vat.planes.clear();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    Plane p;
+    p.semantic = specs[i].semantic;
+    p.format = specs[i].format;
+    p.texels_per_frame = specs[i].texels_per_frame;
+    const PlaneShape shape = plane_shape(p.texels_per_frame, max_texture_size);
+    p.width = shape.width;
+    p.rows_per_frame = shape.rows_per_frame;
+    p.height = p.rows_per_frame * vat.frame_rows;
+    uint8_t* bytes = static_cast<uint8_t*>(allocate_big(p.byte_size()));
+    store->buffers.push_back(bytes);
+    // The bake writes every texel of every frame; only the padding after a wrapped frame's last
+    // texel is zeroed here, so the bytes are defined.
+    const size_t frame_texels = size_t(p.rows_per_frame) * p.width;
+    const size_t tb = texel_bytes(p.format);
+    if (frame_texels > p.texels_per_frame) {
+      for (uint32_t r = 0; r < vat.frame_rows; ++r) {
+        std::memset(bytes + (size_t(r) * frame_texels + p.texels_per_frame) * tb, 0,
+                    (frame_texels - p.texels_per_frame) * tb);
+      }
+    }
+    p.data = std::span<const uint8_t>(bytes, p.byte_size());
+    vat.planes.push_back(p);
+  }
+  vat.storage = store;
+}
+
+Result<void> write_slot_rows(SlotStage& st, Vat& vat, size_t plane_index, VatClip& clip,
+                             const std::string& name) {
+  const Plane& p = vat.planes[plane_index];
+  uint8_t* bytes = plane_bytes(vat, plane_index);
+  // Hemisphere: each row's quaternion on the side of the previous row's; a slot scaled to
+  // nothing (s = 0) keeps the previous rotation, so the blend toward it does not spin.
+  for (uint32_t s = 0; s < st.slots; ++s) {
+    for (uint32_t k = 0; k < st.rows; ++k) {
+      glm::quat& q = st.q[size_t(k) * st.slots + s];
+      if (k == 0) {
+        if (q.w < 0.0f) q = -q;
+        continue;
+      }
+      const glm::quat& prev = st.q[size_t(k - 1) * st.slots + s];
+      if (st.s[size_t(k) * st.slots + s] == 0.0f) {
+        q = prev;
+        continue;
+      }
+      if (glm::dot(q, prev) < 0.0f) q = -q;
+    }
+  }
+  Bounds tr{glm::vec3(std::numeric_limits<float>::max()), glm::vec3(-std::numeric_limits<float>::max())};
+  float smin = std::numeric_limits<float>::max(), smax = -std::numeric_limits<float>::max();
+  for (size_t i = 0; i < st.t.size(); ++i) {
+    tr.min = glm::min(tr.min, st.t[i]);
+    tr.max = glm::max(tr.max, st.t[i]);
+    smin = std::min(smin, st.s[i]);
+    smax = std::max(smax, st.s[i]);
+  }
+  if (st.t.empty()) {
+    tr = Bounds{};
+    smin = smax = 1.0f;
+  }
+  clip.translation_range = tr;
+  clip.scale_min = smin;
+  clip.scale_max = smax;
+  if (p.format == TexelFormat::RGBA16F) {
+    const float big = std::max({codec::max_abs((tr.min)), codec::max_abs((tr.max)),
+                                std::fabs(smin), std::fabs(smax)});
+    if (big > codec::kHalfMax) {
+      return make_error(name, "clip \"" + clip.name + "\": a slot translation or scale of " + fmt("%g", big) +
+                                  " does not fit f16 (at most 65504): use f32 or q16");
+    }
+  }
+  for (uint32_t k = 0; k < st.rows; ++k) {
+    const uint32_t row = clip.first_row + k;
+    for (uint32_t s = 0; s < st.slots; ++s) {
+      const size_t i = size_t(k) * st.slots + s;
+      const glm::quat q = st.q[i];
+      const glm::vec3 t = st.t[i];
+      const float sc = st.s[i];
+      const size_t at = codec::texel_index(p, row, 2 * s);
+      switch (p.format) {
+        case TexelFormat::RGBA32F: {
+          const float v[8] = {q.x, q.y, q.z, q.w, t.x, t.y, t.z, sc};
+          std::memcpy(bytes + at * 16, v, 32);
+          break;
+        }
+        case TexelFormat::RGBA16F: {
+          const uint16_t v[8] = {codec::float_to_half(q.x), codec::float_to_half(q.y), codec::float_to_half(q.z),
+                                 codec::float_to_half(q.w), codec::float_to_half(t.x), codec::float_to_half(t.y),
+                                 codec::float_to_half(t.z), codec::float_to_half(sc)};
+          std::memcpy(bytes + at * 8, v, 16);
+          break;
+        }
+        case TexelFormat::RGBA16Unorm: {
+          const uint16_t v[8] = {codec::quantize_snorm_as_unorm16(q.x), codec::quantize_snorm_as_unorm16(q.y),
+                                 codec::quantize_snorm_as_unorm16(q.z), codec::quantize_snorm_as_unorm16(q.w),
+                                 codec::quantize_unorm16(t.x, tr.min.x, tr.max.x),
+                                 codec::quantize_unorm16(t.y, tr.min.y, tr.max.y),
+                                 codec::quantize_unorm16(t.z, tr.min.z, tr.max.z),
+                                 codec::quantize_unorm16(sc, smin, smax)};
+          std::memcpy(bytes + at * 8, v, 16);
+          break;
+        }
+      }
+    }
+  }
+  return {};
+}
+
+// ---- the rest geometry -------------------------------------------------------------------------
+
+Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
+  BakeSetup setup;
+  setup.asset = &asset;
+  setup.options = &options;
+  setup.threads = options.threads ? options.threads : hardware_threads();
+  setup.name = asset.source;
+  if (asset.instances.empty() || asset.instance_vertex_count == 0) {
+    return make_error(asset.source, "the default scene draws no mesh: there is nothing to bake");
+  }
+  const uint32_t n = asset.instance_vertex_count;
+  bool any_tangents = false, any_uv = false, any_color = false;
+  for (const MeshInstance& inst : asset.instances) {
+    const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
+    any_tangents |= !prim.tangents.empty();
+    any_uv |= !prim.texcoords0.empty();
+    any_color |= !prim.colors0.empty();
+  }
+  setup.tangents = any_tangents && options.tangents;
+
+  VatGeometry& g = setup.rest;
+  g.positions.resize(n);
+  g.normals.resize(n);
+  if (setup.tangents) g.tangents.resize(n);
+  {
+    SceneEvaluator ev(asset);
+    ev.pose(-1, 0.0f);
+    ev.skin(g.positions, g.normals, setup.tangents ? std::span<glm::vec4>(g.tangents) : std::span<glm::vec4>(),
+            setup.threads);
+  }
+  if (any_uv) g.texcoords0.assign(n, glm::vec2(0.0f));
+  if (any_color) g.colors0.assign(n, glm::vec4(1.0f));
+  for (const MeshInstance& inst : asset.instances) {
+    const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
+    if (!prim.texcoords0.empty()) std::copy(prim.texcoords0.begin(), prim.texcoords0.end(), g.texcoords0.begin() + inst.first_vertex);
+    if (!prim.colors0.empty()) std::copy(prim.colors0.begin(), prim.colors0.end(), g.colors0.begin() + inst.first_vertex);
+    SourceRange r;
+    r.node = inst.node;
+    r.mesh = inst.mesh;
+    r.primitive = inst.primitive;
+    r.first_vertex = inst.first_vertex;
+    r.vertex_count = inst.vertex_count;
+    r.source_vertex_count = prim.source_vertex_count;
+    g.sources.push_back(r);
+  }
+  // One draw group per material, default material (-1) first, then in material order.
+  for (int32_t m = -1; m < int32_t(asset.materials.size()); ++m) {
+    DrawGroup group;
+    group.material = m;
+    group.first_index = uint32_t(g.indices.size());
+    for (const MeshInstance& inst : asset.instances) {
+      const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
+      if (prim.material != m) continue;
+      for (uint32_t i : prim.indices) g.indices.push_back(inst.first_vertex + i);
+    }
+    group.index_count = uint32_t(g.indices.size()) - group.first_index;
+    if (group.index_count > 0) g.groups.push_back(group);
+  }
+  // Socket slots of a delta bake: every distinct skin joint.
+  for (const Skin& skin : asset.skins) {
+    for (uint32_t j : skin.joints) {
+      const bool seen = std::any_of(setup.joint_slots.begin(), setup.joint_slots.end(),
+                                    [&](const VatSlot& s) { return s.node == int32_t(j); });
+      if (!seen) setup.joint_slots.push_back(VatSlot{asset.nodes[j].name, int32_t(j), glm::mat4(1.0f)});
+    }
+  }
+  return setup;
+}
+
+// ---- texture limits ----------------------------------------------------------------------------
+
+Result<void> check_fits(const BakeSetup& setup, Encoding encoding, const std::vector<ClipPlan>& clips) {
+  const uint32_t limit = setup.options->max_texture_size;
+  const uint32_t slots = uint32_t(encoding == Encoding::Rig ? setup.rig_slots.size() : setup.joint_slots.size());
+  struct Need {
+    const char* what;
+    uint32_t texels;
+  };
+  std::vector<Need> needs;
+  if (encoding == Encoding::Delta) needs.push_back({"position", setup.rest.vertex_count()});
+  if (slots > 0) needs.push_back({"slots", 2 * slots});
+  uint32_t rows_per_frame = 1;
+  const char* widest = "position";
+  for (const Need& n : needs) {
+    const PlaneShape s = plane_shape(n.texels, limit);
+    if (s.rows_per_frame > rows_per_frame) {
+      rows_per_frame = s.rows_per_frame;
+      widest = n.what;
+    }
+  }
+  const uint64_t frame_rows = [&] {
+    uint64_t r = 0;
+    for (const ClipPlan& c : clips) r += c.rows;
+    return r;
+  }();
+  const uint64_t height = frame_rows * rows_per_frame;
+  if (height <= limit) return {};
+
+  const uint64_t max_frame_rows = limit / rows_per_frame;
+  std::string what = std::string(to_string(encoding)) + " " + widest + " plane needs " +
+                     std::to_string(rows_per_frame) + " texture row(s) per frame x " + std::to_string(frame_rows) +
+                     " frame rows = " + std::to_string(height) + " rows, over the texture size limit " +
+                     std::to_string(limit);
+  if (max_frame_rows < clips.size()) {
+    return make_error(setup.name, what + "; even one row per clip does not fit: at most " +
+                                      std::to_string(max_frame_rows) + " clips fit, or raise the limit");
+  }
+  // The largest common frame rate that fits (rows grow with the rate).
+  auto rows_at = [&](double fps) {
+    uint64_t r = 0;
+    for (const ClipPlan& c : clips) r += rows_at_fps(c.duration_s, fps);
+    return r;
+  };
+  double lo = 0.0, hi = 100000.0;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (rows_at(mid) <= max_frame_rows ? lo : hi) = mid;
+  }
+  double fps_fit = std::floor(lo * 100.0) / 100.0;
+  while (fps_fit > 0.0 && rows_at(fps_fit) > max_frame_rows) fps_fit -= 0.01;
+  // How many of the clips, in order, fit as planned.
+  size_t first_clips = 0;
+  uint64_t acc = 0;
+  while (first_clips < clips.size() && acc + clips[first_clips].rows <= max_frame_rows) acc += clips[first_clips++].rows;
+  std::string fits = "; what fits: " + std::to_string(max_frame_rows) + " frame rows, e.g. fps " + fmt("%.2f", fps_fit) +
+                     " for these clips, or the first " + std::to_string(first_clips) + " of the " +
+                     std::to_string(clips.size()) + " clips as planned";
+  if (encoding == Encoding::Delta && !setup.rig_slots.empty() && setup.rig_error.empty()) {
+    fits += ", or the rig encoding (" + std::to_string(plane_shape(2 * uint32_t(setup.rig_slots.size()), limit).rows_per_frame) +
+            " texture row per frame)";
+  }
+  return make_error(setup.name, what + fits);
+}
+
+}  // namespace detail
+
+// ---- bake --------------------------------------------------------------------------------------
+
+namespace {
+
+using detail::ClipPlan;
+
+// The number of intervals M when every key time of `anim` lies on the grid k * end_s / M (so
+// that n - 1 = M rows put a row on every key), else 0.
+uint32_t key_grid_intervals(const Animation& anim) {
+  std::vector<float> times;
+  for (const Channel& ch : anim.channels) {
+    const Sampler& s = anim.samplers[ch.sampler];
+    times.insert(times.end(), s.times.begin(), s.times.end());
+  }
+  std::sort(times.begin(), times.end());
+  const float D = anim.end_s;
+  if (times.size() < 2 || !(D > 0.0f)) return 0;
+  double h = 0.0;
+  for (size_t i = 1; i < times.size(); ++i) {
+    const double gap = double(times[i]) - double(times[i - 1]);
+    if (gap > 1e-6 * D && (h == 0.0 || gap < h)) h = gap;
+  }
+  if (h == 0.0) return 0;
+  const double m = std::round(double(D) / h);
+  if (m < 1.0 || m > 1e6) return 0;
+  const double grid = double(D) / m;
+  for (float t : times) {
+    const double k = double(t) / grid;
+    if (std::fabs(k - std::round(k)) > 1e-3) return 0;
+  }
+  return uint32_t(m);
+}
+
+struct Baker {
+  const Asset& asset;
+  const BakeOptions& options;
+  detail::BakeSetup& setup;
+  double measure_seconds = 0.0;
+
+  Result<Vat> bake_encoding(Encoding e, const std::vector<ClipPlan>& clips, detail::Progress& progress) {
+    if (auto fit = detail::check_fits(setup, e, clips); !fit) return fit.error();
+    return e == Encoding::Rig ? detail::bake_rig(setup, clips, progress) : detail::bake_delta(setup, clips, progress);
+  }
+
+  Result<std::vector<detail::ClipMeasure>> measure(const Vat& vat, float abort_above_mm, const std::string& stage,
+                                                   uint32_t between = 3) {
+    const auto t0 = std::chrono::steady_clock::now();
+    detail::MeasureRequest req;
+    req.between_samples = between;
+    req.threads = setup.threads;
+    req.abort_above_mm = abort_above_mm;
+    req.progress = options.progress;
+    req.progress_stage = stage;
+    auto r = detail::measure_clips(asset, vat, req);
+    measure_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+  // A row count n such that n rows keep the decode of `clip` within the budget, on and between
+  // rows, and n - 1 rows do not. The error is far from monotonic in n: linearly interpolated
+  // (LINEAR) keys put a kink in the motion at every key, and interpolating across a kink costs
+  // about |velocity change| * row interval / 4, so rates whose rows land on the keys are far
+  // better than their neighbours (Fox's 24 fps walk meets 50 mm at 24 fps and 480 fps, nowhere
+  // between). So: (1) when the clip's keys sit on a uniform grid of M intervals, try n - 1 = M
+  // (the source rate), its multiples, and its divisors (every d-th key on a row); (2) otherwise
+  // search upward from 30 fps with the smooth-motion model (error ~ 1 / rate^2) until a rate
+  // passes; (3) then bisect below the passing count until n passes and n - 1 fails.
+  Result<uint32_t> search_rows(Encoding e, const ClipPlan& clip, float budget_mm, float* best_error_mm) {
+    const uint32_t max_rows = detail::rows_at_fps(clip.duration_s, options.max_search_fps);
+    if (max_rows <= 1) return 1u;
+    struct Tried {
+      uint32_t rows;
+      bool pass;
+      float err;  // max error, or a lower bound when it failed early
+    };
+    std::vector<Tried> tried;
+    auto eval = [&](uint32_t rows) -> Result<bool> {
+      for (const Tried& t : tried)
+        if (t.rows == rows) return t.pass;
+      ClipPlan p = clip;
+      p.rows = rows;
+      detail::Progress quiet;
+      auto vat = bake_encoding(e, {p}, quiet);
+      if (!vat) return vat.error();
+      auto m = measure(*vat, budget_mm, "search");
+      if (!m) return m.error();
+      const float err = (*m)[0].max_mm();
+      const bool pass = !(*m)[0].exceeded && err <= budget_mm;
+      tried.push_back(Tried{rows, pass, err});
+      if (std::getenv("VATKIT_DEBUG_SEARCH")) {
+        std::fprintf(stderr, "search %s rows %u err %g pass %d\n", clip.name.c_str(), rows, err, int(pass));
+      }
+      return pass;
+    };
+    auto err_of = [&](uint32_t rows) {
+      for (const Tried& t : tried)
+        if (t.rows == rows) return t.err;
+      return 0.0f;
+    };
+    const std::string label = clip.name.empty() ? clip_label(asset, clip.animation) : clip.name;
+
+    uint32_t hi = 0;  // a passing row count
+    // (1) The key grid.
+    const uint32_t M = key_grid_intervals(asset.animations[size_t(clip.animation)]);
+    if (M > 0 && M + 1 <= max_rows) {
+      for (uint32_t m = 1; uint64_t(M) * m + 1 <= max_rows && hi == 0; m *= 2) {
+        auto ok = eval(M * m + 1);
+        if (!ok) return ok.error();
+        if (*ok) hi = M * m + 1;
+      }
+      if (hi == M + 1) {
+        for (uint32_t d = 2; d <= M; ++d) {
+          if (M % d != 0) continue;
+          auto ok = eval(M / d + 1);
+          if (!ok) return ok.error();
+          if (!*ok) break;
+          hi = M / d + 1;
+        }
+      }
+    }
+    // (2) Upward from 30 fps.
+    if (hi == 0) {
+      uint32_t guess = std::clamp<uint32_t>(detail::rows_at_fps(clip.duration_s, 30.0), 2u, max_rows);
+      for (;;) {
+        auto ok = eval(guess);
+        if (!ok) return ok.error();
+        if (*ok) {
+          hi = guess;
+          break;
+        }
+        if (guess >= max_rows) {
+          if (best_error_mm) *best_error_mm = err_of(guess);
+          return make_error(setup.name, "clip \"" + label + "\": no rate up to " +
+                                            detail::fmt("%g", options.max_search_fps) + " fps keeps the " +
+                                            to_string(e) + " decode within " + detail::fmt("%g", budget_mm) +
+                                            " mm (at " + detail::fmt("%g", options.max_search_fps) + " fps: " +
+                                            detail::fmt("%.3g", err_of(guess)) + " mm or more)");
+        }
+        const double predicted = 1.0 + std::ceil(double(guess - 1) * std::sqrt(double(err_of(guess)) / budget_mm));
+        // An early-stopped measurement only bounds the error from below: never grow by less than 2x.
+        guess = uint32_t(std::min<double>(max_rows, std::max<double>(predicted, double(guess - 1) * 2.0 + 1.0)));
+      }
+    }
+    // (3) Down to the edge: n passes, n - 1 fails. The neighbour first: usually it fails (the
+    // rows just left the keys, or the rate is just enough), and we are done.
+    if (hi > 1) {
+      auto ok = eval(hi - 1);
+      if (!ok) return ok.error();
+      if (*ok) hi = hi - 1;
+    }
+    for (int iter = 0; iter < 40 && hi > 1; ++iter) {
+      uint32_t lo = 0;  // the largest failing count below hi
+      for (const Tried& t : tried)
+        if (!t.pass && t.rows < hi) lo = std::max(lo, t.rows);
+      if (lo + 1 == hi) break;
+      if (lo == 0) {
+        auto ok = eval(1);  // a frozen clip passes with one row
+        if (!ok) return ok.error();
+        if (*ok) hi = 1;
+        continue;
+      }
+      const double predicted = 1.0 + std::ceil(double(hi - 1) * std::sqrt(double(err_of(hi)) / budget_mm));
+      const uint32_t next = iter < 2 ? uint32_t(std::clamp<double>(predicted, lo + 1, hi - 1)) : lo + (hi - lo) / 2;
+      auto ok = eval(next);
+      if (!ok) return ok.error();
+      if (*ok) hi = next;
+    }
+    if (best_error_mm) *best_error_mm = err_of(hi);
+    return hi;
+  }
+};
+
+}  // namespace
+
+Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* report) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (options.max_error_mm <= 0.0f && !(options.fps > 0.0f && std::isfinite(options.fps))) {
+    return make_error(asset.source, "fps " + detail::fmt("%g", options.fps) + " is not a positive number");
+  }
+  if (!(options.max_error_mm >= 0.0f) || !std::isfinite(options.max_error_mm)) {
+    return make_error(asset.source, "max error " + detail::fmt("%g", options.max_error_mm) + " mm is not a number >= 0");
+  }
+  if (options.max_error_mm > 0.0f && !(options.max_search_fps > 0.0f)) {
+    return make_error(asset.source, "max search fps must be positive");
+  }
+  if (options.max_texture_size == 0) return make_error(asset.source, "max texture size 0");
+  if (options.precision > Precision::Q16) return make_error(asset.source, "unknown precision");
+
+  auto plans = detail::plan_clips(asset, options);
+  if (!plans) return plans.error();
+  auto setup_r = detail::prepare_bake(asset, options);
+  if (!setup_r) return setup_r.error();
+  detail::BakeSetup& setup = *setup_r;
+  detail::prepare_rig(setup, *plans);  // also tells check_fits whether to suggest the rig
+
+  Baker baker{asset, options, setup};
+  BakeReport rep;
+
+  // Which encodings to consider.
+  std::vector<Encoding> candidates;
+  if (options.encoding == EncodingChoice::Delta) candidates = {Encoding::Delta};
+  if (options.encoding == EncodingChoice::Rig) candidates = {Encoding::Rig};
+  if (options.encoding == EncodingChoice::Auto) candidates = {Encoding::Rig, Encoding::Delta};
+  const float budget = options.max_error_mm > 0.0f ? options.max_error_mm : options.auto_budget_mm;
+
+  std::vector<std::string> reasons;
+  auto why = [&](const Error& err) {
+    const std::string prefix = setup.name + ": ";
+    return err.message.rfind(prefix, 0) == 0 ? err.message.substr(prefix.size()) : err.message;
+  };
+  for (size_t ci = 0; ci < candidates.size(); ++ci) {
+    const Encoding e = candidates[ci];
+    const bool last = ci + 1 == candidates.size();
+    if (e == Encoding::Rig && !setup.rig_error.empty()) {
+      if (last) return make_error(setup.name, setup.rig_error);
+      reasons.push_back("rig refused: " + setup.rig_error);
+      continue;
+    }
+    std::vector<ClipPlan> clips = *plans;
+    if (options.max_error_mm > 0.0f) {
+      bool failed = false;
+      for (size_t c = 0; c < clips.size(); ++c) {
+        float best = 0.0f;
+        auto rows = baker.search_rows(e, clips[c], options.max_error_mm, &best);
+        if (!rows) {
+          if (last) return rows.error();
+          reasons.push_back("rig cannot meet the budget: " + why(rows.error()));
+          failed = true;
+          break;
+        }
+        clips[c].rows = *rows;
+        if (options.progress) options.progress("search", float(c + 1) / float(clips.size()));
+      }
+      if (failed) continue;
+    } else {
+      for (ClipPlan& c : clips) c.rows = detail::rows_at_fps(c.duration_s, options.fps);
+    }
+    detail::Progress progress;
+    progress.fn = &options.progress;
+    progress.stage = "bake";
+    progress.total = detail::total_rows(clips);
+    auto vat = baker.bake_encoding(e, clips, progress);
+    if (!vat) {
+      if (last) return vat.error();
+      reasons.push_back("rig refused: " + why(vat.error()));
+      continue;
+    }
+    std::vector<ClipError> measured;
+    bool have_measure = false;
+    if (options.encoding == EncodingChoice::Auto && !last) {
+      // Auto: the rig must represent the poses within the budget. Without a target error, judge
+      // it on the rows (what a rig cannot represent); the search already judged it otherwise.
+      auto m = baker.measure(*vat, 0.0f, "measure");
+      if (!m) return m.error();
+      float worst = 0.0f;
+      std::string worst_clip;
+      for (auto& c : *m) {
+        const float err = options.max_error_mm > 0.0f ? c.max_mm() : c.error.on_rows_max_mm;
+        if (err >= worst) {
+          worst = err;
+          worst_clip = c.error.clip;
+        }
+        measured.push_back(c.error);
+      }
+      have_measure = true;
+      if (worst > budget) {
+        reasons.push_back("rig error " + detail::fmt("%.3g", worst) + " mm (clip \"" + worst_clip + "\") exceeds the " +
+                          detail::fmt("%g", budget) + " mm budget");
+        continue;
+      }
+      reasons.push_back("rig error " + detail::fmt("%.3g", worst) + " mm " +
+                        (options.max_error_mm > 0.0f ? "" : "on the rows ") + "is within the " +
+                        detail::fmt("%g", budget) + " mm budget");
+    }
+    if (options.measure && !have_measure) {
+      auto m = baker.measure(*vat, 0.0f, "measure");
+      if (!m) return m.error();
+      for (auto& c : *m) measured.push_back(c.error);
+      have_measure = true;
+    }
+    if (report) {
+      rep.encoding = e;
+      if (options.encoding != EncodingChoice::Auto) {
+        rep.encoding_reason = "requested";
+      } else {
+        std::string r;
+        for (size_t i = 0; i < reasons.size(); ++i) r += (i ? "; " : "") + reasons[i];
+        rep.encoding_reason = r;
+      }
+      if (have_measure) rep.clips = std::move(measured);
+      if (e == Encoding::Rig) rep.notes = setup.notes;
+      rep.measure_seconds = baker.measure_seconds;
+      rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      *report = std::move(rep);
+    }
+    return vat;
+  }
+  return make_error(setup.name, "no encoding could be baked");  // not reached: Delta always ends the list
+}
+
+}  // namespace vatkit

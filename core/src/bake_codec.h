@@ -1,0 +1,234 @@
+// The texel codecs shared by the baker (bake*.cpp), the CPU decode (decode.cpp) and the tests:
+// half floats, 16-bit unsigned normalized values, octahedral normals, texel addressing, and the
+// slot math (similarity transforms and their decomposition).
+//
+// Every decode formula here is meant to be transcribed to GLSL line for line (docs/encodings.md
+// shows the GLSL); keep the arithmetic plain: no table lookups, no integer tricks that a
+// unorm/float texture fetch cannot do.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
+
+#include "vatkit/decode.h"
+#include "vatkit/vat.h"
+
+namespace vatkit::codec {
+
+// ---- half floats (IEEE 754 binary16), round to nearest even ---------------------------------
+
+inline uint16_t float_to_half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t a = x & 0x7fffffffu;
+  if (a >= 0x7f800000u) return uint16_t(sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (a >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // >= 65520 rounds to infinity
+  if (a < 0x38800000u) {
+    // Below 2^-14 the half is subnormal, value m * 2^-24: scaling by 2^24 is exact and rint
+    // rounds to nearest even (m = 1024 is the smallest normal, which is also the right bits).
+    float v;
+    std::memcpy(&v, &a, 4);
+    return uint16_t(sign | uint32_t(std::nearbyint(v * 16777216.0f)));
+  }
+  uint32_t h = a - 0x38000000u;  // rebias the exponent from 127 to 15
+  h = (h + 0x0fffu + ((h >> 13) & 1u)) >> 13;
+  return uint16_t(sign | h);
+}
+
+inline float half_to_float(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  const uint32_t e = (h >> 10) & 0x1fu;
+  const uint32_t m = h & 0x3ffu;
+  uint32_t x;
+  if (e == 0) {
+    const float v = float(m) * (1.0f / 16777216.0f);  // subnormal (or zero), exact
+    std::memcpy(&x, &v, 4);
+    x |= sign;
+  } else if (e == 31) {
+    x = sign | 0x7f800000u | (m << 13);
+  } else {
+    x = sign | ((e + 112u) << 23) | (m << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+inline constexpr float kHalfMax = 65504.0f;
+
+inline float max_abs(const glm::vec3& v) { return std::fmax(std::fabs(v.x), std::fmax(std::fabs(v.y), std::fabs(v.z))); }
+
+// ---- 16-bit unsigned normalized --------------------------------------------------------------
+// Encode: q = round((v - lo) / (hi - lo) * 65535), clamped; hi == lo stores 0.
+// Decode: v = lo + (hi - lo) * (q / 65535). Worst case |v - v'| <= (hi - lo) / 131070 plus float
+// rounding of the two formulas.
+
+inline float unorm16_to_float(uint16_t q) { return float(q) / 65535.0f; }
+
+inline uint16_t quantize_unorm16(float v, float lo, float hi) {
+  const float extent = hi - lo;
+  if (!(extent > 0.0f)) return 0;
+  const float u = (v - lo) / extent * 65535.0f;
+  if (!(u > 0.0f)) return 0;
+  if (u >= 65535.0f) return 65535;
+  return uint16_t(u + 0.5f);
+}
+
+inline float dequantize_unorm16(uint16_t q, float lo, float hi) {
+  return lo + (hi - lo) * unorm16_to_float(q);
+}
+
+// Values in [-1, 1] (quaternion components, tangent xyzw): v = 2u - 1. Error <= 1/65535.
+inline uint16_t quantize_snorm_as_unorm16(float v) { return quantize_unorm16(v, -1.0f, 1.0f); }
+inline float dequantize_snorm_as_unorm16(uint16_t q) { return 2.0f * unorm16_to_float(q) - 1.0f; }
+
+// ---- octahedral normals, 8 bits per axis, packed in one 16-bit value (x high byte) ------------
+// Decode (GLSL: a = round(texel.w * 65535.0)):
+//   hi = floor(a / 256), lo = a - 256 hi, p = (hi, lo) / 255 * 2 - 1,
+//   n = (p.x, p.y, 1 - |p.x| - |p.y|); if n.z < 0: n.xy = (1 - |n.yx|) * sign(n.xy) (sign(0) = 1);
+//   n = normalize(n).
+// Encode tries the four lattice points around the exact projection and keeps the one whose
+// decode is closest in angle ("precise" octahedral encoding).
+
+inline float sign_not_zero(float v) { return v < 0.0f ? -1.0f : 1.0f; }
+
+inline glm::vec3 oct_decode_unit(float px, float py) {
+  glm::vec3 n(px, py, 1.0f - std::fabs(px) - std::fabs(py));
+  if (n.z < 0.0f) {
+    const float x = (1.0f - std::fabs(n.y)) * sign_not_zero(n.x);
+    const float y = (1.0f - std::fabs(n.x)) * sign_not_zero(n.y);
+    n.x = x;
+    n.y = y;
+  }
+  const float len = std::sqrt(n.x * n.x + n.y * n.y + n.z * n.z);
+  return n / len;
+}
+
+inline glm::vec3 oct8_decode(uint16_t packed) {
+  const float a = float(packed);
+  const float hi = std::floor(a / 256.0f);
+  const float lo = a - 256.0f * hi;
+  return oct_decode_unit(hi / 255.0f * 2.0f - 1.0f, lo / 255.0f * 2.0f - 1.0f);
+}
+
+inline uint16_t oct8_encode(const glm::vec3& n_in) {
+  const float l1 = std::fabs(n_in.x) + std::fabs(n_in.y) + std::fabs(n_in.z);
+  if (!(l1 > 0.0f)) return uint16_t(128u * 256u + 128u);  // no direction: near +z
+  float px = n_in.x / l1, py = n_in.y / l1;
+  if (n_in.z < 0.0f) {
+    const float x = (1.0f - std::fabs(py)) * sign_not_zero(px);
+    const float y = (1.0f - std::fabs(px)) * sign_not_zero(py);
+    px = x;
+    py = y;
+  }
+  const float ux = (px * 0.5f + 0.5f) * 255.0f, uy = (py * 0.5f + 0.5f) * 255.0f;
+  const float fx = std::floor(ux), fy = std::floor(uy);
+  const glm::vec3 n = n_in / std::sqrt(glm::dot(n_in, n_in));
+  uint16_t best = 0;
+  float best_dot = -2.0f;
+  for (int dy = 0; dy < 2; ++dy) {
+    for (int dx = 0; dx < 2; ++dx) {
+      const float qx = std::fmin(std::fmax(fx + float(dx), 0.0f), 255.0f);
+      const float qy = std::fmin(std::fmax(fy + float(dy), 0.0f), 255.0f);
+      const uint16_t packed = uint16_t(uint32_t(qx) * 256u + uint32_t(qy));
+      const float d = glm::dot(oct8_decode(packed), n);
+      if (d > best_dot) {
+        best_dot = d;
+        best = packed;
+      }
+    }
+  }
+  return best;
+}
+
+// ---- texel addressing ------------------------------------------------------------------------
+// Texel i of frame row r sits at x = i % width, y = r * rows_per_frame + i / width, which is the
+// linear texel index r * rows_per_frame * width + i.
+
+inline size_t texel_index(const Plane& p, uint32_t row, uint32_t i) {
+  return size_t(row) * p.rows_per_frame * p.width + i;
+}
+
+// A stored texel, dequantized only as far as the format goes (Q16: u = q / 65535 per channel).
+inline glm::vec4 fetch_raw(const Plane& p, uint32_t row, uint32_t i) {
+  const size_t at = texel_index(p, row, i);
+  switch (p.format) {
+    case TexelFormat::RGBA32F: {
+      glm::vec4 v;
+      std::memcpy(&v, p.data.data() + at * 16, 16);
+      return v;
+    }
+    case TexelFormat::RGBA16F: {
+      uint16_t h[4];
+      std::memcpy(h, p.data.data() + at * 8, 8);
+      return glm::vec4(half_to_float(h[0]), half_to_float(h[1]), half_to_float(h[2]), half_to_float(h[3]));
+    }
+    case TexelFormat::RGBA16Unorm: {
+      uint16_t q[4];
+      std::memcpy(q, p.data.data() + at * 8, 8);
+      return glm::vec4(unorm16_to_float(q[0]), unorm16_to_float(q[1]), unorm16_to_float(q[2]),
+                       unorm16_to_float(q[3]));
+    }
+  }
+  return glm::vec4(0.0f);
+}
+
+inline uint16_t fetch_u16(const Plane& p, uint32_t row, uint32_t i, int channel) {
+  uint16_t q;
+  std::memcpy(&q, p.data.data() + texel_index(p, row, i) * 8 + size_t(channel) * 2, 2);
+  return q;
+}
+
+// ---- slots -----------------------------------------------------------------------------------
+
+// Column-major 3x4 affine matrix (the last row of a glTF joint matrix is ignored).
+struct Affine {
+  glm::vec3 c[4];
+};
+
+// p' = R(q) (s p) + t, with q normalized first (a zero quaternion gives the identity rotation).
+inline Affine slot_affine(const SlotTransform& st) {
+  glm::quat q = st.rotation;
+  const float len2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+  const float inv = len2 > 0.0f ? 1.0f / std::sqrt(len2) : 0.0f;
+  const float x = q.x * inv, y = q.y * inv, z = q.z * inv, w = len2 > 0.0f ? q.w * inv : 1.0f;
+  const float s = st.scale;
+  Affine m;
+  m.c[0] = glm::vec3(1.0f - 2.0f * (y * y + z * z), 2.0f * (x * y + z * w), 2.0f * (x * z - y * w)) * s;
+  m.c[1] = glm::vec3(2.0f * (x * y - z * w), 1.0f - 2.0f * (x * x + z * z), 2.0f * (y * z + x * w)) * s;
+  m.c[2] = glm::vec3(2.0f * (x * z + y * w), 2.0f * (y * z - x * w), 1.0f - 2.0f * (x * x + y * y)) * s;
+  m.c[3] = st.translation;
+  return m;
+}
+
+// How far a 3x3 matrix is from a similarity s R: the column lengths and the largest |cosine|
+// between two columns.
+struct SimilarityFit {
+  SlotTransform transform;
+  float nonuniform = 0.0f;  // (longest - shortest column) / longest; 0 for a similarity
+  float shear = 0.0f;       // largest |cos| of the angle between two columns; 0 for a similarity
+  glm::vec3 column_lengths{0.0f};
+};
+
+// Decomposes M = [A | t] as t, s = sign(det A) cbrt|det A|, R = A / s (then made a unit
+// quaternion). A matrix scaled to nothing (det ~ 0) gets s = 0 and `fallback` as its rotation.
+SimilarityFit fit_similarity(const glm::mat4& m, const glm::quat& fallback);
+
+}  // namespace vatkit::codec
+
+namespace vatkit::codec {
+
+// decode.cpp: the matrix of a slot under a pose (blend, then one normalization of the
+// quaternion, then slot_affine), and rig skinning with every slot's matrix decoded up front.
+// decode_vertices computes the same values slot by slot, so the two agree to the bit.
+Affine decode_slot_affine(const Vat& vat, const PoseBlend& pose, uint32_t slot);
+void decode_rig_vertices(const Vat& vat, const Affine* slot_matrices, uint32_t first_vertex,
+                         std::span<glm::vec3> positions, std::span<glm::vec3> normals,
+                         std::span<glm::vec4> tangents);
+
+}  // namespace vatkit::codec

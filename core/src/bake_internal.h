@@ -1,0 +1,199 @@
+// Internal pieces shared by the baker (bake*.cpp) and the error measurement (measure.cpp).
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vatkit/bake.h"
+#include "vatkit/decode.h"
+
+namespace vatkit::detail {
+
+// A free list of per-thread workspaces (an evaluator and its buffers): a parallel range takes
+// one, works, and gives it back. What a workspace computes never depends on which one it is, so
+// the output does not depend on the thread count.
+template <class T>
+class WorkspacePool {
+ public:
+  explicit WorkspacePool(std::function<std::unique_ptr<T>()> make) : make_(std::move(make)) {}
+
+  class Lease {
+   public:
+    Lease(WorkspacePool& pool, std::unique_ptr<T> item) : pool_(pool), item_(std::move(item)) {}
+    ~Lease() { pool_.give_back(std::move(item_)); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    T& operator*() { return *item_; }
+    T* operator->() { return item_.get(); }
+
+   private:
+    WorkspacePool& pool_;
+    std::unique_ptr<T> item_;
+  };
+
+  Lease take() {
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        std::unique_ptr<T> item = std::move(free_.back());
+        free_.pop_back();
+        return Lease(*this, std::move(item));
+      }
+    }
+    return Lease(*this, make_());
+  }
+
+  // Every workspace made so far (call only while no range runs).
+  template <class F>
+  void for_each(F&& f) {
+    std::lock_guard lock(mutex_);
+    for (auto& item : free_) f(*item);
+  }
+
+ private:
+  void give_back(std::unique_ptr<T> item) {
+    std::lock_guard lock(mutex_);
+    free_.push_back(std::move(item));
+  }
+
+  std::function<std::unique_ptr<T>()> make_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<T>> free_;
+};
+
+// measure.cpp: measure_error with the knobs the baker needs.
+struct MeasureRequest {
+  uint32_t between_samples = 3;
+  bool on_rows = true;
+  unsigned threads = 0;
+  // > 0: a clip stops at the first sample whose error exceeds this many mm (the fps search only
+  // needs to know that a rate fails); its ClipMeasure says `exceeded`.
+  float abort_above_mm = 0.0f;
+  std::vector<uint32_t> clips;  // indices into Vat::clips; empty = every clip
+  ProgressFn progress;
+  std::string progress_stage = "measure";
+};
+
+struct ClipMeasure {
+  ClipError error;
+  bool exceeded = false;  // stopped early by abort_above_mm
+  float max_mm() const { return std::max(error.on_rows_max_mm, error.between_rows_max_mm); }
+};
+
+Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& vat,
+                                               const MeasureRequest& request);
+
+// ---- the bake ----------------------------------------------------------------------------------
+
+// One clip to bake: which animation, how many rows.
+struct ClipPlan {
+  int animation = 0;
+  std::string name;
+  float duration_s = 0.0f;
+  uint32_t rows = 1;
+  ClipDefaults defaults;
+};
+
+// The time of row k of a band of `rows` rows over [0, duration]: k * duration / (rows - 1).
+inline float row_time(const ClipPlan& c, uint32_t k) {
+  return c.rows > 1 ? float(double(k) * double(c.duration_s) / double(c.rows - 1)) : 0.0f;
+}
+
+// What every bake of one asset shares, built once: the merged rest geometry, the rig's slots and
+// bind geometry (when the rig is possible at all), the delta's socket slots.
+struct BakeSetup {
+  const Asset* asset = nullptr;
+  const BakeOptions* options = nullptr;
+  unsigned threads = 1;
+  std::string name;  // asset.source, for messages
+
+  VatGeometry rest;   // positions, normals, tangents, texcoords0, colors0, indices, groups, sources
+  bool tangents = false;  // a Tangent plane is baked
+
+  // Delta: one slot per distinct skin joint (world(joint), identity inverse bind).
+  std::vector<VatSlot> joint_slots;
+
+  // Rig (valid when rig_error is empty).
+  std::string rig_error;  // why the rig cannot be built at all (bind-time problems)
+  std::vector<VatSlot> rig_slots;
+  std::vector<bool> slot_is_joint;  // false: a rigid part's node
+  std::string folded_from;          // the clip and time the folded morph weights come from
+  VatGeometry rig_geometry;  // rest + bind_* + slots/weights
+  struct SlotBox {
+    glm::vec3 center{0.0f}, extent{0.0f};  // bind-space box of the slot's vertices
+    float morph_shift = 0.0f;               // largest |bind (folded) - rest morph| of those vertices
+    bool used = false;
+  };
+  std::vector<SlotBox> slot_boxes;
+  struct MorphWatch {
+    uint32_t node = 0, mesh = 0;
+    std::vector<float> folded;       // the weights folded into the bind geometry
+    std::vector<float> target_size;  // per target: largest |delta| it moves a vertex (file units)
+  };
+  std::vector<MorphWatch> morphs;  // morphed instances' nodes (one entry per node)
+  std::vector<glm::mat4> rest_slot_matrices;  // rig slots at the rest pose (for max_delta)
+  std::vector<std::string> notes;
+};
+
+// Frame rows per plane and the texture shape (vat.h, "Texel addressing").
+struct PlaneShape {
+  uint32_t width = 0, rows_per_frame = 1;
+};
+PlaneShape plane_shape(uint32_t texels_per_frame, uint32_t max_texture_size);
+
+// Allocates the planes of a Vat for `frame_rows` rows and points vat.planes at them.
+struct PlaneSpec {
+  PlaneSemantic semantic;
+  TexelFormat format;
+  uint32_t texels_per_frame;
+};
+// Uninitialized memory for output, 64-byte aligned (2 MiB and huge pages when large); std::free.
+void* allocate_big(size_t bytes);
+void allocate_planes(Vat& vat, const std::vector<PlaneSpec>& specs, uint32_t max_texture_size);
+inline uint8_t* plane_bytes(Vat& vat, size_t i) { return const_cast<uint8_t*>(vat.planes[i].data.data()); }
+
+// Staged slot transforms of one clip (rows x slots), then written into the Slots plane: the
+// hemisphere rule applied along each slot's rows, Q16 ranges computed into `clip`.
+struct SlotStage {
+  uint32_t slots = 0, rows = 0;
+  std::vector<glm::quat> q;
+  std::vector<glm::vec3> t;
+  std::vector<float> s;
+  void resize(uint32_t slot_count, uint32_t row_count) {
+    slots = slot_count;
+    rows = row_count;
+    q.assign(size_t(slots) * rows, glm::quat(1.0f, 0.0f, 0.0f, 0.0f));
+    t.assign(size_t(slots) * rows, glm::vec3(0.0f));
+    s.assign(size_t(slots) * rows, 1.0f);
+  }
+};
+Result<void> write_slot_rows(SlotStage& stage, Vat& vat, size_t plane_index, VatClip& clip,
+                             const std::string& name);
+
+// Progress over the whole bake (rows baked), reported from the calling thread.
+struct Progress {
+  const ProgressFn* fn = nullptr;
+  std::string stage;
+  size_t total = 1, done = 0;
+  void advance(size_t n) {
+    done += n;
+    if (fn && *fn) (*fn)(stage, float(std::min(done, total)) / float(std::max<size_t>(total, 1)));
+  }
+};
+
+Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options);
+// Builds the rig part of a setup (slots, bind geometry, folded morphs); sets rig_error when the
+// asset cannot be a rig whatever the clips do.
+void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips);
+
+Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress);
+Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress);
+
+// Texture limits: an error saying what would fit when `clips` do not.
+Result<void> check_fits(const BakeSetup& setup, Encoding encoding, const std::vector<ClipPlan>& clips);
+
+}  // namespace vatkit::detail

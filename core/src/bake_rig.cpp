@@ -1,0 +1,480 @@
+// The rig encoding: slots (joint node + inverse bind, deduplicated across skins; one per rigid
+// part), bind-space geometry with normalized slot weights, and per frame row each slot's matrix
+// world(node) * inverse_bind decomposed into rotation, translation and uniform scale.
+//
+// What a rig cannot express is refused here, by name: a slot matrix that is not a similarity
+// (non-uniform scale, shear) beyond BakeOptions::rig_tolerance, and morph weights that change
+// over the baked clips (constant ones are folded into the bind geometry).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "bake_codec.h"
+#include "bake_internal.h"
+#include "vatkit/parallel.h"
+#include "vatkit/sample.h"
+#include "vatkit/scene.h"
+#include "vatkit/summary.h"
+
+namespace vatkit {
+namespace codec {
+
+SimilarityFit fit_similarity(const glm::mat4& m, const glm::quat& fallback) {
+  SimilarityFit fit;
+  const glm::vec3 a0(m[0]), a1(m[1]), a2(m[2]);
+  const glm::vec3 len(std::sqrt(glm::dot(a0, a0)), std::sqrt(glm::dot(a1, a1)), std::sqrt(glm::dot(a2, a2)));
+  fit.column_lengths = len;
+  fit.transform.translation = glm::vec3(m[3]);
+  const float lmax = std::fmax(len.x, std::fmax(len.y, len.z));
+  const float lmin = std::fmin(len.x, std::fmin(len.y, len.z));
+  const float det = glm::dot(a0, glm::cross(a1, a2));
+  if (!(lmax > 0.0f)) {  // scaled to nothing: a similarity with s = 0
+    fit.transform.rotation = fallback;
+    fit.transform.scale = 0.0f;
+    return fit;
+  }
+  fit.nonuniform = (lmax - lmin) / lmax;
+  if (lmin > 0.0f) {
+    fit.shear = std::fmax(std::fabs(glm::dot(a0, a1)) / (len.x * len.y),
+                          std::fmax(std::fabs(glm::dot(a1, a2)) / (len.y * len.z),
+                                    std::fabs(glm::dot(a2, a0)) / (len.z * len.x)));
+  }
+  if (!(std::fabs(det) > 0.0f)) {  // rank-deficient but not zero: not a similarity
+    fit.transform.rotation = fallback;
+    fit.transform.scale = 0.0f;
+    fit.nonuniform = 1.0f;
+    return fit;
+  }
+  const float s = std::copysign(std::cbrt(std::fabs(det)), det);
+  const glm::mat3 r(a0 / s, a1 / s, a2 / s);
+  glm::quat q = glm::quat_cast(r);
+  const float ql = std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+  q = glm::quat(q.w / ql, q.x / ql, q.y / ql, q.z / ql);
+  fit.transform.rotation = q;
+  fit.transform.scale = s;
+  return fit;
+}
+
+}  // namespace codec
+
+namespace detail {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+// "\"name\"", or "#index" when the file named none.
+std::string label(const std::string& name, size_t index) {
+  return name.empty() ? "#" + std::to_string(index) : "\"" + name + "\"";
+}
+
+inline bool is_identity(const glm::mat4& m) { return m == glm::mat4(1.0f); }
+
+inline glm::mat4 slot_matrix(const std::span<const glm::mat4> world, const VatSlot& slot) {
+  return is_identity(slot.inverse_bind) ? world[size_t(slot.node)] : world[size_t(slot.node)] * slot.inverse_bind;
+}
+
+// The Frobenius norm of a 3x3 part: a cheap upper bound of its largest singular value.
+inline float frobenius3(const glm::vec3& a, const glm::vec3& b, const glm::vec3& c) {
+  return std::sqrt(glm::dot(a, a) + glm::dot(b, b) + glm::dot(c, c));
+}
+
+}  // namespace
+
+void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
+  const Asset& a = *setup.asset;
+  VatGeometry& g = setup.rig_geometry;
+  g = setup.rest;
+  const uint32_t n = g.vertex_count();
+
+  auto slot_for = [&](uint32_t node, const glm::mat4& ib, bool joint) -> uint32_t {
+    for (size_t i = 0; i < setup.rig_slots.size(); ++i) {
+      const VatSlot& s = setup.rig_slots[i];
+      if (s.node == int32_t(node) && s.inverse_bind == ib) {
+        if (joint) setup.slot_is_joint[i] = true;
+        return uint32_t(i);
+      }
+    }
+    setup.rig_slots.push_back(VatSlot{a.nodes[node].name, int32_t(node), ib});
+    setup.slot_is_joint.push_back(joint);
+    return uint32_t(setup.rig_slots.size() - 1);
+  };
+
+  // Morph weights to fold: those of the first baked clip at its first row; bake_rig checks that
+  // every row of every clip has the same.
+  std::vector<float> fold_weights;
+  std::vector<float> rest_weights = make_rest_pose(a).weights;
+  {
+    SceneEvaluator ev(a);
+    ev.pose(clips.empty() ? -1 : clips[0].animation, 0.0f);
+    fold_weights = ev.local_pose().weights;
+    if (!clips.empty()) setup.folded_from = "clip \"" + clip_label(a, clips[0].animation) + "\" at t = 0";
+  }
+
+  bool eight = false;
+  bool any_skin = false;
+  for (const MeshInstance& inst : a.instances) {
+    const Primitive& prim = a.meshes[inst.mesh].primitives[inst.primitive];
+    const Node& node = a.nodes[inst.node];
+    const bool skinned = node.skin >= 0 && !prim.joints0.empty();
+    eight |= skinned && !prim.joints1.empty();
+    any_skin |= skinned;
+  }
+  g.bind_positions.resize(n);
+  g.bind_normals.resize(n);
+  if (setup.tangents) g.bind_tangents.resize(n);
+  g.slots0.assign(n, glm::u16vec4(0));
+  g.slot_weights0.assign(n, glm::vec4(0.0f));
+  if (eight) {
+    g.slots1.assign(n, glm::u16vec4(0));
+    g.slot_weights1.assign(n, glm::vec4(0.0f));
+  }
+  std::vector<float> morph_shift(n, 0.0f);
+  (void)any_skin;
+
+  // Slots of every skin used by a drawn instance first (in instance order), so sockets can name
+  // any joint; then the rigid parts as they come.
+  for (const MeshInstance& inst : a.instances) {
+    const Primitive& prim = a.meshes[inst.mesh].primitives[inst.primitive];
+    const Node& node = a.nodes[inst.node];
+    if (node.skin >= 0 && !prim.joints0.empty()) {
+      const Skin& skin = a.skins[size_t(node.skin)];
+      for (size_t j = 0; j < skin.joints.size(); ++j) slot_for(skin.joints[j], skin.inverse_bind[j], true);
+    }
+  }
+  // A rigid part's slot is (node, inverse of its rest world matrix) and its bind geometry is its
+  // rest pose in object space: the slot then carries only how the node moved since rest, which
+  // stays a similarity when the node has a constant non-uniform scale of its own (a static
+  // scaled plane, a stretched prop) under similarity-animated parents. A node whose rest matrix
+  // is singular keeps the identity.
+  SceneEvaluator rest_ev(a);
+  rest_ev.pose(-1, 0.0f);
+  const std::vector<glm::mat4> rest_world(rest_ev.world().begin(), rest_ev.world().end());
+  auto rigid_bind = [&](uint32_t node_index) {
+    const glm::mat4& w = rest_world[node_index];
+    const float det = glm::determinant(glm::mat3(w));
+    return std::isfinite(det) && std::fabs(det) > 1e-12f ? w : glm::mat4(1.0f);
+  };
+  auto rigid_slot = [&](uint32_t node_index, const glm::mat4& bind) {
+    return slot_for(node_index, bind == glm::mat4(1.0f) ? bind : glm::inverse(bind), false);
+  };
+
+  std::vector<glm::vec3> pos_f, pos_r, nrm_f;
+  std::vector<glm::vec4> tan_f;
+  for (const MeshInstance& inst : a.instances) {
+    const Primitive& prim = a.meshes[inst.mesh].primitives[inst.primitive];
+    const Node& node = a.nodes[inst.node];
+    const bool skinned = node.skin >= 0 && !prim.joints0.empty();
+    const uint32_t first = inst.first_vertex;
+    const uint32_t count = inst.vertex_count;
+    // Mesh-space geometry with the folded morph weights (pos_f) and with the rest weights (pos_r).
+    pos_f.assign(prim.positions.begin(), prim.positions.end());
+    pos_r = pos_f;
+    nrm_f.assign(count, glm::vec3(0.0f));
+    if (!prim.normals.empty()) std::copy(prim.normals.begin(), prim.normals.end(), nrm_f.begin());
+    tan_f.assign(count, glm::vec4(0.0f));
+    if (!prim.tangents.empty()) std::copy(prim.tangents.begin(), prim.tangents.end(), tan_f.begin());
+    const bool morphed = !prim.targets.empty() && node.weights_count > 0;
+    if (morphed) {
+      auto watch = std::find_if(setup.morphs.begin(), setup.morphs.end(),
+                                [&](const BakeSetup::MorphWatch& m) { return m.node == inst.node; });
+      if (watch == setup.morphs.end()) {
+        BakeSetup::MorphWatch w;
+        w.node = inst.node;
+        w.mesh = inst.mesh;
+        w.folded.assign(fold_weights.begin() + node.weights_offset,
+                        fold_weights.begin() + node.weights_offset + node.weights_count);
+        w.target_size.assign(node.weights_count, 0.0f);
+        setup.morphs.push_back(std::move(w));
+        watch = setup.morphs.end() - 1;
+      }
+      for (size_t t = 0; t < prim.targets.size() && t < node.weights_count; ++t) {
+        const MorphTarget& target = prim.targets[t];
+        const float wf = watch->folded[t];
+        const float wr = rest_weights[node.weights_offset + t];
+        for (uint32_t v = 0; v < count; ++v) {
+          if (!target.positions.empty()) {
+            const glm::vec3 d = target.positions[v];
+            pos_f[v] += wf * d;
+            pos_r[v] += wr * d;
+            watch->target_size[t] = std::max(watch->target_size[t], std::sqrt(glm::dot(d, d)));
+          }
+          if (!target.normals.empty()) nrm_f[v] += wf * target.normals[v];
+          if (!target.tangents.empty()) tan_f[v] += glm::vec4(wf * target.tangents[v], 0.0f);
+        }
+      }
+    }
+    auto put_rigid = [&](uint32_t v, uint32_t slot, const glm::mat4& b) {
+      const glm::vec3 a0(b[0]), a1(b[1]), a2(b[2]), tr(b[3]);
+      const glm::vec3 p = pos_f[v], nv = nrm_f[v], d = pos_r[v] - pos_f[v];
+      g.bind_positions[first + v] = a0 * p.x + a1 * p.y + a2 * p.z + tr;
+      const glm::vec3 c0 = glm::cross(a1, a2), c1 = glm::cross(a2, a0), c2 = glm::cross(a0, a1);
+      const float sign = glm::dot(a0, c0) < 0.0f ? -1.0f : 1.0f;
+      g.bind_normals[first + v] = sign * (c0 * nv.x + c1 * nv.y + c2 * nv.z);
+      if (setup.tangents) {
+        const glm::vec4 t = tan_f[v];
+        g.bind_tangents[first + v] = glm::vec4(a0 * t.x + a1 * t.y + a2 * t.z, t.w);
+      }
+      morph_shift[first + v] = glm::length(a0 * d.x + a1 * d.y + a2 * d.z);
+      g.slots0[first + v] = glm::u16vec4(uint16_t(slot), 0, 0, 0);
+      g.slot_weights0[first + v] = glm::vec4(1.0f, 0.0f, 0.0f, 0.0f);
+    };
+    if (!skinned) {
+      const glm::mat4 b = rigid_bind(inst.node);
+      const uint32_t s = rigid_slot(inst.node, b);
+      for (uint32_t v = 0; v < count; ++v) put_rigid(v, s, b);
+      continue;
+    }
+    const Skin& skin = a.skins[size_t(node.skin)];
+    std::vector<uint32_t> joint_slot(skin.joints.size());
+    for (size_t j = 0; j < skin.joints.size(); ++j) joint_slot[j] = slot_for(skin.joints[j], skin.inverse_bind[j], true);
+    const bool prim8 = !prim.joints1.empty();
+    for (uint32_t v = 0; v < count; ++v) {
+      const glm::vec4 wa = prim.weights0[v];
+      const glm::vec4 wb = prim8 ? prim.weights1[v] : glm::vec4(0.0f);
+      // The reference skinner's sum and normalization, to the bit.
+      const float sum = (wa.x + wa.y) + (wa.z + wa.w) + ((wb.x + wb.y) + (wb.z + wb.w));
+      if (sum == 0.0f) {  // the reference leaves such a vertex to the mesh node's matrix
+        const glm::mat4 b = rigid_bind(inst.node);
+        put_rigid(v, rigid_slot(inst.node, b), b);
+        continue;
+      }
+      g.bind_positions[first + v] = pos_f[v];
+      g.bind_normals[first + v] = nrm_f[v];
+      if (setup.tangents) g.bind_tangents[first + v] = tan_f[v];
+      morph_shift[first + v] = glm::length(pos_r[v] - pos_f[v]);
+      const float inv = 1.0f / sum;
+      const glm::u16vec4 ja = prim.joints0[v];
+      g.slots0[first + v] = glm::u16vec4(joint_slot[ja.x], joint_slot[ja.y], joint_slot[ja.z], joint_slot[ja.w]);
+      g.slot_weights0[first + v] = wa * inv;
+      if (prim8) {
+        const glm::u16vec4 jb = prim.joints1[v];
+        g.slots1[first + v] = glm::u16vec4(joint_slot[jb.x], joint_slot[jb.y], joint_slot[jb.z], joint_slot[jb.w]);
+        g.slot_weights1[first + v] = wb * inv;
+      }
+    }
+  }
+  if (setup.rig_slots.size() > 65536) {
+    setup.rig_error = "the rig would need " + std::to_string(setup.rig_slots.size()) + " slots, more than 65536";
+    return;
+  }
+  if (!setup.morphs.empty()) {
+    for (const auto& m : setup.morphs) {
+      bool nonzero = std::any_of(m.folded.begin(), m.folded.end(), [](float w) { return w != 0.0f; });
+      setup.notes.push_back("rig: mesh " + label(a.meshes[m.mesh].name, m.mesh) + " (node " +
+                            label(a.nodes[m.node].name, m.node) + "): morph weights " + (nonzero ? "folded into" : "are 0, none folded into") +
+                            " the bind geometry (" + setup.folded_from + ")");
+    }
+  }
+
+  // Per slot: the bind-space box of its vertices and their morph shift, and its rest matrix.
+  const size_t S = setup.rig_slots.size();
+  std::vector<glm::vec3> lo(S, glm::vec3(std::numeric_limits<float>::max()));
+  std::vector<glm::vec3> hi(S, glm::vec3(-std::numeric_limits<float>::max()));
+  setup.slot_boxes.assign(S, BakeSetup::SlotBox{});
+  auto touch = [&](uint32_t s, float w, uint32_t v) {
+    if (w == 0.0f) return;
+    lo[s] = glm::min(lo[s], g.bind_positions[v]);
+    hi[s] = glm::max(hi[s], g.bind_positions[v]);
+    setup.slot_boxes[s].morph_shift = std::max(setup.slot_boxes[s].morph_shift, morph_shift[v]);
+    setup.slot_boxes[s].used = true;
+  };
+  for (uint32_t v = 0; v < n; ++v) {
+    for (int k = 0; k < 4; ++k) touch(g.slots0[v][k], g.slot_weights0[v][k], v);
+    if (eight)
+      for (int k = 0; k < 4; ++k) touch(g.slots1[v][k], g.slot_weights1[v][k], v);
+  }
+  for (size_t s = 0; s < S; ++s) {
+    if (!setup.slot_boxes[s].used) continue;
+    setup.slot_boxes[s].center = 0.5f * (lo[s] + hi[s]);
+    setup.slot_boxes[s].extent = 0.5f * (hi[s] - lo[s]);
+  }
+  setup.rest_slot_matrices.resize(S);
+  for (size_t s = 0; s < S; ++s) setup.rest_slot_matrices[s] = slot_matrix(rest_world, setup.rig_slots[s]);
+}
+
+namespace {
+
+struct RowResult {
+  glm::vec3 bmin{std::numeric_limits<float>::max()}, bmax{-std::numeric_limits<float>::max()};
+  float max_delta = 0.0f;
+  // The worst violation of the row (magnitude 0: none).
+  float scale_violation = 0.0f;
+  uint32_t scale_slot = 0;
+  codec::SimilarityFit scale_fit;
+  float morph_violation = 0.0f;  // displacement (file units)
+  uint32_t morph_watch = 0, morph_target = 0;
+  float morph_weight = 0.0f;
+};
+
+struct Workspace {
+  Pose pose;
+  std::vector<glm::mat4> world;
+  explicit Workspace(const Asset& a) : pose(make_rest_pose(a)), world(a.nodes.size()) {}
+};
+
+}  // namespace
+
+Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress) {
+  const Asset& asset = *setup.asset;
+  const BakeOptions& o = *setup.options;
+  if (!setup.rig_error.empty()) return make_error(setup.name, setup.rig_error);
+  Vat vat;
+  vat.encoding = Encoding::Rig;
+  vat.precision = o.precision;
+  vat.source = setup.name;
+  vat.geometry = setup.rig_geometry;
+  vat.slots = setup.rig_slots;
+  vat.materials = asset.materials;
+  vat.images = asset.images;
+  for (const ClipPlan& c : clips) {
+    VatClip vc;
+    vc.name = c.name;
+    vc.source_animation = c.animation;
+    vc.first_row = vat.frame_rows;
+    vc.rows = c.rows;
+    vc.duration_s = c.duration_s;
+    vc.fps = c.rows > 1 ? float(double(c.rows - 1) / double(c.duration_s)) : 0.0f;
+    vc.defaults = c.defaults;
+    vat.frame_rows += c.rows;
+    vat.clips.push_back(vc);
+  }
+  const TexelFormat format = o.precision == Precision::F32   ? TexelFormat::RGBA32F
+                             : o.precision == Precision::F16 ? TexelFormat::RGBA16F
+                                                             : TexelFormat::RGBA16Unorm;
+  const uint32_t S = uint32_t(vat.slots.size());
+  allocate_planes(vat, {{PlaneSemantic::Slots, format, 2 * S}}, o.max_texture_size);
+
+  WorkspacePool<Workspace> pool([&] { return std::make_unique<Workspace>(asset); });
+  SlotStage stage;
+  const float tol = o.rig_tolerance;
+
+  for (size_t ci = 0; ci < clips.size(); ++ci) {
+    const ClipPlan& plan = clips[ci];
+    VatClip& clip = vat.clips[ci];
+    stage.resize(S, plan.rows);
+    std::vector<RowResult> results(plan.rows);
+    const Animation& anim = asset.animations[size_t(plan.animation)];
+
+    auto bake_row = [&](Workspace& w, uint32_t k) {
+      reset_pose(asset, w.pose);
+      sample_animation(anim, row_time(plan, k), w.pose, asset);
+      compute_world_matrices(asset, w.pose, w.world);
+      RowResult r;
+      for (uint32_t s = 0; s < S; ++s) {
+        const glm::mat4 m = slot_matrix(w.world, vat.slots[s]);
+        const codec::SimilarityFit fit = codec::fit_similarity(m, glm::quat(1.0f, 0.0f, 0.0f, 0.0f));
+        const size_t i = size_t(k) * S + s;
+        stage.q[i] = fit.transform.rotation;
+        stage.t[i] = fit.transform.translation;
+        stage.s[i] = fit.transform.scale;
+        const float bad = std::max(fit.nonuniform, fit.shear);
+        if (bad > tol && bad > r.scale_violation) {
+          r.scale_violation = bad;
+          r.scale_slot = s;
+          r.scale_fit = fit;
+        }
+        const BakeSetup::SlotBox& box = setup.slot_boxes[s];
+        if (!box.used) continue;
+        const glm::vec3 a0(m[0]), a1(m[1]), a2(m[2]), t(m[3]);
+        const glm::vec3 c = a0 * box.center.x + a1 * box.center.y + a2 * box.center.z + t;
+        const glm::vec3 e = glm::abs(a0) * box.extent.x + glm::abs(a1) * box.extent.y + glm::abs(a2) * box.extent.z;
+        r.bmin = glm::min(r.bmin, c - e);
+        r.bmax = glm::max(r.bmax, c + e);
+        // |M b - M0 b_rest| <= |(M - M0) c| + sum_j |column_j(M - M0)| e_j + ||A0|| morph shift.
+        const glm::mat4& m0 = setup.rest_slot_matrices[s];
+        const glm::vec3 d0 = a0 - glm::vec3(m0[0]), d1 = a1 - glm::vec3(m0[1]), d2 = a2 - glm::vec3(m0[2]);
+        const glm::vec3 dc = d0 * box.center.x + d1 * box.center.y + d2 * box.center.z + (t - glm::vec3(m0[3]));
+        const float bound = glm::length(dc) + glm::length(d0) * box.extent.x + glm::length(d1) * box.extent.y +
+                            glm::length(d2) * box.extent.z +
+                            frobenius3(glm::vec3(m0[0]), glm::vec3(m0[1]), glm::vec3(m0[2])) * box.morph_shift;
+        r.max_delta = std::max(r.max_delta, bound);
+      }
+      for (size_t wi = 0; wi < setup.morphs.size(); ++wi) {
+        const BakeSetup::MorphWatch& mw = setup.morphs[wi];
+        const Node& node = asset.nodes[mw.node];
+        for (uint32_t t = 0; t < node.weights_count; ++t) {
+          const float wt = w.pose.weights[node.weights_offset + t];
+          const float shift = std::fabs(wt - mw.folded[t]) * mw.target_size[t];
+          if (shift > 1e-6f && shift > r.morph_violation) {
+            r.morph_violation = shift;
+            r.morph_watch = uint32_t(wi);
+            r.morph_target = t;
+            r.morph_weight = wt;
+          }
+        }
+      }
+      results[k] = r;
+    };
+
+    const size_t batch = std::max<size_t>(64, 16 * size_t(setup.threads));
+    for (uint32_t b = 0; b < plan.rows; b += uint32_t(batch)) {
+      const uint32_t n = std::min<uint32_t>(uint32_t(batch), plan.rows - b);
+      parallel_for(n, 4, setup.threads, [&](size_t begin, size_t end) {
+        auto w = pool.take();
+        for (size_t k = begin; k < end; ++k) bake_row(*w, b + uint32_t(k));
+      });
+      progress.advance(n);
+    }
+
+    // Refusals: the first row with a violation, its worst slot or morph target.
+    const std::string clip_name = clip_label(asset, plan.animation);
+    for (uint32_t k = 0; k < plan.rows; ++k) {
+      const RowResult& r = results[k];
+      const std::string at = "in clip \"" + clip_name + "\" at frame " + std::to_string(k) + " (t = " +
+                             fmt("%.4g", double(row_time(plan, k))) + " s)";
+      if (r.morph_violation > 0.0f) {
+        const BakeSetup::MorphWatch& mw = setup.morphs[r.morph_watch];
+        return make_error(setup.name,
+                          "the rig encoding cannot express mesh " + label(asset.meshes[mw.mesh].name, mw.mesh) + " (node " +
+                              label(asset.nodes[mw.node].name, mw.node) + "): its morph target " + std::to_string(r.morph_target) +
+                              " has weight " + fmt("%.4g", r.morph_weight) + " " + at + " but " +
+                              fmt("%.4g", mw.folded[r.morph_target]) + " in " + setup.folded_from +
+                              ", moving vertices by up to " + fmt("%.4g", double(r.morph_violation) * 1000.0) +
+                              " mm (a rig holds only constant morph weights); use the delta encoding");
+      }
+      if (r.scale_violation > 0.0f) {
+        const VatSlot& slot = vat.slots[r.scale_slot];
+        const codec::SimilarityFit& f = r.scale_fit;
+        const std::string who = (setup.slot_is_joint[r.scale_slot] ? "joint " : "node ") + label(slot.name, size_t(slot.node));
+        std::string what;
+        if (f.nonuniform >= f.shear) {
+          what = "non-uniform scale: axis lengths " + fmt("%.4g", f.column_lengths.x) + ", " +
+                 fmt("%.4g", f.column_lengths.y) + ", " + fmt("%.4g", f.column_lengths.z) + " (" +
+                 fmt("%.3g", double(f.nonuniform) * 100.0) + "% apart";
+        } else {
+          what = "shear: two axes " + fmt("%.4g", std::acos(std::min(1.0, double(f.shear))) * 180.0 / 3.14159265358979) +
+                 " degrees apart instead of 90 (|cos| " + fmt("%.3g", f.shear);
+        }
+        return make_error(setup.name, "the rig encoding cannot express " + who + " (slot " +
+                                          std::to_string(r.scale_slot) + ") " + at + ": " + what + ", tolerance " +
+                                          fmt("%.3g", double(tol)) + "); use the delta encoding");
+      }
+    }
+
+    RowResult all;
+    for (const RowResult& r : results) {
+      all.bmin = glm::min(all.bmin, r.bmin);
+      all.bmax = glm::max(all.bmax, r.bmax);
+      all.max_delta = std::max(all.max_delta, r.max_delta);
+    }
+    if (all.bmin.x > all.bmax.x) all.bmin = all.bmax = glm::vec3(0.0f);  // no slot drives a vertex
+    clip.bounds = Bounds{all.bmin, all.bmax};
+    clip.max_delta = all.max_delta;
+    if (auto r = write_slot_rows(stage, vat, 0, clip, setup.name); !r) return r.error();
+  }
+  vat.bounds = vat.clips[0].bounds;
+  for (const VatClip& c : vat.clips) {
+    vat.bounds.min = glm::min(vat.bounds.min, c.bounds.min);
+    vat.bounds.max = glm::max(vat.bounds.max, c.bounds.max);
+  }
+  return vat;
+}
+
+}  // namespace detail
+}  // namespace vatkit

@@ -1,0 +1,40 @@
+// Names of the Vat enums, as the CLI and reports print them.
+#include "vatkit/vat.h"
+
+namespace vatkit {
+
+const char* to_string(Encoding e) {
+  switch (e) {
+    case Encoding::Delta: return "delta";
+    case Encoding::Rig: return "rig";
+  }
+  return "?";
+}
+
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::F32: return "f32";
+    case Precision::F16: return "f16";
+    case Precision::Q16: return "q16";
+  }
+  return "?";
+}
+
+const char* to_string(LoopMode m) {
+  switch (m) {
+    case LoopMode::Repeat: return "repeat";
+    case LoopMode::Once: return "once";
+    case LoopMode::PingPong: return "pingpong";
+  }
+  return "?";
+}
+
+const char* to_string(EndMode m) {
+  switch (m) {
+    case EndMode::Clamp: return "clamp";
+    case EndMode::Rewind: return "rewind";
+  }
+  return "?";
+}
+
+}  // namespace vatkit
