@@ -132,6 +132,7 @@ class Context {
 
   const ContextInfo& info() const;
 
+  // take_errors() and check() read the thread's current context: call them with this one current.
   // Errors since the last call: every recorded GL_DEBUG_TYPE_ERROR message (debug mode), or,
   // when the driver sent none, each glGetError code as a message. Drains glGetError either way.
   std::vector<DebugMessage> take_errors();
