@@ -86,6 +86,17 @@ TEST(SampleCharacter, TwoGenerationsGiveIdenticalBytes) {
   EXPECT_EQ(a, b);
 }
 
+// Golden size and FNV-1a 64 hash of the bytes: the sample must come out the same from every
+// compiler, optimization level and machine (release, sanitizer and fuzzing builds all run this).
+// A deliberate change to the sample updates these two numbers (and says so in its commit).
+TEST(SampleCharacter, BytesMatchTheGoldenHash) {
+  const std::vector<uint8_t> bytes = sample_character_glb();
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (uint8_t b : bytes) hash = (hash ^ b) * 0x100000001b3ull;
+  EXPECT_EQ(bytes.size(), 356928u);
+  EXPECT_EQ(hash, 0x6ae0228dbdf08cfeull) << std::hex << "got 0x" << hash;
+}
+
 TEST(SampleCharacter, TheValidatorReportsNoErrorsAndNoWarnings) {
   if (test::run_command("command -v node").exit_code != 0) {
     GTEST_SKIP() << "node is not installed: cannot run the Khronos validator";
