@@ -531,6 +531,8 @@ void check_accessors(Context& ctx) {
     }
     info.count = a.count;
     if (info.count == 0) fail(path + ".count", "must be at least 1");
+    // Vertex and key counts are 32-bit in an Asset; this also keeps count * element size exact.
+    if (info.count > std::numeric_limits<uint32_t>::max()) fail(path + ".count", std::to_string(info.count) + " is too large");
 
     if (a.bufferView >= 0) {
       if (!in_range(a.bufferView, ctx.views.size()))

@@ -35,7 +35,7 @@ const char* mode_name(int mode) {
 }
 
 bool primitive_is_draco_only(const Context& ctx, size_t mesh, size_t primitive, int position_accessor) {
-  const json& p = ctx.doc["meshes"][mesh]["primitives"][primitive];
+  const json& p = ctx.doc.at("meshes").at(mesh).at("primitives").at(primitive);
   auto ext = p.find("extensions");
   if (ext == p.end() || !ext->is_object() || !ext->contains("KHR_draco_mesh_compression")) return false;
   // A Draco primitive may carry uncompressed fallback data; without it there is nothing to read.
