@@ -1,8 +1,11 @@
 // The scene evaluator: pose (sample, world matrices, joint matrices) and skin every instance.
 //
 // The constructor plans the work once: every instance is cut into vertex ranges of at most
-// kRangeVertices (the unit handed to a thread), and instances with morph targets get a slice of
-// a scratch buffer to morph into before skinning. The ranges do not depend on the thread count
+// kRangeVertices, consecutive ranges are grouped into tasks of about kRangeVertices (so scenes of
+// many tiny instances do not pay per-instance scheduling), and instances with morph targets get a
+// slice of a scratch buffer to morph into before skinning. Threads start only when there are at
+// least kMinTasksPerChunk tasks per thread: below ~8k vertices waking a worker costs more than it
+// saves. The ranges and tasks do not depend on the thread count
 // and each writes only its own output slots, so the bytes do not either.
 #include "vatkit/scene.h"
 
@@ -17,7 +20,8 @@
 namespace vatkit {
 namespace {
 
-constexpr uint32_t kRangeVertices = 2048;
+constexpr uint32_t kRangeVertices = 1024;
+constexpr size_t kMinTasksPerChunk = 8;
 
 struct Range {
   uint32_t instance = 0;
@@ -42,6 +46,7 @@ struct SceneEvaluator::Impl {
   std::vector<uint32_t> skin_offset;      // first joint matrix of each skin
   std::vector<InstancePlan> plans;
   std::vector<Range> ranges;
+  std::vector<uint32_t> task_first;       // task t runs ranges [task_first[t], task_first[t + 1])
   std::vector<glm::vec3> morph_positions, morph_normals;
   std::vector<glm::vec4> morph_tangents;
 
@@ -84,6 +89,16 @@ SceneEvaluator::SceneEvaluator(const Asset& asset) : impl_(std::make_unique<Impl
       m.ranges.push_back(Range{static_cast<uint32_t>(i), b, std::min(inst.vertex_count, b + kRangeVertices)});
     }
   }
+  uint32_t in_task = kRangeVertices;
+  for (uint32_t r = 0; r < m.ranges.size(); ++r) {
+    const uint32_t n = m.ranges[r].end - m.ranges[r].begin;
+    if (in_task + n > kRangeVertices) {
+      m.task_first.push_back(r);
+      in_task = 0;
+    }
+    in_task += n;
+  }
+  m.task_first.push_back(static_cast<uint32_t>(m.ranges.size()));
   m.morph_positions.resize(scratch);
   m.morph_normals.resize(scratch);
   if (scratch_tangents) m.morph_tangents.resize(scratch);
@@ -191,8 +206,9 @@ void SceneEvaluator::skin(std::span<glm::vec3> positions, std::span<glm::vec3> n
     std::span<glm::vec4> tangents;
   } job{m, positions, normals, tangents};
   // One captured pointer keeps the std::function in its small buffer: no allocation.
-  parallel_for(m.ranges.size(), 1, threads, [j = &job](size_t begin, size_t end) {
-    for (size_t r = begin; r < end; ++r) j->m.process(j->m.ranges[r], j->positions, j->normals, j->tangents);
+  parallel_for(m.task_first.size() - 1, kMinTasksPerChunk, threads, [j = &job](size_t begin, size_t end) {
+    const uint32_t* first = j->m.task_first.data();
+    for (size_t r = first[begin]; r < first[end]; ++r) j->m.process(j->m.ranges[r], j->positions, j->normals, j->tangents);
   });
 }
 
