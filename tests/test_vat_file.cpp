@@ -57,8 +57,6 @@ struct Synth {
   bool eight_influences = true;
   bool textured = true;
   std::vector<uint32_t> clip_rows = {5, 3, 1};
-  // Texel format per plane; unset = the precision's natural format.
-  std::optional<TexelFormat> normal_format;
   uint32_t seed = 1;
 };
 
@@ -159,7 +157,8 @@ Vat synthetic_vat(const Synth& o) {
   const TexelFormat format = natural_format(o.precision);
   if (o.encoding == Encoding::Delta) {
     add_plane(PlaneSemantic::Position, format, kVertices);
-    if (o.normals) add_plane(PlaneSemantic::Normal, o.normal_format.value_or(format), kVertices);
+    // A q16 delta keeps its normals in the position plane's w (vat.h).
+    if (o.normals && o.precision != Precision::Q16) add_plane(PlaneSemantic::Normal, format, kVertices);
     if (o.tangents) add_plane(PlaneSemantic::Tangent, format, kVertices);
   } else {
     add_plane(PlaneSemantic::Slots, format, 2 * slot_count);
@@ -310,13 +309,12 @@ std::vector<std::pair<std::string, Synth>> variants() {
       }
     }
   }
-  Synth mixed;  // quantized positions with half-float normals, no tangents, no colors
-  mixed.precision = Precision::Q16;
-  mixed.normal_format = TexelFormat::RGBA16F;
-  mixed.tangents = false;
-  mixed.colors = false;
-  mixed.width = 5;
-  out.emplace_back("delta/q16+rgba16f normals", mixed);
+  Synth bare;  // no tangents, no colors, an unbalanced wrap (width 5 for 8 texels)
+  bare.precision = Precision::F16;
+  bare.tangents = false;
+  bare.colors = false;
+  bare.width = 5;
+  out.emplace_back("delta/f16 bare", bare);
   Synth four;  // 4 influences, untextured, no normals, one clip of one row
   four.encoding = Encoding::Rig;
   four.eight_influences = false;
@@ -741,7 +739,12 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
       {"plane rowsPerFrame", [](json& d, auto&) { ext_of(d)["planes"][0]["rowsPerFrame"] = 1; }, "planes[0].rowsPerFrame: 1, expected ceil"},
       {"plane texels", [](json& d, auto&) { ext_of(d)["planes"][0]["texelsPerFrame"] = 8; }, "planes[0].texelsPerFrame: 8, expected 6 (2 per slot)"},
       {"plane width 0", [](json& d, auto&) { ext_of(d)["planes"][0]["width"] = 0; }, "planes[0].width: 0"},
-      {"plane format", [](json& d, auto&) { ext_of(d)["planes"][0]["format"] = "rgba16f"; }, "planes[0]: bufferViews"},
+      {"plane format", [](json& d, auto&) { ext_of(d)["planes"][0]["format"] = "rgba16f"; },
+       "planes[0].format: rgba16f, but precision f32 stores rgba32f"},
+      {"plane precision", [](json& d, auto&) { ext_of(d)["precision"] = "q16"; },
+       "planes[0].format: rgba32f, but precision q16 stores rgba16unorm"},
+      {"plane bytes", [](json& d, auto&) { d["bufferViews"][ext_of(d)["planes"][0]["bufferView"].get<size_t>()]["byteLength"] = 368; },
+       "planes[0]: bufferViews[14] has 368 bytes, width * height * 16 = 384"},
       {"plane semantic", [](json& d, auto&) { ext_of(d)["planes"][0]["semantic"] = "position"; }, "planes[0].texelsPerFrame"},
       {"plane missing", [](json& d, auto&) { ext_of(d)["planes"] = json::array(); }, "planes: empty"},
       {"plane view", [](json& d, auto&) { ext_of(d)["planes"][0]["bufferView"] = 99; }, "bufferViews[99] does not exist"},
@@ -866,6 +869,11 @@ TEST(VatFile, InconsistentVatsAreNotWritten) {
       {"plane height", [](Vat& v) { v.planes[0].height += 1; }, "planes[0].height: 10, expected rowsPerFrame * frameRows = 9"},
       {"two position planes", [](Vat& v) { v.planes[1].semantic = PlaneSemantic::Position; }, "planes[1]: a second position plane"},
       {"no position plane", [](Vat& v) { v.planes.erase(v.planes.begin()); }, "no position plane"},
+      {"format", [](Vat& v) { v.planes[2].format = TexelFormat::RGBA16F; }, "planes[2].format: rgba16f, but precision f32 stores rgba32f"},
+      {"q16 normal plane", [](Vat& v) {
+         v.precision = Precision::Q16;
+         for (Plane& p : v.planes) p.format = TexelFormat::RGBA16Unorm, p.data = p.data.first(p.byte_size());
+       }, "planes: a normal plane in a q16 delta VAT"},
       {"normals size", [](Vat& v) { v.geometry.normals.pop_back(); }, "geometry.normals: 7 elements, expected 0 or one per vertex (8)"},
       {"nan normal", [](Vat& v) { v.geometry.normals[3].x = std::nanf(""); }, "geometry.normals: vertex 3 is not finite"},
       {"index", [](Vat& v) { v.geometry.indices[4] = 8; }, "geometry.indices: index 4 is 8, there are 8 vertices"},

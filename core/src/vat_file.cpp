@@ -217,6 +217,31 @@ void check_clip(const VatClip& c, uint32_t frame_rows, const std::string& where)
   check_finite(c.scale_max, where + ".scaleRange[1]");
 }
 
+// A VAT's precision decides every plane's texel format (vat.h, Precision).
+TexelFormat format_of(Precision p) {
+  switch (p) {
+    case Precision::F32: return TexelFormat::RGBA32F;
+    case Precision::F16: return TexelFormat::RGBA16F;
+    case Precision::Q16: return TexelFormat::RGBA16Unorm;
+  }
+  return TexelFormat::RGBA32F;
+}
+
+// Which planes an encoding and precision carry: delta needs position (and at q16 keeps its
+// normal in position.w, so a normal plane would be ambiguous); rig needs slots.
+void check_plane_set(const bool (&seen)[4], Encoding encoding, Precision precision,
+                     const std::string& where) {
+  if (encoding == Encoding::Delta && !seen[int(PlaneSemantic::Position)]) {
+    fail(where, "no position plane, the delta encoding needs one");
+  }
+  if (encoding == Encoding::Delta && precision == Precision::Q16 && seen[int(PlaneSemantic::Normal)]) {
+    fail(where, "a normal plane in a q16 delta VAT (its normals are in the position plane's w)");
+  }
+  if (encoding == Encoding::Rig && !seen[int(PlaneSemantic::Slots)]) {
+    fail(where, "no slots plane, the rig encoding needs one");
+  }
+}
+
 uint32_t expected_texels_per_frame(PlaneSemantic s, const Vat& vat) {
   if (s == PlaneSemantic::Slots) return static_cast<uint32_t>(2 * vat.slots.size());
   return vat.geometry.vertex_count();
@@ -227,6 +252,11 @@ uint32_t expected_texels_per_frame(PlaneSemantic s, const Vat& vat) {
 void check_plane_shape(const Plane& p, const Vat& vat, const std::string& where) {
   if (p.semantic > PlaneSemantic::Slots) fail(where + ".semantic", "unknown plane semantic");
   if (p.format > TexelFormat::RGBA16Unorm) fail(where + ".format", "unknown texel format");
+  if (p.format != format_of(vat.precision)) {
+    fail(where + ".format", std::string(format_name(p.format)) + ", but precision " +
+                                precision_name(vat.precision) + " stores " +
+                                format_name(format_of(vat.precision)));
+  }
   const uint32_t expected = expected_texels_per_frame(p.semantic, vat);
   if (p.texels_per_frame != expected) {
     fail(where + ".texelsPerFrame",
@@ -414,12 +444,7 @@ void check_vat(const Vat& vat) {
                                 num(texel_bytes(p.format)) + " = " + num(plane_bytes(p)));
     }
   }
-  if (vat.encoding == Encoding::Delta && !seen[int(PlaneSemantic::Position)]) {
-    fail("planes", "no position plane, the delta encoding needs one");
-  }
-  if (vat.encoding == Encoding::Rig && !seen[int(PlaneSemantic::Slots)]) {
-    fail("planes", "no slots plane, the rig encoding needs one");
-  }
+  check_plane_set(seen, vat.encoding, vat.precision, "planes");
 }
 
 // ---- writing -------------------------------------------------------------------------------
@@ -1101,12 +1126,7 @@ Vat Reader::read(std::shared_ptr<const void> keep_alive) {
     p.data = chunks_.bin.subspan(range.offset, range.length);
     vat.planes.push_back(p);
   }
-  if (vat.encoding == Encoding::Delta && !seen[int(PlaneSemantic::Position)]) {
-    fail(std::string(kExt) + ".planes", "no position plane, the delta encoding needs one");
-  }
-  if (vat.encoding == Encoding::Rig && !seen[int(PlaneSemantic::Slots)]) {
-    fail(std::string(kExt) + ".planes", "no slots plane, the rig encoding needs one");
-  }
+  check_plane_set(seen, vat.encoding, vat.precision, std::string(kExt) + ".planes");
 
   // Defence in depth: what the writer would refuse, the loader must not return.
   check_vat(vat);
