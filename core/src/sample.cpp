@@ -91,52 +91,64 @@ inline void normalize4(float* q) {
 // precision. The spec assumes unit keys; files round them (SimpleSkin's (0.383, 0.924) has
 // length 1.00023), so the keys are normalized first: the path runs between the rotations the
 // keys stand for, at constant angular speed, and the result is unit length.
-inline void slerp(const float* a_in, const float* b_in, float u, float* out) {
-  const float la2 = a_in[0] * a_in[0] + a_in[1] * a_in[1] + a_in[2] * a_in[2] + a_in[3] * a_in[3];
-  const float lb2 = b_in[0] * b_in[0] + b_in[1] * b_in[1] + b_in[2] * b_in[2] + b_in[3] * b_in[3];
-  const float ia = la2 > 0.0f ? 1.0f / std::sqrt(la2) : 0.0f;
-  float ib = lb2 > 0.0f ? 1.0f / std::sqrt(lb2) : 0.0f;
-  float d = (a_in[0] * b_in[0] + a_in[1] * b_in[1] + a_in[2] * b_in[2] + a_in[3] * b_in[3]) * (ia * ib);
+inline void slerp(const float* a, const float* b, float u, float* out) {
+  const float la2 = a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3];
+  const float lb2 = b[0] * b[0] + b[1] * b[1] + b[2] * b[2] + b[3] * b[3];
+  // Keys already unit to float precision (nearly all of them) skip the two square roots.
+  auto inv_len = [](float len2) {
+    if (std::abs(len2 - 1.0f) <= 2e-6f) return 1.0f;
+    return len2 > 0.0f ? 1.0f / std::sqrt(len2) : 0.0f;
+  };
+  const float ia = inv_len(la2);
+  float ib = inv_len(lb2);
+  float d = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]) * (ia * ib);
   if (d < 0.0f) {
     d = -d;
     ib = -ib;
   }
-  float wa, wb;
+  float q[4];
   if (d > 0.9995f) {
-    wa = (1.0f - u) * ia;
-    wb = u * ib;
-    for (int c = 0; c < 4; ++c) out[c] = wa * a_in[c] + wb * b_in[c];
-    normalize4(out);
-    return;
+    const float wa = (1.0f - u) * ia, wb = u * ib;
+    for (int c = 0; c < 4; ++c) q[c] = wa * a[c] + wb * b[c];
+    normalize4(q);
+  } else {
+    // The spec's weights: wb = sin(u theta) / sin(theta), wa = cos(u theta) - cos(theta) wb,
+    // with sin(theta) = sqrt(1 - d^2); one acos and one sin/cos pair (fused into sincos).
+    const float theta = std::acos(d);
+    const float inv_sin = 1.0f / std::sqrt(1.0f - d * d);
+    const float ut = u * theta;
+    const float sb = std::sin(ut) * inv_sin;
+    const float wa = (std::cos(ut) - d * sb) * ia, wb = sb * ib;
+    for (int c = 0; c < 4; ++c) q[c] = wa * a[c] + wb * b[c];
   }
-  // The spec's weights: wb = sin(u theta) / sin(theta), wa = cos(u theta) - cos(theta) wb, with
-  // sin(theta) = sqrt(1 - d^2); one acos and one sin/cos pair (GCC fuses them into sincos).
-  const float theta = std::acos(d);
-  const float inv_sin = 1.0f / std::sqrt(1.0f - d * d);
-  const float ut = u * theta;
-  wb = std::sin(ut) * inv_sin;
-  wa = std::cos(ut) - d * wb;
-  wa *= ia;
-  wb *= ib;
-  for (int c = 0; c < 4; ++c) out[c] = wa * a_in[c] + wb * b_in[c];
+  for (int c = 0; c < 4; ++c) out[c] = q[c];
 }
 
-inline void evaluate(const Sampler& s, Path path, const KeySpan& at, float* out) {
-  const uint32_t nc = s.components;
+// Evaluates a sampler of kN components (3: translation or scale, 4: rotation; 0: any count,
+// for weights). Results are built in locals and stored once: writing `out` piecewise and
+// reading it back (to normalize) stalls store forwarding.
+template <int kN, bool kRotation>
+inline void evaluate_n(const Sampler& s, const KeySpan& at, float* out) {
+  const uint32_t nc = kN > 0 ? uint32_t(kN) : s.components;
   const float* v = s.values.data();
   const bool cubic = s.interpolation == Interpolation::CubicSpline;
   if (at.hold || s.interpolation == Interpolation::Step) {
     // A cubic key is (in-tangent, value, out-tangent): the value is the middle element.
     const float* src = v + (cubic ? (3 * size_t(at.key) + 1) : size_t(at.key)) * nc;
-    std::memcpy(out, src, nc * sizeof(float));
-    if (path == Path::Rotation) normalize4(out);  // every sampled rotation is unit length
+    if constexpr (kRotation) {
+      float q[4] = {src[0], src[1], src[2], src[3]};
+      normalize4(q);  // every sampled rotation is unit length
+      for (int c = 0; c < 4; ++c) out[c] = q[c];
+    } else {
+      for (uint32_t c = 0; c < nc; ++c) out[c] = src[c];
+    }
     return;
   }
   const float u = at.u;
   if (!cubic) {
     const float* a = v + size_t(at.key) * nc;
     const float* b = a + nc;
-    if (path == Path::Rotation) {
+    if constexpr (kRotation) {
       slerp(a, b, u, out);
     } else {
       // a + u (b - a) keeps a constant channel bit-exact (a == b gives a).
@@ -157,8 +169,22 @@ inline void evaluate(const Sampler& s, Path path, const KeySpan& at, float* out)
   const float* bk = k0 + 2 * nc;
   const float* ak1 = k0 + 3 * nc;                 // in-tangent of key k + 1
   const float* vk1 = k0 + 4 * nc;
-  for (uint32_t c = 0; c < nc; ++c) out[c] = h00 * vk[c] + h10 * bk[c] + h01 * vk1[c] + h11 * ak1[c];
-  if (path == Path::Rotation) normalize4(out);
+  if constexpr (kRotation) {
+    float q[4];
+    for (int c = 0; c < 4; ++c) q[c] = h00 * vk[c] + h10 * bk[c] + h01 * vk1[c] + h11 * ak1[c];
+    normalize4(q);
+    for (int c = 0; c < 4; ++c) out[c] = q[c];
+  } else {
+    for (uint32_t c = 0; c < nc; ++c) out[c] = h00 * vk[c] + h10 * bk[c] + h01 * vk1[c] + h11 * ak1[c];
+  }
+}
+
+inline void evaluate(const Sampler& s, Path path, const KeySpan& at, float* out) {
+  switch (path) {
+    case Path::Rotation: return evaluate_n<4, true>(s, at, out);
+    case Path::Weights: return evaluate_n<0, false>(s, at, out);
+    default: return evaluate_n<3, false>(s, at, out);
+  }
 }
 
 inline float* channel_target(const Channel& ch, Pose& pose, const Asset& asset) {
