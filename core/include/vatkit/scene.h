@@ -8,7 +8,8 @@
 // skinning; skinned meshes ignore their node's transform; other meshes follow their node's world
 // matrix.
 //
-// It allocates its scratch once, in the constructor; pose() and skin() allocate nothing.
+// It allocates its scratch once, in the constructor; pose() and skin() allocate nothing. It keeps
+// a reference to the Asset, which must outlive it (and not move).
 #pragma once
 
 #include <memory>
