@@ -1,0 +1,69 @@
+// vatkit/playback_json.h: the JSON-lines form of playback queries and Frames, as `vatkit frame`
+// reads and writes them and as the conformance vectors (tests/conformance/) store them. Field names
+// are three-vat's; docs/playback.md lists every field.
+//
+// A query line:
+//   {"instance": INSTANCE, "time": T, "set": [{"now": N, "instance": INSTANCE}, ...],
+//    "expect": FRAME}
+// "set" (optional) replays set_instance calls after the first instance was written (so
+// transition bookkeeping can be queried); "expect" (optional) is what --check compares against.
+// INSTANCE:
+//   {"clip": {"startFrame": R, "frames": N, "fps": F, "loopMode", "repetitions", "endMode",
+//             "speed"}, "startTime": T, "speed": S, "loopMode": "repeat"|"once"|"pingpong",
+//    "repetitions": -1|n, "endMode": "clamp"|"rewind",
+//    "blend": {"clip": CLIP, "weight": W, "sync": "phase"|"time", "weightFrom": W0},
+//    "fadeDuration": D, "fadeCurve": "linear"|"smooth", "fadeStart": T0, "fadeWeight": W1,
+//    "from": {"clip": CLIP, "startTime": T, "speed", "loopMode", "repetitions", "endMode"}}
+// Only clip (startFrame, frames, fps) and startTime are required. Numbers are read as doubles and
+// rounded once to float32 (what a GPU uniform or texel holds). Unknown fields are errors.
+// A FRAME (one line, in this order):
+//   {"row", "rowNext", "mix", "wraps", "finished", "phase",            primary band
+//    "rowB", "rowNextB", "mixB", "wrapsB", "finishedB", "phaseB",       second band
+//    "weight", "kind": "single"|"fade"|"blend", "endsAt": T|null}
+// Floats are written as the shortest decimal that reads back as the same float32.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vatkit/playback.h"
+#include "vatkit/result.h"
+
+namespace vatkit {
+
+struct FrameWrite {
+  float now = 0.0f;
+  Instance instance;
+};
+
+struct FrameQuery {
+  Instance instance;
+  float time = 0.0f;
+  std::vector<FrameWrite> writes;     // "set"
+  std::optional<std::string> expect;  // "expect", as compact JSON text
+};
+
+// Errors name the field ("instance.clip.fps: expected a number, got \"30\"").
+Result<FrameQuery> parse_frame_query(std::string_view line);
+
+// The answer: with no writes, resolve(compile(instance), time); with writes, a one-row
+// InstanceTable written with the instance (a cut; a hand-made `from` fade is written as is), then
+// set_instance(w.instance, w.now) for each write, then resolve at `time`.
+struct FrameAnswer {
+  Frame frame;
+  std::optional<float> ends_at;
+};
+Result<FrameAnswer> run_frame_query(const FrameQuery& query);
+
+std::string frame_json(const FrameAnswer& answer);  // one line, no newline
+
+// Compares an answer with an expected FRAME object: every field, floats as float32 bit patterns.
+// The error names the first field that differs: "rowNext: expected 4, got 5".
+Result<void> check_frame_json(std::string_view expected, const FrameAnswer& answer);
+
+// The shortest decimal that reads back (through a double) as exactly `value`.
+std::string float_text(float value);
+
+}  // namespace vatkit
