@@ -813,6 +813,14 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
   // The unchanged parts re-assembled load (the harness itself is sound)...
   Parts parts = split(file);
   EXPECT_TRUE(load_vat_memory(assemble(parts.doc, parts.bin), "same").ok());
+  // A file of another version is named as such even when its checksum does not match (a later
+  // version may hash differently).
+  Parts future = split(file);
+  ext_of(future.doc)["version"] = 2;
+  Result<Vat> v2 = load_vat_memory(assemble(future.doc, future.bin, false), "v2.vat.glb");
+  ASSERT_FALSE(v2.ok());
+  EXPECT_EQ(v2.error().message,
+            "v2.vat.glb: extensions.VATKIT_vertex_animation.version: 2 is not supported (this vatkit reads version 1)");
   // ...and without re-sealing, an edit is a checksum mismatch.
   ext_of(parts.doc)["clips"][0]["speed"] = 2.0;
   Result<Vat> unsealed = load_vat_memory(assemble(parts.doc, parts.bin, false), "u.vat.glb");
@@ -883,6 +891,10 @@ TEST(VatFile, InconsistentVatsAreNotWritten) {
       {"material", [](Vat& v) { v.geometry.groups[0].material = 2; }, "geometry.groups[0].material: 2 is not one of the 2 materials"},
       {"image", [](Vat& v) { v.materials[1].base_color_image = 1; }, "materials[1].baseColorTexture: image 1 is not one of the 1 images"},
       {"mime", [](Vat& v) { v.images[0].mime_type = "image/webp"; }, "images[0].mimeType"},
+      {"texcoord set", [](Vat& v) { v.materials[1].base_color_texcoord = 1; },
+       "materials[1].baseColorTexture.texCoord: 1, but a VAT's geometry has only TEXCOORD_0"},
+      {"no texcoords", [](Vat& v) { v.geometry.texcoords0.clear(); },
+       "geometry.texcoords0: missing: geometry.groups[1] draws material 1, whose base colour texture reads TEXCOORD_0"},
       {"source", [](Vat& v) { v.geometry.sources[1].first_vertex = 5; }, "geometry.sources[1]: vertices 5 + 4 run past the vertex count 8"},
       {"slot matrix", [](Vat& v) { v.slots[1].inverse_bind[2][2] = INFINITY; }, "slots[1].inverseBind: not a finite number"},
       {"slot index", [](Vat& v) {

@@ -425,6 +425,23 @@ void check_vat(const Vat& vat) {
     any_triangles |= g.groups[i].index_count > 0;
   }
   if (!any_triangles) fail("geometry.groups", "no draw group has triangles");
+  // glTF requires the texture coordinates a drawn textured material reads (the validator's
+  // MESH_PRIMITIVE_TOO_FEW_TEXCOORDS), and a VAT carries only TEXCOORD_0.
+  for (size_t i = 0; i < g.groups.size(); ++i) {
+    const DrawGroup& group = g.groups[i];
+    if (group.index_count == 0 || group.material < 0) continue;
+    const Material& m = vat.materials[size_t(group.material)];
+    if (m.base_color_image < 0) continue;
+    if (m.base_color_texcoord != 0) {
+      fail("materials[" + std::to_string(group.material) + "].baseColorTexture.texCoord",
+           num(m.base_color_texcoord) + ", but a VAT's geometry has only TEXCOORD_0");
+    }
+    if (g.texcoords0.empty()) {
+      fail("geometry.texcoords0", "missing: geometry.groups[" + std::to_string(i) +
+                                      "] draws material " + std::to_string(group.material) +
+                                      ", whose base colour texture reads TEXCOORD_0");
+    }
+  }
   for (size_t i = 0; i < g.sources.size(); ++i)
     check_source(g.sources[i], g.vertex_count(), "geometry.sources[" + std::to_string(i) + "]");
   for (size_t i = 0; i < vat.materials.size(); ++i)
@@ -753,6 +770,19 @@ void Reader::check_checksum() {
   }
   const uint64_t actual = vat_file_detail::content_checksum(file_, *digits);
   if (actual != stored) {
+    // A later format version may hash differently: name the version rather than a mismatch when
+    // the (unverified) JSON says it is not ours.
+    const json doc = json::parse(chunks_.json.begin(), chunks_.json.end(), nullptr, false);
+    const json* version = nullptr;
+    if (doc.is_object() && doc.contains("extensions") && doc["extensions"].is_object() &&
+        doc["extensions"].contains(kVatExtensionName) && doc["extensions"][kVatExtensionName].is_object()) {
+      version = find(doc["extensions"][kVatExtensionName], "version");
+    }
+    if (version && version->is_number_unsigned() && version->get<uint64_t>() != kVatFormatVersion) {
+      fail(std::string(kExt) + ".version", num(version->get<uint64_t>()) +
+                                               " is not supported (this vatkit reads version " +
+                                               num(kVatFormatVersion) + ")");
+    }
     throw Failure{"checksum mismatch: the file says " + checksum_digits_ +
                   ", its bytes hash to " + vat_file_detail::checksum_hex(actual) +
                   " (corrupted, truncated and re-padded, or edited by another tool)"};
