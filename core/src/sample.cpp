@@ -1,10 +1,11 @@
 // Animation sampling as glTF 2.0 defines it (see sample.h for the rules).
 //
 // Key lookup is a branchless binary search over the sampler's times; sample_animation_batch
-// loops channel-outer, time-inner so one sampler's keys stay in cache, and carries a cursor from
-// one time to the next (a hit when times increase, which is how bakers and players ask), falling
-// back to the binary search otherwise. Either way the key interval found is the same, so the
-// output does not depend on the order of the times or on the split over threads.
+// loops channel-outer, time-inner over tiles of 32 poses (one sampler's keys and the tile's poses
+// stay in cache), and carries a cursor from one time to the next (a hit when times increase,
+// which is how bakers and players ask; it halves the cost, see docs/benchmarks.md), falling back
+// to the binary search otherwise. Either way the key interval found is the same, so the output
+// does not depend on the order of the times or on the split over threads.
 #include "vatkit/sample.h"
 
 #include <algorithm>
