@@ -130,8 +130,11 @@ float cycles_at(const Track& t, float time) {
 
 float end_time_of(const Track& t, bool moving) {
   if (t.repetitions == kInfiniteRepetitions || !moving) return kNever;
-  if (t.rows <= 1) return t.start_time;  // no duration: every repetition is over at once
-  if (t.cycle_rate == 0.0f) return kNever;
+  if (t.cycle_rate == 0.0f) {
+    // A one-row band has no duration: every repetition is over at once. (A phase-synced one-row
+    // band B moves at A's rate and ends with A, below.)
+    return t.rows <= 1 ? t.start_time : kNever;
+  }
   const auto n = float(t.repetitions);
   return smallest_time(t.start_time, [&](float time) { return cycles_at(t, time) >= n; });
 }

@@ -301,37 +301,36 @@ float shift_down(float t, float shift) {
 enum class Moved { Exact, Folded, Rounded };
 
 Moved rebase_track(Track& t, float now, float shift) {
-  const float old_end = t.end_time;
   if (t.end_time <= now) {  // finished for good: the end pose does not depend on time
     t.start_time = shift_down(t.start_time, shift);
     t.end_time = shift_down(t.end_time, shift);
     return Moved::Exact;
   }
-  float start = 0.0f, end = 0.0f;
-  if (shift_exact(t.start_time, shift, start) && shift_exact(t.end_time, shift, end)) {
-    t.start_time = start;
-    t.end_time = end;
-    return Moved::Exact;
-  }
   const bool moving = t.cycle_rate > 0.0f;
+  const bool endless = t.end_time == kNever;
+  // A track playing for long has a large time - start_time, and so a coarse phase, whatever the
+  // clock: it is folded (its start advanced by whole cycles) rather than shifted.
+  const bool old = moving && double(now) - double(t.start_time) >= kRebaseFoldAfterSeconds;
+  float start = 0.0f;
+  const bool exact = !old && shift_exact(t.start_time, shift, start);
   double m = 0.0;  // whole cycles to advance the start by
-  if (moving && now > t.start_time) {
-    const double k = std::floor((double(now) - double(t.start_time)) * double(t.cycle_rate));
-    if (t.loop_mode == LoopMode::Repeat) m = std::max(k - 1.0, 0.0);
-    if (t.loop_mode == LoopMode::PingPong) m = k - std::fmod(k, 2.0);
-    if (t.repetitions != kInfiniteRepetitions) m = std::min(m, double(t.repetitions - 1));
+  if (!exact) {
+    if (moving && now > t.start_time) {
+      const double k = std::floor((double(now) - double(t.start_time)) * double(t.cycle_rate));
+      if (t.loop_mode == LoopMode::Repeat) m = std::max(k - 1.0, 0.0);  // keep one wrap: `wraps`
+      if (t.loop_mode == LoopMode::PingPong) m = k - std::fmod(k, 2.0);  // keep the direction
+      if (t.repetitions != kInfiniteRepetitions) m = std::min(m, double(t.repetitions - 1));
+    }
+    const double advance = moving ? m / double(t.cycle_rate) : 0.0;
+    start = static_cast<float>(double(t.start_time) + advance - double(shift));
+    if (t.repetitions != kInfiniteRepetitions) t.repetitions -= int32_t(m);
   }
-  t.start_time = static_cast<float>(double(t.start_time) + m / double(t.cycle_rate > 0 ? t.cycle_rate : 1) -
-                                    double(shift));
-  if (t.repetitions != kInfiniteRepetitions) t.repetitions -= int32_t(m);
-  if (old_end == kNever) {
-    t.end_time = kNever;
-  } else if (t.rows <= 1) {
-    t.end_time = t.start_time;
-  } else {
-    t.end_time = playback_detail::end_time_of(t, moving);
-  }
-  return m > 0.0 ? Moved::Folded : Moved::Rounded;
+  t.start_time = start;
+  // The end is recomputed on the new clock even when it shifted exactly: the new clock resolves
+  // finer, and `finished` must flip exactly where the new float32 arithmetic reaches u >= n (at
+  // every time the old clock could express, the two agree).
+  t.end_time = endless ? kNever : playback_detail::end_time_of(t, /*moving=*/true);
+  return exact ? Moved::Exact : m > 0.0 ? Moved::Folded : Moved::Rounded;
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ struct Command {
 Command add_sample_command(CLI::App& parent);
 Command add_info_command(CLI::App& parent);
 Command add_pose_command(CLI::App& parent);
+Command add_frame_command(CLI::App& parent);
 
 // The input of a command: `file`, or the built-in sample character when `file` is empty.
 Result<Asset> load_input(const std::string& file);

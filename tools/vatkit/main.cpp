@@ -34,18 +34,18 @@ int run(int argc, char** argv) {
   app.require_subcommand(1, 1);
   app.footer("Run 'vatkit COMMAND --help' for a command's options.");
   const std::vector<Command> commands = {add_sample_command(app), add_info_command(app),
-                                         add_pose_command(app)};
+                                         add_pose_command(app), add_frame_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
     std::string message = e.what();
     if (argc <= 1) {
-      message = "no command given: use one of sample, info, pose";
+      message = "no command given: use one of sample, info, pose, frame";
     } else if (argv[1][0] != '-' &&
                std::none_of(commands.begin(), commands.end(),
                             [&](const Command& c) { return c.app->check_name(argv[1]); })) {
-      message = std::string("unknown command '") + argv[1] + "': use one of sample, info, pose";
+      message = std::string("unknown command '") + argv[1] + "': use one of sample, info, pose, frame";
     }
     print_error(message + " (run 'vatkit --help')");
     return kExitUsage;

@@ -74,6 +74,8 @@ struct PlaybackEvent {
 };
 
 // What rebase_clock did (declared here for the table's friend list).
+inline constexpr double kRebaseFoldAfterSeconds = 256.0;  // elapsed ulp there: 2^-16 s
+
 struct RebaseReport {
   float shift = 0.0f;         // subtract from the clock
   uint32_t exact = 0;         // tracks shifted exactly (or finished)
@@ -175,12 +177,14 @@ size_t pop_events(InstanceTable& table, float until, std::vector<PlaybackEvent>&
 // clock's origin by shift = floor(now) (0 when now < 1): the caller's clock becomes now - shift,
 // and every row is rewritten so that, at every clock time t >= now, resolve(row', t - shift)
 // equals resolve(row, t):
-//  - exactly (bit for bit) for every track whose times shift exactly (started after now / 2);
-//  - for a finished track, exactly (its end pose does not depend on time);
-//  - for a track started long ago and still playing, its start is advanced by whole cycles (even
-//    ones for PingPong, keeping at least one for a Repeat's `wraps`), which keeps every field and
-//    moves the phase by no more than the float32 rounding the old clock already carried
-//    (docs/playback.md measures it);
+//  - exactly (bit for bit, at every time the old clock can express) for every track that started
+//    less than kRebaseFoldAfterSeconds before `now` or has not started yet, and for every
+//    finished track (its end pose does not depend on time);
+//  - a track playing for longer has a coarse phase however the clock is rebased (time -
+//    start_time is large): its start is advanced by whole cycles (even ones for PingPong, keeping
+//    one for a Repeat's `wraps`; the repetitions left shrink by as many), which keeps every field
+//    and moves the phase by no more than the float32 rounding it already carried, and restores
+//    full resolution (docs/playback.md measures both);
 //  - a weight ramp that is over becomes a constant; a fade that is over becomes Single.
 // Pending events shift with their rows. Every row is marked dirty. Call it when the clock passes
 // an hour or so; the GPU and the table must switch clocks on the same frame.
