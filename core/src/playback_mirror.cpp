@@ -25,34 +25,38 @@ std::string rows_text(uint32_t first, uint32_t rows) {
 
 }  // namespace
 
-Result<void> check_band(const Vat& vat, uint32_t first_row, uint32_t rows) {
-  if (rows == 0) return make_error(vat.source, "a band needs at least one row");
+namespace {
+
+// What is wrong with a band of `vat`, or "".
+std::string band_problem(const Vat& vat, uint32_t first_row, uint32_t rows) {
+  if (rows == 0) return "a band needs at least one row";
   const int c = clip_holding(vat, first_row);
-  if (c < 0) {
-    return make_error(vat.source, rows_text(first_row, rows) + ": row " + std::to_string(first_row) +
-                                      " is in no clip's band");
-  }
+  if (c < 0) return rows_text(first_row, rows) + ": row " + std::to_string(first_row) + " is in no clip's band";
   const VatClip& clip = vat.clips[size_t(c)];
   if (uint64_t(first_row) + rows > uint64_t(clip.first_row) + clip.rows) {
-    return make_error(vat.source, rows_text(first_row, rows) + " runs past the band of clip " +
-                                      std::to_string(c) + " ('" + clip.name + "', " +
-                                      rows_text(clip.first_row, clip.rows) + ")");
+    return rows_text(first_row, rows) + " runs past the band of clip " + std::to_string(c) + " ('" + clip.name +
+           "', " + rows_text(clip.first_row, clip.rows) + ")";
   }
   return {};
 }
 
+}  // namespace
+
+Result<void> check_band(const Vat& vat, uint32_t first_row, uint32_t rows) {
+  const std::string problem = band_problem(vat, first_row, rows);
+  if (!problem.empty()) return make_error(vat.source, problem);
+  return {};
+}
+
 Result<void> check_instance(const Vat& vat, const Instance& in) {
-  if (auto r = check_band(vat, in.clip.first_row, in.clip.rows); !r) return make_error("", "clip: " + r.error().message);
-  if (in.blend) {
-    if (auto r = check_band(vat, in.blend->clip.first_row, in.blend->clip.rows); !r) {
-      return make_error("", "blend.clip: " + r.error().message);
-    }
-  }
-  if (in.from) {
-    if (auto r = check_band(vat, in.from->clip.first_row, in.from->clip.rows); !r) {
-      return make_error("", "from.clip: " + r.error().message);
-    }
-  }
+  auto check = [&](const ClipBand& b, const char* what) -> std::string {
+    const std::string problem = band_problem(vat, b.first_row, b.rows);
+    return problem.empty() ? problem : std::string(what) + ": " + problem;
+  };
+  std::string problem = check(in.clip, "clip");
+  if (problem.empty() && in.blend) problem = check(in.blend->clip, "blend.clip");
+  if (problem.empty() && in.from) problem = check(in.from->clip, "from.clip");
+  if (!problem.empty()) return make_error(vat.source, problem);
   return {};
 }
 
