@@ -40,12 +40,16 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
     std::string message = e.what();
+    std::string names;  // the commands, for the messages below
+    for (const Command& c : commands) {
+      names.append(names.empty() ? "" : ", ").append(c.app->get_name());
+    }
     if (argc <= 1) {
-      message = "no command given: use one of sample, info, pose, frame";
+      message = std::string("no command given: use one of ").append(names);
     } else if (argv[1][0] != '-' &&
                std::none_of(commands.begin(), commands.end(),
                             [&](const Command& c) { return c.app->check_name(argv[1]); })) {
-      message = std::string("unknown command '") + argv[1] + "': use one of sample, info, pose, frame";
+      message = std::string("unknown command '") + argv[1] + "': use one of " + names;
     }
     print_error(message + " (run 'vatkit --help')");
     return kExitUsage;
