@@ -104,7 +104,7 @@ TEST_P(BakeEveryFile, DeltaBakesAndRigBakesOrIsRefusedByName) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Assets, BakeEveryFile,
+    BakeAssets, BakeEveryFile,
     ::testing::Values(
         FileCase{"khronos/SimpleSkin.gltf", {}}, FileCase{"khronos/RiggedSimple.glb", {}},
         FileCase{"khronos/RiggedFigure.glb", {}}, FileCase{"khronos/CesiumMan.glb", {}},

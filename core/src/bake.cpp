@@ -153,21 +153,21 @@ Result<void> write_slot_rows(SlotStage& st, Vat& vat, size_t plane_index, VatCli
                              const std::string& name) {
   const Plane& p = vat.planes[plane_index];
   uint8_t* bytes = plane_bytes(vat, plane_index);
+  const uint32_t S = st.slots;
   // Hemisphere: each row's quaternion on the side of the previous row's; a slot scaled to
   // nothing (s = 0) keeps the previous rotation, so the blend toward it does not spin.
-  for (uint32_t s = 0; s < st.slots; ++s) {
-    for (uint32_t k = 0; k < st.rows; ++k) {
-      glm::quat& q = st.q[size_t(k) * st.slots + s];
-      if (k == 0) {
-        if (q.w < 0.0f) q = -q;
-        continue;
+  for (uint32_t s = 0; s < S; ++s)
+    if (st.rows > 0 && st.q[s].w < 0.0f) st.q[s] = -st.q[s];
+  for (uint32_t k = 1; k < st.rows; ++k) {
+    glm::quat* q = st.q.data() + size_t(k) * S;
+    const glm::quat* prev = q - S;
+    const float* sc = st.s.data() + size_t(k) * S;
+    for (uint32_t s = 0; s < S; ++s) {
+      if (sc[s] == 0.0f) {
+        q[s] = prev[s];
+      } else if (q[s].x * prev[s].x + q[s].y * prev[s].y + q[s].z * prev[s].z + q[s].w * prev[s].w < 0.0f) {
+        q[s] = -q[s];
       }
-      const glm::quat& prev = st.q[size_t(k - 1) * st.slots + s];
-      if (st.s[size_t(k) * st.slots + s] == 0.0f) {
-        q = prev;
-        continue;
-      }
-      if (glm::dot(q, prev) < 0.0f) q = -q;
     }
   }
   Bounds tr{glm::vec3(std::numeric_limits<float>::max()), glm::vec3(-std::numeric_limits<float>::max())};
@@ -186,46 +186,45 @@ Result<void> write_slot_rows(SlotStage& st, Vat& vat, size_t plane_index, VatCli
   clip.scale_min = smin;
   clip.scale_max = smax;
   if (p.format == TexelFormat::RGBA16F) {
-    const float big = std::max({codec::max_abs((tr.min)), codec::max_abs((tr.max)),
-                                std::fabs(smin), std::fabs(smax)});
+    const float big = std::max({codec::max_abs(tr.min), codec::max_abs(tr.max), std::fabs(smin), std::fabs(smax)});
     if (big > codec::kHalfMax) {
       return make_error(name, "clip \"" + clip.name + "\": a slot translation or scale of " + fmt("%g", big) +
                                   " does not fit f16 (at most 65504): use f32 or q16");
     }
   }
-  for (uint32_t k = 0; k < st.rows; ++k) {
-    const uint32_t row = clip.first_row + k;
-    for (uint32_t s = 0; s < st.slots; ++s) {
-      const size_t i = size_t(k) * st.slots + s;
-      const glm::quat q = st.q[i];
-      const glm::vec3 t = st.t[i];
-      const float sc = st.s[i];
-      const size_t at = codec::texel_index(p, row, 2 * s);
-      switch (p.format) {
-        case TexelFormat::RGBA32F: {
-          const float v[8] = {q.x, q.y, q.z, q.w, t.x, t.y, t.z, sc};
-          std::memcpy(bytes + at * 16, v, 32);
-          break;
-        }
-        case TexelFormat::RGBA16F: {
-          const uint16_t v[8] = {codec::float_to_half(q.x), codec::float_to_half(q.y), codec::float_to_half(q.z),
-                                 codec::float_to_half(q.w), codec::float_to_half(t.x), codec::float_to_half(t.y),
-                                 codec::float_to_half(t.z), codec::float_to_half(sc)};
-          std::memcpy(bytes + at * 8, v, 16);
-          break;
-        }
-        case TexelFormat::RGBA16Unorm: {
-          const uint16_t v[8] = {codec::quantize_snorm_as_unorm16(q.x), codec::quantize_snorm_as_unorm16(q.y),
-                                 codec::quantize_snorm_as_unorm16(q.z), codec::quantize_snorm_as_unorm16(q.w),
-                                 codec::quantize_unorm16(t.x, tr.min.x, tr.max.x),
-                                 codec::quantize_unorm16(t.y, tr.min.y, tr.max.y),
-                                 codec::quantize_unorm16(t.z, tr.min.z, tr.max.z),
-                                 codec::quantize_unorm16(sc, smin, smax)};
-          std::memcpy(bytes + at * 8, v, 16);
-          break;
-        }
-      }
+  auto encode = [&](auto put) {
+    for (uint32_t k = 0; k < st.rows; ++k) {
+      uint8_t* row = bytes + codec::texel_index(p, clip.first_row + k, 0) * texel_bytes(p.format);
+      const size_t at = size_t(k) * S;
+      for (uint32_t s = 0; s < S; ++s) put(row, s, st.q[at + s], st.t[at + s], st.s[at + s]);
     }
+  };
+  switch (p.format) {
+    case TexelFormat::RGBA32F:
+      encode([](uint8_t* row, uint32_t s, const glm::quat& q, const glm::vec3& t, float sc) {
+        const float v[8] = {q.x, q.y, q.z, q.w, t.x, t.y, t.z, sc};
+        std::memcpy(row + size_t(s) * 32, v, 32);
+      });
+      break;
+    case TexelFormat::RGBA16F:
+      encode([](uint8_t* row, uint32_t s, const glm::quat& q, const glm::vec3& t, float sc) {
+        const uint16_t v[8] = {codec::float_to_half(q.x), codec::float_to_half(q.y), codec::float_to_half(q.z),
+                               codec::float_to_half(q.w), codec::float_to_half(t.x), codec::float_to_half(t.y),
+                               codec::float_to_half(t.z), codec::float_to_half(sc)};
+        std::memcpy(row + size_t(s) * 16, v, 16);
+      });
+      break;
+    case TexelFormat::RGBA16Unorm:
+      encode([&](uint8_t* row, uint32_t s, const glm::quat& q, const glm::vec3& t, float sc) {
+        const uint16_t v[8] = {codec::quantize_snorm_as_unorm16(q.x), codec::quantize_snorm_as_unorm16(q.y),
+                               codec::quantize_snorm_as_unorm16(q.z), codec::quantize_snorm_as_unorm16(q.w),
+                               codec::quantize_unorm16(t.x, tr.min.x, tr.max.x),
+                               codec::quantize_unorm16(t.y, tr.min.y, tr.max.y),
+                               codec::quantize_unorm16(t.z, tr.min.z, tr.max.z),
+                               codec::quantize_unorm16(sc, smin, smax)};
+        std::memcpy(row + size_t(s) * 16, v, 16);
+      });
+      break;
   }
   return {};
 }

@@ -7,6 +7,10 @@
 #include <limits>
 #include <memory>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "bake_codec.h"
 #include "bake_internal.h"
 #include "vatkit/parallel.h"
@@ -22,11 +26,14 @@ struct RowStats {
   float max_d2 = 0.0f;
 };
 
+// Skinner output, one element longer than the vertex count: the row encoders load four floats
+// at a vertex (its xyz and the next one's x, which they ignore).
 struct Workspace {
   SceneEvaluator ev;
   std::vector<glm::vec3> pos, nrm;
   std::vector<glm::vec4> tan;
-  explicit Workspace(const Asset& a) : ev(a), pos(a.instance_vertex_count), nrm(a.instance_vertex_count), tan(a.instance_vertex_count) {}
+  explicit Workspace(const Asset& a)
+      : ev(a), pos(a.instance_vertex_count + 1), nrm(a.instance_vertex_count + 1), tan(a.instance_vertex_count) {}
 };
 
 inline void put_f32(uint8_t* dst, float x, float y, float z, float w) {
@@ -36,6 +43,179 @@ inline void put_f32(uint8_t* dst, float x, float y, float z, float w) {
 inline void put_f16(uint8_t* dst, float x, float y, float z, float w) {
   const uint16_t v[4] = {codec::float_to_half(x), codec::float_to_half(y), codec::float_to_half(z), codec::float_to_half(w)};
   std::memcpy(dst, v, 8);
+}
+
+// One row of a delta plane: positions minus rest (with the row's statistics) and normals,
+// written as texels of `prec` (Q16: the deltas and the octahedral normal, in w, go to `stage`
+// until the clip's range is known). `rest`, `pos` and `nrm` have one element of padding.
+struct RowIn {
+  const glm::vec3* pos;
+  const glm::vec3* rest;
+  const glm::vec3* nrm;  // null: no normals
+  uint32_t count;
+};
+
+// Q16: the octahedral normals, four at a time, into the staged texels' w (a float holding the
+// 16-bit code exactly).
+void encode_octahedral(const RowIn& in, glm::vec4* stage) {
+  uint16_t oct[4];
+  uint32_t v = 0;
+  for (; v + 4 <= in.count; v += 4) {
+    codec::oct8_encode4(in.nrm + v, oct);
+    for (uint32_t i = 0; i < 4; ++i) stage[v + i].w = float(oct[i]);
+  }
+  for (; v < in.count; ++v) stage[v].w = float(codec::oct8_encode(in.nrm[v]));
+}
+
+void encode_row_scalar(const RowIn& in, Precision prec, uint8_t* pos_dst, uint8_t* nrm_dst, glm::vec4* stage,
+                       RowStats& st) {
+  for (uint32_t v = 0; v < in.count; ++v) {
+    const glm::vec3 p = in.pos[v];
+    const glm::vec3 d = p - in.rest[v];
+    st.pmin = glm::min(st.pmin, p);
+    st.pmax = glm::max(st.pmax, p);
+    st.dmin = glm::min(st.dmin, d);
+    st.dmax = glm::max(st.dmax, d);
+    st.max_d2 = std::max(st.max_d2, glm::dot(d, d));
+    if (prec == Precision::F32) {
+      put_f32(pos_dst + 16 * size_t(v), d.x, d.y, d.z, 0.0f);
+      if (nrm_dst) put_f32(nrm_dst + 16 * size_t(v), in.nrm[v].x, in.nrm[v].y, in.nrm[v].z, 0.0f);
+    } else if (prec == Precision::F16) {
+      put_f16(pos_dst + 8 * size_t(v), d.x, d.y, d.z, 0.0f);
+      if (nrm_dst) put_f16(nrm_dst + 8 * size_t(v), in.nrm[v].x, in.nrm[v].y, in.nrm[v].z, 0.0f);
+    } else {
+      stage[v] = glm::vec4(d, 0.0f);
+    }
+  }
+  if (prec == Precision::Q16) encode_octahedral(in, stage);
+}
+
+#if defined(__SSE2__)
+// The same, four lanes at a time per vertex (x, y, z and a lane ignored). Differences, min, max
+// and products round as the scalar code does, so the bytes are the same.
+struct SseStats {
+  __m128 pmin, pmax, dmin, dmax, d2max;
+  SseStats() {
+    const __m128 big = _mm_set1_ps(std::numeric_limits<float>::max());
+    pmin = dmin = big;
+    pmax = dmax = _mm_sub_ps(_mm_setzero_ps(), big);
+    d2max = _mm_setzero_ps();
+  }
+  void add(__m128 p, __m128 d) {
+    pmin = _mm_min_ps(pmin, p);
+    pmax = _mm_max_ps(pmax, p);
+    dmin = _mm_min_ps(dmin, d);
+    dmax = _mm_max_ps(dmax, d);
+    const __m128 m = _mm_mul_ps(d, d);
+    // (x * x + y * y) + z * z, as glm::dot sums.
+    d2max = _mm_max_ss(d2max, _mm_add_ss(_mm_add_ss(m, _mm_shuffle_ps(m, m, 1)), _mm_shuffle_ps(m, m, 2)));
+  }
+  void finish(RowStats& st) const {
+    alignas(16) float a[4], b[4], c[4], e[4];
+    _mm_store_ps(a, pmin);
+    _mm_store_ps(b, pmax);
+    _mm_store_ps(c, dmin);
+    _mm_store_ps(e, dmax);
+    st.pmin = glm::min(st.pmin, glm::vec3(a[0], a[1], a[2]));
+    st.pmax = glm::max(st.pmax, glm::vec3(b[0], b[1], b[2]));
+    st.dmin = glm::min(st.dmin, glm::vec3(c[0], c[1], c[2]));
+    st.dmax = glm::max(st.dmax, glm::vec3(e[0], e[1], e[2]));
+    st.max_d2 = std::max(st.max_d2, _mm_cvtss_f32(d2max));
+  }
+};
+
+inline __m128 xyz_mask() { return _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1)); }
+
+void encode_row_sse(const RowIn& in, Precision prec, uint8_t* pos_dst, uint8_t* nrm_dst, glm::vec4* stage,
+                    RowStats& st) {
+  const __m128 xyz = xyz_mask();
+  SseStats acc;
+  const float* pos = &in.pos[0].x;
+  const float* rest = &in.rest[0].x;
+  const float* nrm = in.nrm ? &in.nrm[0].x : nullptr;
+  for (uint32_t v = 0; v < in.count; ++v) {
+    const __m128 p = _mm_loadu_ps(pos + 3 * size_t(v));
+    const __m128 d = _mm_sub_ps(p, _mm_loadu_ps(rest + 3 * size_t(v)));
+    acc.add(p, d);
+    if (prec == Precision::F32) {
+      _mm_store_ps(reinterpret_cast<float*>(pos_dst + 16 * size_t(v)), _mm_and_ps(d, xyz));
+      if (nrm) _mm_store_ps(reinterpret_cast<float*>(nrm_dst + 16 * size_t(v)), _mm_and_ps(_mm_loadu_ps(nrm + 3 * size_t(v)), xyz));
+    } else {
+      alignas(16) float f[4];
+      _mm_store_ps(f, d);
+      if (prec == Precision::F16) {
+        put_f16(pos_dst + 8 * size_t(v), f[0], f[1], f[2], 0.0f);
+        if (nrm) put_f16(nrm_dst + 8 * size_t(v), in.nrm[v].x, in.nrm[v].y, in.nrm[v].z, 0.0f);
+      } else {
+        _mm_store_ps(&stage[v].x, d);
+      }
+    }
+  }
+  if (prec == Precision::Q16) encode_octahedral(in, stage);
+  acc.finish(st);
+}
+
+// F16 with the F16C conversion (round to nearest even: the same bits as codec::float_to_half).
+__attribute__((target("f16c"))) void encode_row_f16c(const RowIn& in, Precision prec, uint8_t* pos_dst,
+                                                      uint8_t* nrm_dst, glm::vec4* stage, RowStats& st) {
+  if (prec != Precision::F16) return encode_row_sse(in, prec, pos_dst, nrm_dst, stage, st);
+  const __m128 xyz = xyz_mask();
+  SseStats acc;
+  const float* pos = &in.pos[0].x;
+  const float* rest = &in.rest[0].x;
+  const float* nrm = in.nrm ? &in.nrm[0].x : nullptr;
+  for (uint32_t v = 0; v < in.count; ++v) {
+    const __m128 p = _mm_loadu_ps(pos + 3 * size_t(v));
+    const __m128 d = _mm_sub_ps(p, _mm_loadu_ps(rest + 3 * size_t(v)));
+    acc.add(p, d);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(pos_dst + 8 * size_t(v)), _mm_cvtps_ph(_mm_and_ps(d, xyz), 0));
+    if (nrm) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(nrm_dst + 8 * size_t(v)),
+                       _mm_cvtps_ph(_mm_and_ps(_mm_loadu_ps(nrm + 3 * size_t(v)), xyz), 0));
+    }
+  }
+  acc.finish(st);
+}
+#endif
+
+// Q16 texels from staged (delta, octahedral code) values: u = clamp((v - lo) * scale, 0, 65535),
+// q = trunc(u + 0.5) (the code in w has lo 0 and scale 1).
+void quantize_row(const glm::vec4* in, uint32_t count, const glm::vec4& lo, const glm::vec4& scale, uint8_t* dst) {
+#if defined(__SSE2__)
+  const __m128 l = _mm_loadu_ps(&lo.x), sc = _mm_loadu_ps(&scale.x);
+  const __m128 top = _mm_set1_ps(65535.0f), half = _mm_set1_ps(0.5f);
+  const __m128i bias = _mm_set1_epi32(32768);
+  const __m128i flip = _mm_set1_epi16(int16_t(0x8000));
+  for (uint32_t v = 0; v < count; ++v) {
+    __m128 u = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(&in[v].x), l), sc);
+    u = _mm_min_ps(_mm_max_ps(u, _mm_setzero_ps()), top);
+    const __m128i q = _mm_sub_epi32(_mm_cvttps_epi32(_mm_add_ps(u, half)), bias);
+    // packs saturates to int16: with the bias, 0..65535 maps onto -32768..32767 and back.
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 8 * size_t(v)), _mm_xor_si128(_mm_packs_epi32(q, q), flip));
+  }
+#else
+  for (uint32_t v = 0; v < count; ++v) {
+    uint16_t q[4];
+    for (int c = 0; c < 4; ++c) {
+      float u = (in[v][c] - lo[c]) * scale[c];
+      u = u > 0.0f ? u : 0.0f;
+      u = u < 65535.0f ? u : 65535.0f;
+      q[c] = uint16_t(u + 0.5f);
+    }
+    std::memcpy(dst + 8 * size_t(v), q, 8);
+  }
+#endif
+}
+
+using EncodeRow = void (*)(const RowIn&, Precision, uint8_t*, uint8_t*, glm::vec4*, RowStats&);
+
+EncodeRow pick_encoder() {
+#if defined(__SSE2__)
+  if (__builtin_cpu_supports("f16c")) return &encode_row_f16c;
+  return &encode_row_sse;
+#else
+  return &encode_row_scalar;
+#endif
 }
 
 }  // namespace
@@ -94,18 +274,20 @@ Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clip
   const Plane* tp = tangent_plane >= 0 ? &vat.planes[size_t(tangent_plane)] : nullptr;
   uint8_t* tan_bytes = tangent_plane >= 0 ? plane_bytes(vat, size_t(tangent_plane)) : nullptr;
   const size_t texel = texel_bytes(format);
-  const glm::vec3* rest = vat.geometry.positions.data();
+  std::vector<glm::vec3> rest(vat.geometry.positions);
+  rest.emplace_back(0.0f);  // padding for the row encoders
+  const EncodeRow encode = pick_encoder();
 
   WorkspacePool<Workspace> pool([&] { return std::make_unique<Workspace>(asset); });
   // Q16: the clip's deltas, until its range is known (uninitialized; each row writes its own).
   struct Free {
     void operator()(void* p) const { std::free(p); }
   };
-  std::unique_ptr<glm::vec3[], Free> stage;
+  std::unique_ptr<glm::vec4[], Free> stage;
   if (q16) {
     uint32_t longest = 0;
     for (const ClipPlan& c : clips) longest = std::max(longest, c.rows);
-    stage.reset(static_cast<glm::vec3*>(allocate_big(size_t(longest) * V * sizeof(glm::vec3))));
+    stage.reset(static_cast<glm::vec4*>(allocate_big(size_t(longest) * V * sizeof(glm::vec4))));
   }
   SlotStage slots;
 
@@ -117,41 +299,15 @@ Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clip
 
     auto bake_row = [&](Workspace& w, uint32_t k) {
       w.ev.pose(plan.animation, row_time(plan, k));
-      w.ev.skin(w.pos, normals ? std::span<glm::vec3>(w.nrm) : std::span<glm::vec3>(),
+      w.ev.skin(std::span<glm::vec3>(w.pos).first(V),
+                normals ? std::span<glm::vec3>(w.nrm).first(V) : std::span<glm::vec3>(),
                 tp ? std::span<glm::vec4>(w.tan) : std::span<glm::vec4>(), 1);
       const uint32_t row = clip.first_row + k;
-      const size_t base = codec::texel_index(pp, row, 0);
       RowStats st;
-      for (uint32_t v = 0; v < V; ++v) {
-        const glm::vec3 p = w.pos[v];
-        const glm::vec3 d = p - rest[v];
-        st.pmin = glm::min(st.pmin, p);
-        st.pmax = glm::max(st.pmax, p);
-        st.dmin = glm::min(st.dmin, d);
-        st.dmax = glm::max(st.dmax, d);
-        st.max_d2 = std::max(st.max_d2, glm::dot(d, d));
-        uint8_t* dst = pos_bytes + (base + v) * texel;
-        if (prec == Precision::F32) {
-          put_f32(dst, d.x, d.y, d.z, 0.0f);
-        } else if (prec == Precision::F16) {
-          put_f16(dst, d.x, d.y, d.z, 0.0f);
-        } else {
-          stage[size_t(k) * V + v] = d;
-          const uint16_t oct = codec::oct8_encode(w.nrm[v]);
-          std::memcpy(dst + 6, &oct, 2);
-        }
-      }
-      if (np) {
-        uint8_t* dst = nrm_bytes + codec::texel_index(*np, row, 0) * texel;
-        for (uint32_t v = 0; v < V; ++v, dst += texel) {
-          const glm::vec3 n = w.nrm[v];
-          if (prec == Precision::F32) {
-            put_f32(dst, n.x, n.y, n.z, 0.0f);
-          } else {
-            put_f16(dst, n.x, n.y, n.z, 0.0f);
-          }
-        }
-      }
+      const RowIn in{w.pos.data(), rest.data(), normals ? w.nrm.data() : nullptr, V};
+      encode(in, prec, pos_bytes + codec::texel_index(pp, row, 0) * texel,
+             np ? nrm_bytes + codec::texel_index(*np, row, 0) * texel : nullptr,
+             q16 ? stage.get() + size_t(k) * V : nullptr, st);
       if (tp) {
         uint8_t* dst = tan_bytes + codec::texel_index(*tp, row, 0) * texel;
         for (uint32_t v = 0; v < V; ++v, dst += texel) {
@@ -211,17 +367,16 @@ Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clip
       }
     }
     if (q16) {
-      const Bounds r = clip.delta_range;
+      // q = round((v - lo) * 65535 / (hi - lo)), the scale computed once per axis; w is the
+      // octahedral normal, already a code.
+      const glm::vec3 lo = clip.delta_range.min, extent = clip.delta_range.max - clip.delta_range.min;
+      const glm::vec4 lo4(lo, 0.0f);
+      const glm::vec4 scale(extent.x > 0.0f ? 65535.0f / extent.x : 0.0f, extent.y > 0.0f ? 65535.0f / extent.y : 0.0f,
+                            extent.z > 0.0f ? 65535.0f / extent.z : 0.0f, 1.0f);
       parallel_for(plan.rows, 1, setup.threads, [&](size_t begin, size_t end) {
         for (size_t k = begin; k < end; ++k) {
-          uint8_t* dst = pos_bytes + codec::texel_index(pp, clip.first_row + uint32_t(k), 0) * texel;
-          const glm::vec3* d = stage.get() + k * V;
-          for (uint32_t v = 0; v < V; ++v, dst += texel) {
-            const uint16_t q[3] = {codec::quantize_unorm16(d[v].x, r.min.x, r.max.x),
-                                   codec::quantize_unorm16(d[v].y, r.min.y, r.max.y),
-                                   codec::quantize_unorm16(d[v].z, r.min.z, r.max.z)};
-            std::memcpy(dst, q, 6);
-          }
+          quantize_row(stage.get() + k * V, V, lo4, scale,
+                       pos_bytes + codec::texel_index(pp, clip.first_row + uint32_t(k), 0) * texel);
         }
       });
     }

@@ -13,6 +13,7 @@
 
 #include "bake_codec.h"
 #include "bake_internal.h"
+#include "bake_rig_kernel.h"
 #include "vatkit/parallel.h"
 #include "vatkit/sample.h"
 #include "vatkit/scene.h"
@@ -47,7 +48,7 @@ SimilarityFit fit_similarity(const glm::mat4& m, const glm::quat& fallback) {
     fit.nonuniform = 1.0f;
     return fit;
   }
-  const float s = std::copysign(std::cbrt(std::fabs(det)), det);
+  const float s = std::copysign((len.x + len.y + len.z) * (1.0f / 3.0f), det);
   const glm::mat3 r(a0 / s, a1 / s, a2 / s);
   glm::quat q = glm::quat_cast(r);
   const float ql = std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
@@ -79,10 +80,6 @@ inline glm::mat4 slot_matrix(const std::span<const glm::mat4> world, const VatSl
   return is_identity(slot.inverse_bind) ? world[size_t(slot.node)] : world[size_t(slot.node)] * slot.inverse_bind;
 }
 
-// The Frobenius norm of a 3x3 part: a cheap upper bound of its largest singular value.
-inline float frobenius3(const glm::vec3& a, const glm::vec3& b, const glm::vec3& c) {
-  return std::sqrt(glm::dot(a, a) + glm::dot(b, b) + glm::dot(c, c));
-}
 
 }  // namespace
 
@@ -300,22 +297,19 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
 
 namespace {
 
-struct RowResult {
-  glm::vec3 bmin{std::numeric_limits<float>::max()}, bmax{-std::numeric_limits<float>::max()};
-  float max_delta = 0.0f;
-  // The worst violation of the row (magnitude 0: none).
-  float scale_violation = 0.0f;
-  uint32_t scale_slot = 0;
-  codec::SimilarityFit scale_fit;
-  float morph_violation = 0.0f;  // displacement (file units)
-  uint32_t morph_watch = 0, morph_target = 0;
-  float morph_weight = 0.0f;
+struct MorphResult {
+  float violation = 0.0f;  // displacement (file units); 0: none
+  uint32_t watch = 0, target = 0;
+  float weight = 0.0f;
 };
 
-struct Workspace {
-  Pose pose;
-  std::vector<glm::mat4> world;
-  explicit Workspace(const Asset& a) : pose(make_rest_pose(a)), world(a.nodes.size()) {}
+struct KernelScratch {
+  RigKernel::Scratch* scratch;
+  std::vector<float> weights;
+  explicit KernelScratch(const RigKernel& k) : scratch(k.make_scratch()) {}
+  ~KernelScratch() { RigKernel::free_scratch(scratch); }
+  KernelScratch(const KernelScratch&) = delete;
+  KernelScratch& operator=(const KernelScratch&) = delete;
 };
 
 }  // namespace
@@ -350,7 +344,8 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
   const uint32_t S = uint32_t(vat.slots.size());
   allocate_planes(vat, {{PlaneSemantic::Slots, format, 2 * S}}, o.max_texture_size);
 
-  WorkspacePool<Workspace> pool([&] { return std::make_unique<Workspace>(asset); });
+  RigKernel kernel(setup);
+  WorkspacePool<KernelScratch> pool([&] { return std::make_unique<KernelScratch>(kernel); });
   SlotStage stage;
   const float tol = o.rig_tolerance;
 
@@ -358,89 +353,91 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
     const ClipPlan& plan = clips[ci];
     VatClip& clip = vat.clips[ci];
     stage.resize(S, plan.rows);
-    std::vector<RowResult> results(plan.rows);
+    std::vector<RigRowResult> results(plan.rows);
     const Animation& anim = asset.animations[size_t(plan.animation)];
+    kernel.set_clip(anim, plan);
 
-    auto bake_row = [&](Workspace& w, uint32_t k) {
-      reset_pose(asset, w.pose);
-      sample_animation(anim, row_time(plan, k), w.pose, asset);
-      compute_world_matrices(asset, w.pose, w.world);
-      RowResult r;
-      for (uint32_t s = 0; s < S; ++s) {
-        const glm::mat4 m = slot_matrix(w.world, vat.slots[s]);
-        const codec::SimilarityFit fit = codec::fit_similarity(m, glm::quat(1.0f, 0.0f, 0.0f, 0.0f));
-        const size_t i = size_t(k) * S + s;
-        stage.q[i] = fit.transform.rotation;
-        stage.t[i] = fit.transform.translation;
-        stage.s[i] = fit.transform.scale;
-        const float bad = std::max(fit.nonuniform, fit.shear);
-        if (bad > tol && bad > r.scale_violation) {
-          r.scale_violation = bad;
-          r.scale_slot = s;
-          r.scale_fit = fit;
-        }
-        const BakeSetup::SlotBox& box = setup.slot_boxes[s];
-        if (!box.used) continue;
-        const glm::vec3 a0(m[0]), a1(m[1]), a2(m[2]), t(m[3]);
-        const glm::vec3 c = a0 * box.center.x + a1 * box.center.y + a2 * box.center.z + t;
-        const glm::vec3 e = glm::abs(a0) * box.extent.x + glm::abs(a1) * box.extent.y + glm::abs(a2) * box.extent.z;
-        r.bmin = glm::min(r.bmin, c - e);
-        r.bmax = glm::max(r.bmax, c + e);
-        // |M b - M0 b_rest| <= |(M - M0) c| + sum_j |column_j(M - M0)| e_j + ||A0|| morph shift.
-        const glm::mat4& m0 = setup.rest_slot_matrices[s];
-        const glm::vec3 d0 = a0 - glm::vec3(m0[0]), d1 = a1 - glm::vec3(m0[1]), d2 = a2 - glm::vec3(m0[2]);
-        const glm::vec3 dc = d0 * box.center.x + d1 * box.center.y + d2 * box.center.z + (t - glm::vec3(m0[3]));
-        const float bound = glm::length(dc) + glm::length(d0) * box.extent.x + glm::length(d1) * box.extent.y +
-                            glm::length(d2) * box.extent.z +
-                            frobenius3(glm::vec3(m0[0]), glm::vec3(m0[1]), glm::vec3(m0[2])) * box.morph_shift;
-        r.max_delta = std::max(r.max_delta, bound);
-      }
+    // Morph weights: the clip's weights channels on watched nodes, checked row by row; a watched
+    // node the clip does not animate keeps its rest weights, checked once.
+    struct WeightsChannel {
+      uint32_t watch;
+      const Sampler* sampler;
+    };
+    std::vector<WeightsChannel> weight_channels;
+    std::vector<MorphResult> morph(setup.morphs.empty() ? 0 : plan.rows);
+    {
+      const Pose rest = make_rest_pose(asset);
       for (size_t wi = 0; wi < setup.morphs.size(); ++wi) {
         const BakeSetup::MorphWatch& mw = setup.morphs[wi];
+        const Channel* found = nullptr;
+        for (const Channel& ch : anim.channels)
+          if (ch.path == Path::Weights && ch.node == mw.node) found = &ch;
+        if (found) {
+          weight_channels.push_back({uint32_t(wi), &anim.samplers[found->sampler]});
+          continue;
+        }
         const Node& node = asset.nodes[mw.node];
         for (uint32_t t = 0; t < node.weights_count; ++t) {
-          const float wt = w.pose.weights[node.weights_offset + t];
+          const float wt = rest.weights[node.weights_offset + t];
           const float shift = std::fabs(wt - mw.folded[t]) * mw.target_size[t];
-          if (shift > 1e-6f && shift > r.morph_violation) {
-            r.morph_violation = shift;
-            r.morph_watch = uint32_t(wi);
-            r.morph_target = t;
-            r.morph_weight = wt;
-          }
+          if (shift > 1e-6f && shift > morph[0].violation) morph[0] = MorphResult{shift, uint32_t(wi), t, wt};
         }
       }
-      results[k] = r;
+    }
+    auto check_morphs = [&](KernelScratch& w, uint32_t k) {
+      for (const WeightsChannel& wc : weight_channels) {
+        const BakeSetup::MorphWatch& mw = setup.morphs[wc.watch];
+        w.weights.resize(wc.sampler->components);
+        sample_sampler(*wc.sampler, Path::Weights, row_time(plan, k), w.weights.data());
+        for (uint32_t t = 0; t < w.weights.size() && t < mw.folded.size(); ++t) {
+          const float shift = std::fabs(w.weights[t] - mw.folded[t]) * mw.target_size[t];
+          if (shift > 1e-6f && shift > morph[k].violation) morph[k] = MorphResult{shift, wc.watch, t, w.weights[t]};
+        }
+      }
     };
 
-    const size_t batch = std::max<size_t>(64, 16 * size_t(setup.threads));
-    for (uint32_t b = 0; b < plan.rows; b += uint32_t(batch)) {
-      const uint32_t n = std::min<uint32_t>(uint32_t(batch), plan.rows - b);
-      parallel_for(n, 4, setup.threads, [&](size_t begin, size_t end) {
+    const uint32_t blocks = (plan.rows + 3) / 4;
+    const uint32_t batch = std::max<uint32_t>(16, 4 * setup.threads);
+    for (uint32_t b = 0; b < blocks; b += batch) {
+      const uint32_t n = std::min(batch, blocks - b);
+      parallel_for(n, 2, setup.threads, [&](size_t begin, size_t end) {
         auto w = pool.take();
-        for (size_t k = begin; k < end; ++k) bake_row(*w, b + uint32_t(k));
+        for (size_t i = begin; i < end; ++i) {
+          const uint32_t k0 = 4 * (b + uint32_t(i));
+          kernel.run_block(k0, *w->scratch, stage, results.data(), tol);
+          if (!weight_channels.empty()) {
+            for (uint32_t k = k0; k < std::min(k0 + 4, plan.rows); ++k) check_morphs(*w, k);
+          }
+        }
       });
-      progress.advance(n);
+      progress.advance(std::min(plan.rows, 4 * (b + n)) - std::min(plan.rows, 4 * b));
     }
 
     // Refusals: the first row with a violation, its worst slot or morph target.
     const std::string clip_name = clip_label(asset, plan.animation);
     for (uint32_t k = 0; k < plan.rows; ++k) {
-      const RowResult& r = results[k];
+      const RigRowResult& r = results[k];
       const std::string at = "in clip \"" + clip_name + "\" at frame " + std::to_string(k) + " (t = " +
                              fmt("%.4g", double(row_time(plan, k))) + " s)";
-      if (r.morph_violation > 0.0f) {
-        const BakeSetup::MorphWatch& mw = setup.morphs[r.morph_watch];
+      if (!morph.empty() && morph[k].violation > 0.0f) {
+        const MorphResult& mr = morph[k];
+        const BakeSetup::MorphWatch& mw = setup.morphs[mr.watch];
         return make_error(setup.name,
                           "the rig encoding cannot express mesh " + label(asset.meshes[mw.mesh].name, mw.mesh) + " (node " +
-                              label(asset.nodes[mw.node].name, mw.node) + "): its morph target " + std::to_string(r.morph_target) +
-                              " has weight " + fmt("%.4g", r.morph_weight) + " " + at + " but " +
-                              fmt("%.4g", mw.folded[r.morph_target]) + " in " + setup.folded_from +
-                              ", moving vertices by up to " + fmt("%.4g", double(r.morph_violation) * 1000.0) +
+                              label(asset.nodes[mw.node].name, mw.node) + "): its morph target " + std::to_string(mr.target) +
+                              " has weight " + fmt("%.4g", mr.weight) + " " + at + " but " +
+                              fmt("%.4g", mw.folded[mr.target]) + " in " + setup.folded_from +
+                              ", moving vertices by up to " + fmt("%.4g", double(mr.violation) * 1000.0) +
                               " mm (a rig holds only constant morph weights); use the delta encoding");
       }
       if (r.scale_violation > 0.0f) {
+        // The details, from the reference's own matrices at that row.
         const VatSlot& slot = vat.slots[r.scale_slot];
-        const codec::SimilarityFit& f = r.scale_fit;
+        Pose pose = make_rest_pose(asset);
+        sample_animation(anim, row_time(plan, k), pose, asset);
+        std::vector<glm::mat4> world(asset.nodes.size());
+        compute_world_matrices(asset, pose, world);
+        const codec::SimilarityFit f = codec::fit_similarity(slot_matrix(world, slot), glm::quat(1.0f, 0.0f, 0.0f, 0.0f));
         const std::string who = (setup.slot_is_joint[r.scale_slot] ? "joint " : "node ") + label(slot.name, size_t(slot.node));
         std::string what;
         if (f.nonuniform >= f.shear) {
@@ -457,15 +454,20 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
       }
     }
 
-    RowResult all;
-    for (const RowResult& r : results) {
-      all.bmin = glm::min(all.bmin, r.bmin);
-      all.bmax = glm::max(all.bmax, r.bmax);
-      all.max_delta = std::max(all.max_delta, r.max_delta);
+    glm::vec3 bmin(std::numeric_limits<float>::max()), bmax(-std::numeric_limits<float>::max());
+    float max_delta = 0.0f;
+    bool any = false;
+    for (const RigRowResult& r : results) {
+      if (r.any_box) {
+        bmin = glm::min(bmin, r.bmin);
+        bmax = glm::max(bmax, r.bmax);
+        any = true;
+      }
+      max_delta = std::max(max_delta, r.max_delta);
     }
-    if (all.bmin.x > all.bmax.x) all.bmin = all.bmax = glm::vec3(0.0f);  // no slot drives a vertex
-    clip.bounds = Bounds{all.bmin, all.bmax};
-    clip.max_delta = all.max_delta;
+    if (!any) bmin = bmax = glm::vec3(0.0f);  // no slot drives a vertex
+    clip.bounds = Bounds{bmin, bmax};
+    clip.max_delta = max_delta;
     if (auto r = write_slot_rows(stage, vat, 0, clip, setup.name); !r) return r.error();
   }
   vat.bounds = vat.clips[0].bounds;

@@ -1,0 +1,46 @@
+// The rig bake's frame loop, four frame rows at a time: each SIMD lane is one row. Sampling
+// (LINEAR, STEP, CUBICSPLINE; the spec's slerp), local and world matrices of the nodes the slots
+// need, slot matrices, their decomposition into rotation, translation and uniform scale, the
+// similarity check, and the conservative bounds, all lane-parallel. Lanes never mix, so a row's
+// bytes do not depend on which lane or block computed it (or on the thread count).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "bake_internal.h"
+
+namespace vatkit::detail {
+
+struct RigRowResult {
+  glm::vec3 bmin{0.0f}, bmax{0.0f};
+  bool any_box = false;
+  float max_delta = 0.0f;
+  float scale_violation = 0.0f;  // largest (non-uniformity or shear) over the tolerance; 0: none
+  uint32_t scale_slot = 0;
+};
+
+class RigKernel {
+ public:
+  explicit RigKernel(const BakeSetup& setup);
+  ~RigKernel();
+  RigKernel(const RigKernel&) = delete;
+  RigKernel& operator=(const RigKernel&) = delete;
+
+  // Selects the clip the following blocks sample.
+  void set_clip(const Animation& anim, const ClipPlan& plan);
+
+  struct Scratch;
+  Scratch* make_scratch() const;
+  static void free_scratch(Scratch*);
+
+  // Rows [k0, k0 + 4) of the clip (lanes past the last row repeat it and are not written):
+  // stage.{q,t,s}[k * slots + s] and results[k].
+  void run_block(uint32_t k0, Scratch& scratch, SlotStage& stage, RigRowResult* results, float tolerance) const;
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace vatkit::detail
