@@ -155,28 +155,30 @@ Result<void> write_slot_rows(SlotStage& st, Vat& vat, size_t plane_index, VatCli
   uint8_t* bytes = plane_bytes(vat, plane_index);
   const uint32_t S = st.slots;
   // Hemisphere: each row's quaternion on the side of the previous row's; a slot scaled to
-  // nothing (s = 0) keeps the previous rotation, so the blend toward it does not spin.
-  for (uint32_t s = 0; s < S; ++s)
-    if (st.rows > 0 && st.q[s].w < 0.0f) st.q[s] = -st.q[s];
-  for (uint32_t k = 1; k < st.rows; ++k) {
-    glm::quat* q = st.q.data() + size_t(k) * S;
-    const glm::quat* prev = q - S;
-    const float* sc = st.s.data() + size_t(k) * S;
-    for (uint32_t s = 0; s < S; ++s) {
-      if (sc[s] == 0.0f) {
-        q[s] = prev[s];
-      } else if (q[s].x * prev[s].x + q[s].y * prev[s].y + q[s].z * prev[s].z + q[s].w * prev[s].w < 0.0f) {
-        q[s] = -q[s];
-      }
-    }
-  }
+  // nothing (s = 0) keeps the previous rotation, so the blend toward it does not spin. The
+  // Q16 ranges in the same pass.
   Bounds tr{glm::vec3(std::numeric_limits<float>::max()), glm::vec3(-std::numeric_limits<float>::max())};
   float smin = std::numeric_limits<float>::max(), smax = -std::numeric_limits<float>::max();
-  for (size_t i = 0; i < st.t.size(); ++i) {
-    tr.min = glm::min(tr.min, st.t[i]);
-    tr.max = glm::max(tr.max, st.t[i]);
-    smin = std::min(smin, st.s[i]);
-    smax = std::max(smax, st.s[i]);
+  for (uint32_t k = 0; k < st.rows; ++k) {
+    glm::quat* q = st.q.data() + size_t(k) * S;
+    const glm::vec3* t = st.t.data() + size_t(k) * S;
+    const float* sc = st.s.data() + size_t(k) * S;
+    for (uint32_t s = 0; s < S; ++s) {
+      if (k == 0) {
+        if (q[s].w < 0.0f) q[s] = -q[s];
+      } else {
+        const glm::quat& prev = (q - S)[s];
+        if (sc[s] == 0.0f) {
+          q[s] = prev;
+        } else if (q[s].x * prev.x + q[s].y * prev.y + q[s].z * prev.z + q[s].w * prev.w < 0.0f) {
+          q[s] = -q[s];
+        }
+      }
+      tr.min = glm::min(tr.min, t[s]);
+      tr.max = glm::max(tr.max, t[s]);
+      smin = std::min(smin, sc[s]);
+      smax = std::max(smax, sc[s]);
+    }
   }
   if (st.t.empty()) {
     tr = Bounds{};
@@ -658,6 +660,7 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
       if (have_measure) rep.clips = std::move(measured);
       if (e == Encoding::Rig) rep.notes = setup.notes;
       rep.measure_seconds = baker.measure_seconds;
+      rep.frame_seconds = progress.frame_seconds;
       rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       *report = std::move(rep);
     }

@@ -2,6 +2,7 @@
 // offset from the rest pose (and its normal, and tangent) goes into the planes. Rows are
 // independent, so they are spread over threads; each writes only its own texels.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -244,6 +245,7 @@ Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clip
     vat.clips.push_back(vc);
   }
 
+  const auto frames_start = std::chrono::steady_clock::now();
   const Precision prec = o.precision;
   const bool q16 = prec == Precision::Q16;
   const bool normals = q16 || o.normals;
@@ -389,6 +391,7 @@ Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clip
     vat.bounds.min = glm::min(vat.bounds.min, c.bounds.min);
     vat.bounds.max = glm::max(vat.bounds.max, c.bounds.max);
   }
+  progress.frame_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - frames_start).count();
   return vat;
 }
 

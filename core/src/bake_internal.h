@@ -179,6 +179,7 @@ struct Progress {
   const ProgressFn* fn = nullptr;
   std::string stage;
   size_t total = 1, done = 0;
+  double frame_seconds = 0.0;  // time in the frame-row loops (bake_delta, bake_rig add to it)
   void advance(size_t n) {
     done += n;
     if (fn && *fn) (*fn)(stage, float(std::min(done, total)) / float(std::max<size_t>(total, 1)));

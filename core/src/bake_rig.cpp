@@ -6,6 +6,7 @@
 // (non-uniform scale, shear) beyond BakeOptions::rig_tolerance, and morph weights that change
 // over the baked clips (constant ones are folded into the bind geometry).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -338,6 +339,7 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
     vat.frame_rows += c.rows;
     vat.clips.push_back(vc);
   }
+  const auto frames_start = std::chrono::steady_clock::now();
   const TexelFormat format = o.precision == Precision::F32   ? TexelFormat::RGBA32F
                              : o.precision == Precision::F16 ? TexelFormat::RGBA16F
                                                              : TexelFormat::RGBA16Unorm;
@@ -397,7 +399,7 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
     };
 
     const uint32_t blocks = (plan.rows + 3) / 4;
-    const uint32_t batch = std::max<uint32_t>(16, 4 * setup.threads);
+    const uint32_t batch = std::max<uint32_t>(64, 16 * setup.threads);  // blocks between progress reports
     for (uint32_t b = 0; b < blocks; b += batch) {
       const uint32_t n = std::min(batch, blocks - b);
       parallel_for(n, 2, setup.threads, [&](size_t begin, size_t end) {
@@ -417,9 +419,11 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
     const std::string clip_name = clip_label(asset, plan.animation);
     for (uint32_t k = 0; k < plan.rows; ++k) {
       const RigRowResult& r = results[k];
+      const bool morph_bad = !morph.empty() && morph[k].violation > 0.0f;
+      if (!morph_bad && !(r.scale_violation > 0.0f)) continue;
       const std::string at = "in clip \"" + clip_name + "\" at frame " + std::to_string(k) + " (t = " +
                              fmt("%.4g", double(row_time(plan, k))) + " s)";
-      if (!morph.empty() && morph[k].violation > 0.0f) {
+      if (morph_bad) {
         const MorphResult& mr = morph[k];
         const BakeSetup::MorphWatch& mw = setup.morphs[mr.watch];
         return make_error(setup.name,
@@ -475,6 +479,7 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
     vat.bounds.min = glm::min(vat.bounds.min, c.bounds.min);
     vat.bounds.max = glm::max(vat.bounds.max, c.bounds.max);
   }
+  progress.frame_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - frames_start).count();
   return vat;
 }
 

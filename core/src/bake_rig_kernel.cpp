@@ -123,9 +123,9 @@ inline f4 asin_small(f4 z) {
 // acos on [0, 1]: pi/2 - asin(d) below 0.5, 2 asin(sqrt((1 - d) / 2)) above (1 - d is exact
 // there, so the result keeps float accuracy).
 inline f4 acos_poly(f4 d) {
-  const f4 low = splat(1.5707963267948966f) - asin_small(d);
-  const f4 high = splat(2.0f) * asin_small(vsqrt((splat(1.0f) - d) * splat(0.5f)));
-  return vselect(d < splat(0.5f), low, high);
+  const i4 low = d < splat(0.5f);
+  const f4 a = asin_small(vselect(low, d, vsqrt((splat(1.0f) - d) * splat(0.5f))));
+  return vselect(low, splat(1.5707963267948966f) - a, splat(2.0f) * a);
 }
 
 inline f4 normalized_scale(f4 len2) {
@@ -141,12 +141,13 @@ struct Lanes {
   float d[4];  // key interval (cubic)
 };
 
-// The reference's key location, per lane (times increase along the lanes).
-inline void locate_lanes(const Sampler& s, const float* t, Lanes& out) {
+// The reference's key location, per lane (times increase along the lanes). `cursor` is a key
+// interval at or before the first lane's time (from the previous block), or ~0u: search.
+inline void locate_lanes(const Sampler& s, const float* t, Lanes& out, uint32_t& carried) {
   const uint32_t n = uint32_t(s.times.size());
   const float* tk = s.times.data();
-  uint32_t cursor = 0;
-  bool searched = false;
+  uint32_t cursor = carried == ~0u ? 0u : carried;
+  bool searched = carried != ~0u;
   for (int i = 0; i < 4; ++i) {
     const float x = t[i];
     if (n == 1 || !(x > tk[0])) {
@@ -173,6 +174,18 @@ inline void locate_lanes(const Sampler& s, const float* t, Lanes& out) {
       cursor = uint32_t(base - tk);
       searched = true;
     } else {
+      // From a carried cursor or the previous lane: walk forward (rows are denser than keys, or
+      // nearly so), searching only when far behind.
+      if (cursor + 8 < n && tk[cursor + 8] <= x) {
+        const float* base = tk + cursor;
+        uint32_t len = n - 1 - cursor;
+        while (len > 1) {
+          const uint32_t half = len / 2;
+          base = (base[half] <= x) ? base + half : base;
+          len -= half;
+        }
+        cursor = uint32_t(base - tk);
+      }
       while (cursor + 2 < n && tk[cursor + 1] <= x) ++cursor;
     }
     out.k0[i] = cursor;
@@ -180,6 +193,7 @@ inline void locate_lanes(const Sampler& s, const float* t, Lanes& out) {
     out.u[i] = (x - tk[cursor]) / (tk[cursor + 1] - tk[cursor]);
     out.d[i] = tk[cursor + 1] - tk[cursor];
   }
+  carried = cursor;
 }
 
 // Component c of element `e` (in elements of `nc` floats) of each lane.
@@ -328,6 +342,14 @@ struct RigKernel::Impl {
     Path path = Path::Translation;
     const Sampler* sampler = nullptr;
   };
+  // Channels whose keys all hold one value (LINEAR or STEP): set once, not sampled per row.
+  struct ConstantInfo {
+    uint32_t node = 0;
+    Path path = Path::Translation;
+    glm::vec4 value{0.0f};
+  };
+  std::vector<ConstantInfo> constants;
+  uint64_t clip_generation = 0;
   std::vector<ChannelInfo> channels;
   ClipPlan plan;
 };
@@ -336,6 +358,9 @@ struct RigKernel::Scratch {
   std::vector<V3> t, s;
   std::vector<Q4> q;
   std::vector<A4> world;
+  std::vector<uint32_t> cursors;  // per channel: the key interval of the last lane sampled
+  uint32_t next_block = ~0u;      // the row the cursors are valid for (the block after the last)
+  uint64_t clip = 0;              // ... of this clip (RigKernel's set_clip count)
 };
 
 RigKernel::RigKernel(const BakeSetup& setup) : impl_(new Impl) {
@@ -398,12 +423,28 @@ void RigKernel::free_scratch(Scratch* s) { delete s; }
 void RigKernel::set_clip(const Animation& anim, const ClipPlan& plan) {
   Impl& m = *impl_;
   m.plan = plan;
+  ++m.clip_generation;
   m.channels.clear();
+  m.constants.clear();
   for (const Channel& ch : anim.channels) {
     if (ch.path == Path::Weights) continue;
     const int32_t n = m.node_index[ch.node];
     if (n < 0 || m.nodes[size_t(n)].fixed) continue;
-    m.channels.push_back(Impl::ChannelInfo{uint32_t(n), ch.path, &anim.samplers[ch.sampler]});
+    const Sampler& s = anim.samplers[ch.sampler];
+    const uint32_t nc = s.components;
+    bool constant = s.interpolation != Interpolation::CubicSpline;
+    for (size_t i = nc; constant && i < s.values.size(); ++i) constant = s.values[i] == s.values[i % nc];
+    if (constant) {
+      glm::vec4 v(0.0f);
+      for (uint32_t c = 0; c < nc && c < 4; ++c) v[int(c)] = s.values[c];
+      if (ch.path == Path::Rotation) {  // sampled rotations are unit length (sample.cpp)
+        const float len2 = v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+        if (len2 > 0.0f) v *= 1.0f / std::sqrt(len2);
+      }
+      m.constants.push_back(Impl::ConstantInfo{uint32_t(n), ch.path, v});
+      continue;
+    }
+    m.channels.push_back(Impl::ChannelInfo{uint32_t(n), ch.path, &s});
   }
 }
 
@@ -419,9 +460,24 @@ void RigKernel::run_block(uint32_t k0, Scratch& sc, SlotStage& stage, RigRowResu
     sc.q[n] = m.nodes[n].q;
     sc.s[n] = m.nodes[n].s;
   }
+  for (const Impl::ConstantInfo& c : m.constants) {
+    switch (c.path) {
+      case Path::Translation: sc.t[c.node] = splat3(glm::vec3(c.value)); break;
+      case Path::Scale: sc.s[c.node] = splat3(glm::vec3(c.value)); break;
+      case Path::Rotation: sc.q[c.node] = {splat(c.value.x), splat(c.value.y), splat(c.value.z), splat(c.value.w)}; break;
+      case Path::Weights: break;
+    }
+  }
+  // Cursors carry over when this scratch sampled the block just before, in this clip.
+  if (sc.clip != m.clip_generation || sc.next_block != k0 || sc.cursors.size() != m.channels.size()) {
+    sc.cursors.assign(m.channels.size(), ~0u);
+  }
+  sc.clip = m.clip_generation;
+  sc.next_block = k0 + 4;
   Lanes lanes;
-  for (const Impl::ChannelInfo& ch : m.channels) {
-    locate_lanes(*ch.sampler, t, lanes);
+  for (size_t ci = 0; ci < m.channels.size(); ++ci) {
+    const Impl::ChannelInfo& ch = m.channels[ci];
+    locate_lanes(*ch.sampler, t, lanes, sc.cursors[ci]);
     switch (ch.path) {
       case Path::Translation: sample_vec3(*ch.sampler, lanes, sc.t[ch.node]); break;
       case Path::Scale: sample_vec3(*ch.sampler, lanes, sc.s[ch.node]); break;

@@ -64,7 +64,7 @@ enum class Precision : uint8_t {
   //  - Delta Position plane: xyz = delta, v = min + (max - min) * u against the clip's
   //    delta_range, error <= (max - min) / 131070 per axis (+ float rounding);
   //    w = the normal, octahedral with 8 bits per axis (hi byte: x, lo byte: y; docs/encodings.md),
-  //    error <= 0.8 degrees. There is no Normal plane: the normal costs no bytes, so a Q16 delta
+  //    error <= 0.7 degrees. There is no Normal plane: the normal costs no bytes, so a Q16 delta
   //    always carries it (8 bytes per vertex-frame for position and normal).
   //  - Delta Tangent plane: xyzw each 2u - 1, error <= 1/65535 per component (w is +-1).
   //  - Slots (both encodings): texel 0 = quaternion xyzw, each 2u - 1 (error <= 1/65535 per
