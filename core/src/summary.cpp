@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <initializer_list>
 #include <set>
@@ -308,20 +309,25 @@ std::string summary_json(const AssetSummary& s) {
   return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-Result<int> find_clip(const Asset& asset, const std::string& selector) {
+namespace {
+
+// find_clip for anything with `count` clips: "#N" or a name (the first with it). `label(i)` is the
+// clip's name or "#i", `name(i)` its name; `source` names the file in errors.
+template <class Label, class Name>
+Result<int> find_clip_in(const std::string& source, size_t count, const Label& label,
+                         const Name& name, const std::string& selector) {
   auto clip_list = [&] {
     std::string list;
-    const size_t shown = std::min<size_t>(asset.animations.size(), 32);
+    const size_t shown = std::min<size_t>(count, 32);
     for (size_t a = 0; a < shown; ++a) {
       if (a) list.append(", ");
-      list.append(clip_label(asset, static_cast<int>(a)));
+      list.append(label(static_cast<int>(a)));
     }
-    if (shown < asset.animations.size()) list.append(", ...");
+    if (shown < count) list.append(", ...");
     return list;
   };
-  if (asset.animations.empty()) {
-    return make_error(asset.source,
-                      cat({"has no animations, so there is no clip \"", selector, "\""}));
+  if (count == 0) {
+    return make_error(source, cat({"has no animations, so there is no clip \"", selector, "\""}));
   }
   if (!selector.empty() && selector[0] == '#') {
     uint64_t index = 0;
@@ -329,28 +335,341 @@ Result<int> find_clip(const Asset& asset, const std::string& selector) {
     const char* last = selector.data() + selector.size();
     const auto parsed = std::from_chars(first, last, index);
     if (first == last || parsed.ec != std::errc() || parsed.ptr != last) {
-      return make_error(asset.source, cat({"bad clip index \"", selector,
-                                           "\" (expected #N with N from 0 to ",
-                                           num(asset.animations.size() - 1), ")"}));
+      return make_error(source, cat({"bad clip index \"", selector,
+                                     "\" (expected #N with N from 0 to ", num(count - 1), ")"}));
     }
-    if (index >= asset.animations.size()) {
-      return make_error(asset.source,
-                        cat({"no clip ", selector, ": the file has ",
-                             plural(asset.animations.size(), "clip", "clips"), " (", clip_list(),
-                             ")"}));
+    if (index >= count) {
+      return make_error(source, cat({"no clip ", selector, ": the file has ",
+                                     plural(count, "clip", "clips"), " (", clip_list(), ")"}));
     }
     return static_cast<int>(index);
   }
-  for (size_t a = 0; a < asset.animations.size(); ++a) {
-    if (asset.animations[a].name == selector) return static_cast<int>(a);
+  for (size_t a = 0; a < count; ++a) {
+    if (name(static_cast<int>(a)) == selector) return static_cast<int>(a);
   }
-  return make_error(asset.source,
-                    cat({"no clip named \"", selector, "\" (clips: ", clip_list(), ")"}));
+  return make_error(source, cat({"no clip named \"", selector, "\" (clips: ", clip_list(), ")"}));
+}
+
+}  // namespace
+
+Result<int> find_clip(const Asset& asset, const std::string& selector) {
+  return find_clip_in(
+      asset.source, asset.animations.size(), [&](int a) { return clip_label(asset, a); },
+      [&](int a) -> const std::string& { return asset.animations[static_cast<size_t>(a)].name; },
+      selector);
 }
 
 std::string clip_label(const Asset& asset, int clip) {
   const std::string& name = asset.animations[static_cast<size_t>(clip)].name;
   return name.empty() ? cat({"#", num(static_cast<uint64_t>(clip))}) : name;
+}
+
+// ---- A Vat ----------------------------------------------------------------------------------
+
+Result<int> find_clip(const Vat& vat, const std::string& selector) {
+  return find_clip_in(
+      vat.source, vat.clips.size(), [&](int c) { return clip_label(vat, c); },
+      [&](int c) -> const std::string& { return vat.clips[static_cast<size_t>(c)].name; },
+      selector);
+}
+
+std::string clip_label(const Vat& vat, int clip) {
+  const std::string& name = vat.clips[static_cast<size_t>(clip)].name;
+  return name.empty() ? cat({"#", num(static_cast<uint64_t>(clip))}) : name;
+}
+
+VatSummary summarize(const Vat& vat, std::span<const ClipError> errors) {
+  VatSummary s;
+  s.source = vat.source;
+  s.encoding = vat.encoding;
+  s.precision = vat.precision;
+  s.vertices = vat.geometry.vertex_count();
+  s.triangles = static_cast<uint32_t>(vat.geometry.indices.size() / 3);
+  s.draw_groups = static_cast<uint32_t>(vat.geometry.groups.size());
+  s.source_primitives = static_cast<uint32_t>(vat.geometry.sources.size());
+  s.slots = static_cast<uint32_t>(vat.slots.size());
+  if (!vat.geometry.slots0.empty()) s.influences = vat.geometry.slots1.empty() ? 4 : 8;
+  s.frame_rows = vat.frame_rows;
+  s.bounds = vat.bounds;
+  for (size_t c = 0; c < vat.clips.size(); ++c) {
+    const VatClip& clip = vat.clips[c];
+    VatClipSummary cs;
+    cs.index = static_cast<uint32_t>(c);
+    cs.name = clip.name;
+    cs.source_animation = clip.source_animation;
+    cs.first_row = clip.first_row;
+    cs.rows = clip.rows;
+    cs.fps = clip.fps;
+    cs.duration_s = clip.duration_s;
+    cs.defaults = clip.defaults;
+    cs.max_delta = clip.max_delta;
+    cs.bounds = clip.bounds;
+    if (c < errors.size()) {
+      cs.measured = true;
+      cs.error = errors[c];
+    }
+    s.clips.push_back(std::move(cs));
+  }
+  for (const Plane& p : vat.planes) {
+    s.planes.push_back({p.semantic, p.format, p.texels_per_frame, p.width, p.height,
+                        p.rows_per_frame, p.byte_size()});
+    s.plane_bytes += p.byte_size();
+  }
+  s.materials = static_cast<uint32_t>(vat.materials.size());
+  s.images = static_cast<uint32_t>(vat.images.size());
+  return s;
+}
+
+VatSummary summarize(const Vat& vat, const BakeReport& report) {
+  VatSummary s = summarize(vat, report.clips);
+  s.baked = true;
+  s.encoding_reason = report.encoding_reason;
+  s.notes = report.notes;
+  s.bake_seconds = report.seconds;
+  s.measure_seconds = report.measure_seconds;
+  return s;
+}
+
+namespace {
+
+const char* semantic_text(PlaneSemantic p) {
+  switch (p) {
+    case PlaneSemantic::Position: return "position";
+    case PlaneSemantic::Normal: return "normal";
+    case PlaneSemantic::Tangent: return "tangent";
+    case PlaneSemantic::Slots: return "slots";
+  }
+  return "?";
+}
+
+const char* format_text(TexelFormat f) {
+  switch (f) {
+    case TexelFormat::RGBA32F: return "rgba32f";
+    case TexelFormat::RGBA16F: return "rgba16f";
+    case TexelFormat::RGBA16Unorm: return "rgba16unorm";
+  }
+  return "?";
+}
+
+// About three significant digits, never an exponent above 1e-6 (errors span 1e-5 to 1e3 mm).
+std::string sig3(double v) {
+  if (!std::isfinite(v)) return v > 0 ? "inf" : (v < 0 ? "-inf" : "nan");
+  if (v == 0.0) return "0";
+  const double a = std::fabs(v);
+  if (a < 1e-6) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.2e", v);
+    return text;
+  }
+  const int decimals = std::clamp(2 - static_cast<int>(std::floor(std::log10(a))), 0, 8);
+  return fixed(v, decimals);
+}
+
+// "31328 B (30.6 KiB)"
+std::string bytes_text(uint64_t bytes) {
+  if (bytes < 1024) return cat({num(bytes), " B"});
+  const char* unit = "KiB";
+  double scaled = double(bytes) / 1024.0;
+  if (scaled >= 1024.0) {
+    scaled /= 1024.0;
+    unit = "MiB";
+  }
+  if (scaled >= 1024.0) {
+    scaled /= 1024.0;
+    unit = "GiB";
+  }
+  return cat({num(bytes), " B (", fixed(scaled, 1), " ", unit, ")"});
+}
+
+std::string vec_text(const glm::vec3& v) {
+  return cat({"(", sig3(v.x), ", ", sig3(v.y), ", ", sig3(v.z), ")"});
+}
+
+std::string playback_text(const ClipDefaults& d) {
+  std::string out = to_string(d.loop_mode);
+  if (d.repetitions != kInfiniteRepetitions) out.append(cat({" x", num(uint64_t(d.repetitions))}));
+  if (d.end_mode != EndMode::Clamp) out.append(cat({" ", to_string(d.end_mode)}));
+  if (d.speed != 1.0f) out.append(cat({" speed ", sig3(d.speed)}));
+  return out;
+}
+
+// Columns padded to their widest cell; `align` has one 'l' or 'r' per column. Each line starts
+// with `indent` and has no trailing spaces.
+std::string table(const std::vector<std::vector<std::string>>& rows, std::string_view align,
+                  std::string_view indent) {
+  std::vector<size_t> width(align.size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line(indent);
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) {
+      if (c) line.append("  ");
+      const std::string pad(width[c] - row[c].size(), ' ');
+      line.append(align[c] == 'r' ? cat({pad, row[c]}) : cat({row[c], pad}));
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out.append(cat({line, "\n"}));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string summary_text(const VatSummary& s) {
+  std::string out = cat({s.source.empty() ? std::string_view("(vat)") : s.source, "\n"});
+  auto line = [&](const char* label, const std::string& text) {
+    char head[32];
+    std::snprintf(head, sizeof(head), "  %-12s", label);
+    out.append(cat({head, text, "\n"}));
+  };
+
+  std::string encoding = cat({to_string(s.encoding), ", ", to_string(s.precision)});
+  if (!s.encoding_reason.empty()) encoding.append(cat({" (", s.encoding_reason, ")"}));
+  line("encoding", encoding);
+  std::string geometry = cat({plural(s.vertices, "vertex", "vertices"), ", ",
+                              plural(s.triangles, "triangle", "triangles"), ", ",
+                              plural(s.draw_groups, "draw group", "draw groups"), ", ",
+                              plural(s.source_primitives, "source primitive", "source primitives")});
+  if (s.encoding == Encoding::Rig) {
+    geometry.append(cat({"; ", plural(s.slots, "slot", "slots"), ", ", num(s.influences),
+                         " influences per vertex"}));
+  } else if (s.slots > 0) {
+    geometry.append(cat({"; ", plural(s.slots, "joint", "joints"), " for sockets"}));
+  }
+  line("geometry", geometry);
+  line("materials", cat({num(s.materials), ", ", plural(s.images, "image", "images")}));
+  line("bounds", cat({vec_text(s.bounds.min), " to ", vec_text(s.bounds.max)}));
+
+  const bool measured = std::any_of(s.clips.begin(), s.clips.end(),
+                                    [](const VatClipSummary& c) { return c.measured; });
+  line("clips", cat({num(s.clips.size()), ", ", plural(s.frame_rows, "frame row", "frame rows"),
+                     measured ? "; error in mm against the reference (max, 99th percentile)"
+                              : ""}));
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head = {"#", "clip", "rows", "first", "fps", "duration", "playback",
+                                   "max delta mm"};
+  if (measured) {
+    head.insert(head.end(), {"on rows max", "p99", "between max", "p99", "normal max"});
+  }
+  rows.push_back(head);
+  for (const VatClipSummary& c : s.clips) {
+    std::vector<std::string> row = {num(c.index),         quoted(c.name),
+                                    num(c.rows),          num(c.first_row),
+                                    fixed(c.fps, 3),      cat({fixed(c.duration_s, 3), " s"}),
+                                    playback_text(c.defaults), sig3(double(c.max_delta) * 1000.0)};
+    if (c.measured) {
+      row.insert(row.end(), {sig3(c.error.on_rows_max_mm), sig3(c.error.on_rows_p99_mm),
+                             sig3(c.error.between_rows_max_mm), sig3(c.error.between_rows_p99_mm),
+                             cat({sig3(c.error.normal_max_deg), " deg"})});
+    } else if (measured) {
+      row.insert(row.end(), {"-", "-", "-", "-", "-"});
+    }
+    rows.push_back(std::move(row));
+  }
+  out.append(table(rows, measured ? "rlrrrrlrrrrrr" : "rlrrrrlr", "    "));
+  if (!measured) {
+    line("error", "not measured (a .vat.glb stores none: measure_error, or `vatkit verify "
+                  "SOURCE FILE.vat.glb`, compares it with its source)");
+  }
+
+  line("planes", plural(s.planes.size(), "plane", "planes"));
+  rows.clear();
+  rows.push_back({"plane", "format", "width", "height", "rows/frame", "texels/frame", "bytes"});
+  for (const VatPlaneSummary& p : s.planes) {
+    rows.push_back({semantic_text(p.semantic), format_text(p.format), num(p.width), num(p.height),
+                    num(p.rows_per_frame), num(p.texels_per_frame), bytes_text(p.bytes)});
+  }
+  out.append(table(rows, "llrrrrl", "    "));
+  std::string total = cat({bytes_text(s.plane_bytes), " in planes"});
+  if (s.file_bytes > 0) total.append(cat({"; file ", bytes_text(s.file_bytes)}));
+  line("total", total);
+  if (s.baked) {
+    line("bake time", cat({fixed(s.bake_seconds, 3), " s (measuring against the reference ",
+                           fixed(s.measure_seconds, 3), " s)"}));
+  }
+  for (size_t n = 0; n < s.notes.size(); ++n) line(n == 0 ? "notes" : "", s.notes[n]);
+  return out;
+}
+
+namespace {
+
+nlohmann::ordered_json finite_number(float v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(glb::json_number(v)) : nlohmann::ordered_json();
+}
+
+nlohmann::ordered_json bounds_json(const Bounds& b) {
+  return {{"min", glb::json_array(b.min)}, {"max", glb::json_array(b.max)}};
+}
+
+}  // namespace
+
+std::string summary_json(const VatSummary& s) {
+  using json = nlohmann::ordered_json;  // fields in the order of VatSummary
+  json out = {{"source", s.source},
+              {"encoding", to_string(s.encoding)},
+              {"precision", to_string(s.precision)},
+              {"vertices", s.vertices},
+              {"triangles", s.triangles},
+              {"draw_groups", s.draw_groups},
+              {"source_primitives", s.source_primitives},
+              {"slots", s.slots},
+              {"influences", s.influences},
+              {"frame_rows", s.frame_rows},
+              {"bounds", bounds_json(s.bounds)}};
+  json clips = json::array();
+  for (const VatClipSummary& c : s.clips) {
+    json error = nullptr;
+    if (c.measured) {
+      error = {{"clip", c.error.clip},
+               {"rows", c.error.rows},
+               {"fps", finite_number(c.error.fps)},
+               {"on_rows_max_mm", finite_number(c.error.on_rows_max_mm)},
+               {"on_rows_p99_mm", finite_number(c.error.on_rows_p99_mm)},
+               {"between_rows_max_mm", finite_number(c.error.between_rows_max_mm)},
+               {"between_rows_p99_mm", finite_number(c.error.between_rows_p99_mm)},
+               {"normal_max_deg", finite_number(c.error.normal_max_deg)}};
+    }
+    clips.push_back({{"index", c.index},
+                     {"name", c.name},
+                     {"source_animation", c.source_animation},
+                     {"first_row", c.first_row},
+                     {"rows", c.rows},
+                     {"fps", glb::json_number(c.fps)},
+                     {"duration_s", glb::json_number(c.duration_s)},
+                     {"defaults",
+                      {{"loop_mode", to_string(c.defaults.loop_mode)},
+                       {"repetitions", c.defaults.repetitions},
+                       {"end_mode", to_string(c.defaults.end_mode)},
+                       {"speed", glb::json_number(c.defaults.speed)}}},
+                     {"max_delta", glb::json_number(c.max_delta)},
+                     {"bounds", bounds_json(c.bounds)},
+                     {"measured", c.measured},
+                     {"error", std::move(error)}});
+  }
+  out["clips"] = std::move(clips);
+  json planes = json::array();
+  for (const VatPlaneSummary& p : s.planes) {
+    planes.push_back({{"semantic", semantic_text(p.semantic)},
+                      {"format", format_text(p.format)},
+                      {"texels_per_frame", p.texels_per_frame},
+                      {"width", p.width},
+                      {"height", p.height},
+                      {"rows_per_frame", p.rows_per_frame},
+                      {"bytes", p.bytes}});
+  }
+  out["planes"] = std::move(planes);
+  out["plane_bytes"] = s.plane_bytes;
+  out["file_bytes"] = s.file_bytes;
+  out["materials"] = s.materials;
+  out["images"] = s.images;
+  out["baked"] = s.baked;
+  out["encoding_reason"] = s.encoding_reason;
+  out["notes"] = s.notes;
+  out["bake_seconds"] = s.bake_seconds;
+  out["measure_seconds"] = s.measure_seconds;
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace vatkit

@@ -23,17 +23,22 @@ namespace vatkit::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;  // bad input, failed write
 constexpr int kExitUsage = 2;  // bad command line
+constexpr int kExitOverTolerance = 3;  // vatkit verify: a clip's error exceeds --tolerance
 
 // A registered command: its CLI11 sub-app, and what to run when the user chose it.
 struct Command {
   CLI::App* app = nullptr;
   std::function<Result<void>()> run;
+  // The exit code when `run` failed; kExitError when empty (verify: kExitOverTolerance).
+  std::function<int()> failure_exit;
 };
 
 Command add_sample_command(CLI::App& parent);
 Command add_info_command(CLI::App& parent);
 Command add_pose_command(CLI::App& parent);
 Command add_frame_command(CLI::App& parent);
+Command add_bake_command(CLI::App& parent);
+Command add_verify_command(CLI::App& parent);
 
 // The input of a command: `file`, or the built-in sample character when `file` is empty.
 Result<Asset> load_input(const std::string& file);

@@ -1,8 +1,12 @@
-// vatkit info [FILE] [--json]: what an asset contains (vatkit::summarize).
+// vatkit info [FILE] [--json]: what an asset contains (vatkit::summarize), or what a .vat.glb
+// holds (the same summary table as vatkit bake prints).
+#include <filesystem>
 #include <memory>
+#include <system_error>
 
 #include "cli.h"
 #include "vatkit/summary.h"
+#include "vatkit/vat_file.h"
 
 namespace vatkit::cli {
 
@@ -15,17 +19,36 @@ struct InfoOptions {
 
 Command add_info_command(CLI::App& parent) {
   auto options = std::make_shared<InfoOptions>();
-  CLI::App* app = parent.add_subcommand("info", "Summarize what a glTF file contains");
-  app->add_option("file", options->file, kFileHelp)->option_text("FILE");
+  CLI::App* app =
+      parent.add_subcommand("info", "Summarize what a glTF file or a .vat.glb contains");
+  app->add_option("file", options->file,
+                  "Input glTF 2.0 file (.gltf or .glb) or a baked .vat.glb; the built-in sample "
+                  "character when left out")
+      ->option_text("FILE");
   app->add_flag("--json", options->json,
                 "Print one JSON object instead of text (counts under the names of "
-                "vatkit::AssetSummary; durations in seconds)");
+                "vatkit::AssetSummary, or vatkit::VatSummary for a .vat.glb; durations in "
+                "seconds)");
   app->footer(
       "Lists scenes and nodes; meshes with primitives, vertices (the file's), triangles and morph\n"
       "targets; the drawn primitive instances; skins and their joints; clips with duration,\n"
-      "channels, animated paths and interpolation modes; materials, images and import warnings.\n\n"
-      "Examples:\n  vatkit info Fox.glb\n  vatkit info --json Fox.glb\n  vatkit info");
+      "channels, animated paths and interpolation modes; materials, images and import warnings.\n"
+      "For a .vat.glb: the encoding and precision, the clip table (rows, fps, playback\n"
+      "defaults, max delta), the planes with their dimensions and bytes, and the file's size, as\n"
+      "'vatkit bake' prints it (errors are not stored in the file: 'vatkit verify' measures them).\n\n"
+      "Examples:\n  vatkit info Fox.glb\n  vatkit info --json Fox.glb\n  vatkit info Fox.vat.glb\n"
+      "  vatkit info");
   return {app, [options]() -> Result<void> {
+            if (!options->file.empty() && is_vat_file(options->file)) {
+              Result<Vat> vat = load_vat(options->file);
+              if (!vat) return vat.error();
+              VatSummary summary = summarize(*vat);
+              summary.source = options->file;
+              std::error_code ec;
+              const auto size = std::filesystem::file_size(options->file, ec);
+              if (!ec) summary.file_bytes = size;
+              return write_output("", options->json ? summary_json(summary) : summary_text(summary));
+            }
             Result<Asset> asset = load_input(options->file);
             if (!asset) return asset.error();
             const AssetSummary summary = summarize(*asset);

@@ -1,12 +1,15 @@
 // vatkit pose [FILE] [--clip NAME|#INDEX] [--time SECONDS] [-o OUT.json]: world-space positions
-// of every vertex, posed by the reference skinner (vatkit::SceneEvaluator).
+// of every vertex, posed by the reference skinner (vatkit::SceneEvaluator), or decoded from the
+// planes of a .vat.glb (vatkit::decode_vertices) into the same JSON.
 #include <cmath>
 #include <memory>
 #include <vector>
 
 #include "cli.h"
+#include "vatkit/decode.h"
 #include "vatkit/scene.h"
 #include "vatkit/summary.h"
+#include "vatkit/vat_file.h"
 
 namespace vatkit::cli {
 
@@ -19,7 +22,45 @@ struct PoseOptions {
   CLI::Option* clip_option = nullptr;
 };
 
+// A .vat.glb: the rest geometry, or the clip's rows at the time decoded as the GPU would; one
+// entry per source primitive instance (Vat::geometry.sources), its file's vertices.
+Result<void> run_pose_vat(const PoseOptions& options) {
+  Result<Vat> loaded = load_vat(options.file);
+  if (!loaded) return loaded.error();
+  const Vat& vat = *loaded;
+
+  int clip = -1;
+  if (options.clip_option->count() > 0) {
+    Result<int> found = find_clip(vat, options.clip);
+    if (!found) return found.error();
+    clip = *found;
+  }
+  const auto time_s = static_cast<float>(options.time_s);
+  if (!std::isfinite(options.time_s) || !std::isfinite(time_s)) {
+    return make_error(options.file, "--time must be a finite number of seconds");
+  }
+
+  std::vector<glm::vec3> positions = vat.geometry.positions;
+  if (clip >= 0) {
+    decode_vertices(vat, single(clip_rows_at(vat, static_cast<uint32_t>(clip), time_s)), 0,
+                    positions);
+  }
+  std::vector<PosedPrimitive> primitives;
+  primitives.reserve(vat.geometry.sources.size());
+  for (const SourceRange& source : vat.geometry.sources) {
+    primitives.push_back({source.node, source.mesh, source.primitive,
+                          std::span<const glm::vec3>(positions).subspan(
+                              source.first_vertex, source.source_vertex_count)});
+  }
+  std::optional<std::string> label;
+  if (clip >= 0) label = clip_label(vat, clip);
+  Result<std::string> json = pose_json(options.file, label, time_s, primitives);
+  if (!json) return json.error();
+  return write_output(options.output, *json);
+}
+
 Result<void> run_pose(const PoseOptions& options) {
+  if (!options.file.empty() && is_vat_file(options.file)) return run_pose_vat(options);
   Result<Asset> loaded = load_input(options.file);
   if (!loaded) return loaded.error();
   const Asset& asset = *loaded;
@@ -60,7 +101,10 @@ Command add_pose_command(CLI::App& parent) {
   auto options = std::make_shared<PoseOptions>();
   CLI::App* app = parent.add_subcommand(
       "pose", "Print the world-space position of every vertex at a clip and time, as JSON");
-  app->add_option("file", options->file, kFileHelp)->option_text("FILE");
+  app->add_option("file", options->file,
+                  "Input glTF 2.0 file (.gltf or .glb) or a baked .vat.glb; the built-in sample "
+                  "character when left out")
+      ->option_text("FILE");
   options->clip_option =
       app->add_option("-c,--clip", options->clip,
                       "Clip to play: its name, or #INDEX (0-based; quote it in a shell: '#0')")
@@ -81,8 +125,13 @@ Command add_pose_command(CLI::App& parent) {
       "vertices in file order, posed by the reference skinner (morph targets, skins, node\n"
       "animation). Without --clip: the rest pose, and \"clip\" is null. A clip the file left unnamed\n"
       "is called \"#INDEX\". Numbers read back as exactly the floats vatkit computed.\n\n"
+      "A .vat.glb is decoded from its planes, as the GPU decodes it, into the same JSON: one\n"
+      "entry per source primitive instance it was baked from, with the source file's vertices,\n"
+      "so the two outputs compare vertex by vertex. --clip picks among the VAT's clips (#INDEX\n"
+      "counts them); --time means the same on both (a clip covers 0 to its last key time).\n\n"
       "Examples:\n  vatkit pose --clip walk --time 0.25\n"
-      "  vatkit pose SimpleSkin.gltf --clip '#0' --time 1 -o pose.json");
+      "  vatkit pose SimpleSkin.gltf --clip '#0' --time 1 -o pose.json\n"
+      "  vatkit pose sample.vat.glb --clip walk --time 0.25");
   return {app, [options]() { return run_pose(*options); }};
 }
 

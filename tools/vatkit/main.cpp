@@ -33,7 +33,8 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", "vatkit " VATKIT_VERSION);
   app.require_subcommand(1, 1);
   app.footer("Run 'vatkit COMMAND --help' for a command's options.");
-  const std::vector<Command> commands = {add_sample_command(app), add_info_command(app),
+  const std::vector<Command> commands = {add_sample_command(app), add_bake_command(app),
+                                         add_verify_command(app), add_info_command(app),
                                          add_pose_command(app), add_frame_command(app)};
   try {
     app.parse(argc, argv);
@@ -59,7 +60,7 @@ int run(int argc, char** argv) {
     vatkit::Result<void> result = command.run();
     if (!result) {
       print_error(result.error().message);
-      return kExitError;
+      return command.failure_exit ? command.failure_exit() : kExitError;
     }
     return kExitOk;
   }

@@ -7,14 +7,22 @@
 // and their joints; clips with duration, channels, interpolation modes and animated paths;
 // materials and images; the importer's warnings. `vatkit info` prints it.
 // It does not read the file again or validate anything: the Asset is already valid.
+//
+// The same for a baked Vat (a bake's result, or a loaded .vat.glb): encoding and precision, the
+// clip table with each clip's error against the reference when it was measured, the planes with
+// their dimensions and bytes, and the bake's time and encoding choice when summarized with its
+// BakeReport. `vatkit bake`, `vatkit verify` and `vatkit info FILE.vat.glb` print it.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "vatkit/asset.h"
+#include "vatkit/bake.h"
 #include "vatkit/result.h"
+#include "vatkit/vat.h"
 
 namespace vatkit {
 
@@ -98,5 +106,74 @@ Result<int> find_clip(const Asset& asset, const std::string& selector);
 
 // The clip's name, or "#N" when the file named none.
 std::string clip_label(const Asset& asset, int clip);
+
+// ---- A Vat ----------------------------------------------------------------------------------
+
+struct VatClipSummary {
+  uint32_t index = 0;             // in Vat::clips
+  std::string name;               // "" when the source named none
+  int32_t source_animation = -1;
+  uint32_t first_row = 0, rows = 0;
+  float fps = 0.0f;               // exact row rate, 0 for a one-row clip
+  float duration_s = 0.0f;
+  ClipDefaults defaults;
+  float max_delta = 0.0f;         // file units
+  Bounds bounds;
+  bool measured = false;          // `error` holds a measurement (a bake's report, measure_error)
+  ClipError error;                // millimetres (file units taken as metres)
+};
+
+struct VatPlaneSummary {
+  PlaneSemantic semantic = PlaneSemantic::Position;
+  TexelFormat format = TexelFormat::RGBA32F;
+  uint32_t texels_per_frame = 0, width = 0, height = 0, rows_per_frame = 1;
+  uint64_t bytes = 0;             // width * height * texel bytes
+};
+
+struct VatSummary {
+  std::string source;             // Vat::source
+  Encoding encoding = Encoding::Delta;
+  Precision precision = Precision::F32;
+  uint32_t vertices = 0, triangles = 0, draw_groups = 0;
+  uint32_t source_primitives = 0;  // Vat::geometry.sources
+  uint32_t slots = 0;
+  uint32_t influences = 0;        // rig: 4 or 8 slot influences per vertex; delta: 0
+  uint32_t frame_rows = 0;        // over all clips
+  Bounds bounds;                  // union of the clips' bounds
+  std::vector<VatClipSummary> clips;
+  std::vector<VatPlaneSummary> planes;
+  uint64_t plane_bytes = 0;       // sum over the planes
+  uint64_t file_bytes = 0;        // the .vat.glb's size; 0 = unknown (summarize leaves it 0)
+  uint32_t materials = 0, images = 0;
+  // From a BakeReport (summarize(vat, report)); empty / false / 0 otherwise.
+  bool baked = false;
+  std::string encoding_reason;    // "requested", or why Auto chose
+  std::vector<std::string> notes;
+  double bake_seconds = 0.0, measure_seconds = 0.0;
+};
+
+// What `vat` holds; clip errors from `errors` (measure_error's result, one per Vat clip in
+// order; empty = not measured, which is all a .vat.glb can say: the format stores no errors).
+VatSummary summarize(const Vat& vat, std::span<const ClipError> errors = {});
+// The same with what the bake reported: errors, the encoding's reason, notes and times.
+VatSummary summarize(const Vat& vat, const BakeReport& report);
+
+// A readable report (ends with a newline): a header, then one table row per clip (rows, fps,
+// duration, playback defaults, max delta, and max / 99th-percentile error in mm on the rows and
+// between them when measured), one per plane (format, dimensions, bytes), totals, bake time.
+std::string summary_text(const VatSummary& summary);
+
+// The same as one JSON object (ends with a newline): the VatSummary's fields under the same
+// names; enums as the file writes them ("delta", "q16", "rgba16unorm", "position", "repeat");
+// floats written so that they read back as the same floats; a clip's "error" is null when not
+// measured.
+std::string summary_json(const VatSummary& summary);
+
+// Picks a clip of a Vat: "#N" is Vat::clips[N] (0-based), anything else a clip name. Errors name
+// vat.source and list the clips, as find_clip(Asset) does.
+Result<int> find_clip(const Vat& vat, const std::string& selector);
+
+// The clip's name, or "#N" (its index in Vat::clips) when the source named none.
+std::string clip_label(const Vat& vat, int clip);
 
 }  // namespace vatkit

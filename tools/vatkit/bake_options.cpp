@@ -1,0 +1,275 @@
+#include "bake_options.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "vatkit/summary.h"
+#include "vatkit/vat_file.h"
+
+namespace vatkit::cli {
+
+namespace {
+
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", v);
+  return text;
+}
+
+bool parse_int(std::string_view text, int64_t& out) {
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const auto parsed = std::from_chars(first, last, out);
+  return first != last && parsed.ec == std::errc() && parsed.ptr == last;
+}
+
+bool parse_float(std::string_view text, float& out) {
+  // std::from_chars for float: no locale, and it refuses "0x", leading '+' and trailing junk.
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const auto parsed = std::from_chars(first, last, out);
+  return first != last && parsed.ec == std::errc() && parsed.ptr == last;
+}
+
+// "NAME=once,clamp,repetitions=2,speed=0.5" -> (NAME, ClipDefaults).
+Result<std::pair<std::string, ClipDefaults>> parse_clip_defaults(const std::string& text) {
+  const std::string where = "--clip-defaults " + text;
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return make_error("", where + ": expected NAME=SPEC, e.g. die=once,clamp");
+  }
+  std::pair<std::string, ClipDefaults> out{text.substr(0, eq), ClipDefaults{}};
+  ClipDefaults& d = out.second;
+  std::string_view rest = std::string_view(text).substr(eq + 1);
+  if (rest.empty()) return make_error("", where + ": nothing after '='");
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view token = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (token == "repeat") {
+      d.loop_mode = LoopMode::Repeat;
+    } else if (token == "once") {
+      d.loop_mode = LoopMode::Once;
+    } else if (token == "pingpong") {
+      d.loop_mode = LoopMode::PingPong;
+    } else if (token == "clamp") {
+      d.end_mode = EndMode::Clamp;
+    } else if (token == "rewind") {
+      d.end_mode = EndMode::Rewind;
+    } else if (token.rfind("repetitions=", 0) == 0) {
+      const std::string_view value = token.substr(12);
+      int64_t n = 0;
+      if (value == "endless") {
+        d.repetitions = kInfiniteRepetitions;
+      } else if (parse_int(value, n) && n >= 1 && n <= std::numeric_limits<int32_t>::max()) {
+        d.repetitions = static_cast<int32_t>(n);
+      } else {
+        return make_error("", where + ": repetitions \"" + std::string(value) +
+                                  "\" is not a count >= 1 or \"endless\"");
+      }
+    } else if (token.rfind("speed=", 0) == 0) {
+      const std::string_view value = token.substr(6);
+      if (!parse_float(value, d.speed) || !std::isfinite(d.speed) || d.speed < 0.0f) {
+        return make_error("", where + ": speed \"" + std::string(value) +
+                                  "\" is not a finite number >= 0");
+      }
+    } else {
+      return make_error("", where + ": unknown \"" + std::string(token) +
+                                "\" (expected repeat, once, pingpong, clamp, rewind, "
+                                "repetitions=N or speed=S)");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
+  const char* group = "Bake";
+  app.add_option("--encoding", o.encoding,
+                 "auto (default): the rig when it represents the asset within --auto-budget, "
+                 "else the delta; rig: per-joint transforms (refused, naming the joint, when the "
+                 "rig cannot express the motion); delta: per-vertex positions")
+      ->check(CLI::IsMember({"auto", "rig", "delta"}))
+      ->option_text("auto|rig|delta")
+      ->group(group);
+  o.fps_option = app.add_option("--fps", o.fps,
+                                "Nominal frame rate of every clip (default 30): a clip of duration "
+                                "D gets round(D * fps) + 1 rows")
+                     ->option_text("N")
+                     ->group(group);
+  o.max_error_option =
+      app.add_option("--max-error", o.max_error_mm,
+                     "Instead of --fps: per clip, the lowest rate whose decode stays within this "
+                     "error against the reference skinner, on the rows and between them")
+          ->option_text("MM")
+          ->excludes(o.fps_option)
+          ->group(group);
+  app.add_option("--precision", o.precision,
+                 "Texel precision (default f32): f32 (RGBA32F), f16 (RGBA16F), q16 (16-bit "
+                 "unorm against each clip's range; octahedral normals); bounds in "
+                 "docs/encodings.md")
+      ->check(CLI::IsMember({"f32", "f16", "q16"}))
+      ->option_text("f32|f16|q16")
+      ->group(group);
+  app.add_option("--clips", o.clips,
+                 "Bake only these clips, in this order (names or #INDEX, comma-separated; "
+                 "default: all)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->option_text("NAME,...")
+      ->group(group);
+  app.add_option("--clip-defaults", o.clip_defaults,
+                 "Playback defaults stored for a clip (repeatable): NAME=SPEC, SPEC a comma list "
+                 "of repeat|once|pingpong, clamp|rewind, repetitions=N|endless, speed=S; e.g. "
+                 "die=once,clamp (default: repeat, endless, clamp, speed 1)")
+      ->allow_extra_args(false)
+      ->option_text("NAME=SPEC")
+      ->group(group);
+  app.add_flag("--no-normals", o.no_normals,
+               "Delta f32/f16: leave out the normal plane (a q16 delta keeps its normals: they "
+               "cost no bytes)")
+      ->group(group);
+  app.add_flag("--no-tangents", o.no_tangents, "Leave out tangents even where the source has them")
+      ->group(group);
+  app.add_option("--max-texture-size", o.max_texture_size,
+                 "Largest texture width and height (default 16384): wider frames wrap onto "
+                 "several rows; a bake that does not fit fails and says what would")
+      ->option_text("N")
+      ->group(group);
+  app.add_option("--threads", o.threads, "Worker threads (default 0: every hardware thread); "
+                                         "the output bytes do not depend on it")
+      ->option_text("N")
+      ->group(group);
+  app.add_option("--auto-budget", o.auto_budget_mm,
+                 "--encoding auto picks the rig when its error on the rows is within this "
+                 "(default 1 mm; with --max-error, that budget instead)")
+      ->option_text("MM")
+      ->group(group);
+  app.add_option("--max-search-fps", o.max_search_fps,
+                 "--max-error tries rates up to this (default 480) before giving up")
+      ->option_text("N")
+      ->group(group);
+  app.add_option("--rig-tolerance", o.rig_tolerance,
+                 "How far a joint's matrix may be from rotation + translation + uniform scale "
+                 "before the rig is refused (relative; default 0.001)")
+      ->option_text("R")
+      ->group(group);
+  if (with_measure) {
+    app.add_flag("--no-measure", o.no_measure,
+                 "Skip measuring the result against the reference (faster; the table then has "
+                 "no error columns)")
+        ->group(group);
+  }
+}
+
+Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
+  auto positive = [](double v) { return std::isfinite(v) && v > 0.0 && v < 1e30; };
+  BakeOptions b;
+  b.encoding = o.encoding == "rig"     ? EncodingChoice::Rig
+               : o.encoding == "delta" ? EncodingChoice::Delta
+                                       : EncodingChoice::Auto;
+  b.precision = o.precision == "f16"   ? Precision::F16
+                : o.precision == "q16" ? Precision::Q16
+                                       : Precision::F32;
+  if (o.max_error_option != nullptr && o.max_error_option->count() > 0) {
+    if (!positive(o.max_error_mm)) {
+      return make_error("", "--max-error " + number_text(o.max_error_mm) +
+                                ": not a positive number of millimetres");
+    }
+    b.max_error_mm = static_cast<float>(o.max_error_mm);
+  } else if (!positive(o.fps) || o.fps > 1e6) {
+    return make_error("", "--fps " + number_text(o.fps) +
+                              ": not a positive number of frames per second");
+  }
+  b.fps = static_cast<float>(o.fps);
+  if (!positive(o.max_search_fps) || o.max_search_fps > 1e6) {
+    return make_error("", "--max-search-fps " + number_text(o.max_search_fps) +
+                              ": not a positive number of frames per second");
+  }
+  b.max_search_fps = static_cast<float>(o.max_search_fps);
+  if (!positive(o.auto_budget_mm)) {
+    return make_error("", "--auto-budget " + number_text(o.auto_budget_mm) +
+                              ": not a positive number of millimetres");
+  }
+  b.auto_budget_mm = static_cast<float>(o.auto_budget_mm);
+  if (!positive(o.rig_tolerance)) {
+    return make_error("", "--rig-tolerance " + number_text(o.rig_tolerance) +
+                              ": not a positive number");
+  }
+  b.rig_tolerance = static_cast<float>(o.rig_tolerance);
+  if (o.max_texture_size == 0) {
+    return make_error("", "--max-texture-size 0: a texture needs at least one texel");
+  }
+  b.max_texture_size = o.max_texture_size;
+  b.clips = o.clips;
+  for (const std::string& clip : b.clips) {
+    if (clip.empty()) return make_error("", "--clips: an empty clip name");
+  }
+  for (const std::string& spec : o.clip_defaults) {
+    auto parsed = parse_clip_defaults(spec);
+    if (!parsed) return parsed.error();
+    b.clip_defaults.push_back(std::move(*parsed));
+  }
+  b.normals = !o.no_normals;
+  b.tangents = !o.no_tangents;
+  b.measure = !o.no_measure;
+  b.threads = o.threads;
+  return b;
+}
+
+Result<void> resolve_clip_defaults(BakeOptions& options, const Asset& asset) {
+  for (auto& [name, defaults] : options.clip_defaults) {
+    Result<int> clip = find_clip(asset, name);
+    if (!clip) return make_error(asset.source, "--clip-defaults: " + clip.error().message.substr(
+                                                   asset.source.empty() ? 0 : asset.source.size() + 2));
+    name = clip_label(asset, *clip);  // what the baker matches
+  }
+  return {};
+}
+
+Result<void> check_source_file(const std::string& file) {
+  if (!file.empty() && is_vat_file(file)) {
+    return make_error(file, "is a .vat.glb (a baked VAT), not a source glTF file");
+  }
+  return {};
+}
+
+ProgressBar::ProgressBar() : enabled_(isatty(STDERR_FILENO) == 1) {}
+
+ProgressBar::~ProgressBar() { finish(); }
+
+ProgressFn ProgressBar::callback() {
+  if (!enabled_) return {};
+  return [this](std::string_view stage, float fraction) { draw(stage, fraction); };
+}
+
+void ProgressBar::draw(std::string_view stage, float fraction) {
+  const int percent = static_cast<int>(std::clamp(fraction, 0.0f, 1.0f) * 100.0f);
+  if (stage == stage_ && percent == percent_) return;
+  stage_ = stage;
+  percent_ = percent;
+  constexpr int kWidth = 40;
+  const int filled = percent * kWidth / 100;
+  std::string bar(static_cast<size_t>(filled), '#');
+  bar.append(static_cast<size_t>(kWidth - filled), '.');
+  std::fprintf(stderr, "\r%-8s [%s] %3d%%", stage_.c_str(), bar.c_str(), percent);
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void ProgressBar::finish() {
+  if (!drawn_) return;
+  std::fprintf(stderr, "\r%*s\r", 60, "");
+  std::fflush(stderr);
+  drawn_ = false;
+  stage_.clear();
+  percent_ = -1;
+}
+
+}  // namespace vatkit::cli

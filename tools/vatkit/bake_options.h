@@ -1,0 +1,76 @@
+// The vatkit command-line tool: the bake options that `vatkit bake` and `vatkit verify` share
+// (vatkit::BakeOptions on the command line), and the progress bar both draw on a terminal.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "vatkit/asset.h"
+#include "vatkit/bake.h"
+#include "vatkit/result.h"
+
+namespace vatkit::cli {
+
+// The options as typed; make_bake_options checks them and builds a BakeOptions.
+struct BakeCliOptions {
+  std::string encoding = "auto";
+  std::string precision = "f32";
+  double fps = 30.0;
+  double max_error_mm = 0.0;
+  std::vector<std::string> clips;
+  std::vector<std::string> clip_defaults;  // NAME=SPEC, one per occurrence
+  bool no_normals = false;
+  bool no_tangents = false;
+  bool no_measure = false;
+  uint32_t max_texture_size = 16384;
+  unsigned threads = 0;
+  double max_search_fps = 480.0;
+  double auto_budget_mm = 1.0;
+  double rig_tolerance = 1e-3;
+  CLI::Option* fps_option = nullptr;
+  CLI::Option* max_error_option = nullptr;
+};
+
+// Adds the bake options to `app` (in a "Bake" group). `with_measure` adds --no-measure (bake
+// only: verify always measures).
+void add_bake_options(CLI::App& app, BakeCliOptions& options, bool with_measure);
+
+// Checks the values (finite, in range) and builds the BakeOptions; errors name the option, e.g.
+// "--fps -1: not a positive number of frames per second". Does not look at the asset.
+Result<BakeOptions> make_bake_options(const BakeCliOptions& options);
+
+// Resolves --clip-defaults names against the asset (a name, or #N), so that a name the asset
+// lacks is an error rather than silently ignored.
+Result<void> resolve_clip_defaults(BakeOptions& options, const Asset& asset);
+
+// Fails when `file` is a .vat.glb (a baked VAT is not a source to bake or to measure against):
+// "FILE: is a .vat.glb (a baked VAT), not a source glTF file". An empty `file` (the sample) passes.
+Result<void> check_source_file(const std::string& file);
+
+// A one-line progress bar on stderr, drawn only when stderr is a terminal (never in tests or CI
+// logs). The line is erased by finish() or on destruction, so an error line that follows starts
+// on a clean line.
+class ProgressBar {
+ public:
+  ProgressBar();
+  ~ProgressBar();
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  // A ProgressFn that draws into this bar (empty when stderr is not a terminal).
+  ProgressFn callback();
+  void finish();
+
+ private:
+  void draw(std::string_view stage, float fraction);
+  bool enabled_ = false;
+  bool drawn_ = false;
+  std::string stage_;
+  int percent_ = -1;
+};
+
+}  // namespace vatkit::cli

@@ -1,0 +1,186 @@
+// vatkit verify [FILE] [VAT] [--tolerance MM] [bake options] [--json]: measures a VAT (baked
+// here from FILE, or loaded from VAT) against the reference skinner posing FILE
+// (vatkit::measure_error), prints the summary table with the errors, and exits with
+// kExitOverTolerance when a clip's error exceeds the tolerance.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "bake_options.h"
+#include "cli.h"
+#include "vatkit/summary.h"
+#include "vatkit/vat_file.h"
+
+namespace vatkit::cli {
+
+namespace {
+struct VerifyCommandOptions {
+  std::string file;
+  std::string vat_file;
+  double tolerance_mm = 0.0;
+  CLI::Option* tolerance_option = nullptr;
+  uint32_t between_samples = 3;
+  bool json = false;
+  BakeCliOptions bake;
+};
+
+std::string mm_text(double mm) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3g", mm);
+  return text;
+}
+
+// The tolerance: --tolerance, else --max-error (what the bake promised), else none (< 0).
+double tolerance_of(const VerifyCommandOptions& o) {
+  if (o.tolerance_option->count() > 0) return o.tolerance_mm;
+  if (o.bake.max_error_option->count() > 0) return o.bake.max_error_mm;
+  return -1.0;
+}
+
+Result<void> run_verify(const VerifyCommandOptions& options, int& failure_exit) {
+  failure_exit = kExitError;
+  Result<BakeOptions> bake_options = make_bake_options(options.bake);
+  if (!bake_options) return bake_options.error();
+  const double tolerance = tolerance_of(options);
+  if (options.tolerance_option->count() > 0 &&
+      !(std::isfinite(options.tolerance_mm) && options.tolerance_mm >= 0.0)) {
+    return make_error("", "--tolerance " + mm_text(options.tolerance_mm) +
+                              ": not a number of millimetres >= 0");
+  }
+  if (options.between_samples > 1000) {
+    return make_error("", "--between-samples " + std::to_string(options.between_samples) +
+                              ": at most 1000");
+  }
+  if (Result<void> source = check_source_file(options.file); !source) {
+    return make_error(options.file,
+                      "is a .vat.glb (a baked VAT), not a source glTF file: give the source "
+                      "first, 'vatkit verify SOURCE " + options.file +
+                          "' ('' for the built-in sample)");
+  }
+  Result<Asset> asset = load_input(options.file);
+  if (!asset) return asset.error();
+  if (Result<void> r = resolve_clip_defaults(*bake_options, *asset); !r) return r;
+
+  ProgressBar progress;
+  BakeReport report;
+  std::optional<Vat> vat;
+  if (!options.vat_file.empty()) {
+    Result<Vat> loaded = load_vat(options.vat_file);
+    if (!loaded) return loaded.error();
+    vat = std::move(*loaded);
+  } else {
+    bake_options->measure = false;  // measured below, with --between-samples
+    bake_options->progress = progress.callback();
+    Result<Vat> baked = bake(*asset, *bake_options, &report);
+    if (!baked) return baked.error();
+    vat = std::move(*baked);
+  }
+  VerifyOptions verify;
+  verify.between_samples = options.between_samples;
+  verify.threads = bake_options->threads;
+  verify.progress = progress.callback();
+  Result<std::vector<ClipError>> errors = measure_error(*asset, *vat, verify);
+  progress.finish();
+  if (!errors) return errors.error();
+
+  VatSummary summary;
+  if (options.vat_file.empty()) {
+    report.clips = *errors;
+    summary = summarize(*vat, report);
+    summary.source = "bake of " + asset->source;
+  } else {
+    summary = summarize(*vat, *errors);
+    summary.source = options.vat_file;
+  }
+
+  // The verdict: the worst clip over the tolerance, on the rows or between them.
+  size_t over = 0;
+  const ClipError* worst = nullptr;
+  double worst_mm = -1.0;
+  bool worst_between = false;
+  for (const ClipError& e : *errors) {
+    const double mm = std::max(e.on_rows_max_mm, e.between_rows_max_mm);
+    if (tolerance >= 0.0 && !(mm <= tolerance)) ++over;
+    if (!(mm <= worst_mm)) {  // NaN counts as the worst
+      worst_mm = mm;
+      worst = &e;
+      worst_between = e.between_rows_max_mm >= e.on_rows_max_mm;
+    }
+  }
+  std::string verdict;
+  if (tolerance < 0.0) {
+    verdict = "no --tolerance given: errors reported only";
+  } else if (over == 0) {
+    verdict = "every clip within the tolerance " + mm_text(tolerance) + " mm";
+  }
+  if (worst != nullptr) {
+    verdict += (verdict.empty() ? "" : "; ") + std::string("worst: clip \"") + worst->clip +
+               "\", " + mm_text(worst_mm) + " mm " + (worst_between ? "between rows" : "on the rows");
+  }
+
+  std::string text;
+  if (options.json) {
+    nlohmann::ordered_json doc = nlohmann::ordered_json::parse(summary_json(summary));
+    doc["tolerance_mm"] = tolerance >= 0.0 ? nlohmann::ordered_json(tolerance) : nullptr;
+    doc["clips_over_tolerance"] = over;
+    text = doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  } else {
+    text = summary_text(summary);
+    if (over == 0) text += "  verify      " + verdict + "\n";
+  }
+  if (Result<void> written = write_output("", text); !written) return written;
+  if (over == 0) return {};
+  failure_exit = kExitOverTolerance;
+  const std::string where = options.vat_file.empty() ? asset->source : options.vat_file;
+  return make_error(where, "clip \"" + worst->clip + "\": max error " + mm_text(worst_mm) +
+                               " mm " + (worst_between ? "between rows" : "on the rows") +
+                               " exceeds the tolerance " + mm_text(tolerance) + " mm by " +
+                               mm_text(worst_mm - tolerance) + " mm (" + std::to_string(over) +
+                               " of " + std::to_string(errors->size()) + " clips over)");
+}
+}  // namespace
+
+Command add_verify_command(CLI::App& parent) {
+  auto options = std::make_shared<VerifyCommandOptions>();
+  auto failure_exit = std::make_shared<int>(kExitError);
+  CLI::App* app = parent.add_subcommand(
+      "verify", "Measure a VAT's error against the reference skinner; fail over a tolerance");
+  app->add_option("file", options->file,
+                  "Source glTF file (.gltf or .glb); the built-in sample character when left out "
+                  "or ''")
+      ->option_text("FILE");
+  app->add_option("vat", options->vat_file,
+                  "A .vat.glb baked from FILE to measure; when left out, FILE is baked with the "
+                  "bake options below and the result measured (nothing is written)")
+      ->option_text("VAT");
+  options->tolerance_option =
+      app->add_option("--tolerance", options->tolerance_mm,
+                      "Largest error allowed, in mm, on the rows and between them (default: "
+                      "--max-error when given, else none: report only)")
+          ->option_text("MM");
+  app->add_option("--between-samples", options->between_samples,
+                  "Sample times measured between two consecutive rows (default 3)")
+      ->option_text("N");
+  app->add_flag("--json", options->json,
+                "Print one JSON object (vatkit::VatSummary's fields, plus tolerance_mm and "
+                "clips_over_tolerance) instead of the table");
+  add_bake_options(*app, options->bake, /*with_measure=*/false);
+  app->footer(
+      "Measures every clip of the VAT against the reference skinner posing FILE: the max and\n"
+      "99th-percentile distance in mm (file units taken as metres) of the decoded vertices from\n"
+      "the reference, at the row times and between them, and the worst normal angle.\n\n"
+      "Exit status: 0 every clip within the tolerance (or no tolerance); 3 a clip over it (one\n"
+      "line on stderr names the worst clip and by how much); 1 bad input; 2 bad command line.\n\n"
+      "Examples:\n  vatkit verify Fox.glb Fox.vat.glb --tolerance 50\n"
+      "  vatkit verify CesiumMan.glb --precision q16 --tolerance 0.5\n"
+      "  vatkit verify '' sample.vat.glb --tolerance 1");
+  return {app,
+          [options, failure_exit]() { return run_verify(*options, *failure_exit); },
+          [failure_exit]() { return *failure_exit; }};
+}
+
+}  // namespace vatkit::cli
