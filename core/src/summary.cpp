@@ -451,12 +451,12 @@ const char* format_text(TexelFormat f) {
   return "?";
 }
 
-// About three significant digits, never an exponent above 1e-6 (errors span 1e-5 to 1e3 mm).
+// About three significant digits; an exponent only below 1e-4 (errors span 1e-6 to 1e4 mm).
 std::string sig3(double v) {
   if (!std::isfinite(v)) return v > 0 ? "inf" : (v < 0 ? "-inf" : "nan");
   if (v == 0.0) return "0";
   const double a = std::fabs(v);
-  if (a < 1e-6) {
+  if (a < 1e-4) {
     char text[32];
     std::snprintf(text, sizeof(text), "%.2e", v);
     return text;

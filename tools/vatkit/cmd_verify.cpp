@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -95,6 +97,9 @@ Result<void> run_verify(const VerifyCommandOptions& options, int& failure_exit) 
   } else {
     summary = summarize(*vat, *errors);
     summary.source = options.vat_file;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(options.vat_file, ec);
+    if (!ec) summary.file_bytes = size;
   }
 
   // The verdict: the worst clip over the tolerance, on the rows or between them.
