@@ -161,26 +161,25 @@ Result<void> write_slot_rows(SlotStage& st, Vat& vat, size_t plane_index, VatCli
   float smin = std::numeric_limits<float>::max(), smax = -std::numeric_limits<float>::max();
   for (uint32_t k = 0; k < st.rows; ++k) {
     glm::quat* q = st.q.data() + size_t(k) * S;
-    const glm::vec3* t = st.t.data() + size_t(k) * S;
-    const float* sc = st.s.data() + size_t(k) * S;
+    const glm::vec4* ts = st.ts.data() + size_t(k) * S;
     for (uint32_t s = 0; s < S; ++s) {
       if (k == 0) {
         if (q[s].w < 0.0f) q[s] = -q[s];
       } else {
         const glm::quat& prev = (q - S)[s];
-        if (sc[s] == 0.0f) {
+        if (ts[s].w == 0.0f) {
           q[s] = prev;
         } else if (q[s].x * prev.x + q[s].y * prev.y + q[s].z * prev.z + q[s].w * prev.w < 0.0f) {
           q[s] = -q[s];
         }
       }
-      tr.min = glm::min(tr.min, t[s]);
-      tr.max = glm::max(tr.max, t[s]);
-      smin = std::min(smin, sc[s]);
-      smax = std::max(smax, sc[s]);
+      tr.min = glm::min(tr.min, glm::vec3(ts[s]));
+      tr.max = glm::max(tr.max, glm::vec3(ts[s]));
+      smin = std::min(smin, ts[s].w);
+      smax = std::max(smax, ts[s].w);
     }
   }
-  if (st.t.empty()) {
+  if (st.ts.empty()) {
     tr = Bounds{};
     smin = smax = 1.0f;
   }
@@ -198,7 +197,7 @@ Result<void> write_slot_rows(SlotStage& st, Vat& vat, size_t plane_index, VatCli
     for (uint32_t k = 0; k < st.rows; ++k) {
       uint8_t* row = bytes + codec::texel_index(p, clip.first_row + k, 0) * texel_bytes(p.format);
       const size_t at = size_t(k) * S;
-      for (uint32_t s = 0; s < S; ++s) put(row, s, st.q[at + s], st.t[at + s], st.s[at + s]);
+      for (uint32_t s = 0; s < S; ++s) put(row, s, st.q[at + s], glm::vec3(st.ts[at + s]), st.ts[at + s].w);
     }
   };
   switch (p.format) {

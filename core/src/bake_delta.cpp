@@ -332,8 +332,7 @@ Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clip
           const codec::SimilarityFit fit =
               codec::fit_similarity(world[size_t(vat.slots[j].node)], glm::quat(1.0f, 0.0f, 0.0f, 0.0f));
           slots.q[i] = fit.transform.rotation;
-          slots.t[i] = fit.transform.translation;
-          slots.s[i] = fit.transform.scale;
+          slots.ts[i] = glm::vec4(fit.transform.translation, fit.transform.scale);
         }
       }
       stats[k] = st;

@@ -160,15 +160,13 @@ inline uint8_t* plane_bytes(Vat& vat, size_t i) { return const_cast<uint8_t*>(va
 // hemisphere rule applied along each slot's rows, Q16 ranges computed into `clip`.
 struct SlotStage {
   uint32_t slots = 0, rows = 0;
-  std::vector<glm::quat> q;
-  std::vector<glm::vec3> t;
-  std::vector<float> s;
+  std::vector<glm::quat> q;   // [row * slots + slot], memory order x, y, z, w
+  std::vector<glm::vec4> ts;  // translation xyz, scale w
   void resize(uint32_t slot_count, uint32_t row_count) {
     slots = slot_count;
     rows = row_count;
     q.assign(size_t(slots) * rows, glm::quat(1.0f, 0.0f, 0.0f, 0.0f));
-    t.assign(size_t(slots) * rows, glm::vec3(0.0f));
-    s.assign(size_t(slots) * rows, 1.0f);
+    ts.assign(size_t(slots) * rows, glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
   }
 };
 Result<void> write_slot_rows(SlotStage& stage, Vat& vat, size_t plane_index, VatClip& clip,

@@ -133,12 +133,30 @@ inline f4 normalized_scale(f4 len2) {
   return vselect(len2 > splat(0.0f), splat(1.0f) / vsqrt(len2), splat(0.0f));
 }
 
+// Lane i's (x, y, z, w) to dst[4 * (first + i * stride) ...], for the first `valid` lanes.
+inline void store_lanes(f4 x, f4 y, f4 z, f4 w, float* dst, size_t first, size_t stride, uint32_t valid) {
+#if defined(__SSE__)
+  __m128 r0 = (__m128)x, r1 = (__m128)y, r2 = (__m128)z, r3 = (__m128)w;
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  const __m128 rows[4] = {r0, r1, r2, r3};
+  for (uint32_t i = 0; i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), rows[i]);
+#else
+  for (uint32_t i = 0; i < valid; ++i) {
+    float* d = dst + 4 * (first + i * stride);
+    d[0] = x[i];
+    d[1] = y[i];
+    d[2] = z[i];
+    d[3] = w[i];
+  }
+#endif
+}
+
 // ---- sampling ---------------------------------------------------------------------------------
 
 struct Lanes {
   uint32_t k0[4], k1[4];
-  float u[4];
-  float d[4];  // key interval (cubic)
+  f4 u;  // where each lane's time falls in its key interval (0 where a lane holds a key)
+  f4 d;  // key interval length (cubic)
 };
 
 // The reference's key location, per lane (times increase along the lanes). `cursor` is a key
@@ -148,18 +166,15 @@ inline void locate_lanes(const Sampler& s, const float* t, Lanes& out, uint32_t&
   const float* tk = s.times.data();
   uint32_t cursor = carried == ~0u ? 0u : carried;
   bool searched = carried != ~0u;
+  alignas(16) float t0[4], t1[4];
+  int hold = 0;
   for (int i = 0; i < 4; ++i) {
     const float x = t[i];
-    if (n == 1 || !(x > tk[0])) {
-      out.k0[i] = out.k1[i] = 0;
-      out.u[i] = 0.0f;
-      out.d[i] = 0.0f;
-      continue;
-    }
-    if (x >= tk[n - 1]) {
-      out.k0[i] = out.k1[i] = n - 1;
-      out.u[i] = 0.0f;
-      out.d[i] = 0.0f;
+    if (n == 1 || !(x > tk[0]) || x >= tk[n - 1]) {
+      const uint32_t k = (n == 1 || !(x > tk[0])) ? 0 : n - 1;
+      out.k0[i] = out.k1[i] = k;
+      t0[i] = t1[i] = x;  // u = 0 below
+      hold |= 1 << i;
       continue;
     }
     if (!searched) {
@@ -190,10 +205,35 @@ inline void locate_lanes(const Sampler& s, const float* t, Lanes& out, uint32_t&
     }
     out.k0[i] = cursor;
     out.k1[i] = cursor + 1;
-    out.u[i] = (x - tk[cursor]) / (tk[cursor + 1] - tk[cursor]);
-    out.d[i] = tk[cursor + 1] - tk[cursor];
+    t0[i] = tk[cursor];
+    t1[i] = tk[cursor + 1];
   }
   carried = cursor;
+  // u = (t - t_k) / (t_k+1 - t_k), the reference's formula, four lanes in one division.
+  const f4 x = f4{t[0], t[1], t[2], t[3]};
+  const f4 a = f4{t0[0], t0[1], t0[2], t0[3]}, b = f4{t1[0], t1[1], t1[2], t1[3]};
+  const i4 held = i4{hold & 1 ? -1 : 0, hold & 2 ? -1 : 0, hold & 4 ? -1 : 0, hold & 8 ? -1 : 0};
+  out.d = vselect(held, splat(0.0f), b - a);
+  out.u = vselect(held, splat(0.0f), (x - a) / vselect(held, splat(1.0f), b - a));
+}
+
+// Keys k[0..3] of a rotation sampler's values (4 floats each), as lanes.
+inline Q4 gather_quat(const float* v, const uint32_t* k) {
+#if defined(__SSE__)
+  __m128 r0 = _mm_loadu_ps(v + 4 * size_t(k[0])), r1 = _mm_loadu_ps(v + 4 * size_t(k[1]));
+  __m128 r2 = _mm_loadu_ps(v + 4 * size_t(k[2])), r3 = _mm_loadu_ps(v + 4 * size_t(k[3]));
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  return {(f4)r0, (f4)r1, (f4)r2, (f4)r3};
+#else
+  Q4 q;
+  for (int i = 0; i < 4; ++i) {
+    q.x[i] = v[4 * size_t(k[i])];
+    q.y[i] = v[4 * size_t(k[i]) + 1];
+    q.z[i] = v[4 * size_t(k[i]) + 2];
+    q.w[i] = v[4 * size_t(k[i]) + 3];
+  }
+  return q;
+#endif
 }
 
 // Component c of element `e` (in elements of `nc` floats) of each lane.
@@ -218,7 +258,7 @@ void sample_vec3(const Sampler& s, const Lanes& l, V3& out) {
       ak1[i] = 3 * l.k1[i];
       vk1[i] = 3 * l.k1[i] + 1;
     }
-    const f4 u = f4{l.u[0], l.u[1], l.u[2], l.u[3]}, d = f4{l.d[0], l.d[1], l.d[2], l.d[3]};
+    const f4 u = l.u, d = l.d;
     const f4 u2 = u * u, u3 = u2 * u;
     const f4 h00 = splat(2.0f) * u3 - splat(3.0f) * u2 + splat(1.0f);
     const f4 h10 = (u3 - splat(2.0f) * u2 + u) * d;
@@ -230,7 +270,7 @@ void sample_vec3(const Sampler& s, const Lanes& l, V3& out) {
     return;
   }
   const bool step = s.interpolation == Interpolation::Step;
-  const f4 u = step ? splat(0.0f) : f4{l.u[0], l.u[1], l.u[2], l.u[3]};
+  const f4 u = step ? splat(0.0f) : l.u;
   const uint32_t* k1 = step ? l.k0 : l.k1;
   f4* o[3] = {&out.x, &out.y, &out.z};
   for (uint32_t c = 0; c < 3; ++c) {
@@ -249,7 +289,7 @@ void sample_rotation(const Sampler& s, const Lanes& l, Q4& out) {
       ak1[i] = 3 * l.k1[i];
       vk1[i] = 3 * l.k1[i] + 1;
     }
-    const f4 u = f4{l.u[0], l.u[1], l.u[2], l.u[3]}, d = f4{l.d[0], l.d[1], l.d[2], l.d[3]};
+    const f4 u = l.u, d = l.d;
     const f4 u2 = u * u, u3 = u2 * u;
     const f4 h00 = splat(2.0f) * u3 - splat(3.0f) * u2 + splat(1.0f);
     const f4 h10 = (u3 - splat(2.0f) * u2 + u) * d;
@@ -263,13 +303,13 @@ void sample_rotation(const Sampler& s, const Lanes& l, Q4& out) {
     return;
   }
   const bool step = s.interpolation == Interpolation::Step;
-  const Q4 a{gather(v, l.k0, 4, 0), gather(v, l.k0, 4, 1), gather(v, l.k0, 4, 2), gather(v, l.k0, 4, 3)};
+  const Q4 a = gather_quat(v, l.k0);
   if (step) {
     out = normalize_q(a);
     return;
   }
-  const Q4 b{gather(v, l.k1, 4, 0), gather(v, l.k1, 4, 1), gather(v, l.k1, 4, 2), gather(v, l.k1, 4, 3)};
-  const f4 u = f4{l.u[0], l.u[1], l.u[2], l.u[3]};
+  const Q4 b = gather_quat(v, l.k1);
+  const f4 u = l.u;
   // The reference's slerp (sample.cpp): keys within 2e-6 of unit length are taken as unit.
   const f4 la2 = a.x * a.x + a.y * a.y + a.z * a.z + a.w * a.w;
   const f4 lb2 = b.x * b.x + b.y * b.y + b.z * b.z + b.w * b.w;
@@ -509,15 +549,21 @@ void RigKernel::run_block(uint32_t k0, Scratch& sc, SlotStage& stage, RigRowResu
     const f4 det = dot(a.c[0], cross(a.c[1], a.c[2]));
     const f4 zero = splat(0.0f), one = splat(1.0f);
     const i4 degenerate = ~(vabs(det) > zero);
-    f4 nonuniform = vselect(lmax > zero, (lmax - lmin) / lmax, zero);
-    nonuniform = vselect(degenerate & (lmax > zero), one, nonuniform);
-    const f4 c01 = vabs(dot(a.c[0], a.c[1])) / (l0 * l1), c12 = vabs(dot(a.c[1], a.c[2])) / (l1 * l2),
-             c20 = vabs(dot(a.c[2], a.c[0])) / (l2 * l0);
-    const f4 shear = vselect(lmin > zero, vmax(c01, vmax(c12, c20)), zero);
-    const f4 bad = vmax(nonuniform, shear);
-    const i4 over = (bad > tol) & (bad > worst);
-    worst = vselect(over, bad, worst);
-    worst_slot = (over & i4{int32_t(si), int32_t(si), int32_t(si), int32_t(si)}) | (~over & worst_slot);
+    // The similarity check without divisions: spread lmax - lmin > tol * lmax, or
+    // |a_i . a_j| > tol * l_i * l_j; the magnitudes (for picking a row's worst slot) only where a
+    // lane fails, which a bakeable rig never does.
+    const f4 d01 = vabs(dot(a.c[0], a.c[1])), d12 = vabs(dot(a.c[1], a.c[2])), d20 = vabs(dot(a.c[2], a.c[0]));
+    const i4 fails = ((lmax - lmin) > tol * lmax) | (d01 > tol * (l0 * l1)) | (d12 > tol * (l1 * l2)) |
+                     (d20 > tol * (l2 * l0)) | (degenerate & (lmax > zero));
+    if ((fails[0] | fails[1] | fails[2] | fails[3]) != 0) [[unlikely]] {
+      f4 nonuniform = vselect(lmax > zero, (lmax - lmin) / lmax, zero);
+      nonuniform = vselect(degenerate & (lmax > zero), one, nonuniform);
+      const f4 shear = vselect(lmin > zero, vmax(d01 / (l0 * l1), vmax(d12 / (l1 * l2), d20 / (l2 * l0))), zero);
+      const f4 bad = vmax(nonuniform, shear);
+      const i4 over = fails & (bad > tol) & (bad > worst);
+      worst = vselect(over, bad, worst);
+      worst_slot = (over & i4{int32_t(si), int32_t(si), int32_t(si), int32_t(si)}) | (~over & worst_slot);
+    }
 
     const f4 mean = (l0 + l1 + l2) * splat(1.0f / 3.0f);
     const f4 s = vselect(degenerate, zero, vselect(det < zero, -mean, mean));
@@ -546,12 +592,8 @@ void RigKernel::run_block(uint32_t k0, Scratch& sc, SlotStage& stage, RigRowResu
     q.y = vselect(degenerate, zero, q.y);
     q.z = vselect(degenerate, zero, q.z);
     q.w = vselect(degenerate, one, q.w);
-    for (uint32_t i = 0; i < valid; ++i) {
-      const size_t at = size_t(k0 + i) * S + si;
-      stage.q[at] = glm::quat(q.w[i], q.x[i], q.y[i], q.z[i]);
-      stage.t[at] = glm::vec3(a.c[3].x[i], a.c[3].y[i], a.c[3].z[i]);
-      stage.s[at] = s[i];
-    }
+    store_lanes(q.x, q.y, q.z, q.w, &stage.q[0].x, size_t(k0) * S + si, S, valid);
+    store_lanes(a.c[3].x, a.c[3].y, a.c[3].z, s, &stage.ts[0].x, size_t(k0) * S + si, S, valid);
     if (!slot.box) continue;
     // The slot's box, moved; and how far it can have moved from the rest pose.
     const V3 c = a.c[0] * slot.center.x + a.c[1] * slot.center.y + a.c[2] * slot.center.z + a.c[3];
