@@ -287,6 +287,11 @@ TEST(InstanceTableDirty, OneInstanceOfAMillionIsOneRow) {
   for (uint32_t i : {5u, 100u, 250u}) ASSERT_TRUE(set_instance(table, i, play(kWalk, 3.0f), 3.0f).ok());
   take_dirty(table, ranges, /*merge_gap=*/94);  // rows 6..99 are 94 clean rows: merged
   EXPECT_EQ(ranges, (std::vector<RowRange>{{5, 96}, {250, 1}}));
+  // Appended after what the caller holds, never merged into it.
+  ranges = {{0, 1}};
+  ASSERT_TRUE(set_instance(table, 1, play(kWalk, 3.0f), 3.0f).ok());
+  take_dirty(table, ranges, 10);
+  EXPECT_EQ(ranges, (std::vector<RowRange>{{0, 1}, {1, 1}}));
   // The floats the uploader reads for a range are the rows' texels.
   EXPECT_EQ(table.floats().size(), size_t(1000000) * 24);
   EXPECT_EQ(table.floats()[size_t(250) * 24 + 4], 3.0f);  // texel 1.x: start time

@@ -234,9 +234,10 @@ std::optional<float> ends_at(const InstanceTable& table, uint32_t index) {
 void take_dirty(InstanceTable& table, std::vector<RowRange>& out, uint32_t merge_gap) {
   std::vector<uint32_t>& d = table.dirty_;
   std::sort(d.begin(), d.end());
+  const size_t first_new = out.size();  // never merge into what the caller already held
   for (uint32_t i : d) {
     table.dirty_flag_[i] = 0;
-    if (!out.empty()) {
+    if (out.size() > first_new) {
       RowRange& last = out.back();
       const uint64_t end = uint64_t(last.first) + last.count;
       if (i >= last.first && uint64_t(i) <= end + merge_gap) {
