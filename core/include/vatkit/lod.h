@@ -1,0 +1,96 @@
+// vatkit/lod.h: levels of detail, made at bake time and stored in the .vat.glb (docs/lod.md).
+//
+// A level is a simplified index buffer over the SAME merged vertices as the full mesh:
+// meshoptimizer's simplifier only removes triangles and reuses original vertices, so every level
+// reads the same VAT columns (texels) and a renderer switches levels by switching index ranges.
+// Levels target 1/2, 1/4, 1/8... of the full mesh's triangles (simplified from the full mesh each
+// time, on the rest pose), and the list stops early when the simplifier cannot remove at least a
+// tenth of the previous level's triangles within LodOptions::max_relative_error.
+//
+// What the recorded errors are. For two triangle meshes A and B posed with the same vertex
+// positions, vatkit bounds the two-sided (Hausdorff) distance
+//     H(A, B) = max( sup_{p in A} dist(p, B), sup_{q in B} dist(q, A) )
+// from above, over the whole continuous surfaces, not just at sample points:
+//  - every triangle of one surface is cut into pieces (sub-triangles about as long as the full
+//    mesh's median edge; a triangle that the other surface also has exactly is skipped: its
+//    distance is 0 in every pose);
+//  - each piece gets a few candidate triangles of the other surface, the nearest at rest;
+//  - in a pose, a piece's bound is min over its candidates T of max over its three corners of
+//    dist(corner, T). Because the distance to one triangle is a convex function, every point of
+//    the piece is within that of T, hence within it of the other surface: a true upper bound;
+//  - the pieces with the largest bounds are split in four, recursively (three times), which
+//    tightens the bound where it matters (a piece straddling two triangles of a curved surface).
+// LodLevel::error is that bound at the rest pose (VatGeometry::positions); error_in_motion is
+// the largest over the rest pose and the decoded poses (decode_vertices, the GPU's arithmetic)
+// at up to LodOptions::poses_per_clip frame rows of every clip, evenly spaced, first and last
+// included (every row of a shorter clip). A rest-pose simplification can be worse in an extreme
+// pose (a collapsed vertex cutting the corner of a bent elbow): the renderer budgets with
+// error_in_motion. Poses between rows are not measured. Both are made non-decreasing over the
+// levels (a coarser level's budget is at least the finer one's).
+//
+// Switching: an instance whose bounding sphere (Vat::bounds, radius R = |max - min| / 2, times
+// the instance's scale) projects to a diameter of D pixels sees level L's error as at most
+// error_in_motion * D / (2 R) pixels. Level L is acceptable for a budget of N pixels when
+//     D <= N * screen_size,   screen_size = 2 R / error_in_motion
+// and a renderer draws the coarsest acceptable level (select_lod), else the full mesh. With a
+// perspective camera of vertical field of view fovy over H pixels, an instance at distance d
+// has D = 2 R * H / (2 d tan(fovy / 2)).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vatkit/result.h"
+#include "vatkit/vat.h"
+
+namespace vatkit {
+
+struct LodOptions {
+  uint32_t levels = 3;               // at most this many levels beyond the full mesh; 0 = none
+  // The simplifier's error cap, relative to the mesh's extent (meshopt_simplifyScale): a level
+  // stops short of its triangle target rather than exceed it.
+  float max_relative_error = 0.05f;
+  uint32_t poses_per_clip = 16;      // frame rows measured per clip (see above)
+  unsigned threads = 0;              // 0 = every hardware thread; the result does not depend on it
+};
+
+struct LodLevelReport {
+  uint32_t target_triangles = 0;  // what the simplifier was asked for
+  uint32_t triangles = 0;         // what it made
+  float simplifier_error = 0.0f;  // meshoptimizer's own estimate, in object units (its relative
+                                  // error times meshopt_simplifyScale): a quadric-based estimate,
+                                  // not a bound; LodLevel::error is the measured bound
+  float error = 0.0f, error_in_motion = 0.0f;  // as stored (LodLevel)
+  // The simplifier kept every seam and could not reduce the mesh (a faceted mesh, each corner a
+  // seam), so this level was simplified with coincident vertices welded: each corner of a new
+  // triangle is the vertex at that position whose normal is nearest the triangle's.
+  bool welded = false;
+};
+
+struct LodReport {
+  uint32_t full_triangles = 0;
+  uint32_t poses = 0;      // decoded poses measured (the rest pose not counted)
+  float scale = 0.0f;      // meshopt_simplifyScale of the rest positions
+  std::vector<LodLevelReport> levels;
+  double seconds = 0.0;
+};
+
+// Replaces vat.geometry.lods with new levels (none when options.levels is 0 or the mesh cannot be
+// reduced) and reorders the full mesh's triangles within each draw group for the vertex cache
+// (meshopt_optimizeVertexCache; vertices are never reordered: the VAT columns are indexed by
+// them). Needs a valid Vat (validate_vat) whose planes decode. Errors name vat.source.
+Result<LodReport> build_lods(Vat& vat, const LodOptions& options = {});
+
+// The radius of the sphere around Vat::bounds: |bounds.max - bounds.min| / 2.
+float lod_sphere_radius(const Vat& vat);
+
+// The screen size of a level with this error: 2 * radius / error_in_motion (FLT_MAX when the
+// error is 0).
+float lod_screen_size(float radius, float error_in_motion);
+
+// The level to draw for an instance whose bounding sphere projects to `diameter_px` pixels: the
+// coarsest level L (1-based into geometry.lods) with diameter_px <= max_error_px * screen_size,
+// or 0 (the full mesh) when none is.
+uint32_t select_lod(const Vat& vat, float diameter_px, float max_error_px = 1.0f);
+
+}  // namespace vatkit

@@ -1,0 +1,715 @@
+// Levels of detail (vatkit/lod.h): meshoptimizer's simplifier on the rest pose, vertex-cache
+// order, and the two-sided distance bound between each level and the full mesh at rest and in the
+// decoded poses of every clip. lod.h explains what the bound is and why it is one.
+#include "vatkit/lod.h"
+
+#include <algorithm>
+#include <array>
+#include <cfloat>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <meshoptimizer.h>
+
+#include "vatkit/decode.h"
+#include "vatkit/parallel.h"
+
+namespace vatkit {
+namespace {
+
+using glm::vec3;
+
+constexpr size_t kCandidates = 4;   // triangles of the other surface tried per piece
+constexpr int kRefineDepth = 3;     // a piece near the worst is split at most 3 times (64 leaves)
+constexpr float kRefineFraction = 0.5f;  // pieces above this fraction of the worst are refined
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+// ---- distances ---------------------------------------------------------------------------------
+
+float dist2_segment(const vec3& p, const vec3& a, const vec3& b) {
+  const vec3 ab = b - a;
+  const float len2 = glm::dot(ab, ab);
+  float t = len2 > 0.0f ? glm::dot(p - a, ab) / len2 : 0.0f;
+  t = std::clamp(t, 0.0f, 1.0f);
+  const vec3 d = p - (a + ab * t);
+  return glm::dot(d, d);
+}
+
+// Squared distance from p to the (closed, solid) triangle abc; a degenerate triangle is its edges.
+float dist2_triangle(const vec3& p, const vec3& a, const vec3& b, const vec3& c) {
+  const vec3 ab = b - a, ac = c - a;
+  const vec3 n = glm::cross(ab, ac);
+  const float nn = glm::dot(n, n);
+  if (nn > 1e-12f * glm::dot(ab, ab) * glm::dot(ac, ac) && nn > 0.0f) {
+    // Inside the prism over the triangle: the distance to the plane.
+    const bool inside = glm::dot(glm::cross(b - a, p - a), n) >= 0.0f &&
+                        glm::dot(glm::cross(c - b, p - b), n) >= 0.0f &&
+                        glm::dot(glm::cross(a - c, p - c), n) >= 0.0f;
+    if (inside) {
+      const float d = glm::dot(p - a, n);
+      return d * d / nn;
+    }
+  }
+  return std::min({dist2_segment(p, a, b), dist2_segment(p, b, c), dist2_segment(p, c, a)});
+}
+
+// ---- surfaces and pieces -----------------------------------------------------------------------
+
+// A piece of a triangle of one surface: three corners as barycentric weights over the triangle's
+// vertices, and the candidate triangles (indices into the other surface's triangle list).
+struct Piece {
+  uint32_t tri = 0;
+  vec3 w[3];
+  std::array<uint32_t, kCandidates> cand{};
+  uint32_t cand_count = 0;
+};
+
+// The pieces of surface `from` and their candidates on surface `to` (index lists, 3 per triangle).
+struct Side {
+  const std::vector<uint32_t>* from = nullptr;
+  const std::vector<uint32_t>* to = nullptr;
+  std::vector<Piece> pieces;
+};
+
+struct Aabb {
+  vec3 min{FLT_MAX}, max{-FLT_MAX};
+  void add(const vec3& p) {
+    min = glm::min(min, p);
+    max = glm::max(max, p);
+  }
+};
+
+// A uniform grid over the triangles of one surface at rest, for the candidate search.
+class TriGrid {
+ public:
+  // `component[t]`: the connected part triangle t belongs to (candidates are taken from the
+  // piece's own part first: where two parts overlap at rest, such as limbs that interpenetrate
+  // at a joint, the other part's triangles are near at rest and far in motion).
+  TriGrid(const std::vector<vec3>& P, const std::vector<uint32_t>& idx, std::vector<uint32_t> component, float cell)
+      : P_(P), idx_(idx), component_(std::move(component)), cell_(cell) {
+    const size_t tris = idx.size() / 3;
+    for (size_t t = 0; t < tris; ++t) {
+      Aabb box;
+      for (int k = 0; k < 3; ++k) box.add(P[idx[3 * t + k]]);
+      bounds_.add(box.min);
+      bounds_.add(box.max);
+      const glm::ivec3 lo = cell_of(box.min), hi = cell_of(box.max);
+      const glm::i64vec3 span = glm::i64vec3(hi - lo) + int64_t(1);
+      if (span.x * span.y * span.z > 512) {
+        big_.push_back(uint32_t(t));
+        continue;
+      }
+      for (int x = lo.x; x <= hi.x; ++x)
+        for (int y = lo.y; y <= hi.y; ++y)
+          for (int z = lo.z; z <= hi.z; ++z) cells_[key(x, y, z)].push_back(uint32_t(t));
+    }
+    diag_ = tris ? glm::length(bounds_.max - bounds_.min) : 0.0f;
+    components_ = component_;
+    std::sort(components_.begin(), components_.end());
+    components_.erase(std::unique(components_.begin(), components_.end()), components_.end());
+  }
+
+  // The kCandidates triangles of `component` (of any part when it has none) with the smallest
+  // max over the corners of dist(corner, T), or fewer when no more are within 8 cells.
+  void nearest(const vec3 (&c)[3], uint32_t component, Piece& piece) const {
+    if (!has_component(component)) component = kAny;
+    Aabb box;
+    for (const vec3& p : c) box.add(p);
+    std::vector<uint32_t> found;
+    std::vector<std::pair<float, uint32_t>> scored;
+    const size_t tris = idx_.size() / 3;
+    for (float r = cell_;; r *= 2.0f) {
+      found.clear();
+      const bool all = r > diag_ + cell_;
+      if (all) {
+        for (size_t t = 0; t < tris; ++t) found.push_back(uint32_t(t));
+      } else {
+        const glm::ivec3 lo = cell_of(box.min - r), hi = cell_of(box.max + r);
+        const glm::i64vec3 span = glm::i64vec3(hi - lo) + int64_t(1);
+        if (uint64_t(span.x * span.y * span.z) > cells_.size()) {
+          for (const auto& [k, list] : cells_) {
+            const glm::ivec3 at = unkey(k);
+            if (glm::all(glm::greaterThanEqual(at, lo)) && glm::all(glm::lessThanEqual(at, hi)))
+              found.insert(found.end(), list.begin(), list.end());
+          }
+        } else {
+          for (int x = lo.x; x <= hi.x; ++x)
+            for (int y = lo.y; y <= hi.y; ++y)
+              for (int z = lo.z; z <= hi.z; ++z) {
+                const auto it = cells_.find(key(x, y, z));
+                if (it != cells_.end()) found.insert(found.end(), it->second.begin(), it->second.end());
+              }
+        }
+        found.insert(found.end(), big_.begin(), big_.end());
+        std::sort(found.begin(), found.end());
+        found.erase(std::unique(found.begin(), found.end()), found.end());
+      }
+      scored.clear();
+      for (uint32_t t : found) {
+        if (component != kAny && component_[t] != component) continue;
+        const vec3 &a = P_[idx_[3 * t]], &b = P_[idx_[3 * t + 1]], &d = P_[idx_[3 * t + 2]];
+        float worst = 0.0f;
+        for (const vec3& p : c) worst = std::max(worst, dist2_triangle(p, a, b, d));
+        scored.emplace_back(std::sqrt(worst), t);
+      }
+      size_t k = std::min(kCandidates, scored.size());
+      std::partial_sort(scored.begin(), scored.begin() + ptrdiff_t(k), scored.end());
+      // Every triangle within r of all corners is among those found. Cheaper than the exact k best: the k best of what a box r around the piece holds, once
+      // it holds one within r (the bound holds whatever the candidates; the best decides how
+      // tight it is).
+      if (all || (k > 0 && scored[0].first <= r)) {
+        piece.cand_count = uint32_t(k);
+        for (size_t i = 0; i < k; ++i) piece.cand[i] = scored[i].second;
+        return;
+      }
+    }
+  }
+
+ private:
+  glm::ivec3 cell_of(const vec3& p) const {
+    const vec3 q = glm::floor(p / cell_);
+    return glm::ivec3(glm::clamp(q, vec3(-1e6f), vec3(1e6f)));
+  }
+  static uint64_t key(int x, int y, int z) {
+    auto u = [](int v) { return uint64_t(uint32_t(v + (1 << 20)) & 0x1FFFFFu); };
+    return u(x) << 42 | u(y) << 21 | u(z);
+  }
+  static glm::ivec3 unkey(uint64_t k) {
+    auto s = [](uint64_t v) { return int(v & 0x1FFFFFu) - (1 << 20); };
+    return {s(k >> 42), s(k >> 21), s(k)};
+  }
+
+  static constexpr uint32_t kAny = ~0u;
+  bool has_component(uint32_t component) const {
+    return std::binary_search(components_.begin(), components_.end(), component);
+  }
+
+  const std::vector<vec3>& P_;
+  const std::vector<uint32_t>& idx_;
+  std::vector<uint32_t> component_;
+  std::vector<uint32_t> components_;  // sorted distinct values of component_
+  float cell_;
+  Aabb bounds_;
+  float diag_ = 0.0f;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> cells_;
+  std::vector<uint32_t> big_;
+};
+
+struct TriKey {
+  uint32_t v[3];
+  bool operator==(const TriKey& o) const { return v[0] == o.v[0] && v[1] == o.v[1] && v[2] == o.v[2]; }
+};
+struct TriKeyHash {
+  size_t operator()(const TriKey& k) const {
+    return std::hash<uint64_t>()((uint64_t(k.v[0]) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(k.v[1]) << 21) ^ k.v[2]);
+  }
+};
+TriKey tri_key(const uint32_t* t) {
+  TriKey k{{t[0], t[1], t[2]}};
+  std::sort(k.v, k.v + 3);
+  return k;
+}
+
+// Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
+// finds each piece's candidates on `to`.
+Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
+               const std::vector<uint32_t>& vertex_component, float h, unsigned threads) {
+  Side side;
+  side.from = &from;
+  side.to = &to;
+  std::unordered_set<TriKey, TriKeyHash> shared;
+  for (size_t t = 0; t + 2 < to.size(); t += 3) shared.insert(tri_key(&to[t]));
+  for (size_t t = 0; t + 2 < from.size(); t += 3) {
+    if (shared.count(tri_key(&from[t]))) continue;
+    const vec3 &a = P[from[t]], &b = P[from[t + 1]], &c = P[from[t + 2]];
+    // Pieces no longer than h at rest, by halving the longest edge (a long thin triangle becomes
+    // a row of pieces, not n^2 slivers).
+    auto cut = [&](auto&& self, const vec3 (&w)[3], int depth) -> void {
+      vec3 p[3];
+      for (int k = 0; k < 3; ++k) p[k] = w[k].x * a + w[k].y * b + w[k].z * c;
+      float longest = 0.0f;
+      int e = 0;
+      for (int k = 0; k < 3; ++k) {
+        const float len = glm::length(p[(k + 1) % 3] - p[k]);
+        if (len > longest) longest = len, e = k;
+      }
+      if (!(longest > h) || depth >= 24) {
+        Piece piece;
+        piece.tri = uint32_t(t / 3);
+        for (int k = 0; k < 3; ++k) piece.w[k] = w[k];
+        side.pieces.push_back(piece);
+        return;
+      }
+      const vec3 mid = 0.5f * (w[e] + w[(e + 1) % 3]);
+      const vec3 first[3] = {w[e], mid, w[(e + 2) % 3]};
+      const vec3 second[3] = {mid, w[(e + 1) % 3], w[(e + 2) % 3]};
+      self(self, first, depth + 1);
+      self(self, second, depth + 1);
+    };
+    const vec3 whole[3] = {vec3(1, 0, 0), vec3(0, 1, 0), vec3(0, 0, 1)};
+    cut(cut, whole, 0);
+  }
+  if (side.pieces.empty() || to.empty()) return side;
+  // The grid's cells: about the median edge of the surface searched.
+  std::vector<float> edges;
+  for (size_t t = 0; t + 2 < to.size(); t += 3)
+    edges.push_back(glm::length(P[to[t + 1]] - P[to[t]]));
+  std::nth_element(edges.begin(), edges.begin() + ptrdiff_t(edges.size() / 2), edges.end());
+  float cell = std::max(edges[edges.size() / 2], h);
+  if (!(cell > 0.0f)) cell = 1.0f;
+  std::vector<uint32_t> to_component(to.size() / 3);
+  for (size_t t = 0; t < to_component.size(); ++t) to_component[t] = vertex_component[to[3 * t]];
+  const TriGrid grid(P, to, std::move(to_component), cell);
+  parallel_for(side.pieces.size(), 64, threads, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      Piece& piece = side.pieces[i];
+      const uint32_t* v = &from[3 * size_t(piece.tri)];
+      vec3 c[3];
+      for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
+      grid.nearest(c, vertex_component[v[0]], piece);
+    }
+  });
+  return side;
+}
+
+// min over the candidates of max over the corners of the distance: a bound on every point of the
+// (posed) piece's distance to the other surface.
+float piece_bound(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
+                  std::span<const vec3> P) {
+  float best = FLT_MAX;
+  for (uint32_t i = 0; i < piece.cand_count; ++i) {
+    const uint32_t* t = &to[3 * size_t(piece.cand[i])];
+    const vec3 &a = P[t[0]], &b = P[t[1]], &d = P[t[2]];
+    float worst = 0.0f;
+    for (const vec3& p : c) {
+      worst = std::max(worst, dist2_triangle(p, a, b, d));
+      if (worst >= best) break;
+    }
+    best = std::min(best, worst);
+  }
+  return std::sqrt(best);
+}
+
+float refine(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
+             std::span<const vec3> P, int depth, float threshold) {
+  const float b = piece_bound(c, piece, to, P);
+  if (depth == 0 || b <= threshold) return b;
+  const vec3 m01 = 0.5f * (c[0] + c[1]), m12 = 0.5f * (c[1] + c[2]), m20 = 0.5f * (c[2] + c[0]);
+  const vec3 kids[4][3] = {{c[0], m01, m20}, {m01, c[1], m12}, {m20, m12, c[2]}, {m01, m12, m20}};
+  float worst = 0.0f;
+  for (const auto& k : kids) worst = std::max(worst, refine(k, piece, to, P, depth - 1, threshold));
+  // Each child's bound is at most the parent's (the parent's best candidate bounds it too).
+  return std::min(worst, b);
+}
+
+// The bound of sup over `side.from` of the distance to `side.to`, with positions P.
+float side_bound(const Side& side, std::span<const vec3> P, std::vector<float>& scratch) {
+  if (side.pieces.empty()) return 0.0f;
+  if (side.to->empty()) return FLT_MAX;
+  const std::vector<uint32_t>& from = *side.from;
+  scratch.resize(side.pieces.size());
+  auto corners = [&](const Piece& piece, vec3 (&c)[3]) {
+    const uint32_t* v = &from[3 * size_t(piece.tri)];
+    for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
+  };
+  float worst = 0.0f;
+  for (size_t i = 0; i < side.pieces.size(); ++i) {
+    vec3 c[3];
+    corners(side.pieces[i], c);
+    scratch[i] = piece_bound(c, side.pieces[i], *side.to, P);
+    worst = std::max(worst, scratch[i]);
+  }
+  const float threshold = kRefineFraction * worst;
+  float refined = 0.0f;
+  for (size_t i = 0; i < side.pieces.size(); ++i) {
+    if (scratch[i] <= threshold) {
+      refined = std::max(refined, scratch[i]);
+      continue;
+    }
+    vec3 c[3];
+    corners(side.pieces[i], c);
+    refined = std::max(refined, refine(c, side.pieces[i], *side.to, P, kRefineDepth, threshold));
+  }
+  return refined;
+}
+
+// ---- simplification ----------------------------------------------------------------------------
+
+struct Level {
+  LodLevel lod;
+  LodLevelReport report;
+};
+
+// The drawn triangles of `groups` (in group order) and, per vertex, the group drawing it (-1:
+// none, -2: several).
+struct Drawn {
+  std::vector<uint32_t> indices;
+  std::vector<int32_t> first_owner;  // the first group drawing the vertex, -1: none
+  bool shared_vertices = false;      // some vertex is drawn by two groups
+};
+
+Drawn drawn_triangles(const VatGeometry& g) {
+  Drawn d;
+  d.first_owner.assign(g.vertex_count(), -1);
+  for (size_t gi = 0; gi < g.groups.size(); ++gi) {
+    const DrawGroup& grp = g.groups[gi];
+    for (uint32_t k = grp.first_index; k < grp.first_index + grp.index_count; ++k) {
+      const uint32_t v = g.indices[k];
+      d.indices.push_back(v);
+      int32_t& o = d.first_owner[v];
+      if (o == -1) o = int32_t(gi);
+      d.shared_vertices |= o != int32_t(gi);
+    }
+  }
+  return d;
+}
+
+// Reorders each group's triangles for the vertex cache (vertices keep their order) and lays the
+// groups out one after the other in `out`.
+void cache_order(const std::vector<std::vector<uint32_t>>& per_group, size_t vertex_count,
+                 const std::vector<DrawGroup>& like, std::vector<uint32_t>& out, std::vector<DrawGroup>& groups) {
+  out.clear();
+  groups.clear();
+  for (size_t gi = 0; gi < per_group.size(); ++gi) {
+    DrawGroup grp;
+    grp.material = like[gi].material;
+    grp.first_index = uint32_t(out.size());
+    grp.index_count = uint32_t(per_group[gi].size());
+    out.resize(out.size() + per_group[gi].size());
+    if (!per_group[gi].empty()) {
+      meshopt_optimizeVertexCache(out.data() + grp.first_index, per_group[gi].data(), per_group[gi].size(),
+                                  vertex_count);
+    }
+    groups.push_back(grp);
+  }
+}
+
+}  // namespace
+
+float lod_sphere_radius(const Vat& vat) { return 0.5f * glm::length(vat.bounds.max - vat.bounds.min); }
+
+float lod_screen_size(float radius, float error_in_motion) {
+  if (!(error_in_motion > 0.0f)) return FLT_MAX;
+  const double s = 2.0 * double(radius) / double(error_in_motion);
+  return float(std::min<double>(s, FLT_MAX));
+}
+
+uint32_t select_lod(const Vat& vat, float diameter_px, float max_error_px) {
+  uint32_t level = 0;
+  const auto& lods = vat.geometry.lods;
+  for (size_t i = 0; i < lods.size(); ++i) {
+    if (double(diameter_px) <= double(max_error_px) * double(lods[i].screen_size)) level = uint32_t(i + 1);
+  }
+  return level;
+}
+
+Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  VatGeometry& g = vat.geometry;
+  const size_t V = g.vertex_count();
+  LodReport report;
+  g.lods.clear();
+  if (V == 0 || g.groups.empty()) return report;
+
+  // Level 0 in vertex-cache order, group by group, where the groups tile the index buffer (the
+  // baker's layout); otherwise it is left alone.
+  {
+    bool tiled = true;
+    uint32_t next = 0;
+    for (const DrawGroup& grp : g.groups) {
+      tiled &= grp.first_index == next;
+      next = grp.first_index + grp.index_count;
+    }
+    tiled &= next == g.indices.size();
+    if (tiled) {
+      for (const DrawGroup& grp : g.groups) {
+        if (grp.index_count == 0) continue;
+        std::vector<uint32_t> in(g.indices.begin() + grp.first_index,
+                                 g.indices.begin() + grp.first_index + grp.index_count);
+        meshopt_optimizeVertexCache(g.indices.data() + grp.first_index, in.data(), in.size(), V);
+      }
+    }
+  }
+  const Drawn drawn = drawn_triangles(g);
+  report.full_triangles = uint32_t(drawn.indices.size() / 3);
+  if (options.levels == 0 || drawn.indices.empty()) return report;
+
+  const float* pos = &g.positions[0].x;
+  report.scale = meshopt_simplifyScale(pos, V, sizeof(vec3));
+
+  // Vertices at bit-identical rest positions (seams: one point of the surface with several
+  // normals or texture coordinates) and the connected parts of the surface, seams welded.
+  std::vector<uint32_t> rep(V);
+  {
+    struct Hash {
+      size_t operator()(const vec3& p) const {
+        uint32_t b[3];
+        std::memcpy(b, &p, 12);
+        return (size_t(b[0]) * 73856093u) ^ (size_t(b[1]) * 19349663u) ^ (size_t(b[2]) * 83492791u);
+      }
+    };
+    struct Equal {
+      bool operator()(const vec3& a, const vec3& b) const { return std::memcmp(&a, &b, 12) == 0; }
+    };
+    std::unordered_map<vec3, uint32_t, Hash, Equal> first;
+    for (uint32_t v = 0; v < V; ++v) rep[v] = first.emplace(g.positions[v], v).first->second;
+  }
+  std::vector<uint32_t> class_start(V + 1, 0), class_members(V);  // members of each class, by rep
+  for (uint32_t v = 0; v < V; ++v) ++class_start[rep[v] + 1];
+  for (size_t v = 0; v < V; ++v) class_start[v + 1] += class_start[v];
+  {
+    std::vector<uint32_t> fill(class_start.begin(), class_start.end() - 1);
+    for (uint32_t v = 0; v < V; ++v) class_members[fill[rep[v]]++] = v;
+  }
+  // The distinct positions (drawn or not), numbered in vertex order.
+  std::vector<uint32_t> class_of(V, ~0u), class_rep;
+  std::vector<vec3> unique_positions;
+  for (uint32_t v = 0; v < V; ++v) {
+    if (rep[v] != v) continue;
+    class_of[v] = uint32_t(class_rep.size());
+    class_rep.push_back(v);
+    unique_positions.push_back(g.positions[v]);
+  }
+  std::vector<uint32_t> component(V);
+  {
+    std::vector<uint32_t> parent(V);
+    for (uint32_t v = 0; v < V; ++v) parent[v] = v;
+    auto find = [&](uint32_t v) {
+      while (parent[v] != v) v = parent[v] = parent[parent[v]];
+      return v;
+    };
+    auto unite = [&](uint32_t a, uint32_t b) {
+      a = find(a), b = find(b);
+      if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    };
+    for (uint32_t v = 0; v < V; ++v) unite(v, rep[v]);
+    for (size_t t = 0; t < drawn.indices.size(); t += 3) {
+      unite(drawn.indices[t], drawn.indices[t + 1]);
+      unite(drawn.indices[t], drawn.indices[t + 2]);
+    }
+    for (uint32_t v = 0; v < V; ++v) component[v] = find(v);
+  }
+  // The original triangles by the classes of their corners (a welded result that is one of them
+  // takes its vertices back).
+  struct ClassTriHash {
+    size_t operator()(const std::array<uint32_t, 3>& k) const {
+      return (size_t(k[0]) * 0x9E3779B97F4A7C15ull) ^ (size_t(k[1]) << 21) ^ k[2];
+    }
+  };
+  std::unordered_map<std::array<uint32_t, 3>, uint32_t, ClassTriHash> class_tris;
+  for (size_t t = 0; t < drawn.indices.size(); t += 3) {
+    std::array<uint32_t, 3> k = {rep[drawn.indices[t]], rep[drawn.indices[t + 1]], rep[drawn.indices[t + 2]]};
+    std::sort(k.begin(), k.end());
+    class_tris.emplace(k, uint32_t(t));
+  }
+
+  // Simplify the whole drawn mesh at once (seams between groups stay closed: coincident vertices
+  // of different primitives are simplified together), then give each triangle to the group
+  // drawing its first vertex. When groups share vertices, each group is simplified on its own.
+  // When that cannot reduce the mesh (a faceted mesh, whose every corner is a seam the simplifier
+  // keeps), the mesh is simplified with its seams welded and each corner of a new triangle takes
+  // the vertex at that position whose normal is nearest the triangle's, in the group of the first.
+  auto group_of = [&](uint32_t v) { return size_t(std::max(drawn.first_owner[v], 0)); };
+  std::vector<Level> levels;
+  size_t previous = drawn.indices.size();
+  for (uint32_t L = 1; L <= options.levels; ++L) {
+    const size_t target_tris = (drawn.indices.size() / 3) >> L;
+    if (target_tris == 0) break;
+    float rel_error = 0.0f;
+    auto simplify = [&](const std::vector<uint32_t>& in, size_t target_indices) {
+      std::vector<uint32_t> out(in.size());
+      float err = 0.0f;
+      const size_t n = meshopt_simplify(out.data(), in.data(), in.size(), pos, V, sizeof(vec3), target_indices,
+                                        options.max_relative_error, 0, &err);
+      out.resize(n);
+      rel_error = std::max(rel_error, err);
+      return out;
+    };
+    auto count = [](const std::vector<std::vector<uint32_t>>& v) {
+      size_t n = 0;
+      for (const auto& x : v) n += x.size();
+      return n;
+    };
+    std::vector<std::vector<uint32_t>> per_group(g.groups.size());
+    if (!drawn.shared_vertices) {
+      const std::vector<uint32_t> out = simplify(drawn.indices, target_tris * 3);
+      for (size_t t = 0; t < out.size(); t += 3) {
+        std::vector<uint32_t>& dst = per_group[group_of(out[t])];
+        dst.insert(dst.end(), out.begin() + ptrdiff_t(t), out.begin() + ptrdiff_t(t + 3));
+      }
+    } else {
+      for (size_t gi = 0; gi < g.groups.size(); ++gi) {
+        const DrawGroup& grp = g.groups[gi];
+        const std::vector<uint32_t> in(g.indices.begin() + grp.first_index,
+                                       g.indices.begin() + grp.first_index + grp.index_count);
+        if (in.empty()) continue;
+        per_group[gi] = simplify(in, (in.size() / 3 >> L) * 3);
+      }
+    }
+    bool welded = false;
+    if (count(per_group) * 10 > previous * 9) {
+      // One vertex per position: the simplifier must not see the other vertices at a position
+      // (it would treat each as a seam and keep it).
+      std::vector<uint32_t> shadow(drawn.indices.size());
+      for (size_t i = 0; i < shadow.size(); ++i) shadow[i] = class_of[rep[drawn.indices[i]]];
+      std::vector<uint32_t> out(shadow.size());
+      float err = 0.0f;
+      out.resize(meshopt_simplify(out.data(), shadow.data(), shadow.size(), &unique_positions[0].x,
+                                  unique_positions.size(), sizeof(vec3), target_tris * 3,
+                                  options.max_relative_error, 0, &err));
+      rel_error = err * meshopt_simplifyScale(&unique_positions[0].x, unique_positions.size(), sizeof(vec3)) /
+                  report.scale;
+      for (uint32_t& i : out) i = class_rep[i];
+      std::vector<std::vector<uint32_t>> welded_groups(g.groups.size());
+      for (size_t t = 0; t < out.size(); t += 3) {
+        const uint32_t r[3] = {out[t], out[t + 1], out[t + 2]};
+        uint32_t chosen[3];
+        std::array<uint32_t, 3> key = {r[0], r[1], r[2]};
+        std::sort(key.begin(), key.end());
+        if (const auto it = class_tris.find(key); it != class_tris.end()) {
+          for (int k = 0; k < 3; ++k)
+            for (int j = 0; j < 3; ++j)
+              if (rep[drawn.indices[it->second + j]] == r[k]) chosen[k] = drawn.indices[it->second + j];
+        } else {
+          const vec3 n = glm::cross(g.positions[r[1]] - g.positions[r[0]], g.positions[r[2]] - g.positions[r[0]]);
+          auto best = [&](uint32_t cls, int32_t group) {
+            uint32_t pick = ~0u;
+            float score = -FLT_MAX;
+            for (uint32_t m = class_start[cls]; m < class_start[cls + 1]; ++m) {
+              const uint32_t v = class_members[m];
+              if (drawn.first_owner[v] < 0 || (group >= 0 && drawn.first_owner[v] != group)) continue;
+              const float sc = g.normals.empty() ? 0.0f : glm::dot(g.normals[v], n);
+              if (sc > score) score = sc, pick = v;
+            }
+            return pick;
+          };
+          chosen[0] = best(r[0], -1);
+          for (int k = 1; k < 3; ++k) {
+            chosen[k] = best(r[k], drawn.first_owner[chosen[0]]);
+            if (chosen[k] == ~0u) chosen[k] = best(r[k], -1);
+          }
+        }
+        std::vector<uint32_t>& dst = welded_groups[group_of(chosen[0])];
+        dst.insert(dst.end(), chosen, chosen + 3);
+      }
+      if (count(welded_groups) < count(per_group)) {
+        per_group = std::move(welded_groups);
+        welded = true;
+      }
+    }
+    const size_t total = count(per_group);
+    if (std::getenv("VATKIT_DEBUG_LOD")) {
+      std::fprintf(stderr, "lod level %u: target %zu, got %zu triangles (welded %d), relative error %g\n", L,
+                   target_tris, total / 3, int(welded), double(rel_error));
+    }
+    // Stop when the simplifier cannot remove a tenth of the previous level's triangles.
+    if (total == 0 || total * 10 > previous * 9) break;
+    Level level;
+    cache_order(per_group, V, g.groups, level.lod.indices, level.lod.groups);
+    level.report.target_triangles = uint32_t(target_tris);
+    level.report.triangles = uint32_t(total / 3);
+    level.report.simplifier_error = rel_error * report.scale;
+    level.report.welded = welded;
+    levels.push_back(std::move(level));
+    previous = total;
+  }
+  if (levels.empty()) {
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return report;
+  }
+
+  const bool debug = std::getenv("VATKIT_DEBUG_LOD") != nullptr;
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  if (debug) std::fprintf(stderr, "lod %s: simplified in %.3f s\n", vat.source.c_str(), elapsed());
+  // Pieces and candidates at rest, per level and direction. Pieces about as long as the full
+  // mesh's median edge.
+  std::vector<float> edges;
+  for (size_t t = 0; t < drawn.indices.size(); t += 3)
+    edges.push_back(glm::length(g.positions[drawn.indices[t + 1]] - g.positions[drawn.indices[t]]));
+  std::nth_element(edges.begin(), edges.begin() + ptrdiff_t(edges.size() / 2), edges.end());
+  const float h = edges[edges.size() / 2];
+  const unsigned threads = options.threads ? options.threads : hardware_threads();
+  std::vector<std::vector<uint32_t>> lod_tris(levels.size());
+  std::vector<std::array<Side, 2>> sides(levels.size());
+  for (size_t l = 0; l < levels.size(); ++l) {
+    // Only the drawn ranges: a group's triangles, not whatever else the buffer holds.
+    for (const DrawGroup& grp : levels[l].lod.groups)
+      lod_tris[l].insert(lod_tris[l].end(), levels[l].lod.indices.begin() + grp.first_index,
+                         levels[l].lod.indices.begin() + grp.first_index + grp.index_count);
+    sides[l][0] = make_side(g.positions, drawn.indices, lod_tris[l], component, h, threads);
+    sides[l][1] = make_side(g.positions, lod_tris[l], drawn.indices, component, h, threads);
+  }
+
+  if (debug) {
+    size_t pieces = 0;
+    for (const auto& sd : sides) pieces += sd[0].pieces.size() + sd[1].pieces.size();
+    std::fprintf(stderr, "lod: %zu pieces, candidates found at %.3f s\n", pieces, elapsed());
+  }
+  // The poses: the rest pose, then up to poses_per_clip rows of every clip.
+  std::vector<PoseBlend> poses;
+  for (uint32_t c = 0; c < vat.clips.size(); ++c) {
+    const VatClip& clip = vat.clips[c];
+    const uint32_t n = std::min(clip.rows, std::max(options.poses_per_clip, 1u));
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t k = n == 1 ? 0 : uint32_t((uint64_t(i) * (clip.rows - 1) + (n - 1) / 2) / (n - 1));
+      const RowBlend rows{c, clip.first_row + k, clip.first_row + k, 0.0f};
+      poses.push_back(single(rows));
+    }
+  }
+  report.poses = uint32_t(poses.size());
+  // bound[p][l]: pose p (0 = rest), level l, both directions.
+  std::vector<std::vector<float>> bound(poses.size() + 1, std::vector<float>(levels.size(), 0.0f));
+  parallel_for(poses.size() + 1, 1, threads, [&](size_t begin, size_t end) {
+    std::vector<vec3> P(V);
+    std::vector<float> scratch;
+    for (size_t p = begin; p < end; ++p) {
+      std::span<const vec3> at;
+      if (p == 0) {
+        at = g.positions;
+      } else {
+        decode_vertices(vat, poses[p - 1], 0, P);
+        at = P;
+      }
+      for (size_t l = 0; l < levels.size(); ++l) {
+        bound[p][l] = std::max(side_bound(sides[l][0], at, scratch), side_bound(sides[l][1], at, scratch));
+      }
+    }
+  });
+
+  if (debug) std::fprintf(stderr, "lod: %zu poses measured at %.3f s\n", poses.size(), elapsed());
+  const float radius = lod_sphere_radius(vat);
+  for (size_t l = 0; l < levels.size(); ++l) {
+    LodLevel& lod = levels[l].lod;
+    lod.error = bound[0][l];
+    lod.error_in_motion = lod.error;
+    for (size_t p = 1; p < bound.size(); ++p) lod.error_in_motion = std::max(lod.error_in_motion, bound[p][l]);
+    if (l > 0) {
+      lod.error = std::max(lod.error, levels[l - 1].lod.error);
+      lod.error_in_motion = std::max(lod.error_in_motion, levels[l - 1].lod.error_in_motion);
+    }
+    if (!std::isfinite(lod.error_in_motion)) {
+      return make_error(vat.source, "level of detail " + std::to_string(l + 1) + ": error not finite (" +
+                                        fmt("%g", lod.error_in_motion) + ")");
+    }
+    lod.screen_size = lod_screen_size(radius, lod.error_in_motion);
+    levels[l].report.error = lod.error;
+    levels[l].report.error_in_motion = lod.error_in_motion;
+    report.levels.push_back(levels[l].report);
+    g.lods.push_back(std::move(lod));
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return report;
+}
+
+}  // namespace vatkit

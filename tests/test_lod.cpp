@@ -1,0 +1,441 @@
+// Levels of detail (vatkit/lod.h) on real bakes: the sample character, Fox, CesiumMan and
+// RobotExpressive. Every level's index buffer is checked (range, triangles, no repeated vertex,
+// groups), counts strictly decrease, and every level is within its recorded error budget as
+// measured here, independently of the library: points sampled on the full mesh's triangles
+// (random, area-weighted, plus every vertex the level dropped) and on the level's triangles, at
+// the rest pose and in poses decoded with decode_vertices, each point's exact distance to the
+// other surface computed by brute force in double precision.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+
+#include "test_support.h"
+#include "vatkit/bake.h"
+#include "vatkit/decode.h"
+#include "vatkit/import.h"
+#include "vatkit/lod.h"
+#include "vatkit/sample_character.h"
+#include "vatkit/vat_file.h"
+
+namespace vatkit {
+namespace {
+
+using glm::dvec3;
+
+const Asset& lod_asset(const std::string& relative) {
+  static std::map<std::string, std::unique_ptr<Asset>> cache;
+  auto it = cache.find(relative);
+  if (it == cache.end()) {
+    ImportOptions o;
+    o.load_images = false;
+    Result<Asset> r = relative == "<sample>" ? load_sample_character() : import_gltf(test::asset_path(relative), o);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    it = cache.emplace(relative, std::make_unique<Asset>(r ? std::move(*r) : Asset{})).first;
+  }
+  return *it->second;
+}
+
+const char* const kAssets[] = {"<sample>", "khronos/Fox.glb", "khronos/CesiumMan.glb", "threejs/RobotExpressive.glb"};
+
+BakeOptions lod_bake_options(EncodingChoice encoding = EncodingChoice::Delta) {
+  BakeOptions o;
+  o.encoding = encoding;
+  o.precision = Precision::F32;
+  o.fps = 15.0f;
+  o.measure = false;
+  return o;
+}
+
+// One bake per asset and encoding, shared by the tests.
+const Vat& baked(const std::string& asset, EncodingChoice encoding = EncodingChoice::Delta) {
+  static std::map<std::pair<std::string, int>, std::unique_ptr<Vat>> cache;
+  const auto key = std::make_pair(asset, int(encoding));
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    Result<Vat> r = bake(lod_asset(asset), lod_bake_options(encoding));
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    it = cache.emplace(key, std::make_unique<Vat>(r ? std::move(*r) : Vat{})).first;
+  }
+  return *it->second;
+}
+
+// ---- independent geometry ------------------------------------------------------------------
+
+// Closest point on triangle abc to p by the Voronoi regions of its vertices, edges and face
+// (double precision; a degenerate triangle falls into an edge or vertex region).
+dvec3 closest_on_triangle(const dvec3& p, const dvec3& a, const dvec3& b, const dvec3& c) {
+  const dvec3 ab = b - a, ac = c - a, ap = p - a;
+  const double d1 = glm::dot(ab, ap), d2 = glm::dot(ac, ap);
+  if (d1 <= 0 && d2 <= 0) return a;
+  const dvec3 bp = p - b;
+  const double d3 = glm::dot(ab, bp), d4 = glm::dot(ac, bp);
+  if (d3 >= 0 && d4 <= d3) return b;
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) return a + ab * (d1 / (d1 - d3));
+  const dvec3 cp = p - c;
+  const double d5 = glm::dot(ab, cp), d6 = glm::dot(ac, cp);
+  if (d6 >= 0 && d5 <= d6) return c;
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) return a + ac * (d2 / (d2 - d6));
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+  const double denom = va + vb + vc;
+  if (!(std::fabs(denom) > 0)) {  // degenerate: the nearest of the three edges
+    auto seg = [&](const dvec3& s, const dvec3& t) {
+      const dvec3 st = t - s;
+      const double l = glm::dot(st, st);
+      const double u = l > 0 ? std::clamp(glm::dot(p - s, st) / l, 0.0, 1.0) : 0.0;
+      return s + st * u;
+    };
+    dvec3 best = seg(a, b);
+    for (const dvec3& q : {seg(b, c), seg(c, a)})
+      if (glm::length(q - p) < glm::length(best - p)) best = q;
+    return best;
+  }
+  return a + ab * (vb / denom) + ac * (vc / denom);
+}
+
+struct Mesh {
+  std::vector<dvec3> box_min, box_max;  // per triangle, for pruning
+  std::vector<std::array<dvec3, 3>> tris;
+};
+
+Mesh posed_mesh(const std::vector<uint32_t>& indices, std::span<const glm::vec3> P) {
+  Mesh m;
+  for (size_t t = 0; t < indices.size(); t += 3) {
+    std::array<dvec3, 3> tri = {dvec3(P[indices[t]]), dvec3(P[indices[t + 1]]), dvec3(P[indices[t + 2]])};
+    m.tris.push_back(tri);
+    m.box_min.push_back(glm::min(tri[0], glm::min(tri[1], tri[2])));
+    m.box_max.push_back(glm::max(tri[0], glm::max(tri[1], tri[2])));
+  }
+  return m;
+}
+
+// Exact distance from p to the union of the mesh's triangles (every triangle whose box could hold
+// a nearer point is tried).
+double distance_to(const Mesh& m, const dvec3& p) {
+  double best2 = DBL_MAX;
+  for (size_t t = 0; t < m.tris.size(); ++t) {
+    const dvec3 d = glm::max(glm::max(m.box_min[t] - p, p - m.box_max[t]), dvec3(0.0));
+    if (glm::dot(d, d) >= best2) continue;
+    const dvec3 q = closest_on_triangle(p, m.tris[t][0], m.tris[t][1], m.tris[t][2]);
+    best2 = std::min(best2, glm::dot(q - p, q - p));
+  }
+  return std::sqrt(best2);
+}
+
+// Area-weighted random points on a mesh's triangles (and every triangle's centroid when few).
+std::vector<dvec3> sample_points(const Mesh& m, size_t count, std::mt19937& rng) {
+  std::vector<double> cumulative;
+  double total = 0;
+  for (const auto& t : m.tris) cumulative.push_back(total += glm::length(glm::cross(t[1] - t[0], t[2] - t[0])));
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<dvec3> out;
+  for (size_t i = 0; i < count; ++i) {
+    const size_t t = std::min(size_t(std::lower_bound(cumulative.begin(), cumulative.end(), u(rng) * total) -
+                                     cumulative.begin()),
+                              m.tris.size() - 1);
+    double r1 = u(rng), r2 = u(rng);
+    if (r1 + r2 > 1) r1 = 1 - r1, r2 = 1 - r2;
+    const auto& tri = m.tris[t];
+    out.push_back(tri[0] + (tri[1] - tri[0]) * r1 + (tri[2] - tri[0]) * r2);
+  }
+  return out;
+}
+
+std::vector<uint32_t> drawn(const std::vector<uint32_t>& indices, const std::vector<DrawGroup>& groups) {
+  std::vector<uint32_t> out;
+  for (const DrawGroup& g : groups)
+    out.insert(out.end(), indices.begin() + g.first_index, indices.begin() + g.first_index + g.index_count);
+  return out;
+}
+
+// The largest sampled two-sided distance between the full mesh and `level` in positions P: the
+// full mesh's random points and every vertex the level dropped, against the level; the level's
+// random points and triangle centroids, against the full mesh.
+double measured_error(const Vat& vat, const LodLevel& level, std::span<const glm::vec3> P, size_t samples,
+                      uint32_t seed) {
+  const std::vector<uint32_t> full_idx = drawn(vat.geometry.indices, vat.geometry.groups);
+  const std::vector<uint32_t> lod_idx = drawn(level.indices, level.groups);
+  const Mesh full = posed_mesh(full_idx, P), lod = posed_mesh(lod_idx, P);
+  std::mt19937 rng(seed);
+  double worst = 0;
+  std::vector<dvec3> on_full = sample_points(full, samples, rng);
+  const std::set<uint32_t> kept(lod_idx.begin(), lod_idx.end());
+  for (uint32_t v : std::set<uint32_t>(full_idx.begin(), full_idx.end()))
+    if (!kept.count(v)) on_full.push_back(dvec3(P[v]));
+  for (const dvec3& p : on_full) worst = std::max(worst, distance_to(lod, p));
+  std::vector<dvec3> on_lod = sample_points(lod, samples, rng);
+  for (const auto& t : lod.tris) on_lod.push_back((t[0] + t[1] + t[2]) / 3.0);
+  for (const dvec3& p : on_lod) worst = std::max(worst, distance_to(full, p));
+  return worst;
+}
+
+// The frame rows build_lods measures (lod.h): n = min(rows, poses_per_clip) rows, row
+// round(i * (rows - 1) / (n - 1)).
+std::vector<uint32_t> measured_rows(const VatClip& clip, uint32_t poses_per_clip = LodOptions{}.poses_per_clip) {
+  const uint32_t n = std::min(clip.rows, poses_per_clip);
+  std::vector<uint32_t> rows;
+  for (uint32_t i = 0; i < n; ++i) {
+    rows.push_back(n == 1 ? 0 : uint32_t(std::lround(double(i) * (clip.rows - 1) / (n - 1))));
+  }
+  return rows;
+}
+
+// ---- tests ---------------------------------------------------------------------------------
+
+TEST(Lod, LevelsAreValidIndexBuffers) {
+  for (const char* asset : kAssets) {
+    SCOPED_TRACE(asset);
+    const Vat& vat = baked(asset);
+    const VatGeometry& g = vat.geometry;
+    ASSERT_GE(g.lods.size(), 2u) << "expected at least two levels of detail";
+    ASSERT_LE(g.lods.size(), size_t(BakeOptions{}.lods));
+    ASSERT_TRUE(validate_vat(vat).ok()) << validate_vat(vat).error().message;
+    // Which group draws each vertex at level 0.
+    std::vector<int> owner(g.vertex_count(), -1);
+    for (size_t gi = 0; gi < g.groups.size(); ++gi)
+      for (uint32_t k = 0; k < g.groups[gi].index_count; ++k) owner[g.indices[g.groups[gi].first_index + k]] = int(gi);
+    size_t previous = drawn(g.indices, g.groups).size() / 3;
+    float previous_error = 0.0f, previous_motion = 0.0f;
+    const float radius = 0.5f * glm::length(vat.bounds.max - vat.bounds.min);
+    std::printf("  %-28s level 0: %6zu triangles, %u vertices\n", asset, previous, g.vertex_count());
+    for (size_t l = 0; l < g.lods.size(); ++l) {
+      SCOPED_TRACE("level " + std::to_string(l + 1));
+      const LodLevel& lod = g.lods[l];
+      ASSERT_EQ(lod.indices.size() % 3, 0u);
+      ASSERT_EQ(lod.groups.size(), g.groups.size());
+      uint32_t next = 0;
+      for (size_t gi = 0; gi < lod.groups.size(); ++gi) {
+        const DrawGroup& grp = lod.groups[gi];
+        EXPECT_EQ(grp.material, g.groups[gi].material);
+        EXPECT_EQ(grp.first_index, next) << "groups tile the level's buffer";
+        EXPECT_EQ(grp.index_count % 3, 0u);
+        next += grp.index_count;
+        for (uint32_t k = grp.first_index; k < grp.first_index + grp.index_count; ++k) {
+          ASSERT_LT(lod.indices[k], g.vertex_count());
+          // Only vertices the full mesh draws; a triangle's first in its group's own material.
+          EXPECT_GE(owner[lod.indices[k]], 0) << "index " << k;
+          if (k % 3 == 0) EXPECT_EQ(owner[lod.indices[k]], int(gi)) << "index " << k;
+        }
+      }
+      EXPECT_EQ(next, lod.indices.size());
+      for (size_t t = 0; t < lod.indices.size(); t += 3) {
+        const uint32_t a = lod.indices[t], b = lod.indices[t + 1], c = lod.indices[t + 2];
+        ASSERT_TRUE(a != b && b != c && c != a) << "degenerate triangle " << t / 3;
+      }
+      const size_t triangles = lod.indices.size() / 3;
+      EXPECT_LT(triangles, previous) << "triangle counts strictly decrease";
+      EXPECT_GT(triangles, 0u);
+      EXPECT_TRUE(std::isfinite(lod.error) && std::isfinite(lod.error_in_motion));
+      EXPECT_GE(lod.error, previous_error);
+      EXPECT_GE(lod.error_in_motion, previous_motion);
+      EXPECT_LE(lod.error, lod.error_in_motion);
+      EXPECT_FLOAT_EQ(lod.screen_size, 2.0f * radius / lod.error_in_motion);
+      // A level is not a mesh of a different shape: its budget is a small part of the size.
+      EXPECT_LT(lod.error_in_motion, 0.1f * radius);
+      std::printf("  %-28s level %zu: %6zu triangles (%4.1f%%), error %.4g at rest, %.4g in motion (%.2f%% of "
+                  "the radius), screen size %.0f px\n",
+                  "", l + 1, triangles, 100.0 * double(triangles) / double(drawn(g.indices, g.groups).size() / 3),
+                  double(lod.error), double(lod.error_in_motion), 100.0 * double(lod.error_in_motion / radius),
+                  double(lod.screen_size));
+      previous = triangles;
+      previous_error = lod.error;
+      previous_motion = lod.error_in_motion;
+    }
+  }
+}
+
+TEST(Lod, EveryLevelIsWithinItsBudgetAtRestAndInMotion) {
+  for (const char* asset : kAssets) {
+    SCOPED_TRACE(asset);
+    const Vat& vat = baked(asset);
+    const VatGeometry& g = vat.geometry;
+    ASSERT_FALSE(g.lods.empty());
+    const double radius = 0.5 * glm::length(glm::dvec3(vat.bounds.max - vat.bounds.min));
+    const double slack = 1e-5 * radius;  // float rounding of the library's arithmetic
+    // The poses: a few of the rows the library measured, in every clip (its first, last and two
+    // between).
+    std::vector<std::pair<uint32_t, uint32_t>> poses;  // (clip, row in the clip)
+    for (uint32_t c = 0; c < vat.clips.size(); ++c) {
+      const std::vector<uint32_t> rows = measured_rows(vat.clips[c]);
+      for (size_t i : {size_t(0), rows.size() / 3, 2 * rows.size() / 3, rows.size() - 1}) poses.push_back({c, rows[i]});
+    }
+    std::vector<glm::vec3> P(g.vertex_count());
+    for (size_t l = 0; l < g.lods.size(); ++l) {
+      SCOPED_TRACE("level " + std::to_string(l + 1));
+      const LodLevel& lod = g.lods[l];
+      const double at_rest = measured_error(vat, lod, g.positions, 1500, uint32_t(l + 1));
+      EXPECT_LE(at_rest, lod.error + slack);
+      double in_motion = at_rest;
+      for (const auto& [c, k] : poses) {
+        const uint32_t row = vat.clips[c].first_row + k;
+        decode_vertices(vat, single(RowBlend{c, row, row, 0.0f}), 0, P);
+        const double e = measured_error(vat, lod, P, 600, uint32_t(100 * l + row));
+        EXPECT_LE(e, lod.error_in_motion + slack) << "clip " << c << " row " << k;
+        in_motion = std::max(in_motion, e);
+      }
+      // The bound is an upper bound, and a useful one: within a few times what sampling finds.
+      EXPECT_LE(lod.error_in_motion, 4.0 * in_motion + slack) << "the bound is loose";
+      std::printf("  %-28s level %zu: sampled %.4g at rest (bound %.4g), %.4g in %zu poses (bound %.4g)\n", asset,
+                  l + 1, at_rest, double(lod.error), in_motion, poses.size(), double(lod.error_in_motion));
+    }
+  }
+}
+
+TEST(Lod, RigBakesGetTheSameLevelsAndTheirOwnBudgets) {
+  // The levels come from the rest geometry, which both encodings share; the budgets come from each
+  // encoding's decoded poses, and hold for the rig too.
+  const Vat& delta = baked("khronos/CesiumMan.glb");
+  const Vat& rig = baked("khronos/CesiumMan.glb", EncodingChoice::Rig);
+  ASSERT_EQ(rig.encoding, Encoding::Rig);
+  ASSERT_EQ(rig.geometry.lods.size(), delta.geometry.lods.size());
+  std::vector<glm::vec3> P(rig.geometry.vertex_count());
+  for (size_t l = 0; l < rig.geometry.lods.size(); ++l) {
+    EXPECT_EQ(rig.geometry.lods[l].indices, delta.geometry.lods[l].indices);
+    EXPECT_NEAR(rig.geometry.lods[l].error_in_motion, delta.geometry.lods[l].error_in_motion,
+                0.05 * delta.geometry.lods[l].error_in_motion);
+    const VatClip& clip = rig.clips[0];
+    const uint32_t row = clip.first_row + measured_rows(clip)[measured_rows(clip).size() / 2];
+    decode_vertices(rig, single(RowBlend{0, row, row, 0.0f}), 0, P);
+    EXPECT_LE(measured_error(rig, rig.geometry.lods[l], P, 800, 7), rig.geometry.lods[l].error_in_motion * (1 + 1e-5));
+  }
+}
+
+TEST(Lod, FullMeshKeepsItsTrianglesInVertexCacheOrder) {
+  // Level 0 is reordered within each group (meshopt_optimizeVertexCache) but holds the same
+  // triangles, with the same vertices in the same order, as the source primitives.
+  const Asset& asset = lod_asset("threejs/RobotExpressive.glb");
+  const Vat& vat = baked("threejs/RobotExpressive.glb");
+  auto rotate_min_first = [](std::array<uint32_t, 3> t) {
+    std::rotate(t.begin(), std::min_element(t.begin(), t.end()), t.end());  // keeps the winding
+    return t;
+  };
+  for (const DrawGroup& grp : vat.geometry.groups) {
+    std::multiset<std::array<uint32_t, 3>> expected, got;
+    for (const MeshInstance& inst : asset.instances) {
+      const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
+      if (prim.material != grp.material) continue;
+      for (size_t t = 0; t < prim.indices.size(); t += 3)
+        expected.insert(rotate_min_first({inst.first_vertex + prim.indices[t], inst.first_vertex + prim.indices[t + 1],
+                                          inst.first_vertex + prim.indices[t + 2]}));
+    }
+    for (uint32_t k = grp.first_index; k < grp.first_index + grp.index_count; k += 3)
+      got.insert(rotate_min_first({vat.geometry.indices[k], vat.geometry.indices[k + 1], vat.geometry.indices[k + 2]}));
+    EXPECT_EQ(got, expected) << "material " << grp.material;
+  }
+  // The vertices are the rest pose in the source order (the VAT columns are indexed by them).
+  EXPECT_EQ(vat.geometry.vertex_count(), asset.instance_vertex_count);
+}
+
+TEST(Lod, ZeroLevelsMakesNone) {
+  BakeOptions o = lod_bake_options();
+  o.lods = 0;
+  o.clips = {"#0"};
+  Result<Vat> vat = bake(lod_asset("<sample>"), o);
+  ASSERT_TRUE(vat.ok()) << vat.error().message;
+  EXPECT_TRUE(vat->geometry.lods.empty());
+  o.lods = 1;
+  vat = bake(lod_asset("<sample>"), o);
+  ASSERT_TRUE(vat.ok()) << vat.error().message;
+  EXPECT_EQ(vat->geometry.lods.size(), 1u);
+}
+
+TEST(Lod, ThreadCountDoesNotChangeTheLevels) {
+  BakeOptions o = lod_bake_options();
+  o.clips = {"#1"};
+  o.threads = 1;
+  Result<Vat> one = bake(lod_asset("khronos/Fox.glb"), o);
+  o.threads = 3;
+  Result<Vat> three = bake(lod_asset("khronos/Fox.glb"), o);
+  ASSERT_TRUE(one.ok() && three.ok());
+  ASSERT_EQ(one->geometry.lods.size(), three->geometry.lods.size());
+  for (size_t l = 0; l < one->geometry.lods.size(); ++l) {
+    EXPECT_EQ(one->geometry.lods[l].indices, three->geometry.lods[l].indices);
+    EXPECT_EQ(std::memcmp(&one->geometry.lods[l].error_in_motion, &three->geometry.lods[l].error_in_motion, 4), 0);
+    EXPECT_EQ(std::memcmp(&one->geometry.lods[l].error, &three->geometry.lods[l].error, 4), 0);
+  }
+  EXPECT_EQ(one->geometry.indices, three->geometry.indices);
+}
+
+TEST(Lod, MotionMeasuresMoreThanTheRestPose) {
+  // The walking and running poses bend the rest-pose simplification: on the sample character the
+  // budget in motion is larger than at rest for at least one level, and build_lods' report says
+  // how many poses it measured.
+  Vat vat = baked("<sample>");
+  Result<LodReport> report = build_lods(vat, {.levels = 3, .threads = 0});
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  uint32_t expected_poses = 0;
+  for (const VatClip& c : vat.clips) expected_poses += std::min(c.rows, LodOptions{}.poses_per_clip);
+  EXPECT_EQ(report->poses, expected_poses);
+  ASSERT_EQ(report->levels.size(), vat.geometry.lods.size());
+  bool larger = false;
+  for (size_t l = 0; l < report->levels.size(); ++l) {
+    const LodLevelReport& r = report->levels[l];
+    EXPECT_EQ(r.triangles * 3, vat.geometry.lods[l].indices.size());
+    EXPECT_LE(r.triangles, std::max(r.target_triangles, r.triangles));
+    EXPECT_GT(r.simplifier_error, 0.0f);
+    larger |= r.error_in_motion > r.error * 1.01f;
+    std::printf("  level %zu: target %u, got %u triangles; meshoptimizer's estimate %.4g (relative %.3g x scale %.4g), "
+                "bound %.4g at rest, %.4g in motion\n",
+                l + 1, r.target_triangles, r.triangles, double(r.simplifier_error),
+                double(r.simplifier_error / report->scale), double(report->scale), double(r.error),
+                double(r.error_in_motion));
+  }
+  EXPECT_TRUE(larger);
+}
+
+TEST(Lod, SelectLodUsesTheScreenSizes) {
+  Vat vat = baked("khronos/Fox.glb");
+  const auto& lods = vat.geometry.lods;
+  ASSERT_GE(lods.size(), 2u);
+  EXPECT_EQ(select_lod(vat, 1e9f), 0u);  // huge on screen: the full mesh
+  EXPECT_EQ(select_lod(vat, 0.5f), uint32_t(lods.size()));  // a dot: the coarsest
+  EXPECT_EQ(select_lod(vat, lods[0].screen_size), 1u);
+  EXPECT_EQ(select_lod(vat, lods[0].screen_size * 1.001f), 0u);
+  EXPECT_EQ(select_lod(vat, lods[1].screen_size * 0.999f), 2u);
+  // Twice the pixel budget allows twice the size.
+  EXPECT_EQ(select_lod(vat, lods[0].screen_size * 1.5f, 2.0f), 1u);
+  EXPECT_FLOAT_EQ(lod_screen_size(2.0f, 0.5f), 8.0f);
+  EXPECT_EQ(lod_screen_size(2.0f, 0.0f), FLT_MAX);
+}
+
+TEST(Lod, RoundTripThroughTheFile) {
+  for (const char* asset : kAssets) {
+    SCOPED_TRACE(asset);
+    const Vat& vat = baked(asset);
+    Result<std::vector<uint8_t>> bytes = write_vat_glb(vat);
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+    Result<Vat> loaded = load_vat_memory(*bytes, asset);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    EXPECT_EQ(loaded->geometry.indices, vat.geometry.indices);
+    ASSERT_EQ(loaded->geometry.lods.size(), vat.geometry.lods.size());
+    for (size_t l = 0; l < vat.geometry.lods.size(); ++l) {
+      const LodLevel &a = vat.geometry.lods[l], &b = loaded->geometry.lods[l];
+      EXPECT_EQ(a.indices, b.indices);
+      ASSERT_EQ(a.groups.size(), b.groups.size());
+      for (size_t i = 0; i < a.groups.size(); ++i) {
+        EXPECT_EQ(a.groups[i].first_index, b.groups[i].first_index);
+        EXPECT_EQ(a.groups[i].index_count, b.groups[i].index_count);
+        EXPECT_EQ(a.groups[i].material, b.groups[i].material);
+      }
+      EXPECT_EQ(std::memcmp(&a.error, &b.error, 4), 0);
+      EXPECT_EQ(std::memcmp(&a.error_in_motion, &b.error_in_motion, 4), 0);
+      EXPECT_EQ(std::memcmp(&a.screen_size, &b.screen_size, 4), 0);
+    }
+    Result<std::vector<uint8_t>> again = write_vat_glb(*loaded);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, *bytes);
+  }
+}
+
+}  // namespace
+}  // namespace vatkit
