@@ -56,6 +56,11 @@ struct BakeOptions {
   unsigned threads = 0;            // 0 = every hardware thread
   // Playback defaults per clip name (clips not named get ClipDefaults{}).
   std::vector<std::pair<std::string, ClipDefaults>> clip_defaults;
+  // Levels of detail beyond the full mesh (vatkit/lod.h): at most this many simplified index
+  // buffers over the same vertices, targeting 1/2, 1/4, 1/8... of the triangles, each with its
+  // error at rest and in motion. 0 = none. The full mesh's triangles are reordered for the
+  // vertex cache whatever this is.
+  uint32_t lods = 3;
   bool measure = true;             // measure the result against the reference for the report
                                    // (Auto and max_error_mm measure what they need regardless)
   ProgressFn progress;             // stages "bake", "search", "measure"

@@ -153,6 +153,23 @@ struct SourceRange {
   uint32_t source_vertex_count = 0;            // the file's vertices (first of the range)
 };
 
+// A level of detail (vatkit/lod.h, docs/lod.md): a simplified triangle list over the SAME merged
+// vertices as the full mesh (the simplifier only drops triangles and reuses original vertices),
+// so every level reads the same VAT columns. Errors are in object units (the file's units) and
+// bound the two-sided distance between this level's surface and the full surface (lod.h says
+// exactly what is measured).
+struct LodLevel {
+  std::vector<uint32_t> indices;  // triangle list over the merged ordering
+  // One per VatGeometry::groups entry, in the same order and with the same materials; a group
+  // may be empty at a coarse level.
+  std::vector<DrawGroup> groups;
+  float error = 0.0f;            // at the rest pose (VatGeometry::positions)
+  float error_in_motion = 0.0f;  // worst over the rest pose and the measured poses of every clip
+  // The largest projected diameter, in pixels, of the VAT's bounding sphere (Vat::bounds) at
+  // which error_in_motion projects to at most one pixel: 2 * radius / error_in_motion (lod.h).
+  float screen_size = 0.0f;
+};
+
 struct VatGeometry {
   // The rest pose in object (scene root) space: what any glTF viewer shows, and the reference
   // the Delta encoding's deltas are taken from.
@@ -172,6 +189,9 @@ struct VatGeometry {
   std::vector<uint32_t> indices;  // triangle list over the merged ordering
   std::vector<DrawGroup> groups;  // one per material, in material order
   std::vector<SourceRange> sources;
+  // Coarser levels of detail, finest first (level 0, the full mesh, is indices/groups above);
+  // empty when the bake made none (BakeOptions::lods = 0) or the mesh could not be reduced.
+  std::vector<LodLevel> lods;
 
   uint32_t vertex_count() const { return static_cast<uint32_t>(positions.size()); }
 };
