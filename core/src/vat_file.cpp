@@ -402,6 +402,73 @@ void check_group(const DrawGroup& group, size_t index_count, size_t material_cou
   }
 }
 
+// The levels of detail (docs/format.md, "lod"): `where` names the list ("geometry.lods" or the
+// extension's "lods"). Each level is a triangle list over the same vertices with fewer triangles
+// than the level before it (level 0: the geometry's indices); one group per draw group, with its
+// material, inside the level's indices, empty where the draw group is; errors finite, >= 0 and
+// non-decreasing, error <= errorInMotion; screen sizes finite, >= 0 and non-increasing.
+void check_lods(const VatGeometry& g, const std::string& where) {
+  size_t previous = g.indices.size();
+  for (size_t l = 0; l < g.lods.size(); ++l) {
+    const LodLevel& lod = g.lods[l];
+    const std::string w = where + "[" + std::to_string(l) + "]";
+    const size_t n = lod.indices.size();
+    if (n % 3 != 0) fail(w + ".indices", num(uint64_t(n)) + " indices, not a triangle list");
+    if (n == 0) fail(w + ".indices", "no triangles");
+    if (n >= previous) {
+      fail(w + ".indices", num(uint64_t(n / 3)) + " triangles, not fewer than the " + num(uint64_t(previous / 3)) +
+                               " of " + (l == 0 ? std::string("the full mesh") : "level " + std::to_string(l)));
+    }
+    previous = n;
+    for (size_t i = 0; i < n; ++i) {
+      if (lod.indices[i] >= g.positions.size()) {
+        fail(w + ".indices", "index " + num(uint64_t(i)) + " is " + num(lod.indices[i]) + ", there are " +
+                                 num(uint64_t(g.positions.size())) + " vertices");
+      }
+    }
+    if (lod.groups.size() != g.groups.size()) {
+      fail(w + ".groups", num(uint64_t(lod.groups.size())) + " groups, expected one per draw group (" +
+                              num(uint64_t(g.groups.size())) + ")");
+    }
+    for (size_t i = 0; i < lod.groups.size(); ++i) {
+      const DrawGroup& group = lod.groups[i];
+      const std::string gw = w + ".groups[" + std::to_string(i) + "]";
+      if (uint64_t(group.first_index) + group.index_count > n) {
+        fail(gw, "indices " + num(group.first_index) + " + " + num(group.index_count) + " run past the level's " +
+                     num(uint64_t(n)) + " indices");
+      }
+      if (group.first_index % 3 != 0 || group.index_count % 3 != 0) {
+        fail(gw, "first index " + num(group.first_index) + " and count " + num(group.index_count) +
+                     " must be multiples of 3 (triangles)");
+      }
+      if (group.material != g.groups[i].material) {
+        fail(gw + ".material", num(group.material) + ", but draw group " + std::to_string(i) + " draws material " +
+                                   num(g.groups[i].material));
+      }
+      if (group.index_count > 0 && g.groups[i].index_count == 0) {
+        fail(gw, num(group.index_count) + " indices for draw group " + std::to_string(i) + ", which has none");
+      }
+    }
+    const LodLevel* before = l > 0 ? &g.lods[l - 1] : nullptr;
+    auto check_error = [&](float v, float floor, const char* name) {
+      check_finite(v, w + "." + name);
+      if (v < 0.0f) fail(w + "." + name, num(v) + " is negative");
+      if (v < floor) fail(w + "." + name, num(v) + " is smaller than level " + std::to_string(l) + "'s " + num(floor));
+    };
+    check_error(lod.error, before ? before->error : 0.0f, "error");
+    check_error(lod.error_in_motion, before ? before->error_in_motion : 0.0f, "errorInMotion");
+    if (lod.error_in_motion < lod.error) {
+      fail(w + ".errorInMotion", num(lod.error_in_motion) + " is smaller than the error at rest " + num(lod.error));
+    }
+    check_finite(lod.screen_size, w + ".screenSize");
+    if (lod.screen_size < 0.0f) fail(w + ".screenSize", num(lod.screen_size) + " is negative");
+    if (before && lod.screen_size > before->screen_size) {
+      fail(w + ".screenSize", num(lod.screen_size) + " is larger than level " + std::to_string(l) + "'s " +
+                                  num(before->screen_size));
+    }
+  }
+}
+
 // Everything validate_vat checks, with names in the Vat's terms.
 void check_vat(const Vat& vat) {
   if (vat.encoding != Encoding::Delta && vat.encoding != Encoding::Rig) fail("encoding", "unknown");
@@ -444,6 +511,7 @@ void check_vat(const Vat& vat) {
   }
   for (size_t i = 0; i < g.sources.size(); ++i)
     check_source(g.sources[i], g.vertex_count(), "geometry.sources[" + std::to_string(i) + "]");
+  check_lods(g, "geometry.lods");
   for (size_t i = 0; i < vat.materials.size(); ++i)
     check_material(vat.materials[i], vat.images.size(), "materials[" + std::to_string(i) + "]");
   for (size_t i = 0; i < vat.images.size(); ++i) check_image(vat.images[i], "images[" + std::to_string(i) + "]");
@@ -510,6 +578,7 @@ uint64_t bin_bound(const Vat& vat) {
     bytes += uint64_t(attr_count(vat.geometry, Attr(i))) * kAttrs[i].element_bytes + 4;
   }
   bytes += uint64_t(vat.geometry.indices.size()) * 4 + 4;
+  for (const LodLevel& lod : vat.geometry.lods) bytes += uint64_t(lod.indices.size()) * 4 + 4;
   for (const Image& image : vat.images) bytes += image.bytes.size() + 4;
   for (const Plane& p : vat.planes) bytes += p.data.size() + kPlaneAlignment;
   return bytes;
@@ -592,6 +661,25 @@ std::vector<uint8_t> write_unchecked(const Vat& vat) {
                              {"rowsPerFrame", p.rows_per_frame},
                              {"height", p.height},
                              {"bufferView", w.add_buffer_view(p.data, view)}});
+  }
+  // Levels of detail after the planes (a Vat without them writes the bytes it always did). A
+  // level's groups follow the primitives: a draw group that is not stored has no entry.
+  if (!g.lods.empty()) {
+    ext["lods"] = json::array();
+    for (const LodLevel& lod : g.lods) {
+      json groups = json::array();
+      for (size_t i = 0; i < g.groups.size(); ++i) {
+        if (g.groups[i].index_count == 0) continue;
+        groups.push_back({{"firstIndex", lod.groups[i].first_index}, {"indexCount", lod.groups[i].index_count}});
+      }
+      const uint32_t view = w.add_buffer_view(
+          {reinterpret_cast<const uint8_t*>(lod.indices.data()), lod.indices.size() * 4}, glb::ViewOptions{});
+      ext["lods"].push_back({{"indices", view},
+                             {"groups", std::move(groups)},
+                             {"error", glb::json_number(lod.error)},
+                             {"errorInMotion", glb::json_number(lod.error_in_motion)},
+                             {"screenSize", glb::json_number(lod.screen_size)}});
+    }
   }
   for (const SourceRange& s : g.sources) {
     ext["sources"].push_back({{"node", s.node},
@@ -730,6 +818,7 @@ class Reader {
   void read_geometry(Vat& vat, const json& ext);
   void read_materials(Vat& vat);
   void read_extension(Vat& vat, const json& ext);
+  void read_lods(Vat& vat, const json& ext);
   const json& top_array(const char* key) {
     const json* v = find(doc_, key);
     static const json empty = json::array();
@@ -948,6 +1037,46 @@ void Reader::read_geometry(Vat& vat, const json& ext) {
                  at("bufferViews", *index_view) + " (indices)");
 }
 
+void Reader::read_lods(Vat& vat, const json& ext) {
+  const json* lods = find(ext, "lods");
+  if (!lods) return;
+  const std::string e = std::string(kExt) + ".lods";
+  if (as_array(*lods, e).empty()) fail(e, "empty (a file without levels of detail leaves the property out)");
+  VatGeometry& g = vat.geometry;
+  for (size_t l = 0; l < lods->size(); ++l) {
+    const std::string w = at(e, l);
+    const json& o = as_object((*lods)[l], w);
+    LodLevel lod;
+    const uint32_t view_index = as_u32(member(o, "indices", w), w + ".indices");
+    const ViewRange range = view(view_index, w + ".indices");
+    const std::string vw = at("bufferViews", view_index);
+    if (range.length % 4 != 0) fail(w + ".indices", vw + " has " + num(uint64_t(range.length)) + " bytes, not 4 per index");
+    if ((chunks_.bin_offset + range.offset) % 4 != 0) fail(w + ".indices", vw + " is not 4-byte aligned");
+    if (find(top_array("bufferViews")[view_index], "byteStride")) fail(vw + ".byteStride", "an index view has none");
+    lod.indices.resize(range.length / 4);
+    std::memcpy(lod.indices.data(), chunks_.bin.data() + range.offset, range.length);
+    const json& groups = as_array(member(o, "groups", w), w + ".groups");
+    if (groups.size() != g.groups.size()) {
+      fail(w + ".groups", num(uint64_t(groups.size())) + " groups, expected one per mesh primitive (" +
+                              num(uint64_t(g.groups.size())) + ")");
+    }
+    for (size_t i = 0; i < groups.size(); ++i) {
+      const std::string gw = at(w + ".groups", i);
+      const json& go = as_object(groups[i], gw);
+      DrawGroup group;
+      group.first_index = as_u32(member(go, "firstIndex", gw), gw + ".firstIndex");
+      group.index_count = as_u32(member(go, "indexCount", gw), gw + ".indexCount");
+      group.material = g.groups[i].material;
+      lod.groups.push_back(group);
+    }
+    lod.error = as_float(member(o, "error", w), w + ".error");
+    lod.error_in_motion = as_float(member(o, "errorInMotion", w), w + ".errorInMotion");
+    lod.screen_size = as_float(member(o, "screenSize", w), w + ".screenSize");
+    g.lods.push_back(std::move(lod));
+  }
+  check_lods(g, e);
+}
+
 void Reader::read_materials(Vat& vat) {
   const json& images = top_array("images");
   for (size_t i = 0; i < images.size(); ++i) {
@@ -1113,6 +1242,7 @@ Vat Reader::read(std::shared_ptr<const void> keep_alive) {
   read_extension(vat, ext);
   read_materials(vat);
   read_geometry(vat, ext);
+  read_lods(vat, ext);
   for (size_t i = 0; i < vat.geometry.sources.size(); ++i) {
     check_source(vat.geometry.sources[i], vat.geometry.vertex_count(), at(std::string(kExt) + ".sources", i));
   }

@@ -50,7 +50,10 @@ struct LodOptions {
   // The simplifier's error cap, relative to the mesh's extent (meshopt_simplifyScale): a level
   // stops short of its triangle target rather than exceed it.
   float max_relative_error = 0.05f;
-  uint32_t poses_per_clip = 16;      // frame rows measured per clip (see above)
+  // Frame rows measured per clip (see above): at most poses_per_clip, and at most
+  // max(3, max_poses / clips) so that a file of many clips stays quick to bake.
+  uint32_t poses_per_clip = 8;
+  uint32_t max_poses = 24;
   unsigned threads = 0;              // 0 = every hardware thread; the result does not depend on it
 };
 
