@@ -1,0 +1,210 @@
+// vatkit/gl/crowd.h: crowds of VAT-animated instances, lit, shadowed, drawn with OpenGL.
+//
+// A Crowd is one uploaded VAT (vat_gpu.h) drawn N times:
+//  - per-instance world matrices (set_world), and the playback table (core's InstanceTable,
+//    instance_table.h: set_instance(crowd.table(), i, instance, now)), both keyed by the LOGICAL
+//    instance index and uploaded as buffer textures;
+//  - the drawn list: which logical instances the draw covers, in which order (set_drawn). The
+//    vertex shader maps its draw slot to a logical index through it and reads everything else
+//    by the logical index, so culling, sorting or compacting the list (issue 6's GPU culling)
+//    never mixes up instances;
+//  - one shared clock: the time passed to Renderer::render, in seconds on the table's clock.
+// Nothing is uploaded or allocated per frame when nothing changed: sync() (called by render)
+// uploads only the dirty rows of the table (take_dirty) and the matrices set since the last
+// frame, as ranges.
+//
+// A Renderer draws crowds with simple lighting: base colour (factor x sRGB texture x vertex
+// colour), one directional light with a shadow map whose casters decode the VAT too, hemispheric
+// ambient, a ground plane that receives the shadows, sRGB output. One draw per material per pass
+// (shadow pass, lit pass), each an instanced draw of the whole drawn list.
+//
+// What it does NOT do (yet): frustum culling or LOD (issue 6), transparency sorting (BLEND
+// materials are drawn after the opaque ones, unsorted), normal maps, PBR terms other than base
+// colour, several lights, cascaded shadows.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <glm/mat4x4.hpp>
+
+#include "vatkit/gl/objects.h"
+#include "vatkit/gl/render_target.h"
+#include "vatkit/gl/vat_gpu.h"
+#include "vatkit/instance_table.h"
+#include "vatkit/result.h"
+
+namespace vatkit::gl {
+
+// ---- camera and light ------------------------------------------------------------------------
+
+struct Camera {
+  glm::vec3 eye{0.0f, 1.5f, 5.0f};
+  glm::vec3 target{0.0f, 1.0f, 0.0f};
+  glm::vec3 up{0.0f, 1.0f, 0.0f};
+  float fov_y_deg = 35.0f;
+  float near_plane = 0.1f;
+  float far_plane = 100.0f;
+
+  glm::mat4 view() const;
+  glm::mat4 projection(float aspect) const;  // OpenGL clip space (z in [-w, w])
+};
+
+// A camera looking at the centre of `bounds` from azimuth `azimuth_deg` (0: from +Z, the glTF
+// front; positive turns toward +X) and `elevation_deg` above the horizon, from the nearest
+// distance at which all eight corners are inside the field of view of an `aspect` viewport (plus
+// 4%). The far plane leaves room for a ground plane around the box.
+Camera frame_bounds(const Bounds& bounds, float aspect, float azimuth_deg = 30.0f,
+                    float elevation_deg = 22.0f, float fov_y_deg = 35.0f);
+
+// The object-space box moved by `world`: the box of its eight moved corners.
+Bounds transform_bounds(const Bounds& bounds, const glm::mat4& world);
+
+struct Light {
+  glm::vec3 direction{-0.45f, 0.8f, 0.4f};  // toward the light, world space (normalized on use)
+  glm::vec3 color{1.0f, 0.95f, 0.88f};      // linear RGB, intensity included
+  glm::vec3 sky{0.32f, 0.36f, 0.44f};       // ambient from above (hemispheric), linear
+  glm::vec3 bounce{0.16f, 0.14f, 0.12f};    // ambient from below, linear
+};
+
+// ---- crowd -----------------------------------------------------------------------------------
+
+class Crowd {
+ public:
+  // `instance_count` instances (>= 1), every world matrix the identity, every table row unwritten
+  // (it shows frame row 0), the drawn list every instance in logical order. Builds the VAT's
+  // programs (decode chunk + crowd shaders). `vat` is referenced and must outlive the crowd.
+  // Errors: a count of 0 or above the buffer texture limit, GLSL errors (quoted).
+  static Result<Crowd> create(const VatGpu& vat, uint32_t instance_count);
+
+  Crowd();
+  Crowd(Crowd&&) noexcept;
+  Crowd& operator=(Crowd&&) noexcept;
+  ~Crowd();
+
+  uint32_t size() const;
+  const VatGpu& vat() const;
+
+  // The playback table (frame_rows = the VAT's): write it with set_instance / write_playback /
+  // rebase_clock; the next sync() uploads the rows it marked dirty.
+  InstanceTable& table();
+  const InstanceTable& table() const;
+
+  void set_world(uint32_t index, const glm::mat4& world);
+  const glm::mat4& world(uint32_t index) const;
+
+  // Draw these logical instances (each < size(), repeats allowed), in this order; an empty span
+  // restores "all, in logical order". Uploaded by the next sync().
+  Result<void> set_drawn(std::span<const uint32_t> logical);
+  uint32_t drawn_count() const;
+
+  // A box holding every instance's VAT bounds (every clip) moved by its world matrix. It grows
+  // with set_world and is recomputed exactly by recompute_bounds().
+  Bounds world_bounds() const;
+  void recompute_bounds();
+
+  // Uploads the dirty table rows, world matrices and drawn list; returns the bytes uploaded.
+  // Allocates nothing once the internal range list has grown to its working size.
+  size_t sync();
+
+  // Draws a fixed object-space mesh (one position and one normal per VAT vertex, merged order)
+  // instead of decoding the VAT: the reference frame of the image parity tests, and the static
+  // floor of benchmarks. Instances keep their world matrices. clear_static_pose() returns to
+  // decoding. Errors: spans of the wrong size, GLSL errors.
+  Result<void> set_static_pose(std::span<const glm::vec3> positions, std::span<const glm::vec3> normals);
+  void clear_static_pose();
+  bool static_pose() const;
+
+  // Running the crowd's vertex stage in a program of one's own, e.g. captured with VertexCapture
+  // (capture.h) for GPU-CPU parity: compile crowd_vertex_glsl() with vat().defines() and
+  // ProgramDesc::draw_parameters; prepare_vertex_program points its samplers at the crowd's
+  // texture units and sets the clock and the view-projection; bind_vertex_textures syncs the
+  // crowd and binds its textures (and the VAT's) to those units. Draw slot s then shows logical
+  // instance drawn[s] (set_drawn).
+  void prepare_vertex_program(uint32_t program, float time_s, const glm::mat4& view_projection) const;
+  void bind_vertex_textures();
+
+  struct Impl;
+
+ private:
+  friend class Renderer;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The vertex shader crowds render with: the decode chunk (decode_glsl.h) followed by crowd.vert.
+// Outputs: v_world_position, v_world_normal (world space), v_texcoord0, v_color0, gl_Position.
+std::string crowd_vertex_glsl();
+
+enum class CrowdLayout : uint8_t { Grid, Random };
+
+struct SpreadOptions {
+  CrowdLayout layout = CrowdLayout::Grid;
+  uint64_t seed = 1;
+  float spacing = 0.0f;       // metres between neighbours; 0: 1.3 x the VAT's footprint
+  float now = 0.0f;           // clock time of the writes (start times lie before it)
+  float speed_jitter = 0.15f; // speeds uniform in [1 - j, 1 + j] times the clip's
+};
+
+// Places every instance of `crowd` (grid: rows of ceil(sqrt(N)) facing +Z, a little yaw each;
+// random: uniform over a square of the same density, any yaw) and gives each a clip of the VAT,
+// desynchronised: clips dealt evenly over the instances in a shuffled order, start times up to one
+// clip length before `now`, jittered speeds. Deterministic for a seed on every platform.
+// Recomputes the crowd's bounds. Errors: a VAT without clips, what set_instance refuses.
+Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options = {});
+
+// ---- renderer --------------------------------------------------------------------------------
+
+struct RendererDesc {
+  int shadow_map_size = 2048;  // texels per side of the depth texture
+};
+
+struct RenderOptions {
+  Light light;
+  bool shadows = true;
+  bool ground = true;                            // a plane under the crowds, receiving shadows
+  glm::vec3 background{0.62f, 0.70f, 0.80f};     // sRGB clear colour
+  // The box the shadow map covers (world space); empty (min > max) means the crowds' bounds. Fix
+  // it to compare shadow maps of different poses.
+  Bounds shadow_bounds{glm::vec3(1.0f), glm::vec3(-1.0f)};
+};
+
+struct FrameStats {
+  uint32_t draw_calls = 0;
+  uint64_t triangles = 0;       // submitted, both passes
+  uint64_t uploaded_bytes = 0;  // by the crowds' sync() in this frame
+};
+
+class Renderer {
+ public:
+  // Needs a current context. Errors: a shadow map size above the texture limit, GLSL errors.
+  static Result<Renderer> create(const RendererDesc& desc = {});
+
+  Renderer();
+  Renderer(Renderer&&) noexcept;
+  Renderer& operator=(Renderer&&) noexcept;
+  ~Renderer();
+
+  // Syncs each crowd, renders the shadow pass, then clears `target` and draws the ground and the
+  // crowds at clock time `time_s` from `camera`. Allocates nothing. GL state it changes
+  // (framebuffer, viewport, program, vertex array, textures of its units, depth, cull, blend,
+  // polygon offset) is left as the pass left it.
+  void render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera,
+              float time_s, const RenderOptions& options = {});
+  void render(const RenderTarget& target, Crowd& crowd, const Camera& camera, float time_s,
+              const RenderOptions& options = {});
+
+  const FrameStats& stats() const;
+  uint32_t shadow_map() const;  // GL_DEPTH_COMPONENT32F texture of the last shadow pass
+  int shadow_map_size() const;
+  const glm::mat4& light_view_projection() const;  // of the last shadow pass
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vatkit::gl

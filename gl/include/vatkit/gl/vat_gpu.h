@@ -1,0 +1,144 @@
+// vatkit/gl/vat_gpu.h: a Vat on the GPU: its planes, its geometry, its materials.
+//
+// VatGpu::upload copies a loaded Vat (vat_file.h's load_vat maps the file: the plane bytes go from
+// the mapping straight into the textures, with no copy on the CPU) into GL objects:
+//  - each plane as a 2D texture in its texel format (f32 GL_RGBA32F, f16 GL_RGBA16F, q16
+//    GL_RGBA16UI, read as integers so that the octahedral normal's bits arrive exact), one mip
+//    level, read with texelFetch at the wrapped-row address of vat.h;
+//  - q16 only: the clip ranges per frame row (u_vat_row_ranges, see decode_glsl.h);
+//  - the geometry: one vertex buffer per attribute, the index buffer, and a vertex array with the
+//    attribute locations below; draw groups per material;
+//  - the base colour images (PNG or JPEG, decoded with stb_image) as sRGB textures with mipmaps.
+// After upload the Vat may be dropped: VatGpu keeps the small metadata it needs (clip table,
+// bounds, materials, plane layouts), not the planes or the geometry.
+//
+// Vertex attribute locations of vertex_array() (the decode chunk's VatRest, filled by crowd.vert):
+//   0 position   vec3   delta: rest position;  rig: bind position
+//   1 normal     vec3   delta: rest normal;    rig: bind normal
+//   2 texcoord0  vec2   (0, 0) when the VAT has none
+//   3 color0     vec4   (1, 1, 1, 1) when the VAT has none
+//   4 tangent    vec4   delta: rest tangent;   rig: bind tangent; (0, 0, 0, 0) when none
+//   5 slots0     uvec4  rig only (integer attribute)
+//   6 weights0   vec4   rig only
+//   7 slots1     uvec4  rig with 8 influences
+//   8 weights1   vec4   rig with 8 influences
+// An attribute the VAT lacks reads a constant from a one-element buffer (binding stride 0).
+//
+// What it does NOT do: draw (crowd.h does), stream (the whole VAT is resident), compress textures.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vatkit/gl/decode_glsl.h"
+#include "vatkit/gl/objects.h"
+#include "vatkit/result.h"
+#include "vatkit/vat.h"
+
+namespace vatkit::gl {
+
+enum AttributeLocation : uint32_t {
+  kAttribPosition = 0,
+  kAttribNormal = 1,
+  kAttribTexcoord0 = 2,
+  kAttribColor0 = 3,
+  kAttribTangent = 4,
+  kAttribSlots0 = 5,
+  kAttribWeights0 = 6,
+  kAttribSlots1 = 7,
+  kAttribWeights1 = 8,
+};
+
+struct VatUploadOptions {
+  bool base_color_textures = true;  // false: materials draw with their base colour factor only
+};
+
+// A material as the renderer uses it.
+struct GpuMaterial {
+  glm::vec4 base_color_factor{1.0f};
+  uint32_t base_color_texture = 0;  // GL texture name, 0 = none
+  AlphaMode alpha_mode = AlphaMode::Opaque;
+  float alpha_cutoff = 0.5f;
+  bool double_sided = false;
+};
+
+// One draw: a range of the index buffer drawn with one material.
+struct GpuDrawGroup {
+  uint32_t first_index = 0;
+  uint32_t index_count = 0;
+  uint32_t material = 0;  // index into VatGpu::materials() (the default material is appended)
+};
+
+// Where a plane is and how it is addressed.
+struct GpuPlane {
+  PlaneSemantic semantic = PlaneSemantic::Position;
+  uint32_t texture = 0;  // GL_TEXTURE_2D name
+  uint32_t width = 0;
+  uint32_t rows_per_frame = 1;
+  uint32_t height = 0;
+};
+
+class VatGpu {
+ public:
+  // Needs a current context. Errors (one line, naming vat.source): a plane wider or taller than
+  // the context's GL_MAX_TEXTURE_SIZE (with the size), more vertices than a vertex ID holds, an
+  // image that stb_image cannot decode (naming the image), a GL error during upload.
+  static Result<VatGpu> upload(const Vat& vat, const VatUploadOptions& options = {});
+
+  VatGpu() = default;
+  VatGpu(VatGpu&&) noexcept = default;
+  VatGpu& operator=(VatGpu&&) noexcept = default;
+
+  // The Vat without its planes, geometry and images: encoding, precision, frame rows, the clip
+  // table (for playback.h's clip_band), bounds, materials, slots and source.
+  const Vat& metadata() const { return meta_; }
+  Encoding encoding() const { return meta_.encoding; }
+  Precision precision() const { return meta_.precision; }
+  uint32_t frame_rows() const { return meta_.frame_rows; }
+  const std::vector<VatClip>& clips() const { return meta_.clips; }
+  const Bounds& bounds() const { return meta_.bounds; }  // union of every clip's object-space bounds
+  const std::string& source() const { return meta_.source; }
+  uint32_t vertex_count() const { return vertex_count_; }
+  uint32_t index_count() const { return index_count_; }
+
+  // The decode chunk's defines for this VAT (decode_defines of the Vat it came from).
+  const std::vector<std::string>& defines() const { return defines_; }
+  std::span<const GpuPlane> planes() const { return planes_; }
+  const GpuPlane* plane(PlaneSemantic semantic) const;
+
+  uint32_t vertex_array() const { return vertex_array_.id(); }  // index buffer attached
+  // A new vertex array with this VAT's attributes and index buffer, except positions and normals,
+  // which come from `position_buffer` and `normal_buffer` (a vec3 per vertex, tightly packed).
+  VertexArray vertex_array_with(uint32_t position_buffer, uint32_t normal_buffer) const;
+  std::span<const GpuDrawGroup> groups() const { return groups_; }
+  std::span<const GpuMaterial> materials() const { return materials_; }
+
+  // Binds the planes (and the q16 row ranges) to `units`, and sets the chunk's sampler and
+  // layout uniforms of `program` (glProgramUniform: the program need not be bound). Sets nothing
+  // for uniforms the program does not use.
+  void bind_decode_textures(const DecodeUnits& units = {}) const;
+  void set_decode_uniforms(uint32_t program, const DecodeUnits& units = {}) const;
+
+  // GPU memory held, in bytes (planes, row ranges, geometry, images at their base level x 4/3).
+  size_t gpu_bytes() const { return gpu_bytes_; }
+
+ private:
+  Vat meta_;
+  uint32_t vertex_count_ = 0;
+  uint32_t index_count_ = 0;
+  std::vector<std::string> defines_;
+
+  std::vector<Texture> plane_textures_;
+  std::vector<GpuPlane> planes_;
+  Texture row_ranges_;
+  std::vector<Buffer> buffers_;  // vertex attributes, constants, indices
+  VertexArray vertex_array_;
+  std::vector<Texture> images_;
+  std::vector<GpuMaterial> materials_;
+  std::vector<GpuDrawGroup> groups_;
+  size_t gpu_bytes_ = 0;
+};
+
+}  // namespace vatkit::gl

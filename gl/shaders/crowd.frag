@@ -1,0 +1,24 @@
+// crowd.frag: a crowd instance's fragment, lit (lighting.glsl is prepended).
+
+in vec3 v_world_position;
+in vec3 v_world_normal;
+in vec2 v_texcoord0;
+in vec4 v_color0;
+
+uniform vec4 u_base_color_factor;        // linear
+uniform int u_has_base_color_texture;
+uniform sampler2D u_base_color_texture;  // sRGB texture: sampled as linear
+uniform int u_alpha_mode;                // 0 opaque, 1 mask, 2 blend
+uniform float u_alpha_cutoff;
+
+out vec4 frag_color;
+
+void main() {
+  vec4 base = u_base_color_factor * v_color0;
+  if (u_has_base_color_texture != 0) base *= texture(u_base_color_texture, v_texcoord0);
+  if (u_alpha_mode == 1 && base.a < u_alpha_cutoff) discard;
+  vec3 n = normalize(v_world_normal);
+  if (!gl_FrontFacing) n = -n;  // double-sided materials (others are back-face culled)
+  vec3 color = shade(base.rgb, n, v_world_position);
+  frag_color = vec4(linear_to_srgb(color), u_alpha_mode == 2 ? base.a : 1.0);
+}

@@ -1,0 +1,2 @@
+// shadow.frag: the shadow pass writes depth only.
+void main() {}

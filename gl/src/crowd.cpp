@@ -1,0 +1,674 @@
+// Crowds: per-instance buffers keyed by the logical index, event-driven uploads, and the renderer
+// (shadow pass, lit pass, ground).
+#include "vatkit/gl/crowd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include "shaders.h"
+#include "vatkit/gl/gl.h"
+#include "vatkit/gl/program.h"
+#include "vatkit/playback.h"
+
+namespace vatkit::gl {
+
+namespace {
+
+// Texture units of the renderer, after the decode chunk's (DecodeUnits: 0-5).
+constexpr int kUnitWorld = 6;
+constexpr int kUnitDrawn = 7;
+constexpr int kUnitBaseColor = 8;
+constexpr int kUnitShadow = 9;
+
+constexpr size_t kRowBytes = sizeof(PackedInstance);  // 96
+constexpr size_t kWorldBytes = sizeof(glm::mat4);     // 64
+
+bool empty_bounds(const Bounds& b) { return b.min.x > b.max.x || b.min.y > b.max.y || b.min.z > b.max.z; }
+
+Bounds unite(const Bounds& a, const Bounds& b) {
+  if (empty_bounds(a)) return b;
+  if (empty_bounds(b)) return a;
+  return Bounds{glm::min(a.min, b.min), glm::max(a.max, b.max)};
+}
+
+struct LightingSlots {
+  GLint direction = -1, color = -1, sky = -1, bounce = -1, shadows = -1, light_vp = -1, texel_world = -1;
+
+  void find(GLuint p) {
+    direction = glGetUniformLocation(p, "u_light_direction");
+    color = glGetUniformLocation(p, "u_light_color");
+    sky = glGetUniformLocation(p, "u_sky_color");
+    bounce = glGetUniformLocation(p, "u_bounce_color");
+    shadows = glGetUniformLocation(p, "u_shadows");
+    light_vp = glGetUniformLocation(p, "u_light_view_projection");
+    texel_world = glGetUniformLocation(p, "u_shadow_texel_world");
+    const GLint map = glGetUniformLocation(p, "u_shadow_map");
+    if (map >= 0) glProgramUniform1i(p, map, kUnitShadow);
+  }
+};
+
+struct CrowdProgram {
+  Program program;
+  GLint view_projection = -1, time = -1;
+  GLint base_color_factor = -1, has_texture = -1, alpha_mode = -1, alpha_cutoff = -1;
+  LightingSlots lighting;
+};
+
+void set_crowd_samplers(GLuint p) {
+  auto sampler = [&](const char* name, int unit) {
+    const GLint at = glGetUniformLocation(p, name);
+    if (at >= 0) glProgramUniform1i(p, at, unit);
+  };
+  sampler("u_crowd_world", kUnitWorld);
+  sampler("u_crowd_drawn", kUnitDrawn);
+  sampler("u_base_color_texture", kUnitBaseColor);
+}
+
+Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose) {
+  ProgramDesc desc;
+  desc.name = std::string("crowd") + (static_pose ? " static" : "") + (shadow ? " shadow" : "") + " (" +
+              to_string(vat.encoding()) + " " + to_string(vat.precision()) + ")";
+  desc.draw_parameters = true;
+  desc.defines = vat.defines();
+  if (static_pose) desc.defines.push_back("CROWD_STATIC");
+  std::string vertex = crowd_vertex_glsl();
+  std::string fragment;
+  if (shadow) {
+    fragment = detail::shader_text("shadow.frag");
+  } else {
+    fragment = std::string(detail::shader_text("lighting.glsl")) + "\n" + std::string(detail::shader_text("crowd.frag"));
+  }
+  desc.shaders = {{ShaderStage::vertex, std::move(vertex), ""}, {ShaderStage::fragment, std::move(fragment), ""}};
+  Result<Program> built = build_program(desc);
+  if (!built) return built.error();
+  CrowdProgram out;
+  out.program = std::move(*built);
+  const GLuint p = out.program.id();
+  vat.set_decode_uniforms(p);
+  set_crowd_samplers(p);
+  out.view_projection = glGetUniformLocation(p, "u_view_projection");
+  out.time = glGetUniformLocation(p, "u_vat_time");
+  out.base_color_factor = glGetUniformLocation(p, "u_base_color_factor");
+  out.has_texture = glGetUniformLocation(p, "u_has_base_color_texture");
+  out.alpha_mode = glGetUniformLocation(p, "u_alpha_mode");
+  out.alpha_cutoff = glGetUniformLocation(p, "u_alpha_cutoff");
+  out.lighting.find(p);
+  return out;
+}
+
+// A buffer texture over an immutable, dynamic buffer.
+struct BufferTexture {
+  Buffer buffer;
+  Texture texture;
+};
+
+BufferTexture make_buffer_texture(size_t bytes, const void* data, GLenum format) {
+  BufferTexture b;
+  b.buffer = create_buffer(bytes, data, GL_DYNAMIC_STORAGE_BIT);
+  b.texture = create_texture(GL_TEXTURE_BUFFER);
+  glTextureBuffer(b.texture.id(), format, b.buffer.id());
+  return b;
+}
+
+// splitmix64: the same sequence on every platform (std distributions are not).
+struct Random {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  float uniform() { return float(next() >> 40) * (1.0f / 16777216.0f); }  // [0, 1)
+  float uniform(float lo, float hi) { return lo + (hi - lo) * uniform(); }
+};
+
+}  // namespace
+
+std::string crowd_vertex_glsl() {
+  std::string text(detail::shader_text("vat_decode.glsl"));
+  text += "\n";
+  text += detail::shader_text("crowd.vert");
+  return text;
+}
+
+// ---- camera ----------------------------------------------------------------------------------
+
+glm::mat4 Camera::view() const { return glm::lookAt(eye, target, up); }
+
+glm::mat4 Camera::projection(float aspect) const {
+  return glm::perspective(glm::radians(fov_y_deg), aspect, near_plane, far_plane);
+}
+
+Bounds transform_bounds(const Bounds& b, const glm::mat4& world) {
+  Bounds out{glm::vec3(std::numeric_limits<float>::max()), glm::vec3(-std::numeric_limits<float>::max())};
+  for (int i = 0; i < 8; ++i) {
+    const glm::vec3 corner((i & 1) ? b.max.x : b.min.x, (i & 2) ? b.max.y : b.min.y, (i & 4) ? b.max.z : b.min.z);
+    const glm::vec3 p = glm::vec3(world * glm::vec4(corner, 1.0f));
+    out.min = glm::min(out.min, p);
+    out.max = glm::max(out.max, p);
+  }
+  return out;
+}
+
+Camera frame_bounds(const Bounds& bounds, float aspect, float azimuth_deg, float elevation_deg, float fov_y_deg) {
+  Camera c;
+  const glm::vec3 centre = (bounds.min + bounds.max) * 0.5f;
+  const float radius = std::max(glm::length(bounds.max - bounds.min) * 0.5f, 1e-6f);
+  const float tan_y = std::tan(glm::radians(fov_y_deg) * 0.5f);
+  const float tan_x = tan_y * std::max(aspect, 1e-3f);
+  const float az = glm::radians(azimuth_deg), el = glm::radians(elevation_deg);
+  const glm::vec3 back(std::sin(az) * std::cos(el), std::sin(el), std::cos(az) * std::cos(el));  // toward the eye
+  const glm::vec3 right = glm::normalize(glm::cross(glm::vec3(0.0f, 1.0f, 0.0f), back));
+  const glm::vec3 up = glm::cross(back, right);
+  // The nearest eye distance at which every corner is inside both fields of view: a corner at
+  // (x, y, z) in the camera's axes (z toward the eye) needs d >= z + |x| / tan_x and z + |y| / tan_y.
+  float distance = 0.0f, nearest = std::numeric_limits<float>::max(), farthest = 0.0f;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < 8; ++i) {
+      const glm::vec3 corner((i & 1) ? bounds.max.x : bounds.min.x, (i & 2) ? bounds.max.y : bounds.min.y,
+                             (i & 4) ? bounds.max.z : bounds.min.z);
+      const glm::vec3 d = corner - centre;
+      const float x = glm::dot(d, right), y = glm::dot(d, up), z = glm::dot(d, back);
+      if (pass == 0) {
+        distance = std::max({distance, z + std::abs(x) / tan_x, z + std::abs(y) / tan_y});
+      } else {
+        nearest = std::min(nearest, distance - z);
+        farthest = std::max(farthest, distance - z);
+      }
+    }
+    if (pass == 0) distance = std::max(distance * 1.04f, radius * 1e-3f);  // a small margin
+  }
+  c.target = centre;
+  c.eye = centre + back * distance;
+  c.up = glm::vec3(0.0f, 1.0f, 0.0f);
+  c.fov_y_deg = fov_y_deg;
+  c.near_plane = std::max(nearest * 0.5f, distance * 1e-3f);
+  c.far_plane = farthest + radius * 4.0f;  // the ground plane reaches beyond the bounds
+  return c;
+}
+
+// ---- crowd -----------------------------------------------------------------------------------
+
+struct Crowd::Impl {
+  const VatGpu* vat = nullptr;
+  uint32_t count = 0;
+  InstanceTable table;
+  std::vector<glm::mat4> worlds;
+  std::vector<uint8_t> world_dirty_flag;
+  std::vector<uint32_t> world_dirty;
+  std::vector<uint32_t> drawn;
+  bool drawn_dirty = false;
+  uint32_t drawn_count = 0;
+  std::vector<RowRange> ranges;  // reused by sync()
+  Bounds bounds;
+
+  BufferTexture table_gpu, world_gpu, drawn_gpu;
+  CrowdProgram lit, shadow;
+
+  // Static pose (CROWD_STATIC): its buffers, vertex array and programs.
+  bool use_static = false;
+  Buffer static_positions, static_normals;
+  VertexArray static_vao;
+  CrowdProgram static_lit, static_shadow;
+};
+
+namespace {
+void bind_crowd_textures(const Crowd::Impl& m) {
+  m.vat->bind_decode_textures();
+  glBindTextureUnit(GLuint(DecodeUnits{}.instances), m.table_gpu.texture.id());
+  glBindTextureUnit(kUnitWorld, m.world_gpu.texture.id());
+  glBindTextureUnit(kUnitDrawn, m.drawn_gpu.texture.id());
+}
+
+}  // namespace
+
+Crowd::Crowd() = default;
+Crowd::Crowd(Crowd&&) noexcept = default;
+Crowd& Crowd::operator=(Crowd&&) noexcept = default;
+Crowd::~Crowd() = default;
+
+Result<Crowd> Crowd::create(const VatGpu& vat, uint32_t instance_count) {
+  if (instance_count == 0) return make_error(vat.source(), "a crowd needs at least one instance");
+  GLint max_texels = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
+  if (uint64_t(instance_count) * kInstanceTexels > uint64_t(uint32_t(max_texels))) {
+    return make_error(vat.source(), std::to_string(instance_count) + " instances: the playback table would need " +
+                                        std::to_string(uint64_t(instance_count) * kInstanceTexels) +
+                                        " texels, over this GPU's buffer texture limit of " + std::to_string(max_texels));
+  }
+  Crowd crowd;
+  crowd.impl_ = std::make_unique<Impl>();
+  Impl& m = *crowd.impl_;
+  m.vat = &vat;
+  m.count = instance_count;
+  m.table = InstanceTable(instance_count, vat.frame_rows());
+  m.worlds.assign(instance_count, glm::mat4(1.0f));
+  m.world_dirty_flag.assign(instance_count, 0);
+  m.world_dirty.reserve(64);
+  m.drawn.resize(instance_count);
+  for (uint32_t i = 0; i < instance_count; ++i) m.drawn[i] = i;
+  m.drawn_count = instance_count;
+  m.ranges.reserve(64);
+  m.bounds = vat.bounds();
+
+  m.table_gpu = make_buffer_texture(size_t(instance_count) * kRowBytes, m.table.rows().data(), GL_RGBA32F);
+  m.world_gpu = make_buffer_texture(size_t(instance_count) * kWorldBytes, m.worlds.data(), GL_RGBA32F);
+  m.drawn_gpu = make_buffer_texture(size_t(instance_count) * 4, m.drawn.data(), GL_R32UI);
+  // The table's rows are on the GPU already: forget what the constructor marked.
+  take_dirty(m.table, m.ranges);
+  m.ranges.clear();
+
+  Result<CrowdProgram> lit = build_crowd_program(vat, false, false);
+  if (!lit) return lit.error();
+  m.lit = std::move(*lit);
+  Result<CrowdProgram> shadow = build_crowd_program(vat, true, false);
+  if (!shadow) return shadow.error();
+  m.shadow = std::move(*shadow);
+  return crowd;
+}
+
+uint32_t Crowd::size() const { return impl_->count; }
+const VatGpu& Crowd::vat() const { return *impl_->vat; }
+InstanceTable& Crowd::table() { return impl_->table; }
+const InstanceTable& Crowd::table() const { return impl_->table; }
+
+void Crowd::set_world(uint32_t index, const glm::mat4& world) {
+  Impl& m = *impl_;
+  m.worlds[index] = world;
+  if (!m.world_dirty_flag[index]) {
+    m.world_dirty_flag[index] = 1;
+    m.world_dirty.push_back(index);
+  }
+  m.bounds = unite(m.bounds, transform_bounds(m.vat->bounds(), world));
+}
+
+const glm::mat4& Crowd::world(uint32_t index) const { return impl_->worlds[index]; }
+
+Result<void> Crowd::set_drawn(std::span<const uint32_t> logical) {
+  Impl& m = *impl_;
+  if (logical.size() > m.count) {
+    return make_error(m.vat->source(), "drawn list of " + std::to_string(logical.size()) +
+                                           " instances, more than the crowd's " + std::to_string(m.count));
+  }
+  for (uint32_t i : logical) {
+    if (i >= m.count) return make_error(m.vat->source(), "drawn list names instance " + std::to_string(i) + " of " + std::to_string(m.count));
+  }
+  if (logical.empty()) {
+    for (uint32_t i = 0; i < m.count; ++i) m.drawn[i] = i;
+    m.drawn_count = m.count;
+  } else {
+    std::copy(logical.begin(), logical.end(), m.drawn.begin());
+    m.drawn_count = uint32_t(logical.size());
+  }
+  m.drawn_dirty = true;
+  return {};
+}
+
+uint32_t Crowd::drawn_count() const { return impl_->drawn_count; }
+
+Bounds Crowd::world_bounds() const { return impl_->bounds; }
+
+void Crowd::recompute_bounds() {
+  Impl& m = *impl_;
+  Bounds b{glm::vec3(1.0f), glm::vec3(-1.0f)};
+  for (const glm::mat4& w : m.worlds) b = unite(b, transform_bounds(m.vat->bounds(), w));
+  m.bounds = b;
+}
+
+size_t Crowd::sync() {
+  Impl& m = *impl_;
+  size_t bytes = 0;
+  m.ranges.clear();
+  take_dirty(m.table, m.ranges, 8);
+  for (const RowRange& r : m.ranges) {
+    glNamedBufferSubData(m.table_gpu.buffer.id(), GLintptr(r.first * kRowBytes), GLsizeiptr(r.count * kRowBytes),
+                         &m.table.rows()[r.first]);
+    bytes += r.count * kRowBytes;
+  }
+  if (!m.world_dirty.empty()) {
+    std::sort(m.world_dirty.begin(), m.world_dirty.end());
+    size_t i = 0;
+    while (i < m.world_dirty.size()) {
+      const uint32_t first = m.world_dirty[i];
+      uint32_t end = first + 1;
+      m.world_dirty_flag[first] = 0;
+      while (++i < m.world_dirty.size() && m.world_dirty[i] <= end + 8) {
+        end = m.world_dirty[i] + 1;
+        m.world_dirty_flag[m.world_dirty[i]] = 0;
+      }
+      glNamedBufferSubData(m.world_gpu.buffer.id(), GLintptr(first * kWorldBytes), GLsizeiptr((end - first) * kWorldBytes),
+                           &m.worlds[first]);
+      bytes += (end - first) * kWorldBytes;
+    }
+    m.world_dirty.clear();
+  }
+  if (m.drawn_dirty) {
+    glNamedBufferSubData(m.drawn_gpu.buffer.id(), 0, GLsizeiptr(size_t(m.drawn_count) * 4), m.drawn.data());
+    bytes += size_t(m.drawn_count) * 4;
+    m.drawn_dirty = false;
+  }
+  return bytes;
+}
+
+Result<void> Crowd::set_static_pose(std::span<const glm::vec3> positions, std::span<const glm::vec3> normals) {
+  Impl& m = *impl_;
+  const uint32_t n = m.vat->vertex_count();
+  if (positions.size() != n || normals.size() != n) {
+    return make_error(m.vat->source(), "static pose of " + std::to_string(positions.size()) + " positions and " +
+                                           std::to_string(normals.size()) + " normals; the VAT has " +
+                                           std::to_string(n) + " vertices");
+  }
+  if (!m.static_lit.program) {
+    Result<CrowdProgram> lit = build_crowd_program(*m.vat, false, true);
+    if (!lit) return lit.error();
+    Result<CrowdProgram> shadow = build_crowd_program(*m.vat, true, true);
+    if (!shadow) return shadow.error();
+    m.static_lit = std::move(*lit);
+    m.static_shadow = std::move(*shadow);
+  }
+  m.static_positions = create_buffer(positions.size_bytes(), positions.data(), 0);
+  m.static_normals = create_buffer(normals.size_bytes(), normals.data(), 0);
+  m.static_vao = m.vat->vertex_array_with(m.static_positions.id(), m.static_normals.id());
+  m.use_static = true;
+  return {};
+}
+
+void Crowd::prepare_vertex_program(uint32_t program, float time_s, const glm::mat4& view_projection) const {
+  impl_->vat->set_decode_uniforms(program);
+  set_crowd_samplers(program);
+  const GLint time = glGetUniformLocation(program, "u_vat_time");
+  if (time >= 0) glProgramUniform1f(program, time, time_s);
+  const GLint vp = glGetUniformLocation(program, "u_view_projection");
+  if (vp >= 0) glProgramUniformMatrix4fv(program, vp, 1, GL_FALSE, &view_projection[0][0]);
+}
+
+void Crowd::bind_vertex_textures() {
+  sync();
+  bind_crowd_textures(*impl_);
+}
+
+void Crowd::clear_static_pose() { impl_->use_static = false; }
+bool Crowd::static_pose() const { return impl_->use_static; }
+
+// ---- spreading a crowd -----------------------------------------------------------------------
+
+Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options) {
+  const VatGpu& vat = crowd.vat();
+  const Vat& meta = vat.metadata();
+  if (meta.clips.empty()) return make_error(vat.source(), "the VAT has no clips to play");
+  const uint32_t n = crowd.size();
+  Random rng{options.seed * 0x2545f4914f6cdd1dull + 0x1234567ull};
+
+  const Bounds& b = vat.bounds();
+  const glm::vec3 extent = b.max - b.min;
+  const float footprint = std::max(std::max(extent.x, extent.z), 1e-3f);
+  const float spacing = options.spacing > 0.0f ? options.spacing : footprint * 1.3f;
+  const auto columns = uint32_t(std::ceil(std::sqrt(double(n))));
+  const uint32_t rows = (n + columns - 1) / columns;
+  const glm::vec3 centre((b.min.x + b.max.x) * 0.5f, 0.0f, (b.min.z + b.max.z) * 0.5f);
+
+  // Clips dealt evenly, then shuffled (Fisher-Yates), so every clip shows and none forms stripes.
+  std::vector<uint32_t> clip_of(n);
+  for (uint32_t i = 0; i < n; ++i) clip_of[i] = i % uint32_t(meta.clips.size());
+  for (uint32_t i = n; i > 1; --i) std::swap(clip_of[i - 1], clip_of[size_t(rng.next() % i)]);
+
+  for (uint32_t i = 0; i < n; ++i) {
+    glm::vec3 position;
+    float yaw = 0.0f;
+    if (options.layout == CrowdLayout::Grid) {
+      const uint32_t col = i % columns, row = i / columns;
+      position = glm::vec3((float(col) - float(columns - 1) * 0.5f) * spacing, 0.0f,
+                           (float(row) - float(rows - 1) * 0.5f) * spacing);
+      yaw = rng.uniform(-0.4f, 0.4f);
+    } else {
+      const float side = spacing * std::sqrt(float(n));
+      position = glm::vec3(rng.uniform(-0.5f, 0.5f) * side, 0.0f, rng.uniform(-0.5f, 0.5f) * side);
+      yaw = rng.uniform(0.0f, 6.2831853f);
+    }
+    // Turn about the footprint's centre, so that a character modelled off its origin stays on its cell.
+    glm::mat4 world = glm::translate(glm::mat4(1.0f), position);
+    world = glm::rotate(world, yaw, glm::vec3(0.0f, 1.0f, 0.0f));
+    world = glm::translate(world, -centre);
+    crowd.set_world(i, world);
+
+    const uint32_t c = clip_of[i];
+    const VatClip& clip = meta.clips[c];
+    Instance in;
+    in.clip = clip_band(meta, c);
+    const float duration = clip.rows > 1 && clip.fps > 0.0f ? float(clip.rows - 1) / clip.fps : 1.0f;
+    in.start_time = options.now - rng.uniform() * duration;
+    const float base_speed = clip.defaults.speed;
+    in.policy.speed = base_speed * rng.uniform(1.0f - options.speed_jitter, 1.0f + options.speed_jitter);
+    if (Result<void> ok = set_instance(crowd.table(), i, in, options.now); !ok) {
+      return make_error(vat.source(), "instance " + std::to_string(i) + ": " + ok.error().message);
+    }
+  }
+  crowd.recompute_bounds();
+  return {};
+}
+
+// ---- renderer --------------------------------------------------------------------------------
+
+struct Renderer::Impl {
+  int shadow_size = 2048;
+  Texture shadow_depth;
+  Framebuffer shadow_fbo;
+  VertexArray empty_vao;
+  Program ground;
+  GLint ground_params = -1, ground_vp = -1, ground_tile = -1;
+  LightingSlots ground_lighting;
+  glm::mat4 light_vp{1.0f};
+  float shadow_texel_world = 0.0f;
+  FrameStats stats;
+};
+
+Renderer::Renderer() = default;
+Renderer::Renderer(Renderer&&) noexcept = default;
+Renderer& Renderer::operator=(Renderer&&) noexcept = default;
+Renderer::~Renderer() = default;
+
+Result<Renderer> Renderer::create(const RendererDesc& desc) {
+  GLint max_texture = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
+  if (desc.shadow_map_size < 1 || desc.shadow_map_size > max_texture) {
+    return make_error("renderer", "shadow map size " + std::to_string(desc.shadow_map_size) + " outside 1.." +
+                                      std::to_string(max_texture));
+  }
+  Renderer r;
+  r.impl_ = std::make_unique<Impl>();
+  Impl& m = *r.impl_;
+  m.shadow_size = desc.shadow_map_size;
+  m.shadow_depth = create_texture_2d(GL_DEPTH_COMPONENT32F, m.shadow_size, m.shadow_size, 1);
+  const GLuint depth = m.shadow_depth.id();
+  glTextureParameteri(depth, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glTextureParameteri(depth, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glTextureParameteri(depth, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+  glTextureParameteri(depth, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+  glTextureParameteri(depth, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTextureParameteri(depth, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  m.shadow_fbo = create_framebuffer();
+  glNamedFramebufferTexture(m.shadow_fbo.id(), GL_DEPTH_ATTACHMENT, depth, 0);
+  glNamedFramebufferDrawBuffer(m.shadow_fbo.id(), GL_NONE);
+  glNamedFramebufferReadBuffer(m.shadow_fbo.id(), GL_NONE);
+  if (glCheckNamedFramebufferStatus(m.shadow_fbo.id(), GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+    return make_error("renderer", "the shadow map framebuffer is incomplete");
+  }
+  m.empty_vao = create_vertex_array();
+
+  ProgramDesc ground;
+  ground.name = "ground";
+  ground.shaders = {{ShaderStage::vertex, std::string(detail::shader_text("ground.vert")), ""},
+                    {ShaderStage::fragment,
+                     std::string(detail::shader_text("lighting.glsl")) + "\n" + std::string(detail::shader_text("ground.frag")),
+                     ""}};
+  Result<Program> built = build_program(ground);
+  if (!built) return built.error();
+  m.ground = std::move(*built);
+  m.ground_params = glGetUniformLocation(m.ground.id(), "u_ground");
+  m.ground_vp = glGetUniformLocation(m.ground.id(), "u_view_projection");
+  m.ground_tile = glGetUniformLocation(m.ground.id(), "u_ground_tile");
+  m.ground_lighting.find(m.ground.id());
+  return r;
+}
+
+namespace {
+
+void set_lighting(const LightingSlots& s, GLuint p, const Light& light, bool shadows, const glm::mat4& light_vp,
+                  float texel_world) {
+  const glm::vec3 l = glm::normalize(light.direction);
+  glProgramUniform3f(p, s.direction, l.x, l.y, l.z);
+  glProgramUniform3f(p, s.color, light.color.x, light.color.y, light.color.z);
+  glProgramUniform3f(p, s.sky, light.sky.x, light.sky.y, light.sky.z);
+  glProgramUniform3f(p, s.bounce, light.bounce.x, light.bounce.y, light.bounce.z);
+  glProgramUniform1i(p, s.shadows, shadows ? 1 : 0);
+  glProgramUniformMatrix4fv(p, s.light_vp, 1, GL_FALSE, &light_vp[0][0]);
+  glProgramUniform1f(p, s.texel_world, texel_world);
+}
+
+// One draw per material group of `crowd`; `blend_pass` selects the BLEND groups (else the others).
+void draw_crowd(Crowd::Impl& m, const CrowdProgram& prog, const glm::mat4& view_projection, float time_s,
+                bool shadow_pass, bool blend_pass, FrameStats& stats) {
+  const VatGpu& vat = *m.vat;
+  const GLuint p = prog.program.id();
+  glUseProgram(p);
+  glBindVertexArray(m.use_static ? m.static_vao.id() : vat.vertex_array());
+  bind_crowd_textures(m);
+  glProgramUniformMatrix4fv(p, prog.view_projection, 1, GL_FALSE, &view_projection[0][0]);
+  glProgramUniform1f(p, prog.time, time_s);
+  for (const GpuDrawGroup& g : vat.groups()) {
+    const GpuMaterial& mat = vat.materials()[g.material];
+    if (!shadow_pass && (mat.alpha_mode == AlphaMode::Blend) != blend_pass) continue;
+    if (!shadow_pass) {
+      glProgramUniform4f(p, prog.base_color_factor, mat.base_color_factor.x, mat.base_color_factor.y,
+                         mat.base_color_factor.z, mat.base_color_factor.w);
+      glProgramUniform1i(p, prog.has_texture, mat.base_color_texture != 0 ? 1 : 0);
+      glProgramUniform1i(p, prog.alpha_mode, int(mat.alpha_mode));
+      glProgramUniform1f(p, prog.alpha_cutoff, mat.alpha_cutoff);
+      glBindTextureUnit(kUnitBaseColor, mat.base_color_texture);
+      if (mat.double_sided) {
+        glDisable(GL_CULL_FACE);
+      } else {
+        glEnable(GL_CULL_FACE);
+      }
+    }
+    glDrawElementsInstancedBaseInstance(GL_TRIANGLES, GLsizei(g.index_count), GL_UNSIGNED_INT,
+                                        reinterpret_cast<const void*>(uintptr_t(g.first_index) * 4u),
+                                        GLsizei(m.drawn_count), 0);
+    ++stats.draw_calls;
+    stats.triangles += uint64_t(g.index_count / 3) * m.drawn_count;
+  }
+}
+
+}  // namespace
+
+void Renderer::render(const RenderTarget& target, Crowd& crowd, const Camera& camera, float time_s,
+                      const RenderOptions& options) {
+  Crowd* one[1] = {&crowd};
+  render(target, std::span<Crowd* const>(one), camera, time_s, options);
+}
+
+void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera, float time_s,
+                      const RenderOptions& options) {
+  Impl& m = *impl_;
+  m.stats = FrameStats{};
+  Bounds scene{glm::vec3(1.0f), glm::vec3(-1.0f)};
+  float tile = 0.0f;  // checker size: half the tallest character
+  for (Crowd* c : crowds) {
+    m.stats.uploaded_bytes += c->sync();
+    scene = unite(scene, c->world_bounds());
+    tile = std::max(tile, (c->vat().bounds().max.y - c->vat().bounds().min.y) * 0.5f);
+  }
+  if (empty_bounds(scene)) scene = Bounds{glm::vec3(-1.0f), glm::vec3(1.0f)};
+  if (!(tile > 0.0f)) tile = 1.0f;
+  const Bounds caster = empty_bounds(options.shadow_bounds) ? scene : options.shadow_bounds;
+
+  // The light's orthographic box around the casters.
+  const glm::vec3 l = glm::normalize(options.light.direction);
+  const glm::vec3 centre = (caster.min + caster.max) * 0.5f;
+  const float radius = std::max(glm::length(caster.max - caster.min) * 0.5f, 1e-6f);
+  const glm::vec3 up = std::abs(l.y) > 0.99f ? glm::vec3(0.0f, 0.0f, 1.0f) : glm::vec3(0.0f, 1.0f, 0.0f);
+  const glm::mat4 light_view = glm::lookAt(centre + l * (radius * 2.0f), centre, up);
+  glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
+  for (int i = 0; i < 8; ++i) {
+    const glm::vec3 corner((i & 1) ? caster.max.x : caster.min.x, (i & 2) ? caster.max.y : caster.min.y,
+                           (i & 4) ? caster.max.z : caster.min.z);
+    const glm::vec3 p = glm::vec3(light_view * glm::vec4(corner, 1.0f));
+    lo = glm::min(lo, p);
+    hi = glm::max(hi, p);
+  }
+  const float margin = radius * 0.02f;
+  m.light_vp = glm::ortho(lo.x - margin, hi.x + margin, lo.y - margin, hi.y + margin, -hi.z - margin, -lo.z + margin) *
+               light_view;
+  m.shadow_texel_world = std::max(hi.x - lo.x, hi.y - lo.y) / float(m.shadow_size);
+
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+  glDisable(GL_CULL_FACE);
+
+  // Shadow pass: the casters decode the VAT exactly as the lit pass does.
+  if (options.shadows) {
+    glBindFramebuffer(GL_FRAMEBUFFER, m.shadow_fbo.id());
+    glViewport(0, 0, m.shadow_size, m.shadow_size);
+    const float one = 1.0f;
+    glClearNamedFramebufferfv(m.shadow_fbo.id(), GL_DEPTH, 0, &one);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(1.5f, 2.0f);
+    for (Crowd* c : crowds) {
+      Crowd::Impl& cm = *c->impl_;
+      draw_crowd(cm, cm.use_static ? cm.static_shadow : cm.shadow, m.light_vp, time_s, true, false, m.stats);
+    }
+    glDisable(GL_POLYGON_OFFSET_FILL);
+  }
+
+  // Lit pass.
+  const glm::vec3 bg = options.background;
+  target.clear(bg.x, bg.y, bg.z, 1.0f);
+  glBindTextureUnit(kUnitShadow, m.shadow_depth.id());
+  const float aspect = float(target.width()) / float(target.height());
+  const glm::mat4 view_projection = camera.projection(aspect) * camera.view();
+
+  if (options.ground) {
+    const GLuint g = m.ground.id();
+    set_lighting(m.ground_lighting, g, options.light, options.shadows, m.light_vp, m.shadow_texel_world);
+    const glm::vec3 extent = scene.max - scene.min;
+    const float half = std::max(extent.x, extent.z) * 0.5f + std::max(extent.y, tile) * 3.0f;
+    glProgramUniform4f(g, m.ground_params, (scene.min.x + scene.max.x) * 0.5f, scene.min.y,
+                       (scene.min.z + scene.max.z) * 0.5f, half);
+    glProgramUniformMatrix4fv(g, m.ground_vp, 1, GL_FALSE, &view_projection[0][0]);
+    glProgramUniform1f(g, m.ground_tile, tile);
+    glUseProgram(g);
+    glBindVertexArray(m.empty_vao.id());
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    ++m.stats.draw_calls;
+    m.stats.triangles += 2;
+  }
+  for (int blend_pass = 0; blend_pass < 2; ++blend_pass) {
+    if (blend_pass) {
+      glEnable(GL_BLEND);
+      glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);  // keep alpha 1
+      glDepthMask(GL_FALSE);
+    }
+    for (Crowd* c : crowds) {
+      Crowd::Impl& cm = *c->impl_;
+      const CrowdProgram& prog = cm.use_static ? cm.static_lit : cm.lit;
+      set_lighting(prog.lighting, prog.program.id(), options.light, options.shadows, m.light_vp, m.shadow_texel_world);
+      draw_crowd(cm, prog, view_projection, time_s, false, blend_pass != 0, m.stats);
+    }
+  }
+  glDisable(GL_BLEND);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_CULL_FACE);
+}
+
+const FrameStats& Renderer::stats() const { return impl_->stats; }
+uint32_t Renderer::shadow_map() const { return impl_->shadow_depth.id(); }
+int Renderer::shadow_map_size() const { return impl_->shadow_size; }
+const glm::mat4& Renderer::light_view_projection() const { return impl_->light_vp; }
+
+}  // namespace vatkit::gl

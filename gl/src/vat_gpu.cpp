@@ -1,0 +1,361 @@
+// Uploading a Vat: planes from the (mapped) bytes as they are, geometry, materials and images.
+#include "vatkit/gl/vat_gpu.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include <stb_image.h>
+
+#include "vatkit/gl/gl.h"
+
+namespace vatkit::gl {
+
+namespace {
+
+const char* plane_name(PlaneSemantic s) {
+  switch (s) {
+    case PlaneSemantic::Position: return "position";
+    case PlaneSemantic::Normal: return "normal";
+    case PlaneSemantic::Tangent: return "tangent";
+    case PlaneSemantic::Slots: return "slots";
+  }
+  return "?";
+}
+
+struct TexelUpload {
+  GLenum internal_format;
+  GLenum format;
+  GLenum type;
+};
+
+TexelUpload upload_format(TexelFormat f) {
+  switch (f) {
+    case TexelFormat::RGBA32F: return {GL_RGBA32F, GL_RGBA, GL_FLOAT};
+    case TexelFormat::RGBA16F: return {GL_RGBA16F, GL_RGBA, GL_HALF_FLOAT};
+    // Integers, not GL_RGBA16 unorm: the octahedral normal is unpacked from the bits, and GLES 3.0
+    // has no 16-bit unorm textures. The chunk divides by 65535 as codec::unorm16_to_float does.
+    case TexelFormat::RGBA16Unorm: return {GL_RGBA16UI, GL_RGBA_INTEGER, GL_UNSIGNED_SHORT};
+  }
+  return {GL_RGBA32F, GL_RGBA, GL_FLOAT};
+}
+
+// Pixel-unpack state that glTextureSubImage2D reads, set to "tightly packed rows from client
+// memory" for the upload and restored afterwards.
+class UnpackState {
+ public:
+  UnpackState() {
+    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &buffer_);
+    glGetIntegerv(GL_UNPACK_ALIGNMENT, &alignment_);
+    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &row_length_);
+    glGetIntegerv(GL_UNPACK_SKIP_ROWS, &skip_rows_);
+    glGetIntegerv(GL_UNPACK_SKIP_PIXELS, &skip_pixels_);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+  }
+  ~UnpackState() {
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, GLuint(buffer_));
+    glPixelStorei(GL_UNPACK_ALIGNMENT, alignment_);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length_);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, skip_rows_);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, skip_pixels_);
+  }
+  UnpackState(const UnpackState&) = delete;
+  UnpackState& operator=(const UnpackState&) = delete;
+
+ private:
+  GLint buffer_ = 0, alignment_ = 4, row_length_ = 0, skip_rows_ = 0, skip_pixels_ = 0;
+};
+
+struct StbImage {
+  stbi_uc* pixels = nullptr;
+  ~StbImage() { stbi_image_free(pixels); }
+};
+
+int mip_levels(int w, int h) {
+  int levels = 1;
+  for (int s = std::max(w, h); s > 1; s >>= 1) ++levels;
+  return levels;
+}
+
+// Constant values for attributes a VAT lacks, read with binding stride 0.
+struct Constants {
+  float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  float one[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+  uint16_t slots[4] = {0, 0, 0, 0};
+  float normal[4] = {0.0f, 0.0f, 1.0f, 0.0f};
+};
+constexpr GLintptr kConstZero = offsetof(Constants, zero);
+constexpr GLintptr kConstOne = offsetof(Constants, one);
+constexpr GLintptr kConstSlots = offsetof(Constants, slots);
+constexpr GLintptr kConstNormal = offsetof(Constants, normal);
+
+}  // namespace
+
+const GpuPlane* VatGpu::plane(PlaneSemantic semantic) const {
+  for (const GpuPlane& p : planes_)
+    if (p.semantic == semantic) return &p;
+  return nullptr;
+}
+
+Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
+  const std::string& where = vat.source.empty() ? std::string("vat") : vat.source;
+  VatGpu out;
+  out.meta_.encoding = vat.encoding;
+  out.meta_.precision = vat.precision;
+  out.meta_.frame_rows = vat.frame_rows;
+  out.meta_.clips = vat.clips;
+  out.meta_.bounds = vat.bounds;
+  out.meta_.slots = vat.slots;
+  out.meta_.materials = vat.materials;
+  out.meta_.source = where;
+  out.vertex_count_ = vat.geometry.vertex_count();
+  out.index_count_ = uint32_t(vat.geometry.indices.size());
+  out.defines_ = decode_defines(vat);
+
+  const VatGeometry& g = vat.geometry;
+  if (g.vertex_count() == 0 || g.indices.empty()) return make_error(where, "the VAT has no geometry to draw");
+  if (uint64_t(g.vertex_count()) > uint64_t(std::numeric_limits<int32_t>::max())) {
+    return make_error(where, std::to_string(g.vertex_count()) + " vertices: more than gl_VertexID holds");
+  }
+  const bool rig = vat.encoding == Encoding::Rig;
+  if (rig && (g.bind_positions.size() != g.vertex_count() || g.slots0.size() != g.vertex_count() ||
+              g.slot_weights0.size() != g.vertex_count())) {
+    return make_error(where, "rig VAT without bind positions, slots and weights for every vertex");
+  }
+
+  GLint max_texture = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
+  UnpackState unpack;
+
+  // ---- planes, straight from their bytes (a mapped .vat.glb: no copy on the CPU) ---------------
+  for (const Plane& p : vat.planes) {
+    // A delta's Slots plane only serves CPU sockets: the vertex shader never reads it.
+    if (!rig && p.semantic == PlaneSemantic::Slots) continue;
+    if (p.width == 0 || p.height == 0) return make_error(where, std::string("plane ") + plane_name(p.semantic) + " is empty");
+    if (p.width > uint32_t(max_texture) || p.height > uint32_t(max_texture)) {
+      return make_error(where, std::string("plane ") + plane_name(p.semantic) + " is " + std::to_string(p.width) +
+                                   " x " + std::to_string(p.height) + " texels, over this GPU's texture limit of " +
+                                   std::to_string(max_texture) + " (bake with max_texture_size " +
+                                   std::to_string(max_texture) + ")");
+    }
+    if (p.data.size() < p.byte_size()) return make_error(where, std::string("plane ") + plane_name(p.semantic) + " is truncated");
+    const TexelUpload f = upload_format(p.format);
+    Texture t = create_texture_2d(f.internal_format, int(p.width), int(p.height), 1);
+    glTextureSubImage2D(t.id(), 0, 0, 0, GLsizei(p.width), GLsizei(p.height), f.format, f.type, p.data.data());
+    out.planes_.push_back(GpuPlane{p.semantic, t.id(), p.width, p.rows_per_frame, p.height});
+    out.gpu_bytes_ += p.byte_size();
+    out.plane_textures_.push_back(std::move(t));
+  }
+  if (rig ? out.plane(PlaneSemantic::Slots) == nullptr : out.plane(PlaneSemantic::Position) == nullptr) {
+    return make_error(where, rig ? "rig VAT without a slots plane" : "delta VAT without a position plane");
+  }
+
+  // ---- q16: each frame row's clip ranges ------------------------------------------------------
+  if (vat.precision == Precision::Q16) {
+    if (vat.frame_rows == 0 || vat.frame_rows > uint32_t(max_texture)) {
+      return make_error(where, std::to_string(vat.frame_rows) + " frame rows: over this GPU's texture limit of " +
+                                   std::to_string(max_texture));
+    }
+    std::vector<glm::vec4> ranges(size_t(vat.frame_rows) * 2, glm::vec4(0.0f));
+    for (const VatClip& c : vat.clips) {
+      const Bounds& r = rig ? c.translation_range : c.delta_range;
+      const glm::vec4 lo(r.min, c.scale_min), hi(r.max, c.scale_max);
+      for (uint32_t k = 0; k < c.rows && c.first_row + k < vat.frame_rows; ++k) {
+        ranges[size_t(c.first_row + k) * 2] = lo;
+        ranges[size_t(c.first_row + k) * 2 + 1] = hi;
+      }
+    }
+    out.row_ranges_ = create_texture_2d(GL_RGBA32F, 2, int(vat.frame_rows), 1);
+    glTextureSubImage2D(out.row_ranges_.id(), 0, 0, 0, 2, GLsizei(vat.frame_rows), GL_RGBA, GL_FLOAT, ranges.data());
+    out.gpu_bytes_ += ranges.size() * sizeof(glm::vec4);
+  }
+
+  // ---- geometry --------------------------------------------------------------------------------
+  out.vertex_array_ = create_vertex_array();
+  const GLuint vao = out.vertex_array_.id();
+  const Constants constants;
+  out.buffers_.push_back(create_buffer(sizeof(Constants), &constants, 0));
+  const GLuint constant_buffer = out.buffers_.back().id();
+
+  auto attribute = [&](uint32_t location, const void* data, size_t count, int components, size_t element_bytes,
+                       GLintptr fallback, bool integer) {
+    GLuint buffer = constant_buffer;
+    GLintptr offset = fallback;
+    GLsizei stride = 0;
+    if (data != nullptr && count == g.vertex_count()) {
+      out.buffers_.push_back(create_buffer(count * element_bytes, data, 0));
+      out.gpu_bytes_ += count * element_bytes;
+      buffer = out.buffers_.back().id();
+      offset = 0;
+      stride = GLsizei(element_bytes);
+    }
+    glVertexArrayVertexBuffer(vao, location, buffer, offset, stride);
+    if (integer) {
+      glVertexArrayAttribIFormat(vao, location, components, GL_UNSIGNED_SHORT, 0);
+    } else {
+      glVertexArrayAttribFormat(vao, location, components, GL_FLOAT, GL_FALSE, 0);
+    }
+    glVertexArrayAttribBinding(vao, location, location);
+    glEnableVertexArrayAttrib(vao, location);
+  };
+  auto vec_data = [](const auto& v) -> const void* { return v.empty() ? nullptr : v.data(); };
+  const auto& positions = rig ? g.bind_positions : g.positions;
+  const auto& normals = rig ? g.bind_normals : g.normals;
+  const auto& tangents = rig ? g.bind_tangents : g.tangents;
+  attribute(kAttribPosition, vec_data(positions), positions.size(), 3, sizeof(glm::vec3), kConstZero, false);
+  attribute(kAttribNormal, vec_data(normals), normals.size(), 3, sizeof(glm::vec3), kConstNormal, false);
+  attribute(kAttribTexcoord0, vec_data(g.texcoords0), g.texcoords0.size(), 2, sizeof(glm::vec2), kConstZero, false);
+  attribute(kAttribColor0, vec_data(g.colors0), g.colors0.size(), 4, sizeof(glm::vec4), kConstOne, false);
+  attribute(kAttribTangent, vec_data(tangents), tangents.size(), 4, sizeof(glm::vec4), kConstZero, false);
+  attribute(kAttribSlots0, rig ? vec_data(g.slots0) : nullptr, g.slots0.size(), 4, sizeof(glm::u16vec4), kConstSlots, true);
+  attribute(kAttribWeights0, rig ? vec_data(g.slot_weights0) : nullptr, g.slot_weights0.size(), 4, sizeof(glm::vec4), kConstZero, false);
+  attribute(kAttribSlots1, rig ? vec_data(g.slots1) : nullptr, g.slots1.size(), 4, sizeof(glm::u16vec4), kConstSlots, true);
+  attribute(kAttribWeights1, rig ? vec_data(g.slot_weights1) : nullptr, g.slot_weights1.size(), 4, sizeof(glm::vec4), kConstZero, false);
+
+  for (uint32_t i : g.indices) {
+    if (i >= g.vertex_count()) return make_error(where, "index " + std::to_string(i) + " past the vertex count");
+  }
+  out.buffers_.push_back(create_buffer(g.indices.size() * 4, g.indices.data(), 0));
+  out.gpu_bytes_ += g.indices.size() * 4;
+  glVertexArrayElementBuffer(vao, out.buffers_.back().id());
+
+  // ---- materials and their base colour images ---------------------------------------------------
+  std::vector<int> image_texture(vat.images.size(), -1);  // index into out.images_
+  for (const Material& m : vat.materials) {
+    GpuMaterial gm;
+    gm.base_color_factor = m.base_color_factor;
+    gm.alpha_mode = m.alpha_mode;
+    gm.alpha_cutoff = m.alpha_cutoff;
+    gm.double_sided = m.double_sided;
+    const int image = m.base_color_image;
+    if (options.base_color_textures && image >= 0 && size_t(image) < vat.images.size()) {
+      if (image_texture[size_t(image)] < 0) {
+        const Image& im = vat.images[size_t(image)];
+        if (im.bytes.size() > size_t(std::numeric_limits<int>::max())) {
+          return make_error(where, "image " + std::to_string(image) + " is too large");
+        }
+        int w = 0, h = 0, channels = 0;
+        StbImage decoded;
+        decoded.pixels = stbi_load_from_memory(im.bytes.data(), int(im.bytes.size()), &w, &h, &channels, 4);
+        if (decoded.pixels == nullptr) {
+          const char* why = stbi_failure_reason();
+          return make_error(where, "image " + std::to_string(image) + (im.name.empty() ? "" : " (\"" + im.name + "\")") +
+                                       ": cannot decode " + (im.mime_type.empty() ? "it" : im.mime_type) + ": " +
+                                       (why ? why : "unknown reason"));
+        }
+        if (w > max_texture || h > max_texture) {
+          return make_error(where, "image " + std::to_string(image) + " is " + std::to_string(w) + " x " +
+                                       std::to_string(h) + ", over this GPU's texture limit");
+        }
+        Texture t = create_texture_2d(GL_SRGB8_ALPHA8, w, h, mip_levels(w, h));
+        glTextureSubImage2D(t.id(), 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, decoded.pixels);
+        glGenerateTextureMipmap(t.id());
+        glTextureParameteri(t.id(), GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+        glTextureParameteri(t.id(), GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTextureParameteri(t.id(), GL_TEXTURE_WRAP_S, GL_REPEAT);
+        glTextureParameteri(t.id(), GL_TEXTURE_WRAP_T, GL_REPEAT);
+        out.gpu_bytes_ += size_t(w) * size_t(h) * 4 * 4 / 3;
+        image_texture[size_t(image)] = int(out.images_.size());
+        out.images_.push_back(std::move(t));
+      }
+      gm.base_color_texture = out.images_[size_t(image_texture[size_t(image)])].id();
+    }
+    out.materials_.push_back(gm);
+  }
+  const auto default_material = uint32_t(out.materials_.size());
+  out.materials_.push_back(GpuMaterial{});  // glTF's default material: white, opaque
+
+  for (const DrawGroup& d : g.groups) {
+    if (d.index_count == 0) continue;
+    if (uint64_t(d.first_index) + d.index_count > g.indices.size()) {
+      return make_error(where, "a draw group runs past the index buffer");
+    }
+    const bool known = d.material >= 0 && size_t(d.material) < vat.materials.size();
+    out.groups_.push_back(GpuDrawGroup{d.first_index, d.index_count, known ? uint32_t(d.material) : default_material});
+  }
+  if (out.groups_.empty()) out.groups_.push_back(GpuDrawGroup{0, uint32_t(g.indices.size()), default_material});
+
+  GLenum error = glGetError();
+  if (error != GL_NO_ERROR) {
+    return make_error(where, "upload failed with GL error 0x" + [](GLenum e) {
+      char text[16];
+      std::snprintf(text, sizeof(text), "%04x", e);
+      return std::string(text);
+    }(error));
+  }
+  return out;
+}
+
+VertexArray VatGpu::vertex_array_with(uint32_t position_buffer, uint32_t normal_buffer) const {
+  VertexArray vao = create_vertex_array();
+  const GLuint src = vertex_array_.id();
+  const GLuint dst = vao.id();
+  for (uint32_t location = kAttribPosition; location <= kAttribWeights1; ++location) {
+    GLint buffer = 0, stride = 0, size = 0, type = 0, integer = 0;
+    GLint64 offset = 0;
+    glGetVertexArrayIndexed64iv(src, location, GL_VERTEX_BINDING_OFFSET, &offset);
+    glGetVertexArrayIndexediv(src, location, GL_VERTEX_BINDING_BUFFER, &buffer);
+    glGetVertexArrayIndexediv(src, location, GL_VERTEX_BINDING_STRIDE, &stride);
+    glGetVertexArrayIndexediv(src, location, GL_VERTEX_ATTRIB_ARRAY_SIZE, &size);
+    glGetVertexArrayIndexediv(src, location, GL_VERTEX_ATTRIB_ARRAY_TYPE, &type);
+    glGetVertexArrayIndexediv(src, location, GL_VERTEX_ATTRIB_ARRAY_INTEGER, &integer);
+    if (location == kAttribPosition || location == kAttribNormal) {
+      buffer = GLint(location == kAttribPosition ? position_buffer : normal_buffer);
+      offset = 0;
+      stride = GLint(sizeof(glm::vec3));
+      size = 3;
+      type = GL_FLOAT;
+      integer = 0;
+    }
+    glVertexArrayVertexBuffer(dst, location, GLuint(buffer), GLintptr(offset), stride);
+    if (integer) {
+      glVertexArrayAttribIFormat(dst, location, size, GLenum(type), 0);
+    } else {
+      glVertexArrayAttribFormat(dst, location, size, GLenum(type), GL_FALSE, 0);
+    }
+    glVertexArrayAttribBinding(dst, location, location);
+    glEnableVertexArrayAttrib(dst, location);
+  }
+  GLint elements = 0;
+  glGetVertexArrayiv(src, GL_ELEMENT_ARRAY_BUFFER_BINDING, &elements);
+  glVertexArrayElementBuffer(dst, GLuint(elements));
+  return vao;
+}
+
+void VatGpu::bind_decode_textures(const DecodeUnits& units) const {
+  for (const GpuPlane& p : planes_) {
+    switch (p.semantic) {
+      case PlaneSemantic::Position: glBindTextureUnit(GLuint(units.position), p.texture); break;
+      case PlaneSemantic::Normal: glBindTextureUnit(GLuint(units.normal), p.texture); break;
+      case PlaneSemantic::Tangent: glBindTextureUnit(GLuint(units.tangent), p.texture); break;
+      case PlaneSemantic::Slots: glBindTextureUnit(GLuint(units.slots), p.texture); break;
+    }
+  }
+  if (row_ranges_) glBindTextureUnit(GLuint(units.row_ranges), row_ranges_.id());
+}
+
+void VatGpu::set_decode_uniforms(uint32_t program, const DecodeUnits& units) const {
+  auto sampler = [&](const char* name, int unit) {
+    const GLint at = glGetUniformLocation(program, name);
+    if (at >= 0) glProgramUniform1i(program, at, unit);
+  };
+  sampler("u_vat_position", units.position);
+  sampler("u_vat_normal", units.normal);
+  sampler("u_vat_tangent", units.tangent);
+  sampler("u_vat_slots", units.slots);
+  sampler("u_vat_row_ranges", units.row_ranges);
+  sampler("u_vat_instances", units.instances);
+  for (const GpuPlane& p : planes_) {
+    const std::string name = std::string("u_vat_") + plane_name(p.semantic) + "_layout";
+    const GLint at = glGetUniformLocation(program, name.c_str());
+    if (at >= 0) glProgramUniform2i(program, at, GLint(p.width), GLint(p.rows_per_frame));
+  }
+}
+
+}  // namespace vatkit::gl

@@ -1,0 +1,114 @@
+// `vatkit render`: a crowd PNG from the built-in sample, a glTF baked on the fly and a .vat.glb;
+// sequences; one-line errors that leave no output behind. Runs the CLI headless (llvmpipe in CI).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_gl_crowd_util.h"
+#include "test_support.h"
+#include "vatkit/gl/image.h"
+#include "vatkit/vat_file.h"
+
+namespace vatkit {
+namespace {
+
+namespace fs = std::filesystem;
+using test::CommandResult;
+using test::shell_quote;
+
+CommandResult vatkit_cli(const std::string& arguments) {
+  return test::run_command(shell_quote(VATKIT_CLI) + " " + arguments);
+}
+
+void expect_one_error_line(const CommandResult& r, const std::string& must_contain) {
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.err.rfind("vatkit: error: ", 0), 0u) << r.err;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// The image, checked for size and for showing more than a flat background.
+gl::Image expect_picture(const fs::path& path, int width, int height) {
+  Result<gl::Image> image = gl::read_png(path);
+  EXPECT_TRUE(image.ok()) << path << ": " << (image ? "" : image.error().message);
+  if (!image) return {};
+  EXPECT_EQ(image->width, width);
+  EXPECT_EQ(image->height, height);
+  size_t distinct_from_corner = 0;
+  for (size_t i = 0; i < image->pixels.size(); i += size_t(image->channels)) {
+    distinct_from_corner += image->pixels[i] != image->pixels[0] || image->pixels[i + 1] != image->pixels[1] ? 1 : 0;
+  }
+  EXPECT_GT(distinct_from_corner, image->pixels.size() / size_t(image->channels) / 10) << "a nearly blank picture";
+  return std::move(*image);
+}
+
+TEST(GlCrowdCli, RendersTheSampleCrowd) {
+  const fs::path dir = test::scratch_dir("render_cli_sample");
+  const CommandResult r = vatkit_cli("render --encoding rig --instances 6 --size 160x90 --seed 2 -o " + shell_quote((dir / "crowd.png").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("6 instances"), std::string::npos) << r.out;
+  expect_picture(dir / "crowd.png", 160, 90);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1) << "stray files";
+}
+
+TEST(GlCrowdCli, WritesASequenceThatMoves) {
+  const fs::path dir = test::scratch_dir("render_cli_sequence");
+  const CommandResult r = vatkit_cli("render --encoding rig --instances 3 --size 96x64 --frames 3 --fps 8 --layout random -o " +
+                                     shell_quote((dir / "seq.png").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const gl::Image first = expect_picture(dir / "seq-0000.png", 96, 64);
+  expect_picture(dir / "seq-0001.png", 96, 64);
+  const gl::Image last = expect_picture(dir / "seq-0002.png", 96, 64);
+  EXPECT_FALSE(fs::exists(dir / "seq.png"));
+  EXPECT_NE(first.pixels, last.pixels) << "the crowd did not move in a quarter of a second";
+}
+
+TEST(GlCrowdCli, RendersAGltfBakedOnTheFlyAndAVatFile) {
+  const fs::path dir = test::scratch_dir("render_cli_inputs");
+  const CommandResult gltf = vatkit_cli("render " + shell_quote(test::asset_path("khronos/Fox.glb").string()) +
+                                        " --encoding rig --precision q16 --instances 2 --size 96x64 -o " +
+                                        shell_quote((dir / "fox.png").string()));
+  ASSERT_EQ(gltf.exit_code, 0) << gltf.err;
+  EXPECT_NE(gltf.out.find("rig q16"), std::string::npos) << gltf.out;
+  expect_picture(dir / "fox.png", 96, 64);
+
+  const Vat* vat = test::test_bake({"khronos/CesiumMan.glb", Encoding::Delta, Precision::F16});
+  ASSERT_NE(vat, nullptr);
+  ASSERT_TRUE(save_vat(*vat, dir / "man.vat.glb").ok());
+  const CommandResult file = vatkit_cli("render " + shell_quote((dir / "man.vat.glb").string()) +
+                                        " --instances 4 --size 96x64 --no-shadows -o " +
+                                        shell_quote((dir / "man.png").string()));
+  ASSERT_EQ(file.exit_code, 0) << file.err;
+  EXPECT_NE(file.out.find("delta f16"), std::string::npos) << file.out;
+  expect_picture(dir / "man.png", 96, 64);
+}
+
+TEST(GlCrowdCli, ErrorsAreOneLineAndWriteNothing) {
+  const fs::path dir = test::scratch_dir("render_cli_errors");
+  const std::string o = " -o " + shell_quote((dir / "out.png").string());
+  expect_one_error_line(vatkit_cli("render --size 12x" + o), "--size 12x");
+  expect_one_error_line(vatkit_cli("render --size 0x10" + o), "--size");
+  expect_one_error_line(vatkit_cli("render --instances 0" + o), "--instances");
+  expect_one_error_line(vatkit_cli("render --fps 0 --frames 2" + o), "--fps");
+  expect_one_error_line(vatkit_cli("render --time inf" + o), "--time");
+  expect_one_error_line(vatkit_cli("render --layout spiral" + o), "spiral");
+  expect_one_error_line(vatkit_cli("render " + shell_quote((dir / "missing.glb").string()) + o), "missing.glb");
+  {
+    std::ofstream(dir / "garbage.vat.glb") << "glTF, or not";
+  }
+  expect_one_error_line(vatkit_cli("render " + shell_quote((dir / "garbage.vat.glb").string()) + o), "garbage.vat.glb");
+  fs::remove(dir / "garbage.vat.glb");
+  expect_one_error_line(vatkit_cli("render " + shell_quote(test::asset_path("khronos/SimpleMorph.gltf").string()) +
+                                   " --encoding rig" + o),
+                        "SimpleMorph.gltf");
+  expect_one_error_line(vatkit_cli("render --encoding rig --size 64x64 -o " +
+                                   shell_quote((dir / "no_such_dir" / "x.png").string())),
+                        "no_such_dir");
+  EXPECT_TRUE(fs::is_empty(dir)) << "a failed render left a file behind";
+}
+
+}  // namespace
+}  // namespace vatkit
