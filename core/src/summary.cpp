@@ -539,7 +539,7 @@ std::string summary_text(const VatSummary& s) {
     geometry.append(cat({"; ", plural(s.slots, "joint", "joints"), " for sockets"}));
   }
   line("geometry", geometry);
-  line("materials", cat({num(s.materials), ", ", plural(s.images, "image", "images")}));
+  line("materials", cat({num(s.materials), " (", plural(s.images, "image", "images"), ")"}));
   line("bounds", cat({vec_text(s.bounds.min), " to ", vec_text(s.bounds.max)}));
 
   const bool measured = std::any_of(s.clips.begin(), s.clips.end(),
