@@ -415,6 +415,10 @@ VatSummary summarize(const Vat& vat, std::span<const ClipError> errors) {
                         p.rows_per_frame, p.byte_size()});
     s.plane_bytes += p.byte_size();
   }
+  for (const LodLevel& lod : vat.geometry.lods) {
+    s.lods.push_back({static_cast<uint32_t>(lod.indices.size() / 3), lod.error, lod.error_in_motion,
+                      lod.screen_size});
+  }
   s.materials = static_cast<uint32_t>(vat.materials.size());
   s.images = static_cast<uint32_t>(vat.images.size());
   return s;
@@ -582,6 +586,20 @@ std::string summary_text(const VatSummary& s) {
                     num(p.rows_per_frame), num(p.texels_per_frame), bytes_text(p.bytes)});
   }
   out.append(table(rows, "llrrrrl", "    "));
+  if (!s.lods.empty()) {
+    line("lods", cat({plural(s.lods.size(), "level", "levels"),
+                      " of detail; error in mm (file units as metres), at rest and in motion"}));
+    rows.clear();
+    rows.push_back({"level", "triangles", "of full", "error", "in motion", "screen size"});
+    for (size_t l = 0; l < s.lods.size(); ++l) {
+      const VatLodSummary& lod = s.lods[l];
+      const double share = s.triangles ? 100.0 * double(lod.triangles) / double(s.triangles) : 0.0;
+      rows.push_back({num(l + 1), num(lod.triangles), cat({fixed(share, 1), "%"}),
+                      sig3(double(lod.error) * 1000.0), sig3(double(lod.error_in_motion) * 1000.0),
+                      cat({sig3(double(lod.screen_size)), " px"})});
+    }
+    out.append(table(rows, "rrrrrr", "    "));
+  }
   std::string total = cat({bytes_text(s.plane_bytes), " in planes"});
   if (s.file_bytes > 0) total.append(cat({"; file ", bytes_text(s.file_bytes)}));
   line("total", total);
@@ -660,6 +678,14 @@ std::string summary_json(const VatSummary& s) {
                       {"bytes", p.bytes}});
   }
   out["planes"] = std::move(planes);
+  json lods = json::array();
+  for (const VatLodSummary& lod : s.lods) {
+    lods.push_back({{"triangles", lod.triangles},
+                    {"error", glb::json_number(lod.error)},
+                    {"error_in_motion", glb::json_number(lod.error_in_motion)},
+                    {"screen_size", glb::json_number(lod.screen_size)}});
+  }
+  out["lods"] = std::move(lods);
   out["plane_bytes"] = s.plane_bytes;
   out["file_bytes"] = s.file_bytes;
   out["materials"] = s.materials;

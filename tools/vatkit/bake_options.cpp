@@ -160,6 +160,12 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
                  "before the rig is refused (relative; default 0.001)")
       ->option_text("R")
       ->group(group);
+  app.add_option("--lods", o.lods,
+                 "Levels of detail stored in the file (default 3; 0: none): index buffers over "
+                 "the same vertices at about 1/2, 1/4, 1/8... of the triangles, each with its "
+                 "error at rest and in motion and the screen size to switch at (docs/lod.md)")
+      ->option_text("N")
+      ->group(group);
   if (with_measure) {
     app.add_flag("--no-measure", o.no_measure,
                  "Skip measuring the result against the reference (faster; the table then has "
@@ -216,6 +222,8 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
     if (!parsed) return parsed.error();
     b.clip_defaults.push_back(std::move(*parsed));
   }
+  if (o.lods > 16) return make_error("", "--lods " + std::to_string(o.lods) + ": at most 16 levels");
+  b.lods = o.lods;
   b.normals = !o.no_normals;
   b.tangents = !o.no_tangents;
   b.measure = !o.no_measure;

@@ -31,6 +31,7 @@ struct BakeCliOptions {
   double max_search_fps = 480.0;
   double auto_budget_mm = 1.0;
   double rig_tolerance = 1e-3;
+  uint32_t lods = BakeOptions{}.lods;
   CLI::Option* fps_option = nullptr;
   CLI::Option* max_error_option = nullptr;
 };

@@ -130,6 +130,13 @@ struct VatPlaneSummary {
   uint64_t bytes = 0;             // width * height * texel bytes
 };
 
+// A level of detail (vat.h, LodLevel; vatkit/lod.h).
+struct VatLodSummary {
+  uint32_t triangles = 0;
+  float error = 0.0f, error_in_motion = 0.0f;  // file units
+  float screen_size = 0.0f;                    // pixels (bounding-sphere diameter, 1-pixel error)
+};
+
 struct VatSummary {
   std::string source;             // Vat::source
   Encoding encoding = Encoding::Delta;
@@ -142,6 +149,7 @@ struct VatSummary {
   Bounds bounds;                  // union of the clips' bounds
   std::vector<VatClipSummary> clips;
   std::vector<VatPlaneSummary> planes;
+  std::vector<VatLodSummary> lods;  // coarser levels, finest first (level 0 is `triangles`)
   uint64_t plane_bytes = 0;       // sum over the planes
   uint64_t file_bytes = 0;        // the .vat.glb's size; 0 = unknown (summarize leaves it 0)
   uint32_t materials = 0, images = 0;
@@ -160,7 +168,8 @@ VatSummary summarize(const Vat& vat, const BakeReport& report);
 
 // A readable report (ends with a newline): a header, then one table row per clip (rows, fps,
 // duration, playback defaults, max delta, and max / 99th-percentile error in mm on the rows and
-// between them when measured), one per plane (format, dimensions, bytes), totals, bake time.
+// between them when measured), one per plane (format, dimensions, bytes), one per level of
+// detail (triangles, error at rest and in motion, screen size), totals, bake time.
 std::string summary_text(const VatSummary& summary);
 
 // The same as one JSON object (ends with a newline): the VatSummary's fields under the same
