@@ -402,13 +402,23 @@ TEST(Lod, SelectLodUsesTheScreenSizes) {
   Vat vat = baked("khronos/Fox.glb");
   const auto& lods = vat.geometry.lods;
   ASSERT_GE(lods.size(), 2u);
+  // The coarsest level whose error projects within the budget: error * D / (2R) <= pixels.
+  const double radius = 0.5 * glm::length(glm::dvec3(vat.bounds.max - vat.bounds.min));
+  auto expected = [&](double diameter_px, double pixels) {
+    uint32_t level = 0;
+    for (size_t l = 0; l < lods.size(); ++l)
+      if (double(lods[l].error_in_motion) * diameter_px / (2.0 * radius) <= pixels * (1 + 1e-6)) level = uint32_t(l + 1);
+    return level;
+  };
   EXPECT_EQ(select_lod(vat, 1e9f), 0u);  // huge on screen: the full mesh
   EXPECT_EQ(select_lod(vat, 0.5f), uint32_t(lods.size()));  // a dot: the coarsest
-  EXPECT_EQ(select_lod(vat, lods[0].screen_size), 1u);
   EXPECT_EQ(select_lod(vat, lods[0].screen_size * 1.001f), 0u);
-  EXPECT_EQ(select_lod(vat, lods[1].screen_size * 0.999f), 2u);
-  // Twice the pixel budget allows twice the size.
-  EXPECT_EQ(select_lod(vat, lods[0].screen_size * 1.5f, 2.0f), 1u);
+  for (float d : {1.0f, 5.0f, 9.0f, 10.0f, 10.7f, 11.0f, 11.5f, 12.0f, 20.0f, 40.0f, 100.0f}) {
+    for (float pixels : {0.5f, 1.0f, 2.0f}) {
+      EXPECT_EQ(select_lod(vat, d, pixels), expected(d, pixels)) << d << " px, budget " << pixels;
+    }
+  }
+  for (size_t l = 0; l < lods.size(); ++l) EXPECT_GE(select_lod(vat, lods[l].screen_size), uint32_t(l + 1));
   EXPECT_FLOAT_EQ(lod_screen_size(2.0f, 0.5f), 8.0f);
   EXPECT_EQ(lod_screen_size(2.0f, 0.0f), FLT_MAX);
 }
