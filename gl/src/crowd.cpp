@@ -664,6 +664,11 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
   glDisable(GL_BLEND);
   glDepthMask(GL_TRUE);
   glDisable(GL_CULL_FACE);
+  // Nothing of ours stays bound: a program or vertex array deleted while still bound would live
+  // on until unbound, and a caller that saved and restores "the current program" would then
+  // restore a dead name.
+  glUseProgram(0);
+  glBindVertexArray(0);
 }
 
 const FrameStats& Renderer::stats() const { return impl_->stats; }

@@ -281,14 +281,6 @@ Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
   }
   if (out.groups_.empty()) out.groups_.push_back(GpuDrawGroup{0, uint32_t(g.indices.size()), default_material});
 
-  GLenum error = glGetError();
-  if (error != GL_NO_ERROR) {
-    return make_error(where, "upload failed with GL error 0x" + [](GLenum e) {
-      char text[16];
-      std::snprintf(text, sizeof(text), "%04x", e);
-      return std::string(text);
-    }(error));
-  }
   return out;
 }
 

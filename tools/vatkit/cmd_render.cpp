@@ -63,6 +63,7 @@ Result<Vat> load_vat_input(const RenderOptions& options) {
                            : options.precision == "f16" ? Precision::F16
                                                         : Precision::F32;
   bake_options.measure = false;
+  bake_options.lods = 0;  // the renderer draws the full mesh (level choice is issue 6's)
   return bake(*asset, bake_options);
 }
 

@@ -5,21 +5,24 @@
 // reads the same VAT columns (texels) and a renderer switches levels by switching index ranges.
 // Levels target 1/2, 1/4, 1/8... of the full mesh's triangles (simplified from the full mesh each
 // time, on the rest pose), and the list stops early when the simplifier cannot remove at least a
-// tenth of the previous level's triangles within LodOptions::max_relative_error.
+// tenth of the previous level's triangles within LodOptions::max_relative_error. A faceted mesh
+// (every corner a seam, which the simplifier keeps) is simplified with its seams welded
+// (LodLevelReport::welded). docs/lod.md has the measured levels of the sample assets.
 //
 // What the recorded errors are. For two triangle meshes A and B posed with the same vertex
 // positions, vatkit bounds the two-sided (Hausdorff) distance
 //     H(A, B) = max( sup_{p in A} dist(p, B), sup_{q in B} dist(q, A) )
 // from above, over the whole continuous surfaces, not just at sample points:
-//  - every triangle of one surface is cut into pieces (sub-triangles about as long as the full
-//    mesh's median edge; a triangle that the other surface also has exactly is skipped: its
-//    distance is 0 in every pose);
-//  - each piece gets a few candidate triangles of the other surface, the nearest at rest;
+//  - every triangle of one surface is cut into pieces (longest-edge halving to about 2.5 times
+//    the full mesh's mean edge; a triangle that the other surface also has exactly is skipped:
+//    its distance is 0 in every pose);
+//  - each piece gets three candidate triangles of the other surface, the nearest at rest, from
+//    its own connected part (seams welded) when that part has any;
 //  - in a pose, a piece's bound is min over its candidates T of max over its three corners of
 //    dist(corner, T). Because the distance to one triangle is a convex function, every point of
 //    the piece is within that of T, hence within it of the other surface: a true upper bound;
-//  - the pieces with the largest bounds are split in four, recursively (three times), which
-//    tightens the bound where it matters (a piece straddling two triangles of a curved surface).
+//  - the pieces within 80% of the worst are split in four, twice, which tightens the bound where
+//    it decides the maximum (a piece straddling two triangles of a curved surface).
 // LodLevel::error is that bound at the rest pose (VatGeometry::positions); error_in_motion is
 // the largest over the rest pose and the decoded poses (decode_vertices, the GPU's arithmetic)
 // at up to LodOptions::poses_per_clip frame rows of every clip, evenly spaced, first and last

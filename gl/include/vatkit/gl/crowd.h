@@ -58,7 +58,7 @@ struct Camera {
 // distance at which all eight corners are inside the field of view of an `aspect` viewport (plus
 // 4%). The far plane leaves room for a ground plane around the box.
 Camera frame_bounds(const Bounds& bounds, float aspect, float azimuth_deg = 30.0f,
-                    float elevation_deg = 22.0f, float fov_y_deg = 35.0f);
+                    float elevation_deg = 25.0f, float fov_y_deg = 35.0f);
 
 // The object-space box moved by `world`: the box of its eight moved corners.
 Bounds transform_bounds(const Bounds& bounds, const glm::mat4& world);
@@ -188,9 +188,9 @@ class Renderer {
   ~Renderer();
 
   // Syncs each crowd, renders the shadow pass, then clears `target` and draws the ground and the
-  // crowds at clock time `time_s` from `camera`. Allocates nothing. GL state it changes
-  // (framebuffer, viewport, program, vertex array, textures of its units, depth, cull, blend,
-  // polygon offset) is left as the pass left it.
+  // crowds at clock time `time_s` from `camera`. Allocates nothing. Leaves `target` bound, no
+  // program and no vertex array bound, blending, culling and polygon offset off, depth test on;
+  // the textures of units 0-9 are the renderer's.
   void render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera,
               float time_s, const RenderOptions& options = {});
   void render(const RenderTarget& target, Crowd& crowd, const Camera& camera, float time_s,

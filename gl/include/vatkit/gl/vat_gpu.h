@@ -84,7 +84,8 @@ class VatGpu {
  public:
   // Needs a current context. Errors (one line, naming vat.source): a plane wider or taller than
   // the context's GL_MAX_TEXTURE_SIZE (with the size), more vertices than a vertex ID holds, an
-  // image that stb_image cannot decode (naming the image), a GL error during upload.
+  // image that stb_image cannot decode (naming the image). GL errors (out of memory) surface
+  // through Context::check, as for any GL call.
   static Result<VatGpu> upload(const Vat& vat, const VatUploadOptions& options = {});
 
   VatGpu() = default;
