@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for SECONDS (default 60), seeded from
-# ../shared/assets (and fuzz/seeds/<target> when present). Usage: scripts/fuzz.sh [SECONDS]
-# A crash, leak or timeout fails the run and leaves the reproducer in build-fuzz/.
+# ../shared/assets (and fuzz/seeds/<target> when present). Usage: scripts/fuzz.sh [SECONDS [BUILD_DIR]]
+# BUILD_DIR (default build-fuzz/) is configured with clang, ASan + UBSan and the fuzz targets;
+# scripts/test.sh passes its sanitizer build, which has them too. A crash, leak or timeout fails
+# the run and leaves the reproducer in BUILD_DIR.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
-build=$here/build-fuzz
-CXX=clang++ CC=clang "$here/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DVATKIT_BUILD_FUZZ=ON -DVATKIT_BUILD_TESTS=OFF -DVATKIT_BUILD_BENCH=OFF -DVATKIT_BUILD_TOOLS=OFF \
-  -DVATKIT_SANITIZE=ON
+build=${2:-$here/build-fuzz}
+if [[ ! -f $build/CMakeCache.txt ]]; then
+  CXX=clang++ CC=clang "$here/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DVATKIT_BUILD_FUZZ=ON -DVATKIT_BUILD_TESTS=OFF -DVATKIT_BUILD_BENCH=OFF -DVATKIT_BUILD_TOOLS=OFF \
+    -DVATKIT_SANITIZE=ON
+else
+  "$here/scripts/build.sh" "$build"
+fi
 assets=$(cd "$here/../shared/assets" && pwd)
 for target in "$build"/bin/fuzz_*; do
   name=$(basename "$target")

@@ -10,6 +10,7 @@
 
 #if defined(__SSE2__)
 #include <immintrin.h>
+#include <cpuid.h>
 #endif
 
 #include "bake_codec.h"
@@ -68,7 +69,7 @@ void encode_octahedral(const RowIn& in, glm::vec4* stage) {
   for (; v < in.count; ++v) stage[v].w = float(codec::oct8_encode(in.nrm[v]));
 }
 
-void encode_row_scalar(const RowIn& in, Precision prec, uint8_t* pos_dst, uint8_t* nrm_dst, glm::vec4* stage,
+[[maybe_unused]] void encode_row_scalar(const RowIn& in, Precision prec, uint8_t* pos_dst, uint8_t* nrm_dst, glm::vec4* stage,
                        RowStats& st) {
   for (uint32_t v = 0; v < in.count; ++v) {
     const glm::vec3 p = in.pos[v];
@@ -208,11 +209,25 @@ void quantize_row(const glm::vec4* in, uint32_t count, const glm::vec4& lo, cons
 #endif
 }
 
+#if defined(__SSE2__)
+// F16C is VEX-encoded: the CPU must have it and the OS must save the YMM state (OSXSAVE, XCR0
+// bits 1 and 2). Asked through cpuid rather than __builtin_cpu_supports("f16c"), which clang 14
+// (the fuzzing and sanitizer compiler) does not know.
+bool cpu_has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  if (!(c & bit_F16C) || !(c & bit_OSXSAVE)) return false;
+  unsigned lo = 0, hi = 0;
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (lo & 0x6u) == 0x6u;
+}
+#endif
+
 using EncodeRow = void (*)(const RowIn&, Precision, uint8_t*, uint8_t*, glm::vec4*, RowStats&);
 
 EncodeRow pick_encoder() {
 #if defined(__SSE2__)
-  if (__builtin_cpu_supports("f16c")) return &encode_row_f16c;
+  if (cpu_has_f16c()) return &encode_row_f16c;
   return &encode_row_sse;
 #else
   return &encode_row_scalar;
