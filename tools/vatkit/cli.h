@@ -40,6 +40,7 @@ Command add_frame_command(CLI::App& parent);
 Command add_bake_command(CLI::App& parent);
 Command add_verify_command(CLI::App& parent);
 Command add_render_command(CLI::App& parent);
+Command add_bench_command(CLI::App& parent);
 
 // The input of a command: `file`, or the built-in sample character when `file` is empty.
 Result<Asset> load_input(const std::string& file);

@@ -36,7 +36,7 @@ int run(int argc, char** argv) {
   const std::vector<Command> commands = {add_sample_command(app), add_bake_command(app),
                                          add_verify_command(app), add_info_command(app),
                                          add_pose_command(app), add_frame_command(app),
-                                         add_render_command(app)};
+                                         add_render_command(app), add_bench_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
