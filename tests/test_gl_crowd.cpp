@@ -118,9 +118,22 @@ TEST_F(GlCrowd, NothingIsUploadedWhenNothingChanged) {
   // The first frame uploads what spread_crowd wrote: every row and every matrix.
   gl::FrameStats s = render_frames(*renderer, *target, *crowd, camera, 1, 0.5f);
   EXPECT_EQ(s.uploaded_bytes, size_t(n) * (96 + 64));
-  // One shadow draw and one lit draw per material group, and the ground.
+  // One shadow draw and one lit draw per material group (GPU-culled multi-draws), and the ground.
   EXPECT_EQ(s.draw_calls, 2u * gpu->groups().size() + 1u);
-  EXPECT_EQ(s.triangles, 2u * n * (gpu->index_count() / 3) + 2u);
+  // The camera frames the crowd: every instance passes both culling passes, at full detail (no levels).
+  Result<gl::CullingStats> culled = renderer->read_culling_stats(*crowd);
+  ASSERT_TRUE(culled.ok()) << culled.error().message;
+  EXPECT_EQ(culled->instances, n);
+  EXPECT_EQ(culled->visible, n);
+  EXPECT_EQ(culled->shadow_visible, n);
+  EXPECT_EQ(culled->triangles + culled->shadow_triangles, 2u * n * (gpu->index_count() / 3));
+  // The same frame with direct draws counts its triangles on the CPU.
+  gl::RenderOptions direct;
+  direct.gpu_culling = false;
+  renderer->render(*target, *crowd, camera, 0.5f, direct);
+  EXPECT_EQ(renderer->stats().draw_calls, 2u * gpu->groups().size() + 1u);
+  EXPECT_EQ(renderer->stats().triangles, 2u * n * (gpu->index_count() / 3) + 2u);
+  EXPECT_FALSE(renderer->read_culling_stats(*crowd).ok()) << "the direct frame did not cull";
   // Then nothing, frame after frame, while the clock runs.
   s = render_frames(*renderer, *target, *crowd, camera, 3, 0.6f);
   EXPECT_EQ(s.uploaded_bytes, 0u);

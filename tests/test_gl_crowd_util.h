@@ -43,10 +43,11 @@ struct BakeKey {
   uint32_t max_texture_size = 16384;
   bool normals = true;
   float fps = 30.0f;
+  uint32_t lods = 0;  // levels of detail (BakeOptions::lods); most tests draw the full mesh only
 
   bool operator<(const BakeKey& o) const {
-    return std::tie(asset, encoding, precision, max_texture_size, normals, fps) <
-           std::tie(o.asset, o.encoding, o.precision, o.max_texture_size, o.normals, o.fps);
+    return std::tie(asset, encoding, precision, max_texture_size, normals, fps, lods) <
+           std::tie(o.asset, o.encoding, o.precision, o.max_texture_size, o.normals, o.fps, o.lods);
   }
 };
 
@@ -58,7 +59,7 @@ inline const char* short_name(Precision p) {
 inline std::string describe(const BakeKey& k) {
   return k.asset + " " + short_name(k.encoding) + " " + short_name(k.precision) +
          (k.max_texture_size != 16384 ? " max_texture " + std::to_string(k.max_texture_size) : "") +
-         (k.normals ? "" : " no normals");
+         (k.normals ? "" : " no normals") + (k.lods ? " " + std::to_string(k.lods) + " lods" : "");
 }
 
 inline const Vat* test_bake(const BakeKey& key) {
@@ -74,7 +75,7 @@ inline const Vat* test_bake(const BakeKey& key) {
   options.normals = key.normals;
   options.fps = key.fps;
   options.measure = false;
-  options.lods = 0;  // not drawn here
+  options.lods = key.lods;
   Result<Vat> vat = bake(*asset, options);
   if (!vat) {
     ADD_FAILURE() << describe(key) << ": " << vat.error().message;

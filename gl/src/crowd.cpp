@@ -22,9 +22,26 @@ constexpr int kUnitWorld = 6;
 constexpr int kUnitDrawn = 7;
 constexpr int kUnitBaseColor = 8;
 constexpr int kUnitShadow = 9;
+constexpr int kUnitRowBounds = 10;  // cull.comp's u_cull_row_bounds
 
 constexpr size_t kRowBytes = sizeof(PackedInstance);  // 96
 constexpr size_t kWorldBytes = sizeof(glm::mat4);     // 64
+
+// GPU culling: two passes (the camera's, the shadow map's), at most kMaxLevels levels of detail
+// (cull.comp's u_lod_screen_size), 64 invocations per work group, at most 65535 groups a dispatch.
+constexpr int kCullPasses = 2;
+constexpr int kCullCamera = 0;
+constexpr int kCullShadow = 1;
+constexpr uint32_t kMaxLevels = 8;
+constexpr uint32_t kCullGroupSize = 64;
+constexpr uint32_t kCullMaxGroups = 65535;
+constexpr size_t kCommandBytes = 5 * sizeof(uint32_t);  // DrawElementsIndirectCommand
+
+struct CullProgram {
+  Program program;
+  GLint time = -1, count = -1, first = -1, capacity = -1, planes = -1, is_static = -1, static_min = -1, static_max = -1;
+  GLint lod_levels = -1, lod_screen_size = -1, lod_eye = -1, lod_pixels = -1, lod_radius = -1, lod_centre = -1;
+};
 
 bool empty_bounds(const Bounds& b) { return b.min.x > b.max.x || b.min.y > b.max.y || b.min.z > b.max.z; }
 
@@ -97,6 +114,54 @@ Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool st
   out.alpha_cutoff = glGetUniformLocation(p, "u_alpha_cutoff");
   out.lighting.find(p);
   return out;
+}
+
+Result<CullProgram> build_cull_program(const VatGpu& vat) {
+  ProgramDesc desc;
+  desc.name = std::string("crowd cull (") + to_string(vat.encoding()) + " " + to_string(vat.precision()) + ")";
+  desc.defines = vat.defines();
+  std::string text(detail::shader_text("vat_decode.glsl"));
+  text += "\n";
+  text += detail::shader_text("cull.comp");
+  desc.shaders = {{ShaderStage::compute, std::move(text), ""}};
+  Result<Program> built = build_program(desc);
+  if (!built) return built.error();
+  CullProgram out;
+  out.program = std::move(*built);
+  const GLuint p = out.program.id();
+  vat.set_decode_uniforms(p);
+  const GLint row_bounds = glGetUniformLocation(p, "u_cull_row_bounds");
+  if (row_bounds >= 0) glProgramUniform1i(p, row_bounds, kUnitRowBounds);
+  out.time = glGetUniformLocation(p, "u_vat_time");
+  out.count = glGetUniformLocation(p, "u_cull_count");
+  out.first = glGetUniformLocation(p, "u_cull_first");
+  out.capacity = glGetUniformLocation(p, "u_cull_capacity");
+  out.planes = glGetUniformLocation(p, "u_cull_planes");
+  out.is_static = glGetUniformLocation(p, "u_cull_static");
+  out.static_min = glGetUniformLocation(p, "u_cull_static_min");
+  out.static_max = glGetUniformLocation(p, "u_cull_static_max");
+  out.lod_levels = glGetUniformLocation(p, "u_lod_levels");
+  out.lod_screen_size = glGetUniformLocation(p, "u_lod_screen_size");
+  out.lod_eye = glGetUniformLocation(p, "u_lod_eye");
+  out.lod_pixels = glGetUniformLocation(p, "u_lod_pixels");
+  out.lod_radius = glGetUniformLocation(p, "u_lod_radius");
+  out.lod_centre = glGetUniformLocation(p, "u_lod_centre");
+  return out;
+}
+
+// The six planes of a view-projection's frustum (OpenGL clip space), inside where
+// dot(plane.xyz, p) + plane.w >= 0 (Gribb and Hartmann's extraction from the matrix's rows).
+void frustum_planes(const glm::mat4& m, glm::vec4 planes[6]) {
+  const glm::vec4 r0(m[0][0], m[1][0], m[2][0], m[3][0]);
+  const glm::vec4 r1(m[0][1], m[1][1], m[2][1], m[3][1]);
+  const glm::vec4 r2(m[0][2], m[1][2], m[2][2], m[3][2]);
+  const glm::vec4 r3(m[0][3], m[1][3], m[2][3], m[3][3]);
+  planes[0] = r3 + r0;
+  planes[1] = r3 - r0;
+  planes[2] = r3 + r1;
+  planes[3] = r3 - r1;
+  planes[4] = r3 + r2;
+  planes[5] = r3 - r2;
 }
 
 // A buffer texture over an immutable, dynamic buffer.
@@ -214,6 +279,18 @@ struct Crowd::Impl {
   Buffer static_positions, static_normals;
   VertexArray static_vao;
   CrowdProgram static_lit, static_shadow;
+  Bounds static_box;
+
+  // GPU culling (cull.comp): the program is built with the crowd, the buffers on first use.
+  CullProgram cull;
+  uint32_t levels = 1;               // the VAT's levels of detail, full mesh included
+  Buffer cull_counters;              // kCullPasses x kMaxLevels visible counts
+  Buffer cull_commands;              // DrawElementsIndirectCommand per pass, group, level
+  Buffer cull_out[kCullPasses];      // levels segments of `count` logical indices each
+  Texture cull_out_texture[kCullPasses];
+  bool culled = false;               // the last render culled this crowd
+  uint32_t culled_levels = 1;        // levels drawn by the last culled render (1 without LOD)
+  bool culled_shadow = false;
 };
 
 namespace {
@@ -268,6 +345,10 @@ Result<Crowd> Crowd::create(const VatGpu& vat, uint32_t instance_count) {
   Result<CrowdProgram> shadow = build_crowd_program(vat, true, false);
   if (!shadow) return shadow.error();
   m.shadow = std::move(*shadow);
+  Result<CullProgram> cull = build_cull_program(vat);
+  if (!cull) return cull.error();
+  m.cull = std::move(*cull);
+  m.levels = std::min(uint32_t(vat.levels().size()), kMaxLevels);
   return crowd;
 }
 
@@ -374,6 +455,11 @@ Result<void> Crowd::set_static_pose(std::span<const glm::vec3> positions, std::s
   m.static_normals = create_buffer(normals.size_bytes(), normals.data(), 0);
   m.static_vao = m.vat->vertex_array_with(m.static_positions.id(), m.static_normals.id());
   m.use_static = true;
+  m.static_box = Bounds{glm::vec3(std::numeric_limits<float>::max()), glm::vec3(-std::numeric_limits<float>::max())};
+  for (const glm::vec3& p : positions) {
+    m.static_box.min = glm::min(m.static_box.min, p);
+    m.static_box.max = glm::max(m.static_box.max, p);
+  }
   return {};
 }
 
@@ -529,17 +615,124 @@ void set_lighting(const LightingSlots& s, GLuint p, const Light& light, bool sha
   glProgramUniform1f(p, s.texel_world, texel_world);
 }
 
+// Where the camera is, for the level-of-detail choice of both passes.
+struct LodView {
+  glm::vec3 eye{0.0f};
+  float pixels = 0.0f;  // target height / (2 tan(fovy / 2)) / error budget in pixels
+  bool enabled = false;
+};
+
+size_t command_offset(const Crowd::Impl& m, int pass, size_t group, uint32_t level) {
+  return ((size_t(pass) * m.vat->groups().size() + group) * m.levels + level) * kCommandBytes;
+}
+
+// The buffers of GPU culling, made on first use: the counters, the indirect commands (their
+// counts, first indices and base instances fixed; instance counts written per frame on the GPU),
+// and per pass the output list with a buffer texture over it for the vertex shader.
+void ensure_cull_buffers(Crowd::Impl& m) {
+  if (m.cull_counters) return;
+  m.cull_counters = create_buffer(kCullPasses * kMaxLevels * sizeof(uint32_t), nullptr, GL_DYNAMIC_STORAGE_BIT);
+  const auto groups = m.vat->groups().size();
+  std::vector<uint32_t> commands(kCullPasses * groups * m.levels * 5, 0u);
+  for (int pass = 0; pass < kCullPasses; ++pass) {
+    for (size_t gi = 0; gi < groups; ++gi) {
+      for (uint32_t level = 0; level < m.levels; ++level) {
+        const GpuDrawGroup& g = m.vat->levels()[level].groups[gi];
+        uint32_t* c = &commands[command_offset(m, pass, gi, level) / sizeof(uint32_t)];
+        c[0] = g.index_count;
+        c[1] = 0;  // instance count: copied from the counters each frame
+        c[2] = g.first_index;
+        c[3] = 0;  // base vertex
+        c[4] = level * m.count;  // base instance: the level's segment of the output list
+      }
+    }
+  }
+  m.cull_commands = create_buffer(commands.size() * sizeof(uint32_t), commands.data(), GL_DYNAMIC_STORAGE_BIT);
+  for (int pass = 0; pass < kCullPasses; ++pass) {
+    m.cull_out[pass] = create_buffer(size_t(m.levels) * m.count * sizeof(uint32_t), nullptr, 0);
+    m.cull_out_texture[pass] = create_texture(GL_TEXTURE_BUFFER);
+    glTextureBuffer(m.cull_out_texture[pass].id(), GL_R32UI, m.cull_out[pass].id());
+  }
+}
+
+// One culling pass of `m` against `view_projection`'s frustum: clears the pass's counters, runs
+// cull.comp over the drawn list, and copies each level's count into that level's commands.
+void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, const LodView& lod, float time_s) {
+  ensure_cull_buffers(m);
+  const CullProgram& c = m.cull;
+  const GLuint p = c.program.id();
+  glm::vec4 planes[6];
+  frustum_planes(view_projection, planes);
+  const uint32_t levels = lod.enabled ? m.levels : 1u;
+  float sizes[kMaxLevels] = {};
+  for (uint32_t l = 0; l < m.levels; ++l) sizes[l] = m.vat->levels()[l].screen_size;
+  const Bounds& b = m.vat->bounds();
+  const glm::vec3 centre = (b.min + b.max) * 0.5f;
+  glProgramUniform1f(p, c.time, time_s);
+  glProgramUniform1ui(p, c.count, m.drawn_count);
+  glProgramUniform1ui(p, c.capacity, m.count);
+  glProgramUniform4fv(p, c.planes, 6, &planes[0].x);
+  glProgramUniform1i(p, c.is_static, m.use_static ? 1 : 0);
+  glProgramUniform3fv(p, c.static_min, 1, &m.static_box.min.x);
+  glProgramUniform3fv(p, c.static_max, 1, &m.static_box.max.x);
+  glProgramUniform1i(p, c.lod_levels, int(levels));
+  glProgramUniform1fv(p, c.lod_screen_size, GLsizei(kMaxLevels), sizes);
+  glProgramUniform3fv(p, c.lod_eye, 1, &lod.eye.x);
+  glProgramUniform1f(p, c.lod_pixels, lod.pixels);
+  glProgramUniform1f(p, c.lod_radius, m.vat->lod_radius());
+  glProgramUniform3fv(p, c.lod_centre, 1, &centre.x);
+
+  const uint32_t zero = 0;
+  glClearNamedBufferSubData(m.cull_counters.id(), GL_R32UI, GLintptr(pass * kMaxLevels * sizeof(uint32_t)),
+                            GLsizeiptr(kMaxLevels * sizeof(uint32_t)), GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+  glUseProgram(p);
+  m.vat->bind_decode_textures();
+  glBindTextureUnit(GLuint(DecodeUnits{}.instances), m.table_gpu.texture.id());
+  glBindTextureUnit(kUnitRowBounds, m.vat->row_bounds_texture());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m.drawn_gpu.buffer.id());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.world_gpu.buffer.id());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m.cull_out[pass].id());
+  glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 3, m.cull_counters.id(), GLintptr(pass * kMaxLevels * sizeof(uint32_t)),
+                    GLsizeiptr(kMaxLevels * sizeof(uint32_t)));
+  const uint32_t per_dispatch = kCullMaxGroups * kCullGroupSize;
+  for (uint32_t first = 0; first < m.drawn_count; first += per_dispatch) {
+    const uint32_t n = std::min(per_dispatch, m.drawn_count - first);
+    glProgramUniform1ui(p, c.first, first);
+    glDispatchCompute((n + kCullGroupSize - 1) / kCullGroupSize, 1, 1);
+  }
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT |
+                  GL_TEXTURE_FETCH_BARRIER_BIT);
+  for (size_t gi = 0; gi < m.vat->groups().size(); ++gi) {
+    for (uint32_t level = 0; level < levels; ++level) {
+      glCopyNamedBufferSubData(m.cull_counters.id(), m.cull_commands.id(),
+                               GLintptr((pass * kMaxLevels + level) * sizeof(uint32_t)),
+                               GLintptr(command_offset(m, pass, gi, level) + sizeof(uint32_t)), sizeof(uint32_t));
+    }
+  }
+  for (int i = 0; i < 4; ++i) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, GLuint(i), 0);
+  m.culled = true;
+  m.culled_levels = levels;
+  if (pass == kCullShadow) m.culled_shadow = true;
+}
+
 // One draw per material group of `crowd`; `blend_pass` selects the BLEND groups (else the others).
+// `cull_pass` >= 0: the indirect draws of that culling pass (one multi-draw over the levels);
+// else every drawn instance at full detail.
 void draw_crowd(Crowd::Impl& m, const CrowdProgram& prog, const glm::mat4& view_projection, float time_s,
-                bool shadow_pass, bool blend_pass, FrameStats& stats) {
+                bool shadow_pass, bool blend_pass, int cull_pass, FrameStats& stats) {
   const VatGpu& vat = *m.vat;
   const GLuint p = prog.program.id();
   glUseProgram(p);
   glBindVertexArray(m.use_static ? m.static_vao.id() : vat.vertex_array());
   bind_crowd_textures(m);
+  if (cull_pass >= 0) {
+    glBindTextureUnit(kUnitDrawn, m.cull_out_texture[cull_pass].id());
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, m.cull_commands.id());
+  }
   glProgramUniformMatrix4fv(p, prog.view_projection, 1, GL_FALSE, &view_projection[0][0]);
   glProgramUniform1f(p, prog.time, time_s);
-  for (const GpuDrawGroup& g : vat.groups()) {
+  for (size_t gi = 0; gi < vat.groups().size(); ++gi) {
+    const GpuDrawGroup& g = vat.groups()[gi];
     const GpuMaterial& mat = vat.materials()[g.material];
     if (!shadow_pass && (mat.alpha_mode == AlphaMode::Blend) != blend_pass) continue;
     if (!shadow_pass) {
@@ -555,12 +748,19 @@ void draw_crowd(Crowd::Impl& m, const CrowdProgram& prog, const glm::mat4& view_
         glEnable(GL_CULL_FACE);
       }
     }
-    glDrawElementsInstancedBaseInstance(GL_TRIANGLES, GLsizei(g.index_count), GL_UNSIGNED_INT,
-                                        reinterpret_cast<const void*>(uintptr_t(g.first_index) * 4u),
-                                        GLsizei(m.drawn_count), 0);
+    if (cull_pass >= 0) {
+      glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT,
+                                  reinterpret_cast<const void*>(command_offset(m, cull_pass, gi, 0)),
+                                  GLsizei(m.culled_levels), 0);
+    } else {
+      glDrawElementsInstancedBaseInstance(GL_TRIANGLES, GLsizei(g.index_count), GL_UNSIGNED_INT,
+                                          reinterpret_cast<const void*>(uintptr_t(g.first_index) * 4u),
+                                          GLsizei(m.drawn_count), 0);
+      stats.triangles += uint64_t(g.index_count / 3) * m.drawn_count;
+    }
     ++stats.draw_calls;
-    stats.triangles += uint64_t(g.index_count / 3) * m.drawn_count;
   }
+  if (cull_pass >= 0) glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
 }
 
 }  // namespace
@@ -605,6 +805,28 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
                light_view;
   m.shadow_texel_world = std::max(hi.x - lo.x, hi.y - lo.y) / float(m.shadow_size);
 
+  const float aspect = float(target.width()) / float(target.height());
+  const glm::mat4 view_projection = camera.projection(aspect) * camera.view();
+
+  // GPU culling: per crowd, the camera's pass and (with shadows) the light's, before any drawing.
+  if (options.gpu_culling) {
+    LodView lod;
+    lod.enabled = options.lod;
+    lod.eye = camera.eye;
+    lod.pixels = float(target.height()) / (2.0f * std::tan(glm::radians(camera.fov_y_deg) * 0.5f)) /
+                 std::max(options.lod_error_px, 1e-6f);
+    for (Crowd* c : crowds) {
+      Crowd::Impl& cm = *c->impl_;
+      cm.culled_shadow = false;
+      cull_crowd(cm, kCullCamera, view_projection, lod, time_s);
+      if (options.shadows) cull_crowd(cm, kCullShadow, m.light_vp, lod, time_s);
+    }
+  } else {
+    for (Crowd* c : crowds) c->impl_->culled = false;
+  }
+  const int camera_pass = options.gpu_culling ? kCullCamera : -1;
+  const int shadow_pass = options.gpu_culling ? kCullShadow : -1;
+
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   glDepthMask(GL_TRUE);
@@ -621,7 +843,7 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
     glPolygonOffset(1.5f, 2.0f);
     for (Crowd* c : crowds) {
       Crowd::Impl& cm = *c->impl_;
-      draw_crowd(cm, cm.use_static ? cm.static_shadow : cm.shadow, m.light_vp, time_s, true, false, m.stats);
+      draw_crowd(cm, cm.use_static ? cm.static_shadow : cm.shadow, m.light_vp, time_s, true, false, shadow_pass, m.stats);
     }
     glDisable(GL_POLYGON_OFFSET_FILL);
   }
@@ -630,8 +852,6 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
   const glm::vec3 bg = options.background;
   target.clear(bg.x, bg.y, bg.z, 1.0f);
   glBindTextureUnit(kUnitShadow, m.shadow_depth.id());
-  const float aspect = float(target.width()) / float(target.height());
-  const glm::mat4 view_projection = camera.projection(aspect) * camera.view();
 
   if (options.ground) {
     const GLuint g = m.ground.id();
@@ -658,7 +878,7 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
       Crowd::Impl& cm = *c->impl_;
       const CrowdProgram& prog = cm.use_static ? cm.static_lit : cm.lit;
       set_lighting(prog.lighting, prog.program.id(), options.light, options.shadows, m.light_vp, m.shadow_texel_world);
-      draw_crowd(cm, prog, view_projection, time_s, false, blend_pass != 0, m.stats);
+      draw_crowd(cm, prog, view_projection, time_s, false, blend_pass != 0, camera_pass, m.stats);
     }
   }
   glDisable(GL_BLEND);
@@ -672,6 +892,42 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
 }
 
 const FrameStats& Renderer::stats() const { return impl_->stats; }
+
+Result<CullingStats> Renderer::read_culling_stats(const Crowd& crowd) const {
+  const Crowd::Impl& m = *crowd.impl_;
+  if (!m.culled) return make_error(m.vat->source(), "the crowd was not drawn with GPU culling in the last frame");
+  uint32_t counts[kCullPasses * kMaxLevels] = {};
+  glGetNamedBufferSubData(m.cull_counters.id(), 0, sizeof(counts), counts);
+  CullingStats out;
+  out.instances = m.drawn_count;
+  out.per_level.assign(m.culled_levels, 0);
+  for (uint32_t level = 0; level < m.culled_levels; ++level) {
+    const uint64_t triangles = m.vat->levels()[level].triangles;
+    out.per_level[level] = counts[kCullCamera * kMaxLevels + level];
+    out.visible += out.per_level[level];
+    out.triangles += out.per_level[level] * triangles;
+    if (m.culled_shadow) {
+      out.shadow_visible += counts[kCullShadow * kMaxLevels + level];
+      out.shadow_triangles += uint64_t(counts[kCullShadow * kMaxLevels + level]) * triangles;
+    }
+  }
+  return out;
+}
+
+Result<std::vector<std::vector<uint32_t>>> Renderer::read_visible(const Crowd& crowd) const {
+  Result<CullingStats> stats = read_culling_stats(crowd);
+  if (!stats) return stats.error();
+  const Crowd::Impl& m = *crowd.impl_;
+  std::vector<std::vector<uint32_t>> out(stats->per_level.size());
+  for (size_t level = 0; level < out.size(); ++level) {
+    out[level].resize(stats->per_level[level]);
+    if (!out[level].empty()) {
+      glGetNamedBufferSubData(m.cull_out[kCullCamera].id(), GLintptr(level * m.count * sizeof(uint32_t)),
+                              GLsizeiptr(out[level].size() * sizeof(uint32_t)), out[level].data());
+    }
+  }
+  return out;
+}
 uint32_t Renderer::shadow_map() const { return impl_->shadow_depth.id(); }
 int Renderer::shadow_map_size() const { return impl_->shadow_size; }
 const glm::mat4& Renderer::light_view_projection() const { return impl_->light_vp; }

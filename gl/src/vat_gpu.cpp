@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include <glm/geometric.hpp>
 #include <stb_image.h>
 
 #include "vatkit/gl/gl.h"
@@ -218,11 +219,14 @@ Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
   attribute(kAttribSlots1, rig ? vec_data(g.slots1) : nullptr, g.slots1.size(), 4, sizeof(glm::u16vec4), kConstSlots, true);
   attribute(kAttribWeights1, rig ? vec_data(g.slot_weights1) : nullptr, g.slot_weights1.size(), 4, sizeof(glm::vec4), kConstZero, false);
 
-  for (uint32_t i : g.indices) {
+  // One index buffer: the full mesh, then each level of detail.
+  std::vector<uint32_t> all_indices = g.indices;
+  for (const LodLevel& level : g.lods) all_indices.insert(all_indices.end(), level.indices.begin(), level.indices.end());
+  for (uint32_t i : all_indices) {
     if (i >= g.vertex_count()) return make_error(where, "index " + std::to_string(i) + " past the vertex count");
   }
-  out.buffers_.push_back(create_buffer(g.indices.size() * 4, g.indices.data(), 0));
-  out.gpu_bytes_ += g.indices.size() * 4;
+  out.buffers_.push_back(create_buffer(all_indices.size() * 4, all_indices.data(), 0));
+  out.gpu_bytes_ += all_indices.size() * 4;
   glVertexArrayElementBuffer(vao, out.buffers_.back().id());
 
   // ---- materials and their base colour images ---------------------------------------------------
@@ -280,6 +284,63 @@ Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
     out.groups_.push_back(GpuDrawGroup{d.first_index, d.index_count, known ? uint32_t(d.material) : default_material});
   }
   if (out.groups_.empty()) out.groups_.push_back(GpuDrawGroup{0, uint32_t(g.indices.size()), default_material});
+
+  // ---- levels of detail: the same groups (by material) over each level's index range ----------
+  GpuLodLevel full;
+  full.groups = out.groups_;
+  full.triangles = uint32_t(g.indices.size() / 3);
+  full.screen_size = std::numeric_limits<float>::max();
+  out.levels_.push_back(std::move(full));
+  uint32_t level_first = uint32_t(g.indices.size());
+  for (const LodLevel& level : g.lods) {
+    GpuLodLevel gl_level;
+    gl_level.triangles = uint32_t(level.indices.size() / 3);
+    gl_level.error_in_motion = level.error_in_motion;
+    gl_level.screen_size = level.screen_size;
+    for (const GpuDrawGroup& drawn : out.groups_) {
+      GpuDrawGroup lg{level_first, 0, drawn.material};
+      if (g.groups.empty()) {
+        lg.index_count = uint32_t(level.indices.size());
+      } else {
+        // The full mesh's group with this material and first index; the level's group at the same position.
+        for (size_t k = 0; k < g.groups.size() && k < level.groups.size(); ++k) {
+          if (g.groups[k].first_index == drawn.first_index && g.groups[k].index_count == drawn.index_count) {
+            const DrawGroup& d = level.groups[k];
+            if (uint64_t(d.first_index) + d.index_count > level.indices.size()) {
+              return make_error(where, "a level-of-detail draw group runs past its indices");
+            }
+            lg.first_index = level_first + d.first_index;
+            lg.index_count = d.index_count;
+            break;
+          }
+        }
+      }
+      gl_level.groups.push_back(lg);
+    }
+    level_first += uint32_t(level.indices.size());
+    out.levels_.push_back(std::move(gl_level));
+  }
+  out.lod_radius_ = std::max(glm::length(vat.bounds.max - vat.bounds.min) * 0.5f, 1e-6f);
+
+  // ---- per-row clip bounds, for culling ----------------------------------------------------------
+  {
+    const uint32_t rows = std::max(vat.frame_rows, 1u);
+    std::vector<glm::vec4> boxes(size_t(rows) * 2);
+    for (uint32_t r = 0; r < rows; ++r) {
+      boxes[size_t(r) * 2] = glm::vec4(vat.bounds.min, 0.0f);
+      boxes[size_t(r) * 2 + 1] = glm::vec4(vat.bounds.max, 0.0f);
+    }
+    for (const VatClip& c : vat.clips) {
+      for (uint32_t k = 0; k < c.rows && c.first_row + k < rows; ++k) {
+        boxes[size_t(c.first_row + k) * 2] = glm::vec4(c.bounds.min, 0.0f);
+        boxes[size_t(c.first_row + k) * 2 + 1] = glm::vec4(c.bounds.max, 0.0f);
+      }
+    }
+    out.row_bounds_buffer_ = create_buffer(boxes.size() * sizeof(glm::vec4), boxes.data(), 0);
+    out.row_bounds_texture_ = create_texture(GL_TEXTURE_BUFFER);
+    glTextureBuffer(out.row_bounds_texture_.id(), GL_RGBA32F, out.row_bounds_buffer_.id());
+    out.gpu_bytes_ += boxes.size() * sizeof(glm::vec4);
+  }
 
   return out;
 }

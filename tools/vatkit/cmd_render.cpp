@@ -63,7 +63,6 @@ Result<Vat> load_vat_input(const RenderOptions& options) {
                            : options.precision == "f16" ? Precision::F16
                                                         : Precision::F32;
   bake_options.measure = false;
-  bake_options.lods = 0;  // the renderer draws the full mesh (level choice is issue 6's)
   return bake(*asset, bake_options);
 }
 
@@ -131,11 +130,14 @@ Result<void> run_render(const RenderOptions& options) {
     const std::string path = frame_path(options.output, options.frames, k);
     if (auto ok = gl::write_png(path, image.view()); !ok) return ok.error();
   }
-  const gl::FrameStats& stats = renderer->stats();
+  uint64_t triangles = renderer->stats().triangles;
+  if (Result<gl::CullingStats> culled = renderer->read_culling_stats(*crowd)) {
+    triangles += culled->triangles + culled->shadow_triangles;
+  }
   std::printf("%s: %u instances of %s (%s %s, %zu clips), %dx%d, %u frame%s, %llu triangles per frame\n",
               frame_path(options.output, options.frames, 0).c_str(), options.instances, vat->source.c_str(),
               to_string(vat->encoding), to_string(vat->precision), vat->clips.size(), width, height, options.frames,
-              options.frames == 1 ? "" : "s", static_cast<unsigned long long>(stats.triangles));
+              options.frames == 1 ? "" : "s", static_cast<unsigned long long>(triangles));
   return {};
 }
 }  // namespace

@@ -169,12 +169,37 @@ struct RenderOptions {
   // The box the shadow map covers (world space); empty (min > max) means the crowds' bounds. Fix
   // it to compare shadow maps of different poses.
   Bounds shadow_bounds{glm::vec3(1.0f), glm::vec3(-1.0f)};
+
+  // GPU-driven drawing: per crowd and pass, a compute pass tests every drawn instance's animated
+  // bounds (the bounds of the clips it shows now, from the bake, moved by its world matrix)
+  // against the camera's frustum (the shadow pass: the light's box) and compacts the visible
+  // logical indices per level of detail; the draws are indirect, one multi-draw per material
+  // per pass. Nothing per instance on the CPU. false: every drawn instance, full mesh, direct
+  // instanced draws (the reference the culling tests compare with).
+  bool gpu_culling = true;
+  // With gpu_culling: each instance draws the coarsest level whose error_in_motion projects to
+  // at most lod_error_px pixels (lod.h's select_lod, evaluated on the GPU from the camera); the
+  // shadow pass uses the level the camera chose. false: every visible instance at full detail.
+  bool lod = true;
+  float lod_error_px = 1.0f;
 };
 
 struct FrameStats {
-  uint32_t draw_calls = 0;
-  uint64_t triangles = 0;       // submitted, both passes
+  uint32_t draw_calls = 0;       // draw commands issued by the CPU (a multi-draw counts once)
+  // Direct draws: triangles submitted, both passes. GPU culling: 0 (the GPU decides; read the
+  // counts with Renderer::read_culling_stats, which waits for the GPU).
+  uint64_t triangles = 0;
   uint64_t uploaded_bytes = 0;  // by the crowds' sync() in this frame
+};
+
+// What the camera pass of the last GPU-culled frame drew, per crowd (read back from the GPU).
+struct CullingStats {
+  uint64_t instances = 0;                // drawn instances tested
+  uint64_t visible = 0;                  // passed the camera frustum
+  std::vector<uint64_t> per_level;       // visible instances per level (0 = full mesh)
+  uint64_t triangles = 0;                // camera pass, all materials and levels
+  uint64_t shadow_visible = 0;           // passed the light's box
+  uint64_t shadow_triangles = 0;
 };
 
 class Renderer {
@@ -197,6 +222,11 @@ class Renderer {
               const RenderOptions& options = {});
 
   const FrameStats& stats() const;
+  // The counts of the last frame's GPU culling for `crowd` (which must have been rendered in it
+  // with gpu_culling). Waits for the GPU: for tests and benchmarks, not for every frame.
+  Result<CullingStats> read_culling_stats(const Crowd& crowd) const;
+  // The logical indices the last frame's camera pass drew at each level (same conditions).
+  Result<std::vector<std::vector<uint32_t>>> read_visible(const Crowd& crowd) const;
   uint32_t shadow_map() const;  // GL_DEPTH_COMPONENT32F texture of the last shadow pass
   int shadow_map_size() const;
   const glm::mat4& light_view_projection() const;  // of the last shadow pass

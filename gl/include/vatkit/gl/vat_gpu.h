@@ -71,6 +71,16 @@ struct GpuDrawGroup {
   uint32_t material = 0;  // index into VatGpu::materials() (the default material is appended)
 };
 
+// A level of detail on the GPU (vat.h's LodLevel): one draw group per entry of VatGpu::groups(),
+// same order and materials (index_count 0 where the level has no triangles of that material),
+// all ranges of the one index buffer. Level 0 is the full mesh.
+struct GpuLodLevel {
+  std::vector<GpuDrawGroup> groups;
+  uint32_t triangles = 0;
+  float error_in_motion = 0.0f;  // object units; 0 for level 0
+  float screen_size = 0.0f;      // lod.h; FLT_MAX for level 0
+};
+
 // Where a plane is and how it is addressed.
 struct GpuPlane {
   PlaneSemantic semantic = PlaneSemantic::Position;
@@ -116,6 +126,18 @@ class VatGpu {
   std::span<const GpuDrawGroup> groups() const { return groups_; }
   std::span<const GpuMaterial> materials() const { return materials_; }
 
+  // Levels of detail, finest first: levels()[0] is the full mesh (groups()), then the Vat's
+  // geometry.lods, whose index ranges follow the full mesh's in the same index buffer.
+  std::span<const GpuLodLevel> levels() const { return levels_; }
+  // The radius of the sphere around bounds() that lod.h's screen sizes are relative to.
+  float lod_radius() const { return lod_radius_; }
+
+  // For culling: a GL_RGBA32F buffer texture of 2 texels per frame row, (min, 0) and (max, 0) of
+  // the object-space bounds of the clip holding the row (VatClip::bounds; bounds() for a row of
+  // no clip). An instance showing rows r (and r' while a fade or blend mixes in a second band)
+  // lies within the union of their boxes.
+  uint32_t row_bounds_texture() const { return row_bounds_texture_.id(); }
+
   // Binds the planes (and the q16 row ranges) to `units`, and sets the chunk's sampler and
   // layout uniforms of `program` (glProgramUniform: the program need not be bound). Sets nothing
   // for uniforms the program does not use.
@@ -139,6 +161,10 @@ class VatGpu {
   std::vector<Texture> images_;
   std::vector<GpuMaterial> materials_;
   std::vector<GpuDrawGroup> groups_;
+  std::vector<GpuLodLevel> levels_;
+  float lod_radius_ = 0.0f;
+  Buffer row_bounds_buffer_;
+  Texture row_bounds_texture_;
   size_t gpu_bytes_ = 0;
 };
 

@@ -1,0 +1,102 @@
+// cull.comp: GPU culling and level-of-detail choice for a crowd (vatkit::gl::Crowd, issue 6).
+// Prepended by the library with the decode defines and vat_decode.glsl (for the playback resolve:
+// which frame rows an instance shows now).
+//
+// One invocation per drawn-list entry. The instance's animated box is the union of the boxes of
+// the clips holding the rows it shows (band a, and band b while a fade or blend mixes it in; from
+// the bake: VatClip::bounds, which hold every posed vertex of the clip, between rows included),
+// moved by its world matrix. A box wholly outside one frustum plane is culled. The level of detail
+// is lod.h's select_lod: the coarsest level whose screen size holds the projected diameter of the
+// instance's bounding sphere (VatGpu::lod_radius times the world matrix's largest column length,
+// around the moved centre of the VAT's bounds) times the pixel budget. Survivors are appended to
+// their level's segment of the output list (atomic counter per level); the draws read the
+// segments through the indirect commands' base instance. The order within a segment is whatever
+// the atomics give: the playback table and world matrices are read by the logical index, so it
+// never changes what an instance shows.
+
+layout(local_size_x = 64) in;
+
+layout(std430, binding = 0) readonly buffer CullDrawn { uint cull_drawn[]; };     // logical indices
+layout(std430, binding = 1) readonly buffer CullWorld { mat4 cull_world[]; };     // by logical index
+layout(std430, binding = 2) writeonly buffer CullOut { uint cull_out[]; };        // level segments
+layout(std430, binding = 3) buffer CullCounters { uint cull_counters[]; };        // per level
+
+uniform samplerBuffer u_cull_row_bounds;  // VatGpu::row_bounds_texture
+uniform float u_vat_time;
+uniform uint u_cull_first;                // first drawn-list entry of this dispatch
+uniform uint u_cull_count;                // drawn-list entries
+uniform uint u_cull_capacity;             // entries per level segment
+uniform vec4 u_cull_planes[6];            // inside: dot(plane.xyz, p) + plane.w >= 0
+uniform int u_cull_static;                // 1: the crowd draws a static pose whose box is below
+uniform vec3 u_cull_static_min;
+uniform vec3 u_cull_static_max;
+// Level of detail (all from the camera, in both passes).
+uniform int u_lod_levels;                 // levels, full mesh included; 1: no choice
+uniform float u_lod_screen_size[8];       // per level, non-increasing; [0] unused
+uniform vec3 u_lod_eye;
+uniform float u_lod_pixels;               // H / (2 tan(fovy / 2)) times the error budget in pixels
+uniform float u_lod_radius;               // VatGpu::lod_radius
+uniform vec3 u_lod_centre;                // centre of the VAT's bounds, object space
+
+void cull_row_box(int row, out vec3 lo, out vec3 hi) {
+  lo = texelFetch(u_cull_row_bounds, row * 2).xyz;
+  hi = texelFetch(u_cull_row_bounds, row * 2 + 1).xyz;
+}
+
+void main() {
+  uint slot = u_cull_first + gl_GlobalInvocationID.x;
+  if (slot >= u_cull_count) return;
+  uint logical = cull_drawn[slot];
+  mat4 w = cull_world[logical];
+
+  vec3 lo, hi;
+  if (u_cull_static != 0) {
+    lo = u_cull_static_min;
+    hi = u_cull_static_max;
+  } else {
+    VatPose pose = vat_resolve_instance(int(logical), u_vat_time);
+    cull_row_box(pose.a.row, lo, hi);
+    vec3 lo2, hi2;
+    cull_row_box(pose.a.row_next, lo2, hi2);
+    lo = min(lo, lo2);
+    hi = max(hi, hi2);
+    if (pose.weight_b > 0.0) {
+      cull_row_box(pose.b.row, lo2, hi2);
+      lo = min(lo, lo2);
+      hi = max(hi, hi2);
+      cull_row_box(pose.b.row_next, lo2, hi2);
+      lo = min(lo, lo2);
+      hi = max(hi, hi2);
+    }
+  }
+  // The moved box: centre W c, half extent |W3| e.
+  vec3 c = (lo + hi) * 0.5;
+  vec3 e = (hi - lo) * 0.5;
+  mat3 m = mat3(w);
+  vec3 wc = (w * vec4(c, 1.0)).xyz;
+  vec3 we = abs(m[0]) * e.x + abs(m[1]) * e.y + abs(m[2]) * e.z;
+  for (int i = 0; i < 6; ++i) {
+    vec4 plane = u_cull_planes[i];
+    if (dot(plane.xyz, wc) + plane.w < -dot(abs(plane.xyz), we)) return;
+  }
+
+  int level = 0;
+  if (u_lod_levels > 1) {
+    float scale = max(length(m[0]), max(length(m[1]), length(m[2])));
+    float radius = u_lod_radius * scale;
+    float d = distance(u_lod_eye, (w * vec4(u_lod_centre, 1.0)).xyz);
+    if (d > radius) {
+      // Projected diameter D = 2 R H / (2 d tan(fovy / 2)); level L is acceptable when
+      // D <= budget * screen_size[L]: with u_lod_pixels = H / (2 tan) / budget, 2 R u / d <= size.
+      float diameter = 2.0 * radius * u_lod_pixels / d;
+      for (int l = u_lod_levels - 1; l >= 1; --l) {
+        if (diameter <= u_lod_screen_size[l]) {
+          level = l;
+          break;
+        }
+      }
+    }
+  }
+  uint at = atomicAdd(cull_counters[level], 1u);
+  cull_out[uint(level) * u_cull_capacity + at] = logical;
+}

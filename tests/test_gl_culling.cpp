@@ -1,0 +1,237 @@
+// GPU culling and level-of-detail choice (crowd.h's RenderOptions::gpu_culling and lod, cull.comp):
+//  - culling never drops a visible instance: every instance with a decoded vertex (the CPU mirror,
+//    mirror.h) inside the camera's frustum is in the GPU's visible list, across fades between
+//    clips; the culled frame's pixels equal those of drawing every instance;
+//  - the level the GPU picks for each instance is select_lod's (lod.h) for the instance's projected
+//    size, worked on the CPU from its world matrix and the camera;
+//  - a frame drawn with levels of detail stays within Babylon Lite's image gate of the full mesh.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include "gl_test_support.h"
+#include "test_gl_crowd_util.h"
+#include "vatkit/gl/crowd.h"
+#include "vatkit/gl/render_target.h"
+#include "vatkit/gl/vat_gpu.h"
+#include "vatkit/lod.h"
+#include "vatkit/mirror.h"
+#include "vatkit/playback.h"
+
+namespace vatkit {
+namespace {
+
+using test::BakeKey;
+using GlCulling = test::GlTest;
+
+// A camera at a person's eye height (0.95 of the character's height) just outside the crowd's
+// front edge, looking across it: near instances large, far ones small, many outside the view.
+gl::Camera person_camera(const gl::Crowd& crowd, float fov_y_deg) {
+  const Bounds b = crowd.world_bounds();
+  const Bounds& character = crowd.vat().bounds();
+  const float height = character.max.y - character.min.y;
+  gl::Camera c;
+  c.eye = glm::vec3(b.min.x + (b.max.x - b.min.x) * 0.3f, b.min.y + 0.95f * height, b.max.z + 0.5f * height);
+  c.target = glm::vec3((b.min.x + b.max.x) * 0.5f, b.min.y + 0.5f * height, (b.min.z + b.max.z) * 0.5f);
+  c.fov_y_deg = fov_y_deg;
+  c.near_plane = 0.05f * height;
+  c.far_plane = glm::length(b.max - b.min) * 2.0f;
+  return c;
+}
+
+struct Scene {
+  const Vat* vat = nullptr;
+  Result<gl::VatGpu> gpu = make_error("scene", "not made");
+  Result<gl::Crowd> crowd = make_error("scene", "not made");
+};
+
+// `n` instances spread at random; every third one then cross-fades into another clip at `fade_at`,
+// so that both bands of a fade decide its bounds.
+void make_scene(Scene& s, const BakeKey& key, uint32_t n, float fade_at) {
+  s.vat = test::test_bake(key);
+  ASSERT_NE(s.vat, nullptr);
+  s.gpu = gl::VatGpu::upload(*s.vat);
+  ASSERT_TRUE(s.gpu.ok()) << s.gpu.error().message;
+  s.crowd = gl::Crowd::create(*s.gpu, n);
+  ASSERT_TRUE(s.crowd.ok()) << s.crowd.error().message;
+  gl::SpreadOptions spread;
+  spread.layout = gl::CrowdLayout::Random;
+  spread.seed = 7;
+  ASSERT_TRUE(gl::spread_crowd(*s.crowd, spread).ok());
+  const auto clips = uint32_t(s.vat->clips.size());
+  for (uint32_t i = 0; i < n; i += 3) {
+    Instance in;
+    in.clip = clip_band(*s.vat, (i / 3) % clips);
+    in.start_time = fade_at;
+    in.fade_duration = 0.5f;
+    ASSERT_TRUE(set_instance(s.crowd->table(), i, in, fade_at).ok());
+  }
+}
+
+bool any_vertex_in_view(const Vat& vat, const gl::Crowd& crowd, uint32_t i, float t, const glm::mat4& vp,
+                        std::vector<glm::vec3>& scratch) {
+  scratch.resize(vat.geometry.vertex_count());
+  mirror_vertices(vat, crowd.table(), i, t, crowd.world(i), 0, scratch);
+  for (const glm::vec3& p : scratch) {
+    const glm::vec4 c = vp * glm::vec4(p, 1.0f);
+    if (std::abs(c.x) <= c.w && std::abs(c.y) <= c.w && std::abs(c.z) <= c.w) return true;
+  }
+  return false;
+}
+
+std::set<uint32_t> all_levels(const std::vector<std::vector<uint32_t>>& levels) {
+  std::set<uint32_t> out;
+  for (const auto& level : levels) {
+    for (uint32_t i : level) EXPECT_TRUE(out.insert(i).second) << "instance " << i << " listed twice";
+  }
+  return out;
+}
+
+double mean_abs_difference(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  double sum = 0.0;
+  for (size_t k = 0; k < a.size(); ++k) sum += std::abs(int(a[k]) - int(b[k]));
+  return sum / (255.0 * double(a.size()));
+}
+
+TEST_F(GlCulling, NeverDropsAVisibleInstance) {
+  for (const BakeKey& key : {BakeKey{"sample", Encoding::Delta, Precision::Q16}, BakeKey{"khronos/Fox.glb", Encoding::Rig, Precision::F16}}) {
+    SCOPED_TRACE(test::describe(key));
+    Scene s;
+    const float fade_at = 1.0f;
+    const uint32_t n = 160;
+    make_scene(s, key, n, fade_at);
+    if (HasFatalFailure()) return;
+    const int width = 192, height = 108;
+    Result<gl::RenderTarget> target = gl::RenderTarget::create({width, height, 1});
+    ASSERT_TRUE(target.ok());
+    gl::RendererDesc rd;
+    rd.shadow_map_size = 256;
+    Result<gl::Renderer> renderer = gl::Renderer::create(rd);
+    ASSERT_TRUE(renderer.ok()) << renderer.error().message;
+    const gl::Camera camera = person_camera(*s.crowd, 50.0f);
+    const glm::mat4 vp = camera.projection(float(width) / float(height)) * camera.view();
+
+    std::vector<glm::vec3> scratch;
+    for (float t : {0.3f, fade_at + 0.05f, fade_at + 0.3f}) {
+      SCOPED_TRACE("t = " + std::to_string(t));
+      gl::RenderOptions culled;
+      culled.lod = false;
+      renderer->render(*target, *s.crowd, camera, t, culled);
+      Result<std::vector<std::vector<uint32_t>>> visible = renderer->read_visible(*s.crowd);
+      ASSERT_TRUE(visible.ok()) << visible.error().message;
+      ASSERT_EQ(visible->size(), 1u) << "without LOD, one level";
+      const std::set<uint32_t> gpu = all_levels(*visible);
+      Result<gl::CullingStats> stats = renderer->read_culling_stats(*s.crowd);
+      ASSERT_TRUE(stats.ok());
+      EXPECT_EQ(stats->visible, gpu.size());
+      EXPECT_EQ(stats->shadow_visible, n) << "the light's box holds the whole crowd";
+
+      uint32_t cpu_visible = 0;
+      for (uint32_t i = 0; i < n; ++i) {
+        if (!any_vertex_in_view(*s.vat, *s.crowd, i, t, vp, scratch)) continue;
+        ++cpu_visible;
+        EXPECT_TRUE(gpu.count(i)) << "instance " << i << " has a vertex in view but was culled";
+      }
+      // Culling does cull, and not much more loosely than the vertices themselves: the boxes are
+      // per clip, so an instance near the frustum's edge may pass with no vertex inside.
+      EXPECT_GT(cpu_visible, n / 10);
+      EXPECT_LT(gpu.size(), n);
+      EXPECT_LE(gpu.size(), cpu_visible * 5 / 4 + 8);
+      const std::vector<uint8_t> with_culling = target->read_rgba8().pixels;
+
+      gl::RenderOptions everything;
+      everything.gpu_culling = false;
+      renderer->render(*target, *s.crowd, camera, t, everything);
+      const std::vector<uint8_t> without = target->read_rgba8().pixels;
+      ASSERT_EQ(without.size(), with_culling.size());
+      // The same pixels: the culled instances were not in view. (Draw order differs, so a pixel
+      // where two instances tie in depth could differ; none should.)
+      size_t differing = 0;
+      for (size_t k = 0; k < without.size(); k += 4) {
+        differing += std::memcmp(&without[k], &with_culling[k], 4) != 0 ? 1 : 0;
+      }
+      EXPECT_LE(differing, size_t(width * height) / 1000) << "pixels differ between culled and full frames";
+    }
+  }
+}
+
+TEST_F(GlCulling, LevelsAreSelectLodOfTheProjectedSize) {
+  const BakeKey key{"sample", Encoding::Delta, Precision::F16, 16384, true, 30.0f, 3};
+  Scene s;
+  make_scene(s, key, 300, 0.5f);
+  if (HasFatalFailure()) return;
+  ASSERT_GE(s.vat->geometry.lods.size(), 2u) << "the sample character should have levels of detail";
+  ASSERT_EQ(s.gpu->levels().size(), s.vat->geometry.lods.size() + 1);
+  const int width = 320, height = 180;
+  Result<gl::RenderTarget> target = gl::RenderTarget::create({width, height, 1});
+  ASSERT_TRUE(target.ok());
+  Result<gl::Renderer> renderer = gl::Renderer::create();
+  ASSERT_TRUE(renderer.ok()) << renderer.error().message;
+  const gl::Camera camera = person_camera(*s.crowd, 45.0f);
+  const float t = 0.8f;
+
+  gl::RenderOptions no_lod;
+  no_lod.lod = false;
+  no_lod.shadows = false;
+  renderer->render(*target, *s.crowd, camera, t, no_lod);
+  Result<std::vector<std::vector<uint32_t>>> full = renderer->read_visible(*s.crowd);
+  ASSERT_TRUE(full.ok()) << full.error().message;
+  const std::vector<uint8_t> full_image = target->read_rgba8().pixels;
+
+  for (float budget : {1.0f, 4.0f}) {
+    SCOPED_TRACE("budget " + std::to_string(budget) + " px");
+    gl::RenderOptions lod = no_lod;
+    lod.lod = true;
+    lod.lod_error_px = budget;
+    renderer->render(*target, *s.crowd, camera, t, lod);
+    Result<std::vector<std::vector<uint32_t>>> levels = renderer->read_visible(*s.crowd);
+    ASSERT_TRUE(levels.ok()) << levels.error().message;
+    ASSERT_EQ(levels->size(), s.gpu->levels().size());
+    EXPECT_EQ(all_levels(*levels), all_levels(*full)) << "levels change how, never whether, an instance is drawn";
+
+    // The CPU's choice: lod.h's formula, from the instance's world matrix and the camera.
+    const float pixels = float(height) / (2.0f * std::tan(glm::radians(camera.fov_y_deg) * 0.5f));
+    const Bounds& b = s.vat->bounds;
+    const glm::vec3 centre = (b.min + b.max) * 0.5f;
+    std::set<uint32_t> used;
+    size_t checked = 0;
+    for (uint32_t level = 0; level < levels->size(); ++level) {
+      for (uint32_t i : (*levels)[level]) {
+        const glm::mat4& w = s.crowd->world(i);
+        const float scale = std::max({glm::length(glm::vec3(w[0])), glm::length(glm::vec3(w[1])), glm::length(glm::vec3(w[2]))});
+        const float radius = lod_sphere_radius(*s.vat) * scale;
+        const float d = glm::length(camera.eye - glm::vec3(w * glm::vec4(centre, 1.0f)));
+        uint32_t expected = 0;
+        float diameter = 0.0f;
+        if (d > radius) {
+          diameter = 2.0f * radius * pixels / d;
+          expected = select_lod(*s.vat, diameter, budget);
+        }
+        // Single-precision evaluation order differs between the GPU and here: forgive a diameter
+        // within 1e-4 of a level's switching point.
+        bool near_switch = false;
+        for (const LodLevel& l : s.vat->geometry.lods) {
+          near_switch |= std::abs(diameter - budget * l.screen_size) <= 1e-4f * diameter;
+        }
+        if (!near_switch) {
+          EXPECT_EQ(level, expected) << "instance " << i << ", projected diameter " << diameter << " px";
+          ++checked;
+        }
+        used.insert(level);
+      }
+    }
+    EXPECT_GT(checked, 0u);
+    EXPECT_GE(used.size(), 2u) << "a view across the crowd should use several levels";
+
+    // What the levels look like: within Babylon Lite's gate of the full mesh.
+    EXPECT_LE(mean_abs_difference(target->read_rgba8().pixels, full_image), 0.02);
+  }
+}
+
+}  // namespace
+}  // namespace vatkit
