@@ -2,19 +2,25 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <sys/wait.h>
 
 namespace vatkit::test {
 
-std::filesystem::path asset_path(const std::string& relative) {
-  return std::filesystem::path(VATKIT_ASSETS_DIR) / relative;
+// The shared assets: $VATKIT_ASSETS when set (a copy of some of them on another machine, e.g. the
+// GPU machine), else ../shared/assets as configured.
+static std::filesystem::path assets_dir() {
+  const char* env = std::getenv("VATKIT_ASSETS");
+  return env != nullptr && *env != '\0' ? std::filesystem::path(env) : std::filesystem::path(VATKIT_ASSETS_DIR);
 }
+
+std::filesystem::path asset_path(const std::string& relative) { return assets_dir() / relative; }
 
 std::vector<std::filesystem::path> all_assets() {
   std::vector<std::filesystem::path> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(VATKIT_ASSETS_DIR)) {
+  for (const auto& e : std::filesystem::recursive_directory_iterator(assets_dir())) {
     const auto ext = e.path().extension().string();
     if (e.is_regular_file() && (ext == ".gltf" || ext == ".glb")) out.push_back(e.path());
   }
