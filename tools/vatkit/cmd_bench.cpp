@@ -212,6 +212,7 @@ struct Row {
   double gpu_median = 0, cpu_median = 0, gpu_p95 = 0, frame_ms = 0, triangles_median = 0;
   std::optional<double> vs_static, vs_live;
   std::string triangles_from;  // "gpu culling stats", "submitted"
+  std::optional<gl::CullingStats> culling;  // of the last measured frame, when read
 };
 
 struct Bakes {
@@ -457,6 +458,7 @@ Result<void> run_bench(const BenchOptions& options) {
           if (stats) {
             triangles = double(stats->triangles + stats->shadow_triangles);
             row.triangles_from = "gpu culling stats";
+            row.culling = std::move(*stats);
           } else {
             culling_note = stats.error().message;
             culling_stats = false;
@@ -563,6 +565,14 @@ Result<void> run_bench(const BenchOptions& options) {
         r["triangles"] = row.triangles_median;
         r["triangles_from"] = row.triangles_from;
         r["triangles_per_instance"] = row.triangles_per_instance;
+        if (row.culling) {
+          r["culling_stats"] = {{"instances", row.culling->instances},
+                                {"visible", row.culling->visible},
+                                {"per_level", row.culling->per_level},
+                                {"triangles", row.culling->triangles},
+                                {"shadow_visible", row.culling->shadow_visible},
+                                {"shadow_triangles", row.culling->shadow_triangles}};
+        }
         r["vs_static"] = row.vs_static ? nlohmann::ordered_json(*row.vs_static) : nlohmann::ordered_json();
         r["vs_live"] = row.vs_live ? nlohmann::ordered_json(*row.vs_live) : nlohmann::ordered_json();
         r["gpu_ms"] = row.gpu_ms;
