@@ -296,6 +296,46 @@ TEST(Lod, EveryLevelIsWithinItsBudgetAtRestAndInMotion) {
   }
 }
 
+// Deep levels for crowds of a million: where the topology-preserving simplifier stalls
+// (RobotExpressive, faceted, past level 5), meshopt_simplifySloppy takes over. Its levels still
+// index only original vertices the full mesh draws, and their recorded errors still bound the
+// sampled distance.
+TEST(Lod, SloppyLevelsReachFarTargetsWithinTheirBounds) {
+  BakeOptions o = lod_bake_options();
+  o.lods = 0;
+  Result<Vat> r = bake(lod_asset("threejs/RobotExpressive.glb"), o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  Vat& vat = *r;
+  Result<LodReport> report = build_lods(vat, {.levels = 8});
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  const VatGeometry& g = vat.geometry;
+  ASSERT_EQ(report->levels.size(), g.lods.size());
+  ASSERT_TRUE(validate_vat(vat).ok()) << validate_vat(vat).error().message;
+  std::vector<bool> drawn_by_full(g.vertex_count(), false);
+  for (uint32_t i : g.indices) drawn_by_full[i] = true;
+  const double radius = 0.5 * glm::length(glm::dvec3(vat.bounds.max - vat.bounds.min));
+  size_t sloppy = 0;
+  for (size_t l = 0; l < g.lods.size(); ++l) {
+    if (!report->levels[l].sloppy) continue;
+    ++sloppy;
+    SCOPED_TRACE("level " + std::to_string(l + 1));
+    const LodLevel& lod = g.lods[l];
+    EXPECT_LT(lod.indices.size() / 3, g.lods[l - 1].indices.size() / 3 * 9 / 10);
+    for (uint32_t i : lod.indices) {
+      ASSERT_LT(i, g.vertex_count());
+      EXPECT_TRUE(drawn_by_full[i]) << "vertex " << i << " is not one of the full mesh's";
+    }
+    const double at_rest = measured_error(vat, lod, g.positions, 1000, uint32_t(l + 1));
+    EXPECT_LE(at_rest, lod.error + 1e-5 * radius);
+    EXPECT_GE(lod.error_in_motion, g.lods[l - 1].error_in_motion);
+    std::printf("  RobotExpressive sloppy level %zu: %zu triangles, sampled %.4g at rest (bound %.4g), %.4g in "
+                "motion, screen size %.1f px\n",
+                l + 1, lod.indices.size() / 3, at_rest, double(lod.error), double(lod.error_in_motion),
+                double(lod.screen_size));
+  }
+  EXPECT_GE(sloppy, 1u) << "the simplifier should stall on RobotExpressive before 8 levels";
+}
+
 TEST(Lod, RigBakesGetTheSameLevelsAndTheirOwnBudgets) {
   // The levels come from the rest geometry, which both encodings share; the budgets come from each
   // encoding's decoded poses, and hold for the rig too.

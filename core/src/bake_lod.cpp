@@ -625,10 +625,45 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
         welded = true;
       }
     }
+    // Far levels: when the topology-preserving simplifier stalls (it keeps the mesh's seams and
+    // its error cap), meshopt_simplifySloppy reaches the target by clustering vertices on a grid,
+    // keeping one ORIGINAL vertex per cell, so the level still reads the same VAT columns. Its
+    // error is large, so its screen size is small: such levels serve only instances a few pixels
+    // tall, where triangle count, not shape, is what costs.
+    bool sloppy = false;
+    if (count(per_group) * 10 > previous * 9) {
+      std::vector<std::vector<uint32_t>> coarse(g.groups.size());
+      auto sloppy_simplify = [&](const std::vector<uint32_t>& in, size_t target_indices) {
+        std::vector<uint32_t> out(in.size());
+        out.resize(meshopt_simplifySloppy(out.data(), in.data(), in.size(), pos, V, sizeof(vec3), target_indices,
+                                          FLT_MAX, nullptr));
+        return out;
+      };
+      if (!drawn.shared_vertices) {
+        const std::vector<uint32_t> out = sloppy_simplify(drawn.indices, target_tris * 3);
+        for (size_t t = 0; t < out.size(); t += 3) {
+          std::vector<uint32_t>& dst = coarse[group_of(out[t])];
+          dst.insert(dst.end(), out.begin() + ptrdiff_t(t), out.begin() + ptrdiff_t(t + 3));
+        }
+      } else {
+        for (size_t gi = 0; gi < g.groups.size(); ++gi) {
+          const DrawGroup& grp = g.groups[gi];
+          const std::vector<uint32_t> in(g.indices.begin() + grp.first_index,
+                                         g.indices.begin() + grp.first_index + grp.index_count);
+          if (!in.empty()) coarse[gi] = sloppy_simplify(in, std::max<size_t>(in.size() / 3 >> L, 1) * 3);
+        }
+      }
+      const size_t n = count(coarse);
+      if (n > 0 && n < count(per_group) && n * 10 <= previous * 9) {
+        per_group = std::move(coarse);
+        sloppy = true;
+        welded = false;
+      }
+    }
     const size_t total = count(per_group);
     if (std::getenv("VATKIT_DEBUG_LOD")) {
-      std::fprintf(stderr, "lod level %u: target %zu, got %zu triangles (welded %d), relative error %g\n", L,
-                   target_tris, total / 3, int(welded), double(rel_error));
+      std::fprintf(stderr, "lod level %u: target %zu, got %zu triangles (welded %d, sloppy %d), relative error %g\n", L,
+                   target_tris, total / 3, int(welded), int(sloppy), double(rel_error));
     }
     // Stop when the simplifier cannot remove a tenth of the previous level's triangles.
     if (total == 0 || total * 10 > previous * 9) break;
@@ -638,6 +673,7 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     level.report.triangles = uint32_t(total / 3);
     level.report.simplifier_error = rel_error * report.scale;
     level.report.welded = welded;
+    level.report.sloppy = sloppy;
     levels.push_back(std::move(level));
     previous = total;
   }

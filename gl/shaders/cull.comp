@@ -32,7 +32,7 @@ uniform vec3 u_cull_static_min;
 uniform vec3 u_cull_static_max;
 // Level of detail (all from the camera, in both passes).
 uniform int u_lod_levels;                 // levels, full mesh included; 1: no choice
-uniform float u_lod_screen_size[8];       // per level, non-increasing; [0] unused
+uniform float u_lod_screen_size[16];       // per level, non-increasing; [0] unused
 uniform vec3 u_lod_eye;
 uniform float u_lod_pixels;               // H / (2 tan(fovy / 2)) times the error budget in pixels
 uniform float u_lod_radius;               // VatGpu::lod_radius

@@ -71,6 +71,12 @@ struct LodLevelReport {
   // seam), so this level was simplified with coincident vertices welded: each corner of a new
   // triangle is the vertex at that position whose normal is nearest the triangle's.
   bool welded = false;
+  // The simplifier above stalled short of the target (it keeps seams and stays within
+  // max_relative_error), so this level was made by meshopt_simplifySloppy: vertices clustered
+  // on a grid, one original vertex kept per cell (the level still reads the same VAT columns).
+  // Its error is large and measured like any other; it is drawn only for instances a few pixels
+  // tall.
+  bool sloppy = false;
 };
 
 struct LodReport {

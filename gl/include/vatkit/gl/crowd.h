@@ -179,8 +179,9 @@ struct RenderOptions {
   bool gpu_culling = true;
   // With gpu_culling: each instance draws the coarsest level whose error_in_motion projects to
   // at most lod_error_px pixels (lod.h's select_lod, evaluated on the GPU from the camera); the
-  // shadow pass uses the level the camera chose. The full mesh and up to 7 coarser levels are
-  // used (a VAT baked with more draws its finest 7). false: every visible instance at full detail.
+  // shadow pass uses the level the camera chose. The full mesh and up to 15 coarser levels are
+  // used (vatkit bake allows 16; the finest 15 are drawn). false: every visible instance at full
+  // detail.
   bool lod = true;
   float lod_error_px = 1.0f;
 };
