@@ -64,6 +64,7 @@ struct BenchOptions {
   bool shadows = false;
   std::string json;
   uint32_t lods = 8;  // deep levels: a crowd of a million is mostly a few pixels tall
+  float lod_error_px = 1.0f;
   int samples = 1;
   uint64_t seed = 1;
   bool verify_live = false;
@@ -357,6 +358,7 @@ Result<void> run_bench(const BenchOptions& options) {
   render_options.ground = false;
   render_options.gpu_culling = culling;
   render_options.lod = culling;
+  render_options.lod_error_px = options.lod_error_px;
 
   std::string culling_note;  // why triangle counts are the submitted ones, when culling was asked for
   std::vector<Row> rows;
@@ -504,9 +506,10 @@ Result<void> run_bench(const BenchOptions& options) {
 
   const std::string source = bakes->asset ? bakes->asset->source : options.file;
   std::printf("vatkit bench: %s, %dx%d (%d sample%s), %u frames after %u warm-up, 1/60 s per frame, camera %s, "
-              "culling+LOD %s, shadows %s, ground off\n",
+              "culling+LOD %s (%u levels baked, %.3g px budget), shadows %s, ground off\n",
               source.c_str(), width, height, samples, samples == 1 ? "" : "s", options.frames, options.warmup,
-              options.camera.c_str(), culling ? "on" : "off", options.shadows ? "on (VAT and static)" : "off");
+              options.camera.c_str(), culling ? "on" : "off", options.lods, double(options.lod_error_px),
+              options.shadows ? "on (VAT and static)" : "off");
   std::printf("GPU: %s (%s, %s); GPU timer: %s; CPU: %u hardware threads\n", info.renderer.c_str(),
               info.vendor.c_str(), info.version.c_str(), timer_name, hardware_threads());
   std::printf("frame ms = max(median GPU ms, median CPU ms); x static, x live = frame ms / that variant's at the same N\n");
@@ -618,6 +621,10 @@ Command add_bench_command(CLI::App& parent) {
   app->add_option("--json", options->json, "Also write the rows, the machine and the command line as JSON")
       ->option_text("FILE");
   app->add_option("--lods", options->lods, "Levels of detail baked per VAT (default 8: far instances are a few pixels tall; bake --lods)")->option_text("N");
+  app->add_option("--lod-error", options->lod_error_px,
+                  "Screen-space error budget of the level choice, pixels (default 1; RenderOptions::lod_error_px)")
+      ->check(CLI::PositiveNumber)
+      ->option_text("PX");
   app->add_option("--samples", options->samples, "Multisampling per pixel (default 1)")->option_text("N");
   app->add_option("--seed", options->seed, "Seed of the crowd's clips, phases and speeds (default 1)")->option_text("S");
   app->add_flag("--verify-live", options->verify_live,
