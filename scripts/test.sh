@@ -24,11 +24,12 @@ fi
 if [[ ${VATKIT_SKIP_SANITIZE:-0} != 1 ]]; then
   echo "== tests under ASan + UBSan"
   # The breadth tests (every asset x encoding x precision through the CLI and the file, every LOD
-  # level of every asset, the Node validator) ran in the release stage; under the sanitizers they
-  # would take two thirds of this stage and exercise no code the remaining tests do not.
+  # level of every asset, the Node validator, the culling test's CPU mirror of every instance,
+  # bakes repeated at several thread counts) ran in the release stage; under the sanitizers they
+  # would take most of this stage and exercise no code the remaining tests do not.
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$san" --output-on-failure --parallel "$jobs" --timeout 1800 \
-      -E 'Lod.EveryLevelIsWithinItsBudget|CliBake.EveryEncodingAndPrecision|VatFile.RealBakesRoundTrip|Validator'
+      -E 'Lod.EveryLevelIsWithinItsBudget|CliBake.EveryEncodingAndPrecision|VatFile.RealBakesRoundTrip|Validator|CliBench.WithoutCulling|GlCulling.NeverDrops|BakeDeterminism'
 fi
 
 if [[ ${VATKIT_SKIP_FUZZ:-0} != 1 ]]; then

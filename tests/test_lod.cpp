@@ -228,7 +228,9 @@ TEST(Lod, LevelsAreValidIndexBuffers) {
           ASSERT_LT(lod.indices[k], g.vertex_count());
           // Only vertices the full mesh draws; a triangle's first in its group's own material.
           EXPECT_GE(owner[lod.indices[k]], 0) << "index " << k;
-          if (k % 3 == 0) EXPECT_EQ(owner[lod.indices[k]], int(gi)) << "index " << k;
+          if (k % 3 == 0) {
+            EXPECT_EQ(owner[lod.indices[k]], int(gi)) << "index " << k;
+          }
         }
       }
       EXPECT_EQ(next, lod.indices.size());

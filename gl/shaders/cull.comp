@@ -19,13 +19,14 @@ layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer CullDrawn { uint cull_drawn[]; };     // logical indices
 layout(std430, binding = 1) readonly buffer CullWorld { mat4 cull_world[]; };     // by logical index
 layout(std430, binding = 2) writeonly buffer CullOut { uint cull_out[]; };        // level segments
-layout(std430, binding = 3) buffer CullCounters { uint cull_counters[]; };        // per level
+layout(std430, binding = 3) buffer CullCounters { uint cull_counters[]; };        // per pass, level
 
 uniform samplerBuffer u_cull_row_bounds;  // VatGpu::row_bounds_texture
 uniform float u_vat_time;
 uniform uint u_cull_first;                // first drawn-list entry of this dispatch
 uniform uint u_cull_count;                // drawn-list entries
 uniform uint u_cull_capacity;             // entries per level segment
+uniform uint u_cull_counter_base;         // this pass's first counter
 uniform vec4 u_cull_planes[6];            // inside: dot(plane.xyz, p) + plane.w >= 0
 uniform int u_cull_static;                // 1: the crowd draws a static pose whose box is below
 uniform vec3 u_cull_static_min;
@@ -97,6 +98,6 @@ void main() {
       }
     }
   }
-  uint at = atomicAdd(cull_counters[level], 1u);
+  uint at = atomicAdd(cull_counters[u_cull_counter_base + uint(level)], 1u);
   cull_out[uint(level) * u_cull_capacity + at] = logical;
 }

@@ -39,6 +39,9 @@ constexpr size_t kCommandBytes = 5 * sizeof(uint32_t);  // DrawElementsIndirectC
 
 struct CullProgram {
   Program program;
+  Program commands;  // cull_commands.comp
+  GLint command_count = -1, command_levels = -1, command_levels_drawn = -1, counter_base = -1, command_base = -1;
+  GLint cull_counter_base = -1;
   GLint time = -1, count = -1, first = -1, capacity = -1, planes = -1, is_static = -1, static_min = -1, static_max = -1;
   GLint lod_levels = -1, lod_screen_size = -1, lod_eye = -1, lod_pixels = -1, lod_radius = -1, lod_centre = -1;
 };
@@ -146,6 +149,19 @@ Result<CullProgram> build_cull_program(const VatGpu& vat) {
   out.lod_pixels = glGetUniformLocation(p, "u_lod_pixels");
   out.lod_radius = glGetUniformLocation(p, "u_lod_radius");
   out.lod_centre = glGetUniformLocation(p, "u_lod_centre");
+
+  ProgramDesc commands;
+  commands.name = "crowd cull commands";
+  commands.shaders = {{ShaderStage::compute, std::string(detail::shader_text("cull_commands.comp")), ""}};
+  Result<Program> built_commands = build_program(commands);
+  if (!built_commands) return built_commands.error();
+  out.commands = std::move(*built_commands);
+  out.command_count = glGetUniformLocation(out.commands.id(), "u_command_count");
+  out.command_levels = glGetUniformLocation(out.commands.id(), "u_levels");
+  out.command_levels_drawn = glGetUniformLocation(out.commands.id(), "u_levels_drawn");
+  out.counter_base = glGetUniformLocation(out.commands.id(), "u_counter_base");
+  out.command_base = glGetUniformLocation(out.commands.id(), "u_command_base");
+  out.cull_counter_base = glGetUniformLocation(p, "u_cull_counter_base");
   return out;
 }
 
@@ -692,24 +708,30 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m.drawn_gpu.buffer.id());
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.world_gpu.buffer.id());
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m.cull_out[pass].id());
-  glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 3, m.cull_counters.id(), GLintptr(pass * kMaxLevels * sizeof(uint32_t)),
-                    GLsizeiptr(kMaxLevels * sizeof(uint32_t)));
+  // Whole buffers with base offsets as uniforms: bound ranges would need the SSBO offset alignment.
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, m.cull_counters.id());
+  glProgramUniform1ui(p, c.cull_counter_base, uint32_t(pass) * kMaxLevels);
   const uint32_t per_dispatch = kCullMaxGroups * kCullGroupSize;
   for (uint32_t first = 0; first < m.drawn_count; first += per_dispatch) {
     const uint32_t n = std::min(per_dispatch, m.drawn_count - first);
     glProgramUniform1ui(p, c.first, first);
     glDispatchCompute((n + kCullGroupSize - 1) / kCullGroupSize, 1, 1);
   }
-  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT |
-                  GL_TEXTURE_FETCH_BARRIER_BIT);
-  for (size_t gi = 0; gi < m.vat->groups().size(); ++gi) {
-    for (uint32_t level = 0; level < levels; ++level) {
-      glCopyNamedBufferSubData(m.cull_counters.id(), m.cull_commands.id(),
-                               GLintptr((pass * kMaxLevels + level) * sizeof(uint32_t)),
-                               GLintptr(command_offset(m, pass, gi, level) + sizeof(uint32_t)), sizeof(uint32_t));
-    }
-  }
-  for (int i = 0; i < 4; ++i) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, GLuint(i), 0);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+  // The counts into the commands' instance counts (cull_commands.comp), on the GPU.
+  const auto commands = uint32_t(m.vat->groups().size() * m.levels);
+  const GLuint pc = c.commands.id();
+  glProgramUniform1ui(pc, c.command_count, commands);
+  glProgramUniform1ui(pc, c.command_levels, m.levels);
+  glProgramUniform1ui(pc, c.command_levels_drawn, levels);
+  glUseProgram(pc);
+  glProgramUniform1ui(pc, c.counter_base, uint32_t(pass) * kMaxLevels);
+  glProgramUniform1ui(pc, c.command_base, uint32_t(command_offset(m, pass, 0, 0) / sizeof(uint32_t)));
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, m.cull_commands.id());
+  glDispatchCompute((commands + kCullGroupSize - 1) / kCullGroupSize, 1, 1);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
+                  GL_BUFFER_UPDATE_BARRIER_BIT);
+  for (int i = 0; i < 5; ++i) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, GLuint(i), 0);
   m.culled = true;
   m.culled_levels = levels;
   if (pass == kCullShadow) m.culled_shadow = true;
