@@ -99,6 +99,9 @@ uniform sampler2D u_vat_row_ranges;
 // ---- texel addressing (vat.h): texel i of frame row r ---------------------------------------
 
 ivec2 vat_texel(ivec2 shape, int row, int i) {
+  // A frame row that fits one texture row (the usual case) needs no integer division, which GPUs
+  // emulate in tens of instructions; shape is uniform, so the branch never diverges.
+  if (shape.y == 1) return ivec2(i, row);
   return ivec2(i % shape.x, row * shape.y + i / shape.x);
 }
 
