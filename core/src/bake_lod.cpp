@@ -558,22 +558,28 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
       for (const auto& x : v) n += x.size();
       return n;
     };
-    std::vector<std::vector<uint32_t>> per_group(g.groups.size());
-    if (!drawn.shared_vertices) {
-      const std::vector<uint32_t> out = simplify(drawn.indices, target_tris * 3);
-      for (size_t t = 0; t < out.size(); t += 3) {
-        std::vector<uint32_t>& dst = per_group[group_of(out[t])];
-        dst.insert(dst.end(), out.begin() + ptrdiff_t(t), out.begin() + ptrdiff_t(t + 3));
+    // Runs `simplifier` (indices, target index count -> indices) over the whole drawn mesh and
+    // splits its triangles by the group of their first vertex, or, when groups share vertices,
+    // over each group on its own.
+    auto simplify_groups = [&](auto&& simplifier) {
+      std::vector<std::vector<uint32_t>> out_groups(g.groups.size());
+      if (!drawn.shared_vertices) {
+        const std::vector<uint32_t> out = simplifier(drawn.indices, target_tris * 3);
+        for (size_t t = 0; t < out.size(); t += 3) {
+          std::vector<uint32_t>& dst = out_groups[group_of(out[t])];
+          dst.insert(dst.end(), out.begin() + ptrdiff_t(t), out.begin() + ptrdiff_t(t + 3));
+        }
+      } else {
+        for (size_t gi = 0; gi < g.groups.size(); ++gi) {
+          const DrawGroup& grp = g.groups[gi];
+          const std::vector<uint32_t> in(g.indices.begin() + grp.first_index,
+                                         g.indices.begin() + grp.first_index + grp.index_count);
+          if (!in.empty()) out_groups[gi] = simplifier(in, (in.size() / 3 >> L) * 3);
+        }
       }
-    } else {
-      for (size_t gi = 0; gi < g.groups.size(); ++gi) {
-        const DrawGroup& grp = g.groups[gi];
-        const std::vector<uint32_t> in(g.indices.begin() + grp.first_index,
-                                       g.indices.begin() + grp.first_index + grp.index_count);
-        if (in.empty()) continue;
-        per_group[gi] = simplify(in, (in.size() / 3 >> L) * 3);
-      }
-    }
+      return out_groups;
+    };
+    std::vector<std::vector<uint32_t>> per_group = simplify_groups(simplify);
     bool welded = false;
     if (count(per_group) * 10 > previous * 9) {
       // One vertex per position: the simplifier must not see the other vertices at a position
@@ -632,27 +638,13 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     // tall, where triangle count, not shape, is what costs.
     bool sloppy = false;
     if (count(per_group) * 10 > previous * 9) {
-      std::vector<std::vector<uint32_t>> coarse(g.groups.size());
-      auto sloppy_simplify = [&](const std::vector<uint32_t>& in, size_t target_indices) {
+      std::vector<std::vector<uint32_t>> coarse = simplify_groups([&](const std::vector<uint32_t>& in,
+                                                                            size_t target_indices) {
         std::vector<uint32_t> out(in.size());
-        out.resize(meshopt_simplifySloppy(out.data(), in.data(), in.size(), pos, V, sizeof(vec3), target_indices,
-                                          FLT_MAX, nullptr));
+        out.resize(meshopt_simplifySloppy(out.data(), in.data(), in.size(), pos, V, sizeof(vec3),
+                                          std::max<size_t>(target_indices, 3), FLT_MAX, nullptr));
         return out;
-      };
-      if (!drawn.shared_vertices) {
-        const std::vector<uint32_t> out = sloppy_simplify(drawn.indices, target_tris * 3);
-        for (size_t t = 0; t < out.size(); t += 3) {
-          std::vector<uint32_t>& dst = coarse[group_of(out[t])];
-          dst.insert(dst.end(), out.begin() + ptrdiff_t(t), out.begin() + ptrdiff_t(t + 3));
-        }
-      } else {
-        for (size_t gi = 0; gi < g.groups.size(); ++gi) {
-          const DrawGroup& grp = g.groups[gi];
-          const std::vector<uint32_t> in(g.indices.begin() + grp.first_index,
-                                         g.indices.begin() + grp.first_index + grp.index_count);
-          if (!in.empty()) coarse[gi] = sloppy_simplify(in, std::max<size_t>(in.size() / 3 >> L, 1) * 3);
-        }
-      }
+      });
       const size_t n = count(coarse);
       if (n > 0 && n < count(per_group) && n * 10 <= previous * 9) {
         per_group = std::move(coarse);
