@@ -48,6 +48,10 @@ Result<Asset> load_input(const std::string& file);
 // Help text for the FILE positional shared by the commands.
 extern const char* const kFileHelp;
 
+// `--size WIDTHxHEIGHT` of command `command`, each 1..16384; the error shows `example`.
+Result<void> parse_size(const std::string& command, const std::string& text, const char* example, int& width,
+                        int& height);
+
 // Writes `text` to `path` atomically, or to stdout when `path` is empty.
 Result<void> write_output(const std::string& path, const std::string& text);
 

@@ -17,6 +17,20 @@ namespace vatkit::cli {
 const char* const kFileHelp =
     "Input glTF 2.0 file (.gltf or .glb); the built-in sample character when left out";
 
+Result<void> parse_size(const std::string& command, const std::string& text, const char* example, int& width,
+                        int& height) {
+  const size_t x = text.find('x');
+  auto number = [](std::string_view s, int& out) {
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && end == s.data() + s.size() && out >= 1 && out <= 16384;
+  };
+  if (x == std::string::npos || !number(std::string_view(text).substr(0, x), width) ||
+      !number(std::string_view(text).substr(x + 1), height)) {
+    return make_error(command, "--size " + text + ": expected WIDTHxHEIGHT, each 1..16384 (e.g. " + example + ")");
+  }
+  return {};
+}
+
 Result<Asset> load_input(const std::string& file) {
   if (file.empty()) return load_sample_character();
   return import_gltf(file);

@@ -70,19 +70,6 @@ struct BenchOptions {
   bool verify_live = false;
 };
 
-Result<void> parse_size(const std::string& text, int& width, int& height) {
-  const size_t x = text.find('x');
-  auto number = [](std::string_view s, int& out) {
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && end == s.data() + s.size() && out >= 1 && out <= 16384;
-  };
-  if (x == std::string::npos || !number(std::string_view(text).substr(0, x), width) ||
-      !number(std::string_view(text).substr(x + 1), height)) {
-    return make_error("bench", "--size " + text + ": expected WIDTHxHEIGHT, each 1..16384 (e.g. 1920x1080)");
-  }
-  return {};
-}
-
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;
   size_t begin = 0;
@@ -296,7 +283,7 @@ std::string format_ratio(const std::optional<double>& r) {
 
 Result<void> run_bench(const BenchOptions& options) {
   int width = 0, height = 0;
-  if (auto ok = parse_size(options.size, width, height); !ok) return ok.error();
+  if (auto ok = parse_size("bench", options.size, "1920x1080", width, height); !ok) return ok.error();
   Result<std::vector<uint32_t>> counts = parse_instances(options.instances);
   if (!counts) return counts.error();
   Result<std::vector<Variant>> parsed_variants = parse_variants(options.variants);

@@ -37,19 +37,6 @@ struct RenderOptions {
   bool no_shadows = false;
 };
 
-Result<void> parse_size(const std::string& text, int& width, int& height) {
-  const size_t x = text.find('x');
-  auto number = [](std::string_view s, int& out) {
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-    return ec == std::errc() && end == s.data() + s.size() && out >= 1 && out <= 16384;
-  };
-  if (x == std::string::npos || !number(std::string_view(text).substr(0, x), width) ||
-      !number(std::string_view(text).substr(x + 1), height)) {
-    return make_error("render", "--size " + text + ": expected WIDTHxHEIGHT, each 1..16384 (e.g. 960x540)");
-  }
-  return {};
-}
-
 // FILE as a .vat.glb (loaded, mapped), or a glTF baked here; the built-in sample without FILE.
 Result<Vat> load_vat_input(const RenderOptions& options) {
   if (!options.file.empty() && is_vat_file(options.file)) return load_vat(options.file);
@@ -79,7 +66,7 @@ std::string frame_path(const std::string& output, uint32_t frames, uint32_t k) {
 
 Result<void> run_render(const RenderOptions& options) {
   int width = 0, height = 0;
-  if (auto ok = parse_size(options.size, width, height); !ok) return ok.error();
+  if (auto ok = parse_size("render", options.size, "960x540", width, height); !ok) return ok.error();
   if (options.instances == 0) return make_error("render", "--instances must be at least 1");
   if (!std::isfinite(options.time_s) || std::abs(options.time_s) > 1e7) {
     return make_error("render", "--time must be a finite number of seconds");
