@@ -248,10 +248,13 @@ inline Q4 normalize_q(const Q4& q) {
   return {vselect(ok, q.x * inv, q.x), vselect(ok, q.y * inv, q.y), vselect(ok, q.z * inv, q.z), vselect(ok, q.w * inv, q.w)};
 }
 
-void sample_vec3(const Sampler& s, const Lanes& l, V3& out) {
-  const float* v = s.values.data();
-  if (s.interpolation == Interpolation::CubicSpline) {
-    uint32_t vk[4], bk[4], ak1[4], vk1[4];
+// CUBICSPLINE between keys k0 and k1 of four lanes: the elements (in-tangent, value, out-tangent
+// per key) and the Hermite basis with the tangents scaled by the key interval d.
+struct Hermite {
+  uint32_t vk[4], bk[4], ak1[4], vk1[4];  // value k0, out-tangent k0, in-tangent k1, value k1
+  f4 h00, h10, h01, h11;
+
+  explicit Hermite(const Lanes& l) {
     for (int i = 0; i < 4; ++i) {
       vk[i] = 3 * l.k0[i] + 1;
       bk[i] = 3 * l.k0[i] + 2;
@@ -260,13 +263,24 @@ void sample_vec3(const Sampler& s, const Lanes& l, V3& out) {
     }
     const f4 u = l.u, d = l.d;
     const f4 u2 = u * u, u3 = u2 * u;
-    const f4 h00 = splat(2.0f) * u3 - splat(3.0f) * u2 + splat(1.0f);
-    const f4 h10 = (u3 - splat(2.0f) * u2 + u) * d;
-    const f4 h01 = splat(-2.0f) * u3 + splat(3.0f) * u2;
-    const f4 h11 = (u3 - u2) * d;
+    h00 = splat(2.0f) * u3 - splat(3.0f) * u2 + splat(1.0f);
+    h10 = (u3 - splat(2.0f) * u2 + u) * d;
+    h01 = splat(-2.0f) * u3 + splat(3.0f) * u2;
+    h11 = (u3 - u2) * d;
+  }
+  // Component c of an nc-component output.
+  f4 eval(const float* v, uint32_t nc, uint32_t c) const {
+    return h00 * gather(v, vk, nc, c) + h10 * gather(v, bk, nc, c) + h01 * gather(v, vk1, nc, c) +
+           h11 * gather(v, ak1, nc, c);
+  }
+};
+
+void sample_vec3(const Sampler& s, const Lanes& l, V3& out) {
+  const float* v = s.values.data();
+  if (s.interpolation == Interpolation::CubicSpline) {
+    const Hermite h(l);
     f4* o[3] = {&out.x, &out.y, &out.z};
-    for (uint32_t c = 0; c < 3; ++c)
-      *o[c] = h00 * gather(v, vk, 3, c) + h10 * gather(v, bk, 3, c) + h01 * gather(v, vk1, 3, c) + h11 * gather(v, ak1, 3, c);
+    for (uint32_t c = 0; c < 3; ++c) *o[c] = h.eval(v, 3, c);
     return;
   }
   const bool step = s.interpolation == Interpolation::Step;
@@ -282,23 +296,10 @@ void sample_vec3(const Sampler& s, const Lanes& l, V3& out) {
 void sample_rotation(const Sampler& s, const Lanes& l, Q4& out) {
   const float* v = s.values.data();
   if (s.interpolation == Interpolation::CubicSpline) {
-    uint32_t vk[4], bk[4], ak1[4], vk1[4];
-    for (int i = 0; i < 4; ++i) {
-      vk[i] = 3 * l.k0[i] + 1;
-      bk[i] = 3 * l.k0[i] + 2;
-      ak1[i] = 3 * l.k1[i];
-      vk1[i] = 3 * l.k1[i] + 1;
-    }
-    const f4 u = l.u, d = l.d;
-    const f4 u2 = u * u, u3 = u2 * u;
-    const f4 h00 = splat(2.0f) * u3 - splat(3.0f) * u2 + splat(1.0f);
-    const f4 h10 = (u3 - splat(2.0f) * u2 + u) * d;
-    const f4 h01 = splat(-2.0f) * u3 + splat(3.0f) * u2;
-    const f4 h11 = (u3 - u2) * d;
+    const Hermite h(l);
     Q4 q;
     f4* o[4] = {&q.x, &q.y, &q.z, &q.w};
-    for (uint32_t c = 0; c < 4; ++c)
-      *o[c] = h00 * gather(v, vk, 4, c) + h10 * gather(v, bk, 4, c) + h01 * gather(v, vk1, 4, c) + h11 * gather(v, ak1, 4, c);
+    for (uint32_t c = 0; c < 4; ++c) *o[c] = h.eval(v, 4, c);
     out = normalize_q(q);
     return;
   }
