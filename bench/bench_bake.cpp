@@ -1,6 +1,6 @@
 // Bake throughput and size per encoding and precision, on real files at 30 fps, all clips.
 //
-// Usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--no-measure]
+// Usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig] [--no-measure]
 // Prints a Markdown table: the median over N repetitions (default 7) after one warm-up bake, one
 // thread and every hardware thread. Throughput is vertex-frames per second for delta (vertices x
 // frame rows) and joint-frames per second for rig (slots x frame rows), for the whole bake() call
@@ -76,18 +76,31 @@ int main(int argc, char** argv) {
   int reps = 7;
   bool measure = true;
   std::vector<std::string> files = {"threejs/RobotExpressive.glb", "khronos/Fox.glb", "khronos/CesiumMan.glb", "<sample>"};
+  std::vector<vatkit::EncodingChoice> encodings = {vatkit::EncodingChoice::Delta, vatkit::EncodingChoice::Rig};
+  const auto split = [](const std::string& list) {
+    std::vector<std::string> out;
+    for (size_t at = 0; at <= list.size();) {
+      const size_t comma = std::min(list.find(',', at), list.size());
+      out.push_back(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+    return out;
+  };
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--no-measure") == 0) {
       measure = false;
     } else if (std::strcmp(argv[i], "--files") == 0 && i + 1 < argc) {
-      files.clear();
-      std::string list = argv[++i];
-      for (size_t at = 0; at <= list.size();) {
-        const size_t comma = std::min(list.find(',', at), list.size());
-        files.push_back(list.substr(at, comma - at));
-        at = comma + 1;
+      files = split(argv[++i]);
+    } else if (std::strcmp(argv[i], "--encodings") == 0 && i + 1 < argc) {
+      encodings.clear();
+      for (const std::string& e : split(argv[++i])) {
+        if (e != "delta" && e != "rig") {
+          std::fprintf(stderr, "bench_bake: --encodings: '%s' is not delta or rig\n", e.c_str());
+          return 2;
+        }
+        encodings.push_back(e == "rig" ? vatkit::EncodingChoice::Rig : vatkit::EncodingChoice::Delta);
       }
     } else {
       dir = argv[i];
@@ -110,7 +123,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     const std::string name = f == "<sample>" ? "sample character" : std::filesystem::path(f).stem().string();
-    for (vatkit::EncodingChoice enc : {vatkit::EncodingChoice::Delta, vatkit::EncodingChoice::Rig}) {
+    for (vatkit::EncodingChoice enc : encodings) {
       for (vatkit::Precision prec : {vatkit::Precision::F32, vatkit::Precision::F16, vatkit::Precision::Q16}) {
         for (unsigned threads : {1u, all}) {
           vatkit::BakeOptions o;

@@ -74,4 +74,48 @@ inline void add_channel(Animation& anim, uint32_t node, Path path, Sampler sampl
   anim.samplers.push_back(std::move(sampler));
 }
 
+// Eight joints in a row along +X; one skinned triangle whose vertices weigh all eight (JOINTS_0/1,
+// WEIGHTS_0/1), and a clip "wave" turning joints 4-7 about Z: the eight-influence paths of the
+// bake, the decoders and the shaders.
+inline Asset eight_influence_asset() {
+  Asset a;
+  a.source = "eight.gltf";
+  for (int j = 0; j < 8; ++j) {
+    Node n;
+    n.name = "j" + std::to_string(j);
+    n.translation = glm::vec3(float(j), 0, 0);
+    a.nodes.push_back(n);
+  }
+  Node m;
+  m.mesh = 0;
+  m.skin = 0;
+  a.nodes.push_back(m);
+  Mesh mesh;
+  Primitive p;
+  p.positions = {glm::vec3(0, 1, 0), glm::vec3(1, 1, 0), glm::vec3(0, 2, 0)};
+  p.normals.assign(3, glm::vec3(0, 0, 1));
+  p.joints0.assign(3, glm::u16vec4(0, 1, 2, 3));
+  p.joints1.assign(3, glm::u16vec4(4, 5, 6, 7));
+  p.weights0.assign(3, glm::vec4(0.1f, 0.1f, 0.1f, 0.1f));
+  p.weights1.assign(3, glm::vec4(0.05f, 0.15f, 0.2f, 0.2f));
+  p.indices = {0, 1, 2};
+  mesh.primitives.push_back(p);
+  a.meshes.push_back(mesh);
+  Skin s;
+  for (uint32_t j = 0; j < 8; ++j) {
+    s.joints.push_back(j);
+    s.inverse_bind.push_back(glm::inverse(glm::translate(glm::mat4(1.0f), glm::vec3(float(j), 0, 0))));
+  }
+  a.skins.push_back(s);
+  Animation anim;
+  anim.name = "wave";
+  for (uint32_t j = 4; j < 8; ++j) {
+    const glm::quat q = glm::angleAxis(0.3f * float(j), glm::vec3(0, 0, 1));
+    add_channel(anim, j, Path::Rotation, make_sampler(Interpolation::Linear, {0.0f, 1.0f}, {0, 0, 0, 1, q.x, q.y, q.z, q.w}, 4));
+  }
+  a.animations.push_back(anim);
+  finalize(a);
+  return a;
+}
+
 }  // namespace vatkit::test

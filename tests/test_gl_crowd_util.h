@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "synthetic.h"
 #include "test_support.h"
 #include "vatkit/bake.h"
 #include "vatkit/gl/image.h"
@@ -23,12 +24,15 @@
 
 namespace vatkit::test {
 
-// "sample" is the built-in character; anything else a path under ../shared/assets.
+// "sample" is the built-in character, "synthetic:eight-influences" synthetic.h's
+// eight_influence_asset(); anything else a path under ../shared/assets.
 inline const Asset* test_asset(const std::string& name) {
   static std::map<std::string, std::unique_ptr<Asset>> cache;
   auto it = cache.find(name);
   if (it != cache.end()) return it->second.get();
-  Result<Asset> loaded = name == "sample" ? load_sample_character() : import_gltf(asset_path(name));
+  Result<Asset> loaded = name == "sample"                       ? load_sample_character()
+                         : name == "synthetic:eight-influences" ? Result<Asset>(eight_influence_asset())
+                                                                : import_gltf(asset_path(name));
   if (!loaded) {
     ADD_FAILURE() << name << ": " << loaded.error().message;
     return nullptr;

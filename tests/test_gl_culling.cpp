@@ -4,7 +4,10 @@
 //    clips; the culled frame's pixels equal those of drawing every instance;
 //  - the level the GPU picks for each instance is select_lod's (lod.h) for the instance's projected
 //    size, worked on the CPU from its world matrix and the camera;
-//  - a frame drawn with levels of detail stays within Babylon Lite's image gate of the full mesh.
+//  - a frame drawn with levels of detail stays within Babylon Lite's image gate of the full mesh;
+//  - rig crowds: the slot palette (CrowdDesc) is filled for every visible instance, and a frame
+//    skinned from it, from a palette too small for the crowd, or from none, has the pixels of
+//    per-vertex decoding (direct draws).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,12 +55,12 @@ struct Scene {
 
 // `n` instances spread at random; every third one then cross-fades into another clip at `fade_at`,
 // so that both bands of a fade decide its bounds.
-void make_scene(Scene& s, const BakeKey& key, uint32_t n, float fade_at) {
+void make_scene(Scene& s, const BakeKey& key, uint32_t n, float fade_at, const gl::CrowdDesc& desc = {}) {
   s.vat = test::test_bake(key);
   ASSERT_NE(s.vat, nullptr);
   s.gpu = gl::VatGpu::upload(*s.vat);
   ASSERT_TRUE(s.gpu.ok()) << s.gpu.error().message;
-  s.crowd = gl::Crowd::create(*s.gpu, n);
+  s.crowd = gl::Crowd::create(*s.gpu, n, desc);
   ASSERT_TRUE(s.crowd.ok()) << s.crowd.error().message;
   gl::SpreadOptions spread;
   spread.layout = gl::CrowdLayout::Random;
@@ -230,6 +233,72 @@ TEST_F(GlCulling, LevelsAreSelectLodOfTheProjectedSize) {
 
     // What the levels look like: within Babylon Lite's gate of the full mesh.
     EXPECT_LE(mean_abs_difference(target->read_rgba8().pixels, full_image), 0.02);
+  }
+}
+
+size_t differing_pixels(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  size_t n = 0;
+  for (size_t k = 0; k + 4 <= std::min(a.size(), b.size()); k += 4) n += std::memcmp(&a[k], &b[k], 4) != 0 ? 1 : 0;
+  return n;
+}
+
+// A frame of `key`'s crowd skinned from a full slot palette, from one too small for the crowd and
+// from none, against per-vertex decoding (direct draws), at times before, in and after fades.
+void expect_palette_frames_match(const BakeKey& key, gl::Renderer& renderer, gl::RenderTarget& target) {
+  const uint32_t n = 120;
+  const float fade_at = 1.0f;
+  const size_t slot_bytes = 48 * test::test_bake(key)->slots.size();
+  const size_t capacities[3] = {n, 7, 0};
+  Scene scenes[3];
+  for (int i = 0; i < 3; ++i) {
+    gl::CrowdDesc desc;
+    desc.slot_palette_bytes = capacities[i] * slot_bytes + slot_bytes / 2;
+    make_scene(scenes[i], key, n, fade_at, desc);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  const int pixels = target.width() * target.height();
+  const gl::Camera camera = person_camera(*scenes[0].crowd, 50.0f);
+  for (float t : {0.4f, fade_at + 0.1f, fade_at + 0.35f}) {
+    SCOPED_TRACE("t = " + std::to_string(t));
+    gl::RenderOptions direct;
+    direct.gpu_culling = false;
+    renderer.render(target, *scenes[2].crowd, camera, t, direct);
+    const std::vector<uint8_t> reference = target.read_rgba8().pixels;
+    for (int i = 0; i < 3; ++i) {
+      SCOPED_TRACE("palette for " + std::to_string(capacities[i]) + " instances");
+      gl::RenderOptions culled;
+      culled.lod = false;
+      renderer.render(target, *scenes[i].crowd, camera, t, culled);
+      Result<gl::CullingStats> stats = renderer.read_culling_stats(*scenes[i].crowd);
+      ASSERT_TRUE(stats.ok()) << stats.error().message;
+      EXPECT_EQ(stats->palette_capacity, capacities[i]);
+      EXPECT_GT(stats->visible, 7u);
+      EXPECT_EQ(stats->palette, std::min<uint64_t>(stats->visible, capacities[i]));
+      const std::vector<uint8_t> image = target.read_rgba8().pixels;
+      EXPECT_LE(differing_pixels(image, reference), size_t(pixels) / 1000);
+      EXPECT_LE(mean_abs_difference(image, reference), 1e-4);
+    }
+  }
+  // A control: the same frame at another time differs, so the comparison can see a wrong pose.
+  gl::RenderOptions culled;
+  culled.lod = false;
+  renderer.render(target, *scenes[0].crowd, camera, 0.4f, culled);
+  const std::vector<uint8_t> early = target.read_rgba8().pixels;
+  renderer.render(target, *scenes[0].crowd, camera, 0.5f, culled);
+  EXPECT_GT(differing_pixels(early, target.read_rgba8().pixels), size_t(pixels) / 200);
+}
+
+TEST_F(GlCulling, RigSlotPaletteDrawsWhatPerVertexDecodeDraws) {
+  Result<gl::RenderTarget> target = gl::RenderTarget::create({256, 144, 1});
+  ASSERT_TRUE(target.ok());
+  gl::RendererDesc rd;
+  rd.shadow_map_size = 512;
+  Result<gl::Renderer> renderer = gl::Renderer::create(rd);
+  ASSERT_TRUE(renderer.ok()) << renderer.error().message;
+  for (const BakeKey& key : {BakeKey{"sample", Encoding::Rig, Precision::Q16},
+                             BakeKey{"synthetic:eight-influences", Encoding::Rig, Precision::F32}}) {
+    SCOPED_TRACE(test::describe(key));
+    expect_palette_frames_match(key, *renderer, *target);
   }
 }
 

@@ -79,6 +79,8 @@ std::vector<BakeKey> parity_bakes() {
       for (Precision p : {Precision::F32, Precision::Q16}) keys.push_back({asset, e, p});
     }
   }
+  // Eight influences per vertex (no shared asset has them).
+  for (Precision p : {Precision::F32, Precision::Q16}) keys.push_back({"synthetic:eight-influences", Encoding::Rig, p});
   return keys;
 }
 

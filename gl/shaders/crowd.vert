@@ -6,6 +6,13 @@
 // gl_InstanceID) indexes the drawn list, which holds logical indices; world matrices and the
 // playback table are indexed by those. A culled or compacted drawn list therefore changes which
 // instances are drawn, never what an instance shows.
+//
+// Rig crowds drawn with GPU culling: the culling pass (cull.comp, CROWD_SLOT_PALETTE) has written
+// each visible instance's slot transforms once for the frame; the drawn entry's second component
+// names them (entry + 1), and the vertex skins from them. 0 (direct draws: the drawn list is R32UI,
+// whose texels read 0 there; or a full palette): the vertex resolves and decodes the VAT itself.
+// Both do the same arithmetic in the same order (vat_slot_matrix, then the weighted sum, then
+// vat_decode_skinned), up to where the compilers fuse multiply-adds.
 
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
@@ -18,7 +25,20 @@ layout(location = 7) in uvec4 a_slots1;
 layout(location = 8) in vec4 a_weights1;
 
 uniform samplerBuffer u_crowd_world;     // 4 texels (the columns) per logical instance
-uniform usamplerBuffer u_crowd_drawn;    // logical instance index per draw slot
+uniform usamplerBuffer u_crowd_drawn;    // per draw slot: logical instance index (, palette entry + 1)
+#if defined(VAT_RIG) && !defined(CROWD_STATIC)
+uniform samplerBuffer u_crowd_palette;   // 3 texels per slot per entry (vat_pack_slot)
+uniform int u_crowd_slot_count;
+// The vertex's influences, fetched by its index from buffer textures over the VAT's influence
+// vertex buffers (VatGpu::influence_textures), not as attributes 5-8: on NVIDIA's H200 the two
+// attributes alone made a crowd's frame 1.6x longer, and these fetches cost next to nothing.
+uniform usamplerBuffer u_crowd_slots0;
+uniform samplerBuffer u_crowd_weights0;
+#ifdef VAT_EIGHT_INFLUENCES
+uniform usamplerBuffer u_crowd_slots1;
+uniform samplerBuffer u_crowd_weights1;
+#endif
+#endif
 uniform float u_vat_time;                // the shared clock, seconds
 uniform mat4 u_view_projection;          // the camera's, or the light's in the shadow pass
 
@@ -27,13 +47,25 @@ out vec3 v_world_normal;
 out vec2 v_texcoord0;
 out vec4 v_color0;
 
-int crowd_logical_instance() {
+// (logical instance index, palette entry + 1 or 0) of this draw slot.
+uvec2 crowd_drawn_entry() {
   int slot = gl_BaseInstanceARB + gl_InstanceID;
-  return int(texelFetch(u_crowd_drawn, slot).x);
+  return texelFetch(u_crowd_drawn, slot).xy;
 }
 
+#if defined(VAT_RIG) && !defined(CROWD_STATIC)
+void crowd_add_slot(inout vec4 r0, inout vec4 r1, inout vec4 r2, int base, uint slot, float w) {
+  if (w == 0.0) return;
+  int t = base + int(slot) * 3;
+  r0 += w * texelFetch(u_crowd_palette, t);
+  r1 += w * texelFetch(u_crowd_palette, t + 1);
+  r2 += w * texelFetch(u_crowd_palette, t + 2);
+}
+#endif
+
 void main() {
-  int logical = crowd_logical_instance();
+  uvec2 entry = crowd_drawn_entry();
+  int logical = int(entry.x);
   vec3 p, n;
 #ifdef CROWD_STATIC
   p = a_position;
@@ -43,12 +75,37 @@ void main() {
   rest.position = a_position;
   rest.normal = a_normal;
   rest.tangent = a_tangent;
-  rest.slots0 = a_slots0;
-  rest.weights0 = a_weights0;
-  rest.slots1 = a_slots1;
-  rest.weights1 = a_weights1;
-  VatPose pose = vat_resolve_instance(logical, u_vat_time);
-  vat_decode(pose, gl_VertexID, rest, p, n);
+#ifdef VAT_RIG
+  rest.slots0 = texelFetch(u_crowd_slots0, gl_VertexID);
+  rest.weights0 = texelFetch(u_crowd_weights0, gl_VertexID);
+#ifdef VAT_EIGHT_INFLUENCES
+  rest.slots1 = texelFetch(u_crowd_slots1, gl_VertexID);
+  rest.weights1 = texelFetch(u_crowd_weights1, gl_VertexID);
+#else
+  rest.slots1 = uvec4(0u);
+  rest.weights1 = vec4(0.0);
+#endif
+#else
+  rest.slots0 = uvec4(0u);
+  rest.weights0 = vec4(0.0);
+  rest.slots1 = uvec4(0u);
+  rest.weights1 = vec4(0.0);
+#endif
+#ifdef VAT_RIG
+  if (entry.y != 0u) {
+    int base = int(entry.y - 1u) * u_crowd_slot_count * 3;
+    vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+    for (int k = 0; k < 4; ++k) crowd_add_slot(r0, r1, r2, base, rest.slots0[k], rest.weights0[k]);
+#ifdef VAT_EIGHT_INFLUENCES
+    for (int k = 0; k < 4; ++k) crowd_add_slot(r0, r1, r2, base, rest.slots1[k], rest.weights1[k]);
+#endif
+    vat_decode_skinned(vat_unpack_slot(r0, r1, r2), rest, p, n);
+  } else
+#endif
+  {
+    VatPose pose = vat_resolve_instance(logical, u_vat_time);
+    vat_decode(pose, gl_VertexID, rest, p, n);
+  }
 #endif
   // World placement as mirror.h's mirror_vertices: p_w = W p, n_w = normalize(cof(W3) n).
   int base = logical * 4;

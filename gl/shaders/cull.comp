@@ -13,13 +13,29 @@
 // segments through the indirect commands' base instance. The order within a segment is whatever
 // the atomics give: the playback table and world matrices are read by the logical index, so it
 // never changes what an instance shows.
+//
+// CROWD_SLOT_PALETTE (rig crowds): each survivor also takes an entry of the pass's slot palette
+// (a counter after the level counters) and writes there every slot's transform at the time drawn,
+// transitions and blends included (vat_slot_matrix, packed as three rows by vat_pack_slot): the
+// vertex shader then skins from 12 buffer fetches instead of resolving the playback row and
+// decoding four slots from the VAT per vertex. Its output entry is (logical index, palette entry
+// + 1); 0 when the palette is full (or the crowd draws a static pose), and the vertex shader
+// decodes the VAT itself, as it does for direct draws.
 
 layout(local_size_x = 64) in;
 
 layout(std430, binding = 0) readonly buffer CullDrawn { uint cull_drawn[]; };     // logical indices
 layout(std430, binding = 1) readonly buffer CullWorld { mat4 cull_world[]; };     // by logical index
-layout(std430, binding = 2) writeonly buffer CullOut { uint cull_out[]; };        // level segments
 layout(std430, binding = 3) buffer CullCounters { uint cull_counters[]; };        // per pass, level
+#ifdef CROWD_SLOT_PALETTE
+layout(std430, binding = 2) writeonly buffer CullOut { uvec2 cull_out[]; };       // level segments
+layout(std430, binding = 5) writeonly buffer CullPalette { vec4 cull_palette[]; };  // 3 per slot per entry
+uniform uint u_cull_palette_counter;      // this pass's palette counter in cull_counters
+uniform uint u_cull_palette_capacity;     // entries the palette holds
+uniform int u_cull_slot_count;
+#else
+layout(std430, binding = 2) writeonly buffer CullOut { uint cull_out[]; };        // level segments
+#endif
 
 uniform samplerBuffer u_cull_row_bounds;  // VatGpu::row_bounds_texture
 uniform float u_vat_time;
@@ -51,11 +67,12 @@ void main() {
   mat4 w = cull_world[logical];
 
   vec3 lo, hi;
+  VatPose pose;
   if (u_cull_static != 0) {
     lo = u_cull_static_min;
     hi = u_cull_static_max;
   } else {
-    VatPose pose = vat_resolve_instance(int(logical), u_vat_time);
+    pose = vat_resolve_instance(int(logical), u_vat_time);
     cull_row_box(pose.a.row, lo, hi);
     vec3 lo2, hi2;
     cull_row_box(pose.a.row_next, lo2, hi2);
@@ -99,5 +116,25 @@ void main() {
     }
   }
   uint at = atomicAdd(cull_counters[u_cull_counter_base + uint(level)], 1u);
+#ifdef CROWD_SLOT_PALETTE
+  uint entry = 0u;
+  if (u_cull_static == 0) {
+    uint e = atomicAdd(cull_counters[u_cull_palette_counter], 1u);
+    if (e < u_cull_palette_capacity) {
+      entry = e + 1u;
+      uint base = e * uint(u_cull_slot_count) * 3u;
+      for (int s = 0; s < u_cull_slot_count; ++s) {
+        vec4 r0, r1, r2;
+        vat_pack_slot(vat_slot_matrix(pose, s), r0, r1, r2);
+        uint t = base + uint(s) * 3u;
+        cull_palette[t] = r0;
+        cull_palette[t + 1u] = r1;
+        cull_palette[t + 2u] = r2;
+      }
+    }
+  }
+  cull_out[uint(level) * u_cull_capacity + at] = uvec2(logical, entry);
+#else
   cull_out[uint(level) * u_cull_capacity + at] = logical;
+#endif
 }

@@ -26,6 +26,13 @@
 //   VatPose vat_resolve(vec4 row[6], float time)                     a packed row -> pose
 //   void vat_decode(VatPose, int vertex, VatRest, out vec3 position, out vec3 normal)
 //   vec4 vat_decode_tangent(VatPose, int vertex, VatRest)
+// Rig only, for renderers that evaluate each instance's slots once per frame (vatkit's crowds do it
+// in their culling pass, gl/shaders/cull.comp) instead of once per vertex:
+//   mat4x3 vat_slot_matrix(VatPose, int slot)                        one slot's transform
+//   void vat_pack_slot(mat4x3, out vec4 r0, out vec4 r1, out vec4 r2) as three rows, for a buffer
+//   mat4x3 vat_unpack_slot(vec4 r0, vec4 r1, vec4 r2)
+//   void vat_decode_skinned(mat4x3 skin, VatRest, out vec3 position, out vec3 normal)
+//     with skin = sum_k w_k slot_k over the vertex's influences (rows may be summed packed).
 // Positions and normals come out in the VAT's object space; place them with the instance's world
 // matrix. `vertex` is the index into the VAT's merged vertex ordering (gl_VertexID of an indexed
 // draw of its index buffer with base vertex 0).
@@ -297,8 +304,20 @@ mat4x3 vat_skin_matrix(VatPose pose, VatRest rest) {
   return m;
 }
 
-void vat_decode(VatPose pose, int vertex, VatRest rest, out vec3 position, out vec3 normal) {
-  mat4x3 m = vat_skin_matrix(pose, rest);
+// The packed form of a slot transform: row i of the 3x4 affine, (m[0][i], m[1][i], m[2][i], m[3][i]).
+// A weighted sum of packed slots is the packed weighted sum, element for element.
+void vat_pack_slot(mat4x3 m, out vec4 r0, out vec4 r1, out vec4 r2) {
+  r0 = vec4(m[0].x, m[1].x, m[2].x, m[3].x);
+  r1 = vec4(m[0].y, m[1].y, m[2].y, m[3].y);
+  r2 = vec4(m[0].z, m[1].z, m[2].z, m[3].z);
+}
+
+mat4x3 vat_unpack_slot(vec4 r0, vec4 r1, vec4 r2) {
+  return mat4x3(vec3(r0.x, r1.x, r2.x), vec3(r0.y, r1.y, r2.y), vec3(r0.z, r1.z, r2.z), vec3(r0.w, r1.w, r2.w));
+}
+
+// A bind-space vertex moved by its skin matrix (the weighted sum of its slots).
+void vat_decode_skinned(mat4x3 m, VatRest rest, out vec3 position, out vec3 normal) {
   vec3 p = rest.position;
   position = m[0] * p.x + m[1] * p.y + m[2] * p.z + m[3];
   // Cofactor of the 3x3 part (the inverse transpose up to scale), sign-corrected for mirroring.
@@ -310,6 +329,10 @@ void vat_decode(VatPose pose, int vertex, VatRest rest, out vec3 position, out v
   vec3 o = c0 * n.x + c1 * n.y + c2 * n.z;
   if (det < 0.0) o = -o;
   normal = vat_normalized_or(o, n);
+}
+
+void vat_decode(VatPose pose, int vertex, VatRest rest, out vec3 position, out vec3 normal) {
+  vat_decode_skinned(vat_skin_matrix(pose, rest), rest, position, normal);
 }
 
 vec4 vat_decode_tangent(VatPose pose, int vertex, VatRest rest) {

@@ -23,16 +23,22 @@ constexpr int kUnitDrawn = 7;
 constexpr int kUnitBaseColor = 8;
 constexpr int kUnitShadow = 9;
 constexpr int kUnitRowBounds = 10;  // cull.comp's u_cull_row_bounds
+constexpr int kUnitPalette = 11;    // crowd.vert's u_crowd_palette
+constexpr int kUnitInfluences = 12; // crowd.vert's u_crowd_slots0, weights0, slots1, weights1 (12-15)
 
 constexpr size_t kRowBytes = sizeof(PackedInstance);  // 96
 constexpr size_t kWorldBytes = sizeof(glm::mat4);     // 64
 
 // GPU culling: two passes (the camera's, the shadow map's), at most kMaxLevels levels of detail
 // (cull.comp's u_lod_screen_size), 64 invocations per work group, at most 65535 groups a dispatch.
+// Per pass kCounters counters: one per level, then the slot palette's.
 constexpr int kCullPasses = 2;
 constexpr int kCullCamera = 0;
 constexpr int kCullShadow = 1;
 constexpr uint32_t kMaxLevels = 16;
+constexpr uint32_t kCounters = kMaxLevels + 1;
+constexpr uint32_t kPaletteCounter = kMaxLevels;
+constexpr size_t kPaletteSlotBytes = 3 * 16;  // vat_pack_slot's three rows
 constexpr uint32_t kCullGroupSize = 64;
 constexpr uint32_t kCullMaxGroups = 65535;
 constexpr size_t kCommandBytes = 5 * sizeof(uint32_t);  // DrawElementsIndirectCommand
@@ -41,7 +47,7 @@ struct CullProgram {
   Program program;
   Program commands;  // cull_commands.comp
   GLint command_count = -1, command_levels = -1, command_levels_drawn = -1, counter_base = -1, command_base = -1;
-  GLint cull_counter_base = -1;
+  GLint cull_counter_base = -1, palette_counter = -1, palette_capacity = -1, slot_count = -1;
   GLint time = -1, count = -1, first = -1, capacity = -1, planes = -1, is_static = -1, static_min = -1, static_max = -1;
   GLint lod_levels = -1, lod_screen_size = -1, lod_eye = -1, lod_pixels = -1, lod_radius = -1, lod_centre = -1;
 };
@@ -84,8 +90,16 @@ void set_crowd_samplers(GLuint p) {
   };
   sampler("u_crowd_world", kUnitWorld);
   sampler("u_crowd_drawn", kUnitDrawn);
+  sampler("u_crowd_palette", kUnitPalette);
+  sampler("u_crowd_slots0", kUnitInfluences);
+  sampler("u_crowd_weights0", kUnitInfluences + 1);
+  sampler("u_crowd_slots1", kUnitInfluences + 2);
+  sampler("u_crowd_weights1", kUnitInfluences + 3);
   sampler("u_base_color_texture", kUnitBaseColor);
 }
+
+// The slot palette is for rig VATs (CROWD_SLOT_PALETTE in cull.comp; crowd.vert keys on VAT_RIG).
+bool uses_palette(const VatGpu& vat) { return vat.encoding() == Encoding::Rig && !vat.metadata().slots.empty(); }
 
 Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose) {
   ProgramDesc desc;
@@ -109,6 +123,8 @@ Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool st
   const GLuint p = out.program.id();
   vat.set_decode_uniforms(p);
   set_crowd_samplers(p);
+  const GLint slot_count = glGetUniformLocation(p, "u_crowd_slot_count");
+  if (slot_count >= 0) glProgramUniform1i(p, slot_count, int(vat.metadata().slots.size()));
   out.view_projection = glGetUniformLocation(p, "u_view_projection");
   out.time = glGetUniformLocation(p, "u_vat_time");
   out.base_color_factor = glGetUniformLocation(p, "u_base_color_factor");
@@ -123,6 +139,7 @@ Result<CullProgram> build_cull_program(const VatGpu& vat) {
   ProgramDesc desc;
   desc.name = std::string("crowd cull (") + to_string(vat.encoding()) + " " + to_string(vat.precision()) + ")";
   desc.defines = vat.defines();
+  if (uses_palette(vat)) desc.defines.push_back("CROWD_SLOT_PALETTE");
   std::string text(detail::shader_text("vat_decode.glsl"));
   text += "\n";
   text += detail::shader_text("cull.comp");
@@ -162,6 +179,10 @@ Result<CullProgram> build_cull_program(const VatGpu& vat) {
   out.counter_base = glGetUniformLocation(out.commands.id(), "u_counter_base");
   out.command_base = glGetUniformLocation(out.commands.id(), "u_command_base");
   out.cull_counter_base = glGetUniformLocation(p, "u_cull_counter_base");
+  out.palette_counter = glGetUniformLocation(p, "u_cull_palette_counter");
+  out.palette_capacity = glGetUniformLocation(p, "u_cull_palette_capacity");
+  out.slot_count = glGetUniformLocation(p, "u_cull_slot_count");
+  if (out.slot_count >= 0) glProgramUniform1i(p, out.slot_count, int(vat.metadata().slots.size()));
   return out;
 }
 
@@ -300,10 +321,14 @@ struct Crowd::Impl {
   // GPU culling (cull.comp): the program is built with the crowd, the buffers on first use.
   CullProgram cull;
   uint32_t levels = 1;               // the VAT's levels of detail, full mesh included
-  Buffer cull_counters;              // kCullPasses x kMaxLevels visible counts
+  Buffer cull_counters;              // kCullPasses x kCounters: visible counts, palette entries
   Buffer cull_commands;              // DrawElementsIndirectCommand per pass, group, level
-  Buffer cull_out[kCullPasses];      // levels segments of `count` logical indices each
+  Buffer cull_out[kCullPasses];      // levels segments of `count` entries each
   Texture cull_out_texture[kCullPasses];
+  size_t entry_bytes = 4;            // per output entry: the logical index (, palette entry + 1)
+  uint32_t palette_capacity = 0;     // entries per pass (0: no palette)
+  Buffer palette[kCullPasses];       // made on the pass's first culled frame
+  Texture palette_texture[kCullPasses];
   bool culled = false;               // the last render culled this crowd
   uint32_t culled_levels = 1;        // levels drawn by the last culled render (1 without LOD)
   bool culled_shadow = false;
@@ -315,6 +340,10 @@ void bind_crowd_textures(const Crowd::Impl& m) {
   glBindTextureUnit(GLuint(DecodeUnits{}.instances), m.table_gpu.texture.id());
   glBindTextureUnit(kUnitWorld, m.world_gpu.texture.id());
   glBindTextureUnit(kUnitDrawn, m.drawn_gpu.texture.id());
+  for (int k = 0; k < 4; ++k) {
+    const uint32_t t = m.vat->influence_textures()[size_t(k)];
+    if (t != 0) glBindTextureUnit(GLuint(kUnitInfluences + k), t);
+  }
 }
 
 }  // namespace
@@ -324,7 +353,7 @@ Crowd::Crowd(Crowd&&) noexcept = default;
 Crowd& Crowd::operator=(Crowd&&) noexcept = default;
 Crowd::~Crowd() = default;
 
-Result<Crowd> Crowd::create(const VatGpu& vat, uint32_t instance_count) {
+Result<Crowd> Crowd::create(const VatGpu& vat, uint32_t instance_count, const CrowdDesc& desc) {
   if (instance_count == 0) return make_error(vat.source(), "a crowd needs at least one instance");
   GLint max_texels = 0;
   glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
@@ -365,6 +394,12 @@ Result<Crowd> Crowd::create(const VatGpu& vat, uint32_t instance_count) {
   if (!cull) return cull.error();
   m.cull = std::move(*cull);
   m.levels = std::min(uint32_t(vat.levels().size()), kMaxLevels);
+  if (uses_palette(vat)) {
+    m.entry_bytes = 8;
+    const uint64_t per_entry = uint64_t(vat.metadata().slots.size()) * kPaletteSlotBytes;
+    const uint64_t by_texels = uint64_t(uint32_t(max_texels)) / (uint64_t(vat.metadata().slots.size()) * 3);
+    m.palette_capacity = uint32_t(std::min<uint64_t>({instance_count, desc.slot_palette_bytes / per_entry, by_texels}));
+  }
   return crowd;
 }
 
@@ -647,7 +682,7 @@ size_t command_offset(const Crowd::Impl& m, int pass, size_t group, uint32_t lev
 // and per pass the output list with a buffer texture over it for the vertex shader.
 void ensure_cull_buffers(Crowd::Impl& m) {
   if (m.cull_counters) return;
-  m.cull_counters = create_buffer(kCullPasses * kMaxLevels * sizeof(uint32_t), nullptr, GL_DYNAMIC_STORAGE_BIT);
+  m.cull_counters = create_buffer(kCullPasses * kCounters * sizeof(uint32_t), nullptr, GL_DYNAMIC_STORAGE_BIT);
   const auto groups = m.vat->groups().size();
   std::vector<uint32_t> commands(kCullPasses * groups * m.levels * 5, 0u);
   for (int pass = 0; pass < kCullPasses; ++pass) {
@@ -665,10 +700,19 @@ void ensure_cull_buffers(Crowd::Impl& m) {
   }
   m.cull_commands = create_buffer(commands.size() * sizeof(uint32_t), commands.data(), GL_DYNAMIC_STORAGE_BIT);
   for (int pass = 0; pass < kCullPasses; ++pass) {
-    m.cull_out[pass] = create_buffer(size_t(m.levels) * m.count * sizeof(uint32_t), nullptr, 0);
+    m.cull_out[pass] = create_buffer(size_t(m.levels) * m.count * m.entry_bytes, nullptr, 0);
     m.cull_out_texture[pass] = create_texture(GL_TEXTURE_BUFFER);
-    glTextureBuffer(m.cull_out_texture[pass].id(), GL_R32UI, m.cull_out[pass].id());
+    glTextureBuffer(m.cull_out_texture[pass].id(), m.entry_bytes == 8 ? GL_RG32UI : GL_R32UI, m.cull_out[pass].id());
   }
+}
+
+// The pass's slot palette, on its first use.
+void ensure_palette(Crowd::Impl& m, int pass) {
+  if (m.palette_capacity == 0 || m.palette[pass]) return;
+  const size_t bytes = size_t(m.palette_capacity) * m.vat->metadata().slots.size() * kPaletteSlotBytes;
+  m.palette[pass] = create_buffer(bytes, nullptr, 0);
+  m.palette_texture[pass] = create_texture(GL_TEXTURE_BUFFER);
+  glTextureBuffer(m.palette_texture[pass].id(), GL_RGBA32F, m.palette[pass].id());
 }
 
 // One culling pass of `m` against `view_projection`'s frustum: clears the pass's counters, runs
@@ -698,9 +742,16 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   glProgramUniform1f(p, c.lod_radius, m.vat->lod_radius());
   glProgramUniform3fv(p, c.lod_centre, 1, &centre.x);
 
+  const uint32_t palette_capacity = m.use_static ? 0u : m.palette_capacity;
+  if (palette_capacity > 0) {
+    ensure_palette(m, pass);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, m.palette[pass].id());
+  }
+  glProgramUniform1ui(p, c.palette_counter, uint32_t(pass) * kCounters + kPaletteCounter);
+  glProgramUniform1ui(p, c.palette_capacity, palette_capacity);
   const uint32_t zero = 0;
-  glClearNamedBufferSubData(m.cull_counters.id(), GL_R32UI, GLintptr(pass * kMaxLevels * sizeof(uint32_t)),
-                            GLsizeiptr(kMaxLevels * sizeof(uint32_t)), GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+  glClearNamedBufferSubData(m.cull_counters.id(), GL_R32UI, GLintptr(pass * kCounters * sizeof(uint32_t)),
+                            GLsizeiptr(kCounters * sizeof(uint32_t)), GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
   glUseProgram(p);
   m.vat->bind_decode_textures();
   glBindTextureUnit(GLuint(DecodeUnits{}.instances), m.table_gpu.texture.id());
@@ -710,7 +761,7 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m.cull_out[pass].id());
   // Whole buffers with base offsets as uniforms: bound ranges would need the SSBO offset alignment.
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, m.cull_counters.id());
-  glProgramUniform1ui(p, c.cull_counter_base, uint32_t(pass) * kMaxLevels);
+  glProgramUniform1ui(p, c.cull_counter_base, uint32_t(pass) * kCounters);
   const uint32_t per_dispatch = kCullMaxGroups * kCullGroupSize;
   for (uint32_t first = 0; first < m.drawn_count; first += per_dispatch) {
     const uint32_t n = std::min(per_dispatch, m.drawn_count - first);
@@ -725,13 +776,13 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   glProgramUniform1ui(pc, c.command_levels, m.levels);
   glProgramUniform1ui(pc, c.command_levels_drawn, levels);
   glUseProgram(pc);
-  glProgramUniform1ui(pc, c.counter_base, uint32_t(pass) * kMaxLevels);
+  glProgramUniform1ui(pc, c.counter_base, uint32_t(pass) * kCounters);
   glProgramUniform1ui(pc, c.command_base, uint32_t(command_offset(m, pass, 0, 0) / sizeof(uint32_t)));
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, m.cull_commands.id());
   glDispatchCompute((commands + kCullGroupSize - 1) / kCullGroupSize, 1, 1);
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
                   GL_BUFFER_UPDATE_BARRIER_BIT);
-  for (int i = 0; i < 5; ++i) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, GLuint(i), 0);
+  for (int i = 0; i < 6; ++i) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, GLuint(i), 0);
   m.culled = true;
   m.culled_levels = levels;
   if (pass == kCullShadow) m.culled_shadow = true;
@@ -749,6 +800,7 @@ void draw_crowd(Crowd::Impl& m, const CrowdProgram& prog, const glm::mat4& view_
   bind_crowd_textures(m);
   if (cull_pass >= 0) {
     glBindTextureUnit(kUnitDrawn, m.cull_out_texture[cull_pass].id());
+    if (m.palette[cull_pass]) glBindTextureUnit(kUnitPalette, m.palette_texture[cull_pass].id());
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, m.cull_commands.id());
   }
   glProgramUniformMatrix4fv(p, prog.view_projection, 1, GL_FALSE, &view_projection[0][0]);
@@ -918,20 +970,24 @@ const FrameStats& Renderer::stats() const { return impl_->stats; }
 Result<CullingStats> Renderer::read_culling_stats(const Crowd& crowd) const {
   const Crowd::Impl& m = *crowd.impl_;
   if (!m.culled) return make_error(m.vat->source(), "the crowd was not drawn with GPU culling in the last frame");
-  uint32_t counts[kCullPasses * kMaxLevels] = {};
+  uint32_t counts[kCullPasses * kCounters] = {};
   glGetNamedBufferSubData(m.cull_counters.id(), 0, sizeof(counts), counts);
   CullingStats out;
   out.instances = m.drawn_count;
   out.per_level.assign(m.culled_levels, 0);
   for (uint32_t level = 0; level < m.culled_levels; ++level) {
     const uint64_t triangles = m.vat->levels()[level].triangles;
-    out.per_level[level] = counts[kCullCamera * kMaxLevels + level];
+    out.per_level[level] = counts[kCullCamera * kCounters + level];
     out.visible += out.per_level[level];
     out.triangles += out.per_level[level] * triangles;
     if (m.culled_shadow) {
-      out.shadow_visible += counts[kCullShadow * kMaxLevels + level];
-      out.shadow_triangles += uint64_t(counts[kCullShadow * kMaxLevels + level]) * triangles;
+      out.shadow_visible += counts[kCullShadow * kCounters + level];
+      out.shadow_triangles += uint64_t(counts[kCullShadow * kCounters + level]) * triangles;
     }
+  }
+  if (!m.use_static) {
+    out.palette_capacity = m.palette_capacity;
+    out.palette = std::min<uint64_t>(counts[kCullCamera * kCounters + kPaletteCounter], m.palette_capacity);
   }
   return out;
 }
@@ -942,11 +998,15 @@ Result<std::vector<std::vector<uint32_t>>> Renderer::read_visible(const Crowd& c
   const Crowd::Impl& m = *crowd.impl_;
   std::vector<std::vector<uint32_t>> out(stats->per_level.size());
   for (size_t level = 0; level < out.size(); ++level) {
-    out[level].resize(stats->per_level[level]);
-    if (!out[level].empty()) {
-      glGetNamedBufferSubData(m.cull_out[kCullCamera].id(), GLintptr(level * m.count * sizeof(uint32_t)),
-                              GLsizeiptr(out[level].size() * sizeof(uint32_t)), out[level].data());
+    const size_t n = stats->per_level[level];
+    const size_t words = m.entry_bytes / sizeof(uint32_t);  // the logical index is the first
+    std::vector<uint32_t> entries(n * words);
+    if (n > 0) {
+      glGetNamedBufferSubData(m.cull_out[kCullCamera].id(), GLintptr(level * m.count * m.entry_bytes),
+                              GLsizeiptr(entries.size() * sizeof(uint32_t)), entries.data());
     }
+    out[level].resize(n);
+    for (size_t i = 0; i < n; ++i) out[level][i] = entries[i * words];
   }
   return out;
 }

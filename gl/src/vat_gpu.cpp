@@ -184,15 +184,17 @@ Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
   out.buffers_.push_back(create_buffer(sizeof(Constants), &constants, 0));
   const GLuint constant_buffer = out.buffers_.back().id();
 
+  // Returns the buffer made for the attribute (0: the constant).
   auto attribute = [&](uint32_t location, const void* data, size_t count, int components, size_t element_bytes,
-                       GLintptr fallback, bool integer) {
+                       GLintptr fallback, bool integer) -> GLuint {
+    GLuint made = 0;
     GLuint buffer = constant_buffer;
     GLintptr offset = fallback;
     GLsizei stride = 0;
     if (data != nullptr && count == g.vertex_count()) {
       out.buffers_.push_back(create_buffer(count * element_bytes, data, 0));
       out.gpu_bytes_ += count * element_bytes;
-      buffer = out.buffers_.back().id();
+      buffer = made = out.buffers_.back().id();
       offset = 0;
       stride = GLsizei(element_bytes);
     }
@@ -204,6 +206,7 @@ Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
     }
     glVertexArrayAttribBinding(vao, location, location);
     glEnableVertexArrayAttrib(vao, location);
+    return made;
   };
   auto vec_data = [](const auto& v) -> const void* { return v.empty() ? nullptr : v.data(); };
   const auto& positions = rig ? g.bind_positions : g.positions;
@@ -214,10 +217,18 @@ Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
   attribute(kAttribTexcoord0, vec_data(g.texcoords0), g.texcoords0.size(), 2, sizeof(glm::vec2), kConstZero, false);
   attribute(kAttribColor0, vec_data(g.colors0), g.colors0.size(), 4, sizeof(glm::vec4), kConstOne, false);
   attribute(kAttribTangent, vec_data(tangents), tangents.size(), 4, sizeof(glm::vec4), kConstZero, false);
-  attribute(kAttribSlots0, rig ? vec_data(g.slots0) : nullptr, g.slots0.size(), 4, sizeof(glm::u16vec4), kConstSlots, true);
-  attribute(kAttribWeights0, rig ? vec_data(g.slot_weights0) : nullptr, g.slot_weights0.size(), 4, sizeof(glm::vec4), kConstZero, false);
-  attribute(kAttribSlots1, rig ? vec_data(g.slots1) : nullptr, g.slots1.size(), 4, sizeof(glm::u16vec4), kConstSlots, true);
-  attribute(kAttribWeights1, rig ? vec_data(g.slot_weights1) : nullptr, g.slot_weights1.size(), 4, sizeof(glm::vec4), kConstZero, false);
+  const GLuint influences[4] = {
+      attribute(kAttribSlots0, rig ? vec_data(g.slots0) : nullptr, g.slots0.size(), 4, sizeof(glm::u16vec4), kConstSlots, true),
+      attribute(kAttribWeights0, rig ? vec_data(g.slot_weights0) : nullptr, g.slot_weights0.size(), 4, sizeof(glm::vec4), kConstZero, false),
+      attribute(kAttribSlots1, rig ? vec_data(g.slots1) : nullptr, g.slots1.size(), 4, sizeof(glm::u16vec4), kConstSlots, true),
+      attribute(kAttribWeights1, rig ? vec_data(g.slot_weights1) : nullptr, g.slot_weights1.size(), 4, sizeof(glm::vec4), kConstZero, false)};
+  for (int k = 0; k < 4; ++k) {
+    if (influences[k] == 0) continue;
+    Texture t = create_texture(GL_TEXTURE_BUFFER);
+    glTextureBuffer(t.id(), k % 2 == 0 ? GL_RGBA16UI : GL_RGBA32F, influences[k]);
+    out.influence_ids_[size_t(k)] = t.id();
+    out.influence_textures_.push_back(std::move(t));
+  }
 
   // One index buffer: the full mesh, then each level of detail.
   std::vector<uint32_t> all_indices = g.indices;

@@ -36,14 +36,17 @@ namespace vatkit::cli {
 
 namespace {
 
-enum class Variant { Static, Rig, DeltaF32, DeltaF16, DeltaQ16, Live };
-constexpr Variant kAllVariants[] = {Variant::Static,   Variant::Rig,      Variant::DeltaF32,
+// RigDecode draws the Rig VAT without the slot palette (CrowdDesc::slot_palette_bytes = 0): every
+// vertex resolves its playback row and decodes its slots from the VAT, as direct draws do.
+enum class Variant { Static, Rig, RigDecode, DeltaF32, DeltaF16, DeltaQ16, Live };
+constexpr Variant kAllVariants[] = {Variant::Static,   Variant::Rig,      Variant::RigDecode, Variant::DeltaF32,
                                     Variant::DeltaF16, Variant::DeltaQ16, Variant::Live};
 
 const char* variant_name(Variant v) {
   switch (v) {
     case Variant::Static: return "static";
     case Variant::Rig: return "rig";
+    case Variant::RigDecode: return "rig-decode";
     case Variant::DeltaF32: return "delta-f32";
     case Variant::DeltaF16: return "delta-f16";
     case Variant::DeltaQ16: return "delta-q16";
@@ -68,6 +71,7 @@ struct BenchOptions {
   int samples = 1;
   uint64_t seed = 1;
   bool verify_live = false;
+  size_t slot_palette_mb = gl::CrowdDesc{}.slot_palette_bytes >> 20;
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -232,7 +236,7 @@ Result<Bakes> prepare(const BenchOptions& options, std::vector<Variant>& variant
                                                            : Variant::DeltaQ16;
     std::vector<Variant> kept;
     for (Variant v : variants) {
-      if (v == Variant::Static || v == own) {
+      if (v == Variant::Static || v == own || (v == Variant::RigDecode && own == Variant::Rig)) {
         kept.push_back(v);
       } else if (v == Variant::Live) {
         std::fprintf(stderr, "bench: skipping live: live skinning needs the source glTF, not a .vat.glb\n");
@@ -243,17 +247,17 @@ Result<Bakes> prepare(const BenchOptions& options, std::vector<Variant>& variant
     }
     variants = kept;
     if (wanted(Variant::Static)) bakes.static_vat = *vat;
-    if (wanted(own)) bakes.vats.emplace_back(own, *vat);
+    if (wanted(own) || (own == Variant::Rig && wanted(Variant::RigDecode))) bakes.vats.emplace_back(Variant::Rig, *vat);
     return bakes;
   }
   Result<Asset> asset = load_input(options.file);
   if (!asset) return asset.error();
   bakes.asset = std::move(*asset);
   const Asset& a = *bakes.asset;
-  if (wanted(Variant::Rig) || wanted(Variant::Live)) {
+  if (wanted(Variant::Rig) || wanted(Variant::RigDecode) || wanted(Variant::Live)) {
     Result<Vat> rig = bake_variant(a, Encoding::Rig, Precision::F16, options.lods);
     if (!rig) return rig.error();
-    if (wanted(Variant::Rig)) bakes.vats.emplace_back(Variant::Rig, *rig);
+    if (wanted(Variant::Rig) || wanted(Variant::RigDecode)) bakes.vats.emplace_back(Variant::Rig, *rig);
     if (wanted(Variant::Live)) bakes.rig_for_live = std::move(*rig);
   }
   const std::pair<Variant, Precision> deltas[] = {
@@ -364,8 +368,9 @@ Result<void> run_bench(const BenchOptions& options) {
       } else if (variant == Variant::Live) {
         gpu = &*live_gpu;
       } else {
+        const Variant drawn = variant == Variant::RigDecode ? Variant::Rig : variant;
         for (const auto& [v, g] : gpus)
-          if (v == variant) gpu = &g;
+          if (v == drawn) gpu = &g;
       }
       auto fail = [&](const std::string& message) {
         std::fprintf(stderr, "vatkit: bench: N=%u %s: %s\n", n, variant_name(variant), message.c_str());
@@ -375,7 +380,9 @@ Result<void> run_bench(const BenchOptions& options) {
       };
 
       row.triangles_per_instance = gpu->index_count() / 3;
-      Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, n);
+      gl::CrowdDesc crowd_desc;
+      crowd_desc.slot_palette_bytes = variant == Variant::RigDecode ? 0 : options.slot_palette_mb << 20;
+      Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, n, crowd_desc);
       if (!crowd) {
         fail(crowd.error().message);
         continue;
@@ -509,14 +516,14 @@ Result<void> run_bench(const BenchOptions& options) {
               info.vendor.c_str(), info.version.c_str(), timer_name, hardware_threads());
   std::printf("frame ms = max(median GPU ms, median CPU ms); x static, x live = frame ms / that variant's at the same N\n");
   if (!culling_note.empty()) std::printf("triangles: submitted (culling statistics unavailable: %s)\n", culling_note.c_str());
-  std::printf("%10s  %-9s  %9s  %9s  %9s  %9s  %10s  %8s  %8s\n", "N", "variant", "GPU ms", "CPU ms", "GPU p95",
+  std::printf("%10s  %-10s  %9s  %9s  %9s  %9s  %10s  %8s  %8s\n", "N", "variant", "GPU ms", "CPU ms", "GPU p95",
               "frame ms", "Mtri/frame", "x static", "x live");
   for (const Row& row : rows) {
     if (!row.error.empty()) {
-      std::printf("%10u  %-9s  error: %s\n", row.instances, variant_name(row.variant), row.error.c_str());
+      std::printf("%10u  %-10s  error: %s\n", row.instances, variant_name(row.variant), row.error.c_str());
       continue;
     }
-    std::printf("%10u  %-9s  %9s  %9s  %9s  %9s  %10.3f  %8s  %8s\n", row.instances, variant_name(row.variant),
+    std::printf("%10u  %-10s  %9s  %9s  %9s  %9s  %10.3f  %8s  %8s\n", row.instances, variant_name(row.variant),
                 format_ms(row.gpu_median).c_str(), format_ms(row.cpu_median).c_str(), format_ms(row.gpu_p95).c_str(),
                 format_ms(row.frame_ms).c_str(), row.triangles_median / 1e6, format_ratio(row.vs_static).c_str(),
                 format_ratio(row.vs_live).c_str());
@@ -569,7 +576,9 @@ Result<void> run_bench(const BenchOptions& options) {
                                 {"per_level", row.culling->per_level},
                                 {"triangles", row.culling->triangles},
                                 {"shadow_visible", row.culling->shadow_visible},
-                                {"shadow_triangles", row.culling->shadow_triangles}};
+                                {"shadow_triangles", row.culling->shadow_triangles},
+                                {"palette", row.culling->palette},
+                                {"palette_capacity", row.culling->palette_capacity}};
         }
         r["vs_static"] = row.vs_static ? nlohmann::ordered_json(*row.vs_static) : nlohmann::ordered_json();
         r["vs_live"] = row.vs_live ? nlohmann::ordered_json(*row.vs_live) : nlohmann::ordered_json();
@@ -603,7 +612,7 @@ Command add_bench_command(CLI::App& parent) {
   app->add_option("--warmup", options->warmup, "Frames rendered before measuring (default 5)")->option_text("W");
   app->add_option("-s,--size", options->size, "Render target size in pixels (default 1920x1080)")->option_text("WxH");
   app->add_option("--variants", options->variants,
-                  "all, or a comma list of static, rig, delta-f32, delta-f16, delta-q16, live (default all)")
+                  "all, or a comma list of static, rig, rig-decode, delta-f32, delta-f16, delta-q16, live (default all)")
       ->option_text("LIST");
   app->add_option("--camera", options->camera,
                   "overview: the whole crowd in view; person: eye at head height at the crowd's edge, "
@@ -621,19 +630,25 @@ Command add_bench_command(CLI::App& parent) {
                   "Screen-space error budget of the level choice, pixels (default 1; RenderOptions::lod_error_px)")
       ->check(CLI::PositiveNumber)
       ->option_text("PX");
+  app->add_option("--slot-palette-mb", options->slot_palette_mb,
+                  "rig with culling: GPU memory per culling pass for the slot palette, MiB (CrowdDesc::slot_palette_bytes; "
+                  "default " + std::to_string(options->slot_palette_mb) + ")")
+      ->option_text("MB");
   app->add_option("--samples", options->samples, "Multisampling per pixel (default 1)")->option_text("N");
   app->add_option("--seed", options->seed, "Seed of the crowd's clips, phases and speeds (default 1)")->option_text("S");
   app->add_flag("--verify-live", options->verify_live,
                 "Before timing, check the live-skinning path against the reference skinner and the rig "
                 "decode (16 instances, 3 times); fail if it is off the reference");
   app->footer(
-      "Variants: static (the rest mesh as a static instanced mesh: the floor), rig (f16), delta-f32,\n"
-      "delta-f16, delta-q16 (VAT decode in the vertex shader), live (CPU samples every skeleton each\n"
-      "frame on every thread, uploads the palettes, a skinning vertex shader draws). Every variant\n"
-      "draws the same desynchronised grid crowd from the same camera; the clock advances 1/60 s per\n"
-      "frame. GPU time uses GL_TIME_ELAPSED queries on hardware and glFinish + wall clock on\n"
-      "software renderers (printed); CPU time is the frame's submission (Renderer::render, or\n"
-      "sampling + upload + draw for live). Progress goes to stderr, the table to stdout.\n\n"
+      "Variants: static (the rest mesh as a static instanced mesh: the floor), rig (f16; with culling,\n"
+      "slots evaluated once per visible instance into the slot palette), rig-decode (the same VAT,\n"
+      "slots decoded per vertex), delta-f32, delta-f16, delta-q16 (VAT decode in the vertex shader),\n"
+      "live (CPU samples every skeleton each frame on every thread, uploads the palettes, a skinning\n"
+      "vertex shader draws). Every variant draws the same desynchronised grid crowd from the same\n"
+      "camera; the clock advances 1/60 s per frame. GPU time uses GL_TIME_ELAPSED queries on\n"
+      "hardware and glFinish + wall clock on software renderers (printed); CPU time is the frame's\n"
+      "submission (Renderer::render, or sampling + upload + draw for live). Progress goes to\n"
+      "stderr, the table to stdout.\n\n"
       "Examples:\n"
       "  vatkit bench --instances 1k,10k --frames 30\n"
       "  vatkit bench Fox.glb --camera person --instances 100k,1M --variants static,rig,delta-q16\n"

@@ -18,9 +18,14 @@
 // ambient, a ground plane that receives the shadows, sRGB output. One draw per material per pass
 // (shadow pass, lit pass), each an instanced draw of the whole drawn list.
 //
-// What it does NOT do (yet): frustum culling or LOD (issue 6), transparency sorting (BLEND
-// materials are drawn after the opaque ones, unsorted), normal maps, PBR terms other than base
-// colour, several lights, cascaded shadows.
+// With GPU culling (RenderOptions::gpu_culling, the default) a compute pass per crowd and pass
+// keeps the instances in view and picks their level of detail; for a rig VAT it also evaluates
+// each visible instance's slot transforms once (the slot palette, CrowdDesc), so that vertices
+// skin from them instead of decoding the VAT per vertex.
+//
+// What it does NOT do (yet): occlusion culling, transparency sorting (BLEND materials are drawn
+// after the opaque ones, unsorted), normal maps, PBR terms other than base colour, several
+// lights, cascaded shadows.
 #pragma once
 
 #include <cstdint>
@@ -72,13 +77,26 @@ struct Light {
 
 // ---- crowd -----------------------------------------------------------------------------------
 
+struct CrowdDesc {
+  // Rig VATs drawn with GPU culling: GPU memory for the slot palette, per culling pass (camera,
+  // shadow), allocated on the pass's first culled frame: 48 bytes per slot per visible instance
+  // (the sample character's 22 slots: 1,056 bytes an instance, 100k instances in 106 MB). The
+  // culling pass writes each visible instance's slot transforms there once per frame and the
+  // vertex shader skins from them: per vertex 12 buffer fetches and a weighted sum instead of
+  // resolving the playback row and decoding each influence's slot from two VAT rows (16 texel
+  // fetches, 4 quaternion-to-matrix conversions). Instances beyond the palette's capacity (and
+  // every instance of direct draws) decode per vertex, with the same result. 0 turns it off. The
+  // capacity is also held to GL_MAX_TEXTURE_BUFFER_SIZE texels.
+  size_t slot_palette_bytes = size_t(512) << 20;
+};
+
 class Crowd {
  public:
   // `instance_count` instances (>= 1), every world matrix the identity, every table row unwritten
   // (it shows frame row 0), the drawn list every instance in logical order. Builds the VAT's
   // programs (decode chunk + crowd shaders). `vat` is referenced and must outlive the crowd.
   // Errors: a count of 0 or above the buffer texture limit, GLSL errors (quoted).
-  static Result<Crowd> create(const VatGpu& vat, uint32_t instance_count);
+  static Result<Crowd> create(const VatGpu& vat, uint32_t instance_count, const CrowdDesc& desc = {});
 
   Crowd();
   Crowd(Crowd&&) noexcept;
@@ -202,6 +220,10 @@ struct CullingStats {
   uint64_t triangles = 0;                // camera pass, all materials and levels
   uint64_t shadow_visible = 0;           // passed the light's box
   uint64_t shadow_triangles = 0;
+  // Rig crowds: visible instances of the camera pass whose slots the culling pass evaluated into
+  // the slot palette (CrowdDesc); the others (visible - palette) decoded per vertex.
+  uint64_t palette = 0;
+  uint64_t palette_capacity = 0;         // entries per pass; 0 for delta, static poses, or off
 };
 
 class Renderer {
@@ -217,7 +239,7 @@ class Renderer {
   // Syncs each crowd, renders the shadow pass, then clears `target` and draws the ground and the
   // crowds at clock time `time_s` from `camera`. Allocates nothing. Leaves `target` bound, no
   // program and no vertex array bound, blending, culling and polygon offset off, depth test on;
-  // the textures of units 0-9 are the renderer's.
+  // the textures of units 0-15 are the renderer's.
   void render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera,
               float time_s, const RenderOptions& options = {});
   void render(const RenderTarget& target, Crowd& crowd, const Camera& camera, float time_s,

@@ -27,6 +27,7 @@
 // What it does NOT do: draw (crowd.h does), stream (the whole VAT is resident), compress textures.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -132,6 +133,14 @@ class VatGpu {
   // The radius of the sphere around bounds() that lod.h's screen sizes are relative to.
   float lod_radius() const { return lod_radius_; }
 
+  // Rig: buffer textures over the influence vertex buffers (attributes 5-8), for shaders that
+  // fetch a vertex's influences by its index (texelFetch(t, gl_VertexID)) instead of as vertex
+  // attributes: [0] slots0 (GL_RGBA16UI), [1] weights0 (GL_RGBA32F), [2] slots1, [3] weights1
+  // (eight influences); 0 where the VAT has none. vatkit's crowds read them so: on NVIDIA's H200,
+  // fetching these two attributes cost a crowd 1.6x the frame time of the same crowd without
+  // them, and the texel fetches next to nothing (docs/benchmarks.md).
+  const std::array<uint32_t, 4>& influence_textures() const { return influence_ids_; }
+
   // For culling: a GL_RGBA32F buffer texture of 2 texels per frame row, (min, 0) and (max, 0) of
   // the object-space bounds of the clip holding the row (VatClip::bounds; bounds() for a row of
   // no clip). An instance showing rows r (and r' while a fade or blend mixes in a second band)
@@ -165,6 +174,8 @@ class VatGpu {
   float lod_radius_ = 0.0f;
   Buffer row_bounds_buffer_;
   Texture row_bounds_texture_;
+  std::vector<Texture> influence_textures_;
+  std::array<uint32_t, 4> influence_ids_{};
   size_t gpu_bytes_ = 0;
 };
 
