@@ -8,11 +8,11 @@
 // instances are drawn, never what an instance shows.
 //
 // Rig crowds drawn with GPU culling: the culling pass (cull.comp, CROWD_SLOT_PALETTE) has written
-// each visible instance's slot transforms once for the frame; the drawn entry's second component
-// names them (entry + 1), and the vertex skins from them. 0 (direct draws: the drawn list is R32UI,
+// each visible instance's slot transforms, placed in the world, once for the frame; the drawn
+// entry's second component names them (entry + 1), and the vertex skins from them. 0 (direct draws: the drawn list is R32UI,
 // whose texels read 0 there; or a full palette): the vertex resolves and decodes the VAT itself.
-// Both do the same arithmetic in the same order (vat_slot_matrix, then the weighted sum, then
-// vat_decode_skinned), up to where the compilers fuse multiply-adds.
+// Both give the same positions and normals up to float rounding (the palette multiplies the world
+// matrix into the slots before the weighted sum instead of after it).
 
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
@@ -63,67 +63,66 @@ void crowd_add_slot(inout vec4 r0, inout vec4 r1, inout vec4 r2, int base, uint 
 }
 #endif
 
-void main() {
-  uvec2 entry = crowd_drawn_entry();
-  int logical = int(entry.x);
-  vec3 p, n;
-#ifdef CROWD_STATIC
-  p = a_position;
-  n = a_normal;
-#else
-  VatRest rest;
-  rest.position = a_position;
-  rest.normal = a_normal;
-  rest.tangent = a_tangent;
-#ifdef VAT_RIG
-  rest.slots0 = texelFetch(u_crowd_slots0, gl_VertexID);
-  rest.weights0 = texelFetch(u_crowd_weights0, gl_VertexID);
-#ifdef VAT_EIGHT_INFLUENCES
-  rest.slots1 = texelFetch(u_crowd_slots1, gl_VertexID);
-  rest.weights1 = texelFetch(u_crowd_weights1, gl_VertexID);
-#else
-  rest.slots1 = uvec4(0u);
-  rest.weights1 = vec4(0.0);
-#endif
-#else
-  rest.slots0 = uvec4(0u);
-  rest.weights0 = vec4(0.0);
-  rest.slots1 = uvec4(0u);
-  rest.weights1 = vec4(0.0);
-#endif
-#ifdef VAT_RIG
-  if (entry.y != 0u) {
-    int base = int(entry.y - 1u) * u_crowd_slot_count * 3;
-    vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
-    for (int k = 0; k < 4; ++k) crowd_add_slot(r0, r1, r2, base, rest.slots0[k], rest.weights0[k]);
-#ifdef VAT_EIGHT_INFLUENCES
-    for (int k = 0; k < 4; ++k) crowd_add_slot(r0, r1, r2, base, rest.slots1[k], rest.weights1[k]);
-#endif
-    vat_decode_skinned(vat_unpack_slot(r0, r1, r2), rest, p, n);
-  } else
-#endif
-  {
-    VatPose pose = vat_resolve_instance(logical, u_vat_time);
-    vat_decode(pose, gl_VertexID, rest, p, n);
-  }
-#endif
-  // World placement as mirror.h's mirror_vertices: p_w = W p, n_w = normalize(cof(W3) n).
+// World placement as mirror.h's mirror_vertices: p_w = W p, n_w = normalize(cof(W3) n).
+void crowd_place(int logical, vec3 p, vec3 n, out vec3 wp, out vec3 wn) {
   int base = logical * 4;
   vec3 c0 = texelFetch(u_crowd_world, base + 0).xyz;
   vec3 c1 = texelFetch(u_crowd_world, base + 1).xyz;
   vec3 c2 = texelFetch(u_crowd_world, base + 2).xyz;
   vec3 c3 = texelFetch(u_crowd_world, base + 3).xyz;
-  vec3 wp = c0 * p.x + c1 * p.y + c2 * p.z + c3;
+  wp = c0 * p.x + c1 * p.y + c2 * p.z + c3;
   vec3 n0 = cross(c1, c2), n1 = cross(c2, c0), n2 = cross(c0, c1);
   if (dot(c0, n0) < 0.0) {
     n0 = -n0;
     n1 = -n1;
     n2 = -n2;
   }
-  vec3 wn = n0 * n.x + n1 * n.y + n2 * n.z;
+  wn = n0 * n.x + n1 * n.y + n2 * n.z;
   float len2 = dot(wn, wn);
   wn = len2 >= 1.17549435e-38 ? wn * (1.0 / sqrt(len2)) : n;
+}
 
+void main() {
+  uvec2 entry = crowd_drawn_entry();
+  int logical = int(entry.x);
+  vec3 wp, wn;
+#ifdef CROWD_STATIC
+  crowd_place(logical, a_position, a_normal, wp, wn);
+#else
+  VatRest rest;
+  rest.position = a_position;
+  rest.normal = a_normal;
+  rest.tangent = a_tangent;
+  rest.slots0 = uvec4(0u);
+  rest.weights0 = vec4(0.0);
+  rest.slots1 = uvec4(0u);
+  rest.weights1 = vec4(0.0);
+#ifdef VAT_RIG
+  rest.slots0 = texelFetch(u_crowd_slots0, gl_VertexID);
+  rest.weights0 = texelFetch(u_crowd_weights0, gl_VertexID);
+#ifdef VAT_EIGHT_INFLUENCES
+  rest.slots1 = texelFetch(u_crowd_slots1, gl_VertexID);
+  rest.weights1 = texelFetch(u_crowd_weights1, gl_VertexID);
+#endif
+  if (entry.y != 0u) {
+    // The palette's slots are in the world already (W x slot): the weighted sum places the vertex
+    // and its normal in one step, cof(W M) = cof(W) cof(M).
+    int base = int(entry.y - 1u) * u_crowd_slot_count * 3;
+    vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+    for (int k = 0; k < 4; ++k) crowd_add_slot(r0, r1, r2, base, rest.slots0[k], rest.weights0[k]);
+#ifdef VAT_EIGHT_INFLUENCES
+    for (int k = 0; k < 4; ++k) crowd_add_slot(r0, r1, r2, base, rest.slots1[k], rest.weights1[k]);
+#endif
+    vat_decode_skinned(vat_unpack_slot(r0, r1, r2), rest, wp, wn);
+  } else
+#endif
+  {
+    vec3 p, n;
+    VatPose pose = vat_resolve_instance(logical, u_vat_time);
+    vat_decode(pose, gl_VertexID, rest, p, n);
+    crowd_place(logical, p, n, wp, wn);
+  }
+#endif
   v_world_position = wp;
   v_world_normal = wn;
   v_texcoord0 = a_texcoord0;

@@ -15,8 +15,9 @@
 // never changes what an instance shows.
 //
 // CROWD_SLOT_PALETTE (rig crowds): each survivor also takes an entry of the pass's slot palette
-// (a counter after the level counters) and writes there every slot's transform at the time drawn,
-// transitions and blends included (vat_slot_matrix, packed as three rows by vat_pack_slot): the
+// (a counter after the level counters), where its work group writes every slot's transform at the
+// time drawn, transitions and blends included (vat_slot_matrix), placed in the world by the
+// instance's matrix and packed as three rows by vat_pack_slot: the
 // vertex shader then skins from 12 buffer fetches instead of resolving the playback row and
 // decoding four slots from the VAT per vertex. Its output entry is (logical index, palette entry
 // + 1); 0 when the palette is full (or the crowd draws a static pose), and the vertex shader
@@ -60,14 +61,12 @@ void cull_row_box(int row, out vec3 lo, out vec3 hi) {
   hi = texelFetch(u_cull_row_bounds, row * 2 + 1).xyz;
 }
 
-void main() {
-  uint slot = u_cull_first + gl_GlobalInvocationID.x;
-  if (slot >= u_cull_count) return;
-  uint logical = cull_drawn[slot];
-  mat4 w = cull_world[logical];
-
+// Whether drawn-list entry `slot` is in view, its logical index, pose and level of detail.
+bool cull_instance(uint slot, out uint logical, out mat4 w, out VatPose pose, out int level) {
+  logical = cull_drawn[slot];
+  level = 0;
+  w = cull_world[logical];
   vec3 lo, hi;
-  VatPose pose;
   if (u_cull_static != 0) {
     lo = u_cull_static_min;
     hi = u_cull_static_max;
@@ -95,10 +94,9 @@ void main() {
   vec3 we = abs(m[0]) * e.x + abs(m[1]) * e.y + abs(m[2]) * e.z;
   for (int i = 0; i < 6; ++i) {
     vec4 plane = u_cull_planes[i];
-    if (dot(plane.xyz, wc) + plane.w < -dot(abs(plane.xyz), we)) return;
+    if (dot(plane.xyz, wc) + plane.w < -dot(abs(plane.xyz), we)) return false;
   }
 
-  int level = 0;
   if (u_lod_levels > 1) {
     float scale = max(length(m[0]), max(length(m[1]), length(m[2])));
     float radius = u_lod_radius * scale;
@@ -115,26 +113,66 @@ void main() {
       }
     }
   }
-  uint at = atomicAdd(cull_counters[u_cull_counter_base + uint(level)], 1u);
+  return true;
+}
+
 #ifdef CROWD_SLOT_PALETTE
-  uint entry = 0u;
-  if (u_cull_static == 0) {
-    uint e = atomicAdd(cull_counters[u_cull_palette_counter], 1u);
-    if (e < u_cull_palette_capacity) {
-      entry = e + 1u;
-      uint base = e * uint(u_cull_slot_count) * 3u;
-      for (int s = 0; s < u_cull_slot_count; ++s) {
-        vec4 r0, r1, r2;
-        vat_pack_slot(vat_slot_matrix(pose, s), r0, r1, r2);
-        uint t = base + uint(s) * 3u;
-        cull_palette[t] = r0;
-        cull_palette[t + 1u] = r1;
-        cull_palette[t + 2u] = r2;
-      }
-    }
-  }
-  cull_out[uint(level) * u_cull_capacity + at] = uvec2(logical, entry);
-#else
+// The work group's survivors: their poses, then one palette range for all of them, which the
+// group fills together, one (instance, slot) pair per invocation: consecutive invocations write
+// consecutive slots of one entry, and no invocation loops over every slot of its instance alone.
+shared VatPose s_pose[64];
+shared mat4x3 s_world[64];
+shared uint s_kept;
+shared uint s_first_entry;
+#endif
+
+void main() {
+  uint slot = u_cull_first + gl_GlobalInvocationID.x;
+  uint logical = 0u;
+  mat4 w;
+  VatPose pose;
+  int level = 0;
+  bool keep = slot < u_cull_count && cull_instance(slot, logical, w, pose, level);
+#ifndef CROWD_SLOT_PALETTE
+  if (!keep) return;
+  uint at = atomicAdd(cull_counters[u_cull_counter_base + uint(level)], 1u);
   cull_out[uint(level) * u_cull_capacity + at] = logical;
+#else
+  // Every invocation reaches the barriers (no early return).
+  if (gl_LocalInvocationIndex == 0u) s_kept = 0u;
+  barrier();
+  bool cached = keep && u_cull_static == 0;
+  uint k = 0u;
+  if (cached) {
+    k = atomicAdd(s_kept, 1u);
+    s_pose[k] = pose;
+    s_world[k] = mat4x3(w);
+  }
+  barrier();
+  uint kept = s_kept;
+  if (gl_LocalInvocationIndex == 0u && kept > 0u) s_first_entry = atomicAdd(cull_counters[u_cull_palette_counter], kept);
+  barrier();
+  uint first = s_first_entry;
+  uint slots = uint(u_cull_slot_count);
+  for (uint j = gl_LocalInvocationIndex; j < kept * slots; j += gl_WorkGroupSize.x) {
+    uint i = j / slots;
+    uint e = first + i;
+    if (e >= u_cull_palette_capacity) break;  // i only grows
+    uint s = j - i * slots;
+    vec4 r0, r1, r2;
+    // The slot's transform placed in the world: W x slot (affine).
+    mat4x3 m = vat_slot_matrix(s_pose[i], int(s));
+    mat4x3 wm = s_world[i];
+    mat3 w3 = mat3(wm[0], wm[1], wm[2]);
+    vat_pack_slot(mat4x3(w3 * m[0], w3 * m[1], w3 * m[2], w3 * m[3] + wm[3]), r0, r1, r2);
+    uint t = (e * slots + s) * 3u;
+    cull_palette[t] = r0;
+    cull_palette[t + 1u] = r1;
+    cull_palette[t + 2u] = r2;
+  }
+  if (!keep) return;
+  uint entry = cached && first + k < u_cull_palette_capacity ? first + k + 1u : 0u;
+  uint at = atomicAdd(cull_counters[u_cull_counter_base + uint(level)], 1u);
+  cull_out[uint(level) * u_cull_capacity + at] = uvec2(logical, entry);
 #endif
 }
