@@ -79,15 +79,16 @@ struct Light {
 
 struct CrowdDesc {
   // Rig VATs drawn with GPU culling: GPU memory for the slot palette, per culling pass (camera,
-  // shadow), allocated on the pass's first culled frame: 48 bytes per slot per visible instance
-  // (the sample character's 22 slots: 1,056 bytes an instance, 100k instances in 106 MB). The
-  // culling pass writes each visible instance's slot transforms there once per frame and the
-  // vertex shader skins from them: per vertex 12 buffer fetches and a weighted sum instead of
-  // resolving the playback row and decoding each influence's slot from two VAT rows (16 texel
-  // fetches, 4 quaternion-to-matrix conversions). Instances beyond the palette's capacity (and
-  // every instance of direct draws) decode per vertex, with the same result. 0 turns it off. The
-  // capacity is also held to GL_MAX_TEXTURE_BUFFER_SIZE texels.
-  size_t slot_palette_bytes = size_t(512) << 20;
+  // shadow), allocated on the pass's first culled frame, for at most as many instances as the
+  // crowd has: 48 bytes per slot per instance (the sample character's 22 slots: 1,056 bytes an
+  // instance; a million in 1,056 MB, inside the default). The culling pass writes each visible
+  // instance's slot transforms there once per frame, placed in the world, and the vertex shader
+  // skins from them: per vertex up to 12 buffer fetches and a weighted sum, instead of resolving
+  // the playback row, decoding each influence's slot from two VAT rows (16 texel fetches, 4
+  // quaternion-to-matrix conversions) and placing the result. Instances beyond the palette's
+  // capacity (and every instance of direct draws) decode per vertex, with the same result up to
+  // float rounding. 0 turns it off. The capacity is also held to GL_MAX_TEXTURE_BUFFER_SIZE texels.
+  size_t slot_palette_bytes = size_t(1) << 30;
 };
 
 class Crowd {
