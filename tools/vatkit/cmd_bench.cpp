@@ -528,6 +528,14 @@ Result<void> run_bench(const BenchOptions& options) {
                 format_ms(row.frame_ms).c_str(), row.triangles_median / 1e6, format_ratio(row.vs_static).c_str(),
                 format_ratio(row.vs_live).c_str());
   }
+  for (const Row& row : rows) {
+    if (row.error.empty() && row.culling && row.culling->palette < row.culling->visible && row.culling->palette_capacity > 0) {
+      std::printf("note: N=%u %s: the slot palette held %llu of %llu visible instances; the others decoded per vertex "
+                  "(raise --slot-palette-mb)\n",
+                  row.instances, variant_name(row.variant), static_cast<unsigned long long>(row.culling->palette),
+                  static_cast<unsigned long long>(row.culling->visible));
+    }
+  }
   std::fflush(stdout);
 
   if (!options.json.empty()) {
