@@ -70,7 +70,7 @@ std::map<std::pair<uint64_t, std::string>, std::vector<std::string>> table_rows(
   return rows;
 }
 
-const std::vector<std::string> kVariants = {"static", "rig", "delta-f32", "delta-f16", "delta-q16", "live"};
+const std::vector<std::string> kVariants = {"static", "rig", "rig-decode", "delta-f32", "delta-f16", "delta-q16", "live"};
 
 void expect_measured(const json& row) {
   for (const char* key : {"gpu_ms_median", "cpu_ms_median", "gpu_ms_p95", "frame_ms"}) {
@@ -146,7 +146,15 @@ TEST(CliBench, TinyRunMeasuresEveryVariantForEveryN) {
   EXPECT_FALSE(doc["date"].get<std::string>().empty());
   EXPECT_FALSE(doc["gpu_timer"].get<std::string>().empty());
   EXPECT_TRUE(doc["culling"].get<bool>());
-  check_rows(r, doc, {16, 64}, kVariants, 3);
+  const auto rows = check_rows(r, doc, {16, 64}, kVariants, 3);
+  // rig skins from the slot palette (every visible instance in it); rig-decode has none.
+  for (uint64_t n : {16u, 64u}) {
+    const json& rig = rows.at({n, "rig"})["culling_stats"];
+    EXPECT_GT(rig["visible"].get<uint64_t>(), 0u) << rig.dump();
+    EXPECT_EQ(rig["palette"], rig["visible"]) << rig.dump();
+    EXPECT_EQ(rig["palette_capacity"].get<uint64_t>(), n) << rig.dump();
+    EXPECT_EQ(rows.at({n, "rig-decode"})["culling_stats"]["palette_capacity"], 0) << "the palette is off";
+  }
 }
 
 TEST(CliBench, WithoutCullingEveryVariantDrawsEveryTriangle) {
@@ -220,6 +228,16 @@ TEST(CliBench, AVatFileMeasuresItsOwnEncodingAndSaysWhyNotTheRest) {
   EXPECT_NE(r.err.find("skipping rig"), std::string::npos) << r.err;
   const json doc = read_json(out);
   check_rows(r, doc, {8}, {"static", "delta-q16"}, 1);
+
+  // A rig file measures both ways of drawing it.
+  const fs::path rig = dir / "sample_rig.vat.glb";
+  ASSERT_EQ(vatkit_cli("bake --encoding rig --precision f16 --lods 0 -o " + shell_quote(rig.string())).exit_code, 0);
+  const fs::path rig_out = dir / "rig.json";
+  const CommandResult rr = vatkit_cli("bench " + shell_quote(rig.string()) + " --instances 8 --frames 1 --warmup 0 "
+                                      "--size 32x32 --variants static,rig,rig-decode,delta-f16 --json " + shell_quote(rig_out.string()));
+  ASSERT_EQ(rr.exit_code, 0) << rr.err;
+  EXPECT_NE(rr.err.find("skipping delta-f16"), std::string::npos) << rr.err;
+  check_rows(rr, read_json(rig_out), {8}, {"static", "rig", "rig-decode"}, 1);
 }
 
 TEST(CliBench, ACrowdOverTheBufferTextureLimitIsAnErrorRow) {

@@ -247,7 +247,7 @@ Result<Bakes> prepare(const BenchOptions& options, std::vector<Variant>& variant
     }
     variants = kept;
     if (wanted(Variant::Static)) bakes.static_vat = *vat;
-    if (wanted(own) || (own == Variant::Rig && wanted(Variant::RigDecode))) bakes.vats.emplace_back(Variant::Rig, *vat);
+    if (wanted(own) || (own == Variant::Rig && wanted(Variant::RigDecode))) bakes.vats.emplace_back(own, *vat);
     return bakes;
   }
   Result<Asset> asset = load_input(options.file);
