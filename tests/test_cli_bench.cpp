@@ -147,13 +147,16 @@ TEST(CliBench, TinyRunMeasuresEveryVariantForEveryN) {
   EXPECT_FALSE(doc["gpu_timer"].get<std::string>().empty());
   EXPECT_TRUE(doc["culling"].get<bool>());
   const auto rows = check_rows(r, doc, {16, 64}, kVariants, 3);
-  // rig skins from the slot palette (every visible instance in it); rig-decode has none.
+  // The VAT variants draw from the pose cache (every visible instance in it); rig-decode has none.
   for (uint64_t n : {16u, 64u}) {
-    const json& rig = rows.at({n, "rig"})["culling_stats"];
-    EXPECT_GT(rig["visible"].get<uint64_t>(), 0u) << rig.dump();
-    EXPECT_EQ(rig["palette"], rig["visible"]) << rig.dump();
-    EXPECT_EQ(rig["palette_capacity"].get<uint64_t>(), n) << rig.dump();
-    EXPECT_EQ(rows.at({n, "rig-decode"})["culling_stats"]["palette_capacity"], 0) << "the palette is off";
+    for (const char* v : {"rig", "delta-f32", "delta-f16", "delta-q16"}) {
+      const json& stats = rows.at({n, v})["culling_stats"];
+      EXPECT_GT(stats["visible"].get<uint64_t>(), 0u) << v << stats.dump();
+      EXPECT_EQ(stats["cached"], stats["visible"]) << v << stats.dump();
+      EXPECT_EQ(stats["cache_capacity"].get<uint64_t>(), n) << v << stats.dump();
+    }
+    EXPECT_EQ(rows.at({n, "rig-decode"})["culling_stats"]["cache_capacity"], 0) << "the cache is off";
+    EXPECT_EQ(rows.at({n, "static"})["culling_stats"]["cache_capacity"], 0) << "a static pose has nothing to cache";
   }
 }
 

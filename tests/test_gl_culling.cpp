@@ -5,9 +5,9 @@
 //  - the level the GPU picks for each instance is select_lod's (lod.h) for the instance's projected
 //    size, worked on the CPU from its world matrix and the camera;
 //  - a frame drawn with levels of detail stays within Babylon Lite's image gate of the full mesh;
-//  - rig crowds: the slot palette (CrowdDesc) is filled for every visible instance, and a frame
-//    skinned from it, from a palette too small for the crowd, or from none, has the pixels of
-//    per-vertex decoding (direct draws).
+//  - the pose cache (CrowdDesc; a rig's slot palette, a delta's resolved pose) is filled for every
+//    visible instance, and a frame drawn from it, from a cache too small for the crowd, or from
+//    none, has the pixels of per-vertex decoding (direct draws).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -242,17 +242,19 @@ size_t differing_pixels(const std::vector<uint8_t>& a, const std::vector<uint8_t
   return n;
 }
 
-// A frame of `key`'s crowd skinned from a full slot palette, from one too small for the crowd and
-// from none, against per-vertex decoding (direct draws), at times before, in and after fades.
-void expect_palette_frames_match(const BakeKey& key, gl::Renderer& renderer, gl::RenderTarget& target) {
+// A frame of `key`'s crowd drawn from a full pose cache, from one too small for the crowd and from
+// none, against per-vertex decoding (direct draws), at times before, in and after fades.
+void expect_cache_frames_match(const BakeKey& key, gl::Renderer& renderer, gl::RenderTarget& target) {
   const uint32_t n = 120;
   const float fade_at = 1.0f;
-  const size_t slot_bytes = 48 * test::test_bake(key)->slots.size();
+  const Vat* vat = test::test_bake(key);
+  ASSERT_NE(vat, nullptr);
+  const size_t entry_bytes = key.encoding == Encoding::Rig ? 48 * vat->slots.size() : 32;
   const size_t capacities[3] = {n, 7, 0};
   Scene scenes[3];
   for (int i = 0; i < 3; ++i) {
     gl::CrowdDesc desc;
-    desc.slot_palette_bytes = capacities[i] * slot_bytes + slot_bytes / 2;
+    desc.pose_cache_bytes = capacities[i] * entry_bytes + entry_bytes / 2;
     make_scene(scenes[i], key, n, fade_at, desc);
     if (::testing::Test::HasFatalFailure()) return;
   }
@@ -265,15 +267,15 @@ void expect_palette_frames_match(const BakeKey& key, gl::Renderer& renderer, gl:
     renderer.render(target, *scenes[2].crowd, camera, t, direct);
     const std::vector<uint8_t> reference = target.read_rgba8().pixels;
     for (int i = 0; i < 3; ++i) {
-      SCOPED_TRACE("palette for " + std::to_string(capacities[i]) + " instances");
+      SCOPED_TRACE("cache for " + std::to_string(capacities[i]) + " instances");
       gl::RenderOptions culled;
       culled.lod = false;
       renderer.render(target, *scenes[i].crowd, camera, t, culled);
       Result<gl::CullingStats> stats = renderer.read_culling_stats(*scenes[i].crowd);
       ASSERT_TRUE(stats.ok()) << stats.error().message;
-      EXPECT_EQ(stats->palette_capacity, capacities[i]);
+      EXPECT_EQ(stats->cache_capacity, capacities[i]);
       EXPECT_GT(stats->visible, 7u);
-      EXPECT_EQ(stats->palette, std::min<uint64_t>(stats->visible, capacities[i]));
+      EXPECT_EQ(stats->cached, std::min<uint64_t>(stats->visible, capacities[i]));
       const std::vector<uint8_t> image = target.read_rgba8().pixels;
       EXPECT_LE(differing_pixels(image, reference), size_t(pixels) / 1000);
       EXPECT_LE(mean_abs_difference(image, reference), 1e-4);
@@ -288,7 +290,7 @@ void expect_palette_frames_match(const BakeKey& key, gl::Renderer& renderer, gl:
   EXPECT_GT(differing_pixels(early, target.read_rgba8().pixels), size_t(pixels) / 200);
 }
 
-TEST_F(GlCulling, RigSlotPaletteDrawsWhatPerVertexDecodeDraws) {
+TEST_F(GlCulling, PoseCacheDrawsWhatPerVertexDecodeDraws) {
   Result<gl::RenderTarget> target = gl::RenderTarget::create({256, 144, 1});
   ASSERT_TRUE(target.ok());
   gl::RendererDesc rd;
@@ -296,9 +298,10 @@ TEST_F(GlCulling, RigSlotPaletteDrawsWhatPerVertexDecodeDraws) {
   Result<gl::Renderer> renderer = gl::Renderer::create(rd);
   ASSERT_TRUE(renderer.ok()) << renderer.error().message;
   for (const BakeKey& key : {BakeKey{"sample", Encoding::Rig, Precision::Q16},
-                             BakeKey{"synthetic:eight-influences", Encoding::Rig, Precision::F32}}) {
+                             BakeKey{"synthetic:eight-influences", Encoding::Rig, Precision::F32},
+                             BakeKey{"khronos/Fox.glb", Encoding::Delta, Precision::F16}}) {
     SCOPED_TRACE(test::describe(key));
-    expect_palette_frames_match(key, *renderer, *target);
+    expect_cache_frames_match(key, *renderer, *target);
   }
 }
 

@@ -7,12 +7,13 @@
 // playback table are indexed by those. A culled or compacted drawn list therefore changes which
 // instances are drawn, never what an instance shows.
 //
-// Rig crowds drawn with GPU culling: the culling pass (cull.comp, CROWD_SLOT_PALETTE) has written
-// each visible instance's slot transforms, placed in the world, once for the frame; the drawn
-// entry's second component names them (entry + 1), and the vertex skins from them. 0 (direct draws: the drawn list is R32UI,
-// whose texels read 0 there; or a full palette): the vertex resolves and decodes the VAT itself.
-// Both give the same positions and normals up to float rounding (the palette multiplies the world
-// matrix into the slots before the weighted sum instead of after it).
+// Crowds drawn with GPU culling: the culling pass (cull.comp, CROWD_POSE_CACHE) has written each
+// visible instance's pose once for the frame (rig: its slot transforms placed in the world, the
+// slot palette; delta: the resolved playback row); the drawn entry's second component names it
+// (entry + 1). 0 (direct draws: the drawn list is R32UI, whose texels read 0 there; or a full
+// cache): the vertex resolves and decodes the VAT itself. Both give the same positions and
+// normals up to float rounding (the palette multiplies the world matrix into the slots before the
+// weighted sum instead of after it).
 
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
@@ -25,9 +26,11 @@ layout(location = 7) in uvec4 a_slots1;
 layout(location = 8) in vec4 a_weights1;
 
 uniform samplerBuffer u_crowd_world;     // 4 texels (the columns) per logical instance
-uniform usamplerBuffer u_crowd_drawn;    // per draw slot: logical instance index (, palette entry + 1)
+uniform usamplerBuffer u_crowd_drawn;    // per draw slot: logical instance index (, cache entry + 1)
+#if !defined(CROWD_STATIC)
+uniform samplerBuffer u_crowd_pose_cache;   // rig: 3 texels per slot per entry (vat_pack_slot); delta: 2 (the pose)
+#endif
 #if defined(VAT_RIG) && !defined(CROWD_STATIC)
-uniform samplerBuffer u_crowd_palette;   // 3 texels per slot per entry (vat_pack_slot)
 uniform int u_crowd_slot_count;
 // The vertex's influences, fetched by its index from buffer textures over the VAT's influence
 // vertex buffers (VatGpu::influence_textures), not as attributes 5-8: on NVIDIA's H200 the two
@@ -47,7 +50,7 @@ out vec3 v_world_normal;
 out vec2 v_texcoord0;
 out vec4 v_color0;
 
-// (logical instance index, palette entry + 1 or 0) of this draw slot.
+// (logical instance index, cache entry + 1 or 0) of this draw slot.
 uvec2 crowd_drawn_entry() {
   int slot = gl_BaseInstanceARB + gl_InstanceID;
   return texelFetch(u_crowd_drawn, slot).xy;
@@ -57,9 +60,9 @@ uvec2 crowd_drawn_entry() {
 void crowd_add_slot(inout vec4 r0, inout vec4 r1, inout vec4 r2, int base, uint slot, float w) {
   if (w == 0.0) return;
   int t = base + int(slot) * 3;
-  r0 += w * texelFetch(u_crowd_palette, t);
-  r1 += w * texelFetch(u_crowd_palette, t + 1);
-  r2 += w * texelFetch(u_crowd_palette, t + 2);
+  r0 += w * texelFetch(u_crowd_pose_cache, t);
+  r1 += w * texelFetch(u_crowd_pose_cache, t + 1);
+  r2 += w * texelFetch(u_crowd_pose_cache, t + 2);
 }
 #endif
 
@@ -118,7 +121,18 @@ void main() {
 #endif
   {
     vec3 p, n;
-    VatPose pose = vat_resolve_instance(logical, u_vat_time);
+    VatPose pose;
+#ifdef VAT_DELTA
+    if (entry.y != 0u) {
+      int t = int(entry.y - 1u) * 2;
+      vec4 p0 = texelFetch(u_crowd_pose_cache, t);
+      vec4 p1 = texelFetch(u_crowd_pose_cache, t + 1);
+      pose.a = VatBand(int(p0.x), int(p0.y), p0.z);
+      pose.weight_b = p0.w;
+      pose.b = VatBand(int(p1.x), int(p1.y), p1.z);
+    } else
+#endif
+    pose = vat_resolve_instance(logical, u_vat_time);
     vat_decode(pose, gl_VertexID, rest, p, n);
     crowd_place(logical, p, n, wp, wn);
   }

@@ -14,25 +14,27 @@
 // the atomics give: the playback table and world matrices are read by the logical index, so it
 // never changes what an instance shows.
 //
-// CROWD_SLOT_PALETTE (rig crowds): each survivor also takes an entry of the pass's slot palette
-// (a counter after the level counters), where its work group writes every slot's transform at the
-// time drawn, transitions and blends included (vat_slot_matrix), placed in the world by the
-// instance's matrix and packed as three rows by vat_pack_slot: the
-// vertex shader then skins from 12 buffer fetches instead of resolving the playback row and
-// decoding four slots from the VAT per vertex. Its output entry is (logical index, palette entry
-// + 1); 0 when the palette is full (or the crowd draws a static pose), and the vertex shader
-// decodes the VAT itself, as it does for direct draws.
+// CROWD_POSE_CACHE: each survivor also takes an entry of the pass's pose cache (a counter after
+// the level counters), where its work group writes what the instance's vertices would otherwise
+// each work out again:
+//  - rig: the slot palette, every slot's transform at the time drawn, transitions and blends
+//    included (vat_slot_matrix), placed in the world by the instance's matrix and packed as three
+//    rows by vat_pack_slot: the vertex shader then skins from up to 12 buffer fetches instead of
+//    resolving the playback row and decoding four slots from the VAT;
+//  - delta: the resolved pose (2 texels): the vertex shader skips the playback resolve.
+// Its output entry is (logical index, cache entry + 1); 0 when the cache is full (or the crowd
+// draws a static pose), and the vertex shader works it out itself, as it does for direct draws.
 
 layout(local_size_x = 64) in;
 
 layout(std430, binding = 0) readonly buffer CullDrawn { uint cull_drawn[]; };     // logical indices
 layout(std430, binding = 1) readonly buffer CullWorld { mat4 cull_world[]; };     // by logical index
 layout(std430, binding = 3) buffer CullCounters { uint cull_counters[]; };        // per pass, level
-#ifdef CROWD_SLOT_PALETTE
+#ifdef CROWD_POSE_CACHE
 layout(std430, binding = 2) writeonly buffer CullOut { uvec2 cull_out[]; };       // level segments
-layout(std430, binding = 5) writeonly buffer CullPalette { vec4 cull_palette[]; };  // 3 per slot per entry
-uniform uint u_cull_palette_counter;      // this pass's palette counter in cull_counters
-uniform uint u_cull_palette_capacity;     // entries the palette holds
+layout(std430, binding = 5) writeonly buffer CullCache { vec4 cull_cache[]; };  // rig: 3 per slot; delta: 2
+uniform uint u_cull_cache_counter;      // this pass's cache counter in cull_counters
+uniform uint u_cull_cache_capacity;     // entries the cache holds
 uniform int u_cull_slot_count;
 #else
 layout(std430, binding = 2) writeonly buffer CullOut { uint cull_out[]; };        // level segments
@@ -116,12 +118,15 @@ bool cull_instance(uint slot, out uint logical, out mat4 w, out VatPose pose, ou
   return true;
 }
 
-#ifdef CROWD_SLOT_PALETTE
-// The work group's survivors: their poses, then one palette range for all of them, which the
-// group fills together, one (instance, slot) pair per invocation: consecutive invocations write
-// consecutive slots of one entry, and no invocation loops over every slot of its instance alone.
+#ifdef CROWD_POSE_CACHE
+// The work group's survivors: their poses, then one cache range for all of them, which the
+// group fills together, one (instance, slot) pair per invocation (delta: one instance): consecutive
+// invocations write consecutive slots of one entry, and no invocation loops over every slot of its
+// instance alone.
 shared VatPose s_pose[64];
+#ifdef VAT_RIG
 shared mat4x3 s_world[64];
+#endif
 shared uint s_kept;
 shared uint s_first_entry;
 #endif
@@ -133,7 +138,7 @@ void main() {
   VatPose pose;
   int level = 0;
   bool keep = slot < u_cull_count && cull_instance(slot, logical, w, pose, level);
-#ifndef CROWD_SLOT_PALETTE
+#ifndef CROWD_POSE_CACHE
   if (!keep) return;
   uint at = atomicAdd(cull_counters[u_cull_counter_base + uint(level)], 1u);
   cull_out[uint(level) * u_cull_capacity + at] = logical;
@@ -146,18 +151,30 @@ void main() {
   if (cached) {
     k = atomicAdd(s_kept, 1u);
     s_pose[k] = pose;
+#ifdef VAT_RIG
     s_world[k] = mat4x3(w);
+#endif
   }
   barrier();
   uint kept = s_kept;
-  if (gl_LocalInvocationIndex == 0u && kept > 0u) s_first_entry = atomicAdd(cull_counters[u_cull_palette_counter], kept);
+  if (gl_LocalInvocationIndex == 0u && kept > 0u) s_first_entry = atomicAdd(cull_counters[u_cull_cache_counter], kept);
   barrier();
   uint first = s_first_entry;
+#ifdef VAT_RIG
   uint slots = uint(u_cull_slot_count);
+#else
+  uint slots = 1u;
+#endif
   for (uint j = gl_LocalInvocationIndex; j < kept * slots; j += gl_WorkGroupSize.x) {
     uint i = j / slots;
     uint e = first + i;
-    if (e >= u_cull_palette_capacity) break;  // i only grows
+    if (e >= u_cull_cache_capacity) break;  // i only grows
+#ifndef VAT_RIG
+    // Delta: the resolved pose, rows as floats (exact below 2^24).
+    VatPose p = s_pose[i];
+    cull_cache[e * 2u] = vec4(float(p.a.row), float(p.a.row_next), p.a.mix, p.weight_b);
+    cull_cache[e * 2u + 1u] = vec4(float(p.b.row), float(p.b.row_next), p.b.mix, 0.0);
+#else
     uint s = j - i * slots;
     vec4 r0, r1, r2;
     // The slot's transform placed in the world: W x slot (affine).
@@ -166,12 +183,13 @@ void main() {
     mat3 w3 = mat3(wm[0], wm[1], wm[2]);
     vat_pack_slot(mat4x3(w3 * m[0], w3 * m[1], w3 * m[2], w3 * m[3] + wm[3]), r0, r1, r2);
     uint t = (e * slots + s) * 3u;
-    cull_palette[t] = r0;
-    cull_palette[t + 1u] = r1;
-    cull_palette[t + 2u] = r2;
+    cull_cache[t] = r0;
+    cull_cache[t + 1u] = r1;
+    cull_cache[t + 2u] = r2;
+#endif
   }
   if (!keep) return;
-  uint entry = cached && first + k < u_cull_palette_capacity ? first + k + 1u : 0u;
+  uint entry = cached && first + k < u_cull_cache_capacity ? first + k + 1u : 0u;
   uint at = atomicAdd(cull_counters[u_cull_counter_base + uint(level)], 1u);
   cull_out[uint(level) * u_cull_capacity + at] = uvec2(logical, entry);
 #endif

@@ -23,7 +23,7 @@ constexpr int kUnitDrawn = 7;
 constexpr int kUnitBaseColor = 8;
 constexpr int kUnitShadow = 9;
 constexpr int kUnitRowBounds = 10;  // cull.comp's u_cull_row_bounds
-constexpr int kUnitPalette = 11;    // crowd.vert's u_crowd_palette
+constexpr int kUnitCache = 11;    // crowd.vert's u_crowd_pose_cache
 constexpr int kUnitInfluences = 12; // crowd.vert's u_crowd_slots0, weights0, slots1, weights1 (12-15)
 
 constexpr size_t kRowBytes = sizeof(PackedInstance);  // 96
@@ -31,14 +31,13 @@ constexpr size_t kWorldBytes = sizeof(glm::mat4);     // 64
 
 // GPU culling: two passes (the camera's, the shadow map's), at most kMaxLevels levels of detail
 // (cull.comp's u_lod_screen_size), 64 invocations per work group, at most 65535 groups a dispatch.
-// Per pass kCounters counters: one per level, then the slot palette's.
+// Per pass kCounters counters: one per level, then the pose cache's.
 constexpr int kCullPasses = 2;
 constexpr int kCullCamera = 0;
 constexpr int kCullShadow = 1;
 constexpr uint32_t kMaxLevels = 16;
 constexpr uint32_t kCounters = kMaxLevels + 1;
-constexpr uint32_t kPaletteCounter = kMaxLevels;
-constexpr size_t kPaletteSlotBytes = 3 * 16;  // vat_pack_slot's three rows
+constexpr uint32_t kCacheCounter = kMaxLevels;
 constexpr uint32_t kCullGroupSize = 64;
 constexpr uint32_t kCullMaxGroups = 65535;
 constexpr size_t kCommandBytes = 5 * sizeof(uint32_t);  // DrawElementsIndirectCommand
@@ -47,7 +46,7 @@ struct CullProgram {
   Program program;
   Program commands;  // cull_commands.comp
   GLint command_count = -1, command_levels = -1, command_levels_drawn = -1, counter_base = -1, command_base = -1;
-  GLint cull_counter_base = -1, palette_counter = -1, palette_capacity = -1, slot_count = -1;
+  GLint cull_counter_base = -1, cache_counter = -1, cache_capacity = -1, slot_count = -1;
   GLint time = -1, count = -1, first = -1, capacity = -1, planes = -1, is_static = -1, static_min = -1, static_max = -1;
   GLint lod_levels = -1, lod_screen_size = -1, lod_eye = -1, lod_pixels = -1, lod_radius = -1, lod_centre = -1;
 };
@@ -90,7 +89,7 @@ void set_crowd_samplers(GLuint p) {
   };
   sampler("u_crowd_world", kUnitWorld);
   sampler("u_crowd_drawn", kUnitDrawn);
-  sampler("u_crowd_palette", kUnitPalette);
+  sampler("u_crowd_pose_cache", kUnitCache);
   sampler("u_crowd_slots0", kUnitInfluences);
   sampler("u_crowd_weights0", kUnitInfluences + 1);
   sampler("u_crowd_slots1", kUnitInfluences + 2);
@@ -98,8 +97,12 @@ void set_crowd_samplers(GLuint p) {
   sampler("u_base_color_texture", kUnitBaseColor);
 }
 
-// The slot palette is for rig VATs (CROWD_SLOT_PALETTE in cull.comp; crowd.vert keys on VAT_RIG).
-bool uses_palette(const VatGpu& vat) { return vat.encoding() == Encoding::Rig && !vat.metadata().slots.empty(); }
+// What the culling pass caches per visible instance (CROWD_POSE_CACHE in cull.comp): a rig's
+// slot transforms (3 texels per slot), a delta's resolved pose (2 texels).
+bool uses_cache(const VatGpu& vat) { return vat.encoding() == Encoding::Delta || !vat.metadata().slots.empty(); }
+size_t cache_texels(const VatGpu& vat) {
+  return vat.encoding() == Encoding::Rig ? vat.metadata().slots.size() * 3 : 2;
+}
 
 Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose) {
   ProgramDesc desc;
@@ -139,7 +142,7 @@ Result<CullProgram> build_cull_program(const VatGpu& vat) {
   ProgramDesc desc;
   desc.name = std::string("crowd cull (") + to_string(vat.encoding()) + " " + to_string(vat.precision()) + ")";
   desc.defines = vat.defines();
-  if (uses_palette(vat)) desc.defines.push_back("CROWD_SLOT_PALETTE");
+  if (uses_cache(vat)) desc.defines.push_back("CROWD_POSE_CACHE");
   std::string text(detail::shader_text("vat_decode.glsl"));
   text += "\n";
   text += detail::shader_text("cull.comp");
@@ -179,8 +182,8 @@ Result<CullProgram> build_cull_program(const VatGpu& vat) {
   out.counter_base = glGetUniformLocation(out.commands.id(), "u_counter_base");
   out.command_base = glGetUniformLocation(out.commands.id(), "u_command_base");
   out.cull_counter_base = glGetUniformLocation(p, "u_cull_counter_base");
-  out.palette_counter = glGetUniformLocation(p, "u_cull_palette_counter");
-  out.palette_capacity = glGetUniformLocation(p, "u_cull_palette_capacity");
+  out.cache_counter = glGetUniformLocation(p, "u_cull_cache_counter");
+  out.cache_capacity = glGetUniformLocation(p, "u_cull_cache_capacity");
   out.slot_count = glGetUniformLocation(p, "u_cull_slot_count");
   if (out.slot_count >= 0) glProgramUniform1i(p, out.slot_count, int(vat.metadata().slots.size()));
   return out;
@@ -321,14 +324,14 @@ struct Crowd::Impl {
   // GPU culling (cull.comp): the program is built with the crowd, the buffers on first use.
   CullProgram cull;
   uint32_t levels = 1;               // the VAT's levels of detail, full mesh included
-  Buffer cull_counters;              // kCullPasses x kCounters: visible counts, palette entries
+  Buffer cull_counters;              // kCullPasses x kCounters: visible counts, cache entries
   Buffer cull_commands;              // DrawElementsIndirectCommand per pass, group, level
   Buffer cull_out[kCullPasses];      // levels segments of `count` entries each
   Texture cull_out_texture[kCullPasses];
-  size_t entry_bytes = 4;            // per output entry: the logical index (, palette entry + 1)
-  uint32_t palette_capacity = 0;     // entries per pass (0: no palette)
-  Buffer palette[kCullPasses];       // made on the pass's first culled frame
-  Texture palette_texture[kCullPasses];
+  size_t entry_bytes = 4;            // per output entry: the logical index (, cache entry + 1)
+  uint32_t cache_capacity = 0;       // pose cache entries per pass (0: none)
+  Buffer cache[kCullPasses];       // made on the pass's first culled frame
+  Texture cache_texture[kCullPasses];
   bool culled = false;               // the last render culled this crowd
   uint32_t culled_levels = 1;        // levels drawn by the last culled render (1 without LOD)
   bool culled_shadow = false;
@@ -394,11 +397,11 @@ Result<Crowd> Crowd::create(const VatGpu& vat, uint32_t instance_count, const Cr
   if (!cull) return cull.error();
   m.cull = std::move(*cull);
   m.levels = std::min(uint32_t(vat.levels().size()), kMaxLevels);
-  if (uses_palette(vat)) {
+  if (uses_cache(vat)) {
     m.entry_bytes = 8;
-    const uint64_t per_entry = uint64_t(vat.metadata().slots.size()) * kPaletteSlotBytes;
-    const uint64_t by_texels = uint64_t(uint32_t(max_texels)) / (uint64_t(vat.metadata().slots.size()) * 3);
-    m.palette_capacity = uint32_t(std::min<uint64_t>({instance_count, desc.slot_palette_bytes / per_entry, by_texels}));
+    const uint64_t per_entry = uint64_t(cache_texels(vat)) * 16;
+    const uint64_t by_texels = uint64_t(uint32_t(max_texels)) / uint64_t(cache_texels(vat));
+    m.cache_capacity = uint32_t(std::min<uint64_t>({instance_count, desc.pose_cache_bytes / per_entry, by_texels}));
   }
   return crowd;
 }
@@ -706,13 +709,13 @@ void ensure_cull_buffers(Crowd::Impl& m) {
   }
 }
 
-// The pass's slot palette, on its first use.
-void ensure_palette(Crowd::Impl& m, int pass) {
-  if (m.palette_capacity == 0 || m.palette[pass]) return;
-  const size_t bytes = size_t(m.palette_capacity) * m.vat->metadata().slots.size() * kPaletteSlotBytes;
-  m.palette[pass] = create_buffer(bytes, nullptr, 0);
-  m.palette_texture[pass] = create_texture(GL_TEXTURE_BUFFER);
-  glTextureBuffer(m.palette_texture[pass].id(), GL_RGBA32F, m.palette[pass].id());
+// The pass's pose cache, on its first use.
+void ensure_cache(Crowd::Impl& m, int pass) {
+  if (m.cache_capacity == 0 || m.cache[pass]) return;
+  const size_t bytes = size_t(m.cache_capacity) * cache_texels(*m.vat) * 16;
+  m.cache[pass] = create_buffer(bytes, nullptr, 0);
+  m.cache_texture[pass] = create_texture(GL_TEXTURE_BUFFER);
+  glTextureBuffer(m.cache_texture[pass].id(), GL_RGBA32F, m.cache[pass].id());
 }
 
 // One culling pass of `m` against `view_projection`'s frustum: clears the pass's counters, runs
@@ -742,13 +745,13 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   glProgramUniform1f(p, c.lod_radius, m.vat->lod_radius());
   glProgramUniform3fv(p, c.lod_centre, 1, &centre.x);
 
-  const uint32_t palette_capacity = m.use_static ? 0u : m.palette_capacity;
-  if (palette_capacity > 0) {
-    ensure_palette(m, pass);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, m.palette[pass].id());
+  const uint32_t cache_capacity = m.use_static ? 0u : m.cache_capacity;
+  if (cache_capacity > 0) {
+    ensure_cache(m, pass);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, m.cache[pass].id());
   }
-  glProgramUniform1ui(p, c.palette_counter, uint32_t(pass) * kCounters + kPaletteCounter);
-  glProgramUniform1ui(p, c.palette_capacity, palette_capacity);
+  glProgramUniform1ui(p, c.cache_counter, uint32_t(pass) * kCounters + kCacheCounter);
+  glProgramUniform1ui(p, c.cache_capacity, cache_capacity);
   const uint32_t zero = 0;
   glClearNamedBufferSubData(m.cull_counters.id(), GL_R32UI, GLintptr(pass * kCounters * sizeof(uint32_t)),
                             GLsizeiptr(kCounters * sizeof(uint32_t)), GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
@@ -800,7 +803,7 @@ void draw_crowd(Crowd::Impl& m, const CrowdProgram& prog, const glm::mat4& view_
   bind_crowd_textures(m);
   if (cull_pass >= 0) {
     glBindTextureUnit(kUnitDrawn, m.cull_out_texture[cull_pass].id());
-    if (m.palette[cull_pass]) glBindTextureUnit(kUnitPalette, m.palette_texture[cull_pass].id());
+    if (m.cache[cull_pass]) glBindTextureUnit(kUnitCache, m.cache_texture[cull_pass].id());
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, m.cull_commands.id());
   }
   glProgramUniformMatrix4fv(p, prog.view_projection, 1, GL_FALSE, &view_projection[0][0]);
@@ -986,8 +989,8 @@ Result<CullingStats> Renderer::read_culling_stats(const Crowd& crowd) const {
     }
   }
   if (!m.use_static) {
-    out.palette_capacity = m.palette_capacity;
-    out.palette = std::min<uint64_t>(counts[kCullCamera * kCounters + kPaletteCounter], m.palette_capacity);
+    out.cache_capacity = m.cache_capacity;
+    out.cached = std::min<uint64_t>(counts[kCullCamera * kCounters + kCacheCounter], m.cache_capacity);
   }
   return out;
 }

@@ -36,7 +36,7 @@ namespace vatkit::cli {
 
 namespace {
 
-// RigDecode draws the Rig VAT without the slot palette (CrowdDesc::slot_palette_bytes = 0): every
+// RigDecode draws the Rig VAT without the pose cache (CrowdDesc::pose_cache_bytes = 0): every
 // vertex resolves its playback row and decodes its slots from the VAT, as direct draws do.
 enum class Variant { Static, Rig, RigDecode, DeltaF32, DeltaF16, DeltaQ16, Live };
 constexpr Variant kAllVariants[] = {Variant::Static,   Variant::Rig,      Variant::RigDecode, Variant::DeltaF32,
@@ -71,7 +71,7 @@ struct BenchOptions {
   int samples = 1;
   uint64_t seed = 1;
   bool verify_live = false;
-  size_t slot_palette_mb = gl::CrowdDesc{}.slot_palette_bytes >> 20;
+  size_t pose_cache_mb = gl::CrowdDesc{}.pose_cache_bytes >> 20;
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -381,7 +381,7 @@ Result<void> run_bench(const BenchOptions& options) {
 
       row.triangles_per_instance = gpu->index_count() / 3;
       gl::CrowdDesc crowd_desc;
-      crowd_desc.slot_palette_bytes = variant == Variant::RigDecode ? 0 : options.slot_palette_mb << 20;
+      crowd_desc.pose_cache_bytes = variant == Variant::RigDecode ? 0 : options.pose_cache_mb << 20;
       Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, n, crowd_desc);
       if (!crowd) {
         fail(crowd.error().message);
@@ -529,10 +529,10 @@ Result<void> run_bench(const BenchOptions& options) {
                 format_ratio(row.vs_live).c_str());
   }
   for (const Row& row : rows) {
-    if (row.error.empty() && row.culling && row.culling->palette < row.culling->visible && row.culling->palette_capacity > 0) {
-      std::printf("note: N=%u %s: the slot palette held %llu of %llu visible instances; the others decoded per vertex "
-                  "(raise --slot-palette-mb)\n",
-                  row.instances, variant_name(row.variant), static_cast<unsigned long long>(row.culling->palette),
+    if (row.error.empty() && row.culling && row.culling->cached < row.culling->visible && row.culling->cache_capacity > 0) {
+      std::printf("note: N=%u %s: the pose cache held %llu of %llu visible instances; the others decoded per vertex "
+                  "(raise --pose-cache-mb)\n",
+                  row.instances, variant_name(row.variant), static_cast<unsigned long long>(row.culling->cached),
                   static_cast<unsigned long long>(row.culling->visible));
     }
   }
@@ -585,8 +585,8 @@ Result<void> run_bench(const BenchOptions& options) {
                                 {"triangles", row.culling->triangles},
                                 {"shadow_visible", row.culling->shadow_visible},
                                 {"shadow_triangles", row.culling->shadow_triangles},
-                                {"palette", row.culling->palette},
-                                {"palette_capacity", row.culling->palette_capacity}};
+                                {"cached", row.culling->cached},
+                                {"cache_capacity", row.culling->cache_capacity}};
         }
         r["vs_static"] = row.vs_static ? nlohmann::ordered_json(*row.vs_static) : nlohmann::ordered_json();
         r["vs_live"] = row.vs_live ? nlohmann::ordered_json(*row.vs_live) : nlohmann::ordered_json();
@@ -638,9 +638,9 @@ Command add_bench_command(CLI::App& parent) {
                   "Screen-space error budget of the level choice, pixels (default 1; RenderOptions::lod_error_px)")
       ->check(CLI::PositiveNumber)
       ->option_text("PX");
-  app->add_option("--slot-palette-mb", options->slot_palette_mb,
-                  "rig with culling: GPU memory per culling pass for the slot palette, MiB (CrowdDesc::slot_palette_bytes; "
-                  "default " + std::to_string(options->slot_palette_mb) + ")")
+  app->add_option("--pose-cache-mb", options->pose_cache_mb,
+                  "with culling: GPU memory per culling pass for the pose cache (rig: the slot palette), MiB (CrowdDesc::pose_cache_bytes; "
+                  "default " + std::to_string(options->pose_cache_mb) + ")")
       ->option_text("MB");
   app->add_option("--samples", options->samples, "Multisampling per pixel (default 1)")->option_text("N");
   app->add_option("--seed", options->seed, "Seed of the crowd's clips, phases and speeds (default 1)")->option_text("S");

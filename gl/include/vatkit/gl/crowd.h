@@ -20,7 +20,8 @@
 //
 // With GPU culling (RenderOptions::gpu_culling, the default) a compute pass per crowd and pass
 // keeps the instances in view and picks their level of detail; for a rig VAT it also evaluates
-// each visible instance's slot transforms once (the slot palette, CrowdDesc), so that vertices
+// each visible instance's slot transforms once (the slot palette; a delta's resolved pose: the
+// pose cache, CrowdDesc), so that vertices
 // skin from them instead of decoding the VAT per vertex.
 //
 // What it does NOT do (yet): occlusion culling, transparency sorting (BLEND materials are drawn
@@ -78,17 +79,21 @@ struct Light {
 // ---- crowd -----------------------------------------------------------------------------------
 
 struct CrowdDesc {
-  // Rig VATs drawn with GPU culling: GPU memory for the slot palette, per culling pass (camera,
-  // shadow), allocated on the pass's first culled frame, for at most as many instances as the
-  // crowd has: 48 bytes per slot per instance (the sample character's 22 slots: 1,056 bytes an
-  // instance; a million in 1,056 MB, inside the default). The culling pass writes each visible
-  // instance's slot transforms there once per frame, placed in the world, and the vertex shader
-  // skins from them: per vertex up to 12 buffer fetches and a weighted sum, instead of resolving
-  // the playback row, decoding each influence's slot from two VAT rows (16 texel fetches, 4
-  // quaternion-to-matrix conversions) and placing the result. Instances beyond the palette's
-  // capacity (and every instance of direct draws) decode per vertex, with the same result up to
-  // float rounding. 0 turns it off. The capacity is also held to GL_MAX_TEXTURE_BUFFER_SIZE texels.
-  size_t slot_palette_bytes = size_t(1) << 30;
+  // GPU culling: memory for the pose cache, per culling pass (camera, shadow), allocated on the
+  // pass's first culled frame, for at most as many instances as the crowd has. The culling pass
+  // writes there, once per frame, what every vertex of a visible instance would otherwise work
+  // out again:
+  //  - rig: the slot palette, each slot's transform placed in the world (48 bytes per slot: the
+  //    sample character's 22 slots take 1,056 bytes an instance, a million 1,056 MB, inside the
+  //    default); the vertex shader skins from it with up to 12 buffer fetches and a weighted
+  //    sum, instead of resolving the playback row, decoding each influence's slot from two VAT
+  //    rows (16 texel fetches, 4 quaternion-to-matrix conversions) and placing the result;
+  //  - delta: the resolved pose (32 bytes an instance): the vertex shader reads 2 texels instead
+  //    of resolving the playback row from 6.
+  // Instances beyond the capacity (and every instance of direct draws) work it out per vertex,
+  // with the same result up to float rounding. 0 turns it off. The capacity is also held to
+  // GL_MAX_TEXTURE_BUFFER_SIZE texels.
+  size_t pose_cache_bytes = size_t(1) << 30;
 };
 
 class Crowd {
@@ -221,10 +226,10 @@ struct CullingStats {
   uint64_t triangles = 0;                // camera pass, all materials and levels
   uint64_t shadow_visible = 0;           // passed the light's box
   uint64_t shadow_triangles = 0;
-  // Rig crowds: visible instances of the camera pass whose slots the culling pass evaluated into
-  // the slot palette (CrowdDesc); the others (visible - palette) decoded per vertex.
-  uint64_t palette = 0;
-  uint64_t palette_capacity = 0;         // entries per pass; 0 for delta, static poses, or off
+  // Visible instances of the camera pass whose pose the culling pass cached (CrowdDesc); the
+  // others (visible - cached) worked it out per vertex.
+  uint64_t cached = 0;
+  uint64_t cache_capacity = 0;           // entries per pass; 0 for static poses, or off
 };
 
 class Renderer {
