@@ -23,8 +23,8 @@ constexpr int kUnitDrawn = 7;
 constexpr int kUnitBaseColor = 8;
 constexpr int kUnitShadow = 9;
 constexpr int kUnitRowBounds = 10;  // cull.comp's u_cull_row_bounds
-constexpr int kUnitCache = 11;    // crowd.vert's u_crowd_pose_cache
-constexpr int kUnitInfluences = 12; // crowd.vert's u_crowd_slots0, weights0, slots1, weights1 (12-15)
+constexpr int kUnitCache = 11;       // crowd.vert's u_crowd_pose_cache
+constexpr int kUnitInfluences = 12;  // crowd.vert's u_crowd_slots0, weights0, slots1, weights1 (12-15)
 
 constexpr size_t kRowBytes = sizeof(PackedInstance);  // 96
 constexpr size_t kWorldBytes = sizeof(glm::mat4);     // 64
@@ -330,7 +330,7 @@ struct Crowd::Impl {
   Texture cull_out_texture[kCullPasses];
   size_t entry_bytes = 4;            // per output entry: the logical index (, cache entry + 1)
   uint32_t cache_capacity = 0;       // pose cache entries per pass (0: none)
-  Buffer cache[kCullPasses];       // made on the pass's first culled frame
+  Buffer cache[kCullPasses];         // made on the pass's first culled frame
   Texture cache_texture[kCullPasses];
   bool culled = false;               // the last render culled this crowd
   uint32_t culled_levels = 1;        // levels drawn by the last culled render (1 without LOD)
