@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_test_support.h"
 #include "test_support.h"
 #include "vatkit/sample_character.h"
 #include "vatkit/scene.h"
@@ -21,22 +22,13 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using test::CommandResult;
 using test::shell_quote;
+using test::expect_one_error_line;
+using test::vatkit_cli;
 
-CommandResult vatkit_cli(const std::string& arguments) {
-  return test::run_command(shell_quote(VATKIT_CLI) + " " + arguments);
-}
 
 std::string asset(const std::string& relative) { return shell_quote(test::asset_path(relative).string()); }
 
 // Exactly one line on stderr, starting with "vatkit: error: ", and a non-zero exit.
-void expect_one_error_line(const CommandResult& r, const std::string& must_contain) {
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_EQ(r.err.rfind("vatkit: error: ", 0), 0u) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
 
 std::vector<float> positions_of(const json& primitive) {
   std::vector<float> out;

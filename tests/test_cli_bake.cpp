@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_test_support.h"
 #include "test_support.h"
 
 namespace vatkit {
@@ -23,26 +24,14 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using test::CommandResult;
 using test::shell_quote;
+using test::expect_one_error_line;
+using test::vatkit_cli;
 
-CommandResult vatkit_cli(const std::string& arguments) {
-  return test::run_command(shell_quote(VATKIT_CLI) + " " + arguments);
-}
 
 std::string quoted(const fs::path& path) { return shell_quote(path.string()); }
 std::string asset(const std::string& relative) { return quoted(test::asset_path(relative)); }
 
 // Exactly one line on stderr, starting with "vatkit: error: ", containing `must_contain`.
-void expect_one_error_line(const CommandResult& r, const std::string& must_contain, int exit_code = -1) {
-  if (exit_code >= 0) {
-    EXPECT_EQ(r.exit_code, exit_code) << r.err;
-  } else {
-    EXPECT_NE(r.exit_code, 0);
-  }
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.rfind("vatkit: error: ", 0), 0u) << r.err;
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(must_contain), std::string::npos) << "missing \"" << must_contain << "\" in " << r.err;
-}
 
 size_t entries_in(const fs::path& dir) {
   size_t n = 0;
@@ -411,7 +400,7 @@ TEST(CliBake, VerifyPassesAGenerousToleranceAndFailsAnImpossibleOne) {
   }
   // Impossible for q16: exit 3, one line naming the clip and by how much.
   const CommandResult fail = vatkit_cli("verify " + man + " " + quoted(file) + " --tolerance 1e-9");
-  expect_one_error_line(fail, "man.vat.glb: clip \"#0\": max error ", 3);
+  expect_one_error_line(fail, "man.vat.glb: clip \"#0\": max error ", 3, true);
   EXPECT_NE(fail.err.find("exceeds the tolerance 1e-09 mm by "), std::string::npos) << fail.err;
   EXPECT_NE(fail.err.find("(1 of 1 clips over)"), std::string::npos) << fail.err;
   EXPECT_FALSE(fail.out.empty()) << "the report still goes to stdout";

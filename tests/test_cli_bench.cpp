@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_test_support.h"
 #include "test_support.h"
 
 namespace vatkit {
@@ -27,22 +28,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using test::CommandResult;
 using test::shell_quote;
+using test::expect_one_error_line;
+using test::vatkit_gl_cli;
 
-// As in test_gl_crowd_cli.cpp: Mesa's driver leaks a few bytes in a module unloaded before the
-// leak report, so the CLI's runs here turn LeakSanitizer off.
-CommandResult vatkit_cli(const std::string& arguments) {
-  return test::run_command("ASAN_OPTIONS=detect_leaks=0:alloc_dealloc_mismatch=0 " + shell_quote(VATKIT_CLI) + " " +
-                           arguments);
-}
 
-void expect_one_error_line(const CommandResult& r, const std::string& must_contain) {
-  EXPECT_NE(r.exit_code, 0);
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.rfind("vatkit: error: ", 0), 0u) << r.err;
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(must_contain), std::string::npos) << "missing \"" << must_contain << "\" in " << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
 
 json read_json(const fs::path& path) {
   std::ifstream in(path);
@@ -132,7 +121,7 @@ std::map<std::pair<uint64_t, std::string>, json> check_rows(const CommandResult&
 TEST(CliBench, TinyRunMeasuresEveryVariantForEveryN) {
   const fs::path dir = test::scratch_dir("bench_cli_tiny");
   const fs::path out = dir / "out.json";
-  const CommandResult r = vatkit_cli("bench --instances 16,64 --frames 3 --warmup 1 --size 96x64 --lods 0 --json " +
+  const CommandResult r = vatkit_gl_cli("bench --instances 16,64 --frames 3 --warmup 1 --size 96x64 --lods 0 --json " +
                                      shell_quote(out.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("GPU timer: "), std::string::npos) << "the timer method is printed: " << r.out;
@@ -163,7 +152,7 @@ TEST(CliBench, TinyRunMeasuresEveryVariantForEveryN) {
 TEST(CliBench, WithoutCullingEveryVariantDrawsEveryTriangle) {
   const fs::path dir = test::scratch_dir("bench_cli_no_culling");
   const fs::path out = dir / "out.json";
-  const CommandResult r = vatkit_cli("bench --instances 5,150 --frames 2 --warmup 0 --size 64x48 --lods 0 "
+  const CommandResult r = vatkit_gl_cli("bench --instances 5,150 --frames 2 --warmup 0 --size 64x48 --lods 0 "
                                      "--no-culling --json " + shell_quote(out.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = read_json(out);
@@ -187,7 +176,7 @@ TEST(CliBench, WithoutCullingEveryVariantDrawsEveryTriangle) {
 TEST(CliBench, LiveSkinningMatchesTheReferenceAndTheRigDecode) {
   const fs::path dir = test::scratch_dir("bench_cli_live_check");
   // The bake the bench makes for `live`, with its error report.
-  const CommandResult baked = vatkit_cli("bake --encoding rig --precision f16 --lods 0 --json -o " +
+  const CommandResult baked = vatkit_gl_cli("bake --encoding rig --precision f16 --lods 0 --json -o " +
                                          shell_quote((dir / "rig.vat.glb").string()));
   ASSERT_EQ(baked.exit_code, 0) << baked.err;
   const json summary = json::parse(baked.out, nullptr, false);
@@ -200,7 +189,7 @@ TEST(CliBench, LiveSkinningMatchesTheReferenceAndTheRigDecode) {
   ASSERT_GT(bake_error_m, 0.0);
 
   const fs::path out = dir / "out.json";
-  const CommandResult r = vatkit_cli("bench --instances 16 --variants live --frames 1 --warmup 0 --size 32x32 "
+  const CommandResult r = vatkit_gl_cli("bench --instances 16 --variants live --frames 1 --warmup 0 --size 32x32 "
                                      "--lods 0 --verify-live --json " + shell_quote(out.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("live check: 16 instances"), std::string::npos) << r.out;
@@ -221,10 +210,10 @@ TEST(CliBench, LiveSkinningMatchesTheReferenceAndTheRigDecode) {
 TEST(CliBench, AVatFileMeasuresItsOwnEncodingAndSaysWhyNotTheRest) {
   const fs::path dir = test::scratch_dir("bench_cli_vat_file");
   const fs::path vat = dir / "sample.vat.glb";
-  const CommandResult baked = vatkit_cli("bake --encoding delta --precision q16 --lods 0 -o " + shell_quote(vat.string()));
+  const CommandResult baked = vatkit_gl_cli("bake --encoding delta --precision q16 --lods 0 -o " + shell_quote(vat.string()));
   ASSERT_EQ(baked.exit_code, 0) << baked.err;
   const fs::path out = dir / "out.json";
-  const CommandResult r = vatkit_cli("bench " + shell_quote(vat.string()) +
+  const CommandResult r = vatkit_gl_cli("bench " + shell_quote(vat.string()) +
                                      " --instances 8 --frames 1 --warmup 0 --size 32x32 --json " + shell_quote(out.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("skipping live: live skinning needs the source glTF"), std::string::npos) << r.err;
@@ -234,9 +223,9 @@ TEST(CliBench, AVatFileMeasuresItsOwnEncodingAndSaysWhyNotTheRest) {
 
   // A rig file measures both ways of drawing it.
   const fs::path rig = dir / "sample_rig.vat.glb";
-  ASSERT_EQ(vatkit_cli("bake --encoding rig --precision f16 --lods 0 -o " + shell_quote(rig.string())).exit_code, 0);
+  ASSERT_EQ(vatkit_gl_cli("bake --encoding rig --precision f16 --lods 0 -o " + shell_quote(rig.string())).exit_code, 0);
   const fs::path rig_out = dir / "rig.json";
-  const CommandResult rr = vatkit_cli("bench " + shell_quote(rig.string()) + " --instances 8 --frames 1 --warmup 0 "
+  const CommandResult rr = vatkit_gl_cli("bench " + shell_quote(rig.string()) + " --instances 8 --frames 1 --warmup 0 "
                                       "--size 32x32 --variants static,rig,rig-decode,delta-f16 --json " + shell_quote(rig_out.string()));
   ASSERT_EQ(rr.exit_code, 0) << rr.err;
   EXPECT_NE(rr.err.find("skipping delta-f16"), std::string::npos) << rr.err;
@@ -247,7 +236,7 @@ TEST(CliBench, ACrowdOverTheBufferTextureLimitIsAnErrorRow) {
   const fs::path dir = test::scratch_dir("bench_cli_limit");
   const fs::path out = dir / "out.json";
   // 40M instances x 6 playback texels is over 2^27, the limit of llvmpipe and NVIDIA alike.
-  const CommandResult r = vatkit_cli("bench --instances 4,40000k --variants rig --frames 1 --warmup 0 --size 32x32 "
+  const CommandResult r = vatkit_gl_cli("bench --instances 4,40000k --variants rig --frames 1 --warmup 0 --size 32x32 "
                                      "--lods 0 --no-culling --json " + shell_quote(out.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("N=40000000 rig: "), std::string::npos) << r.err;
@@ -261,14 +250,14 @@ TEST(CliBench, ACrowdOverTheBufferTextureLimitIsAnErrorRow) {
 }
 
 TEST(CliBench, BadOptionsGiveOneErrorLine) {
-  expect_one_error_line(vatkit_cli("bench --instances 10x"), "'10x' is not a count");
-  expect_one_error_line(vatkit_cli("bench --instances 0"), "'0' is not a count");
-  expect_one_error_line(vatkit_cli("bench --instances 5000M"), "is not a count");
-  expect_one_error_line(vatkit_cli("bench --variants rig,skinned"), "unknown variant 'skinned'");
-  expect_one_error_line(vatkit_cli("bench --size 0x64"), "--size 0x64");
-  expect_one_error_line(vatkit_cli("bench --frames 0"), "--frames must be at least 1");
-  expect_one_error_line(vatkit_cli("bench --camera drone"), "--camera");
-  expect_one_error_line(vatkit_cli("bench --json /nonexistent-dir/x.json"), "is not a directory");
+  expect_one_error_line(vatkit_gl_cli("bench --instances 10x"), "'10x' is not a count");
+  expect_one_error_line(vatkit_gl_cli("bench --instances 0"), "'0' is not a count");
+  expect_one_error_line(vatkit_gl_cli("bench --instances 5000M"), "is not a count");
+  expect_one_error_line(vatkit_gl_cli("bench --variants rig,skinned"), "unknown variant 'skinned'");
+  expect_one_error_line(vatkit_gl_cli("bench --size 0x64"), "--size 0x64");
+  expect_one_error_line(vatkit_gl_cli("bench --frames 0"), "--frames must be at least 1");
+  expect_one_error_line(vatkit_gl_cli("bench --camera drone"), "--camera");
+  expect_one_error_line(vatkit_gl_cli("bench --json /nonexistent-dir/x.json"), "is not a directory");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "test_gl_crowd_util.h"
+#include "cli_test_support.h"
 #include "test_support.h"
 #include "vatkit/gl/image.h"
 #include "vatkit/vat_file.h"
@@ -16,23 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 using test::CommandResult;
 using test::shell_quote;
+using test::expect_one_error_line;
+using test::vatkit_gl_cli;
 
-// Under ASan, LeakSanitizer reports 112 bytes that Mesa's driver calloc()s and never frees, in a
-// module unloaded by the time the report is made (so no suppression can name it). The in-process
-// GL tests keep leak checking for our own code; the CLI's runs here turn it off.
-CommandResult vatkit_cli(const std::string& arguments) {
-  return test::run_command("ASAN_OPTIONS=detect_leaks=0:alloc_dealloc_mismatch=0 " + shell_quote(VATKIT_CLI) + " " +
-                           arguments);
-}
 
-void expect_one_error_line(const CommandResult& r, const std::string& must_contain) {
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_EQ(r.err.rfind("vatkit: error: ", 0), 0u) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
-  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
 
 // The image, checked for size and for showing more than a flat background.
 gl::Image expect_picture(const fs::path& path, int width, int height) {
@@ -51,7 +39,7 @@ gl::Image expect_picture(const fs::path& path, int width, int height) {
 
 TEST(GlCrowdCli, RendersTheSampleCrowd) {
   const fs::path dir = test::scratch_dir("render_cli_sample");
-  const CommandResult r = vatkit_cli("render --encoding rig --instances 6 --size 160x90 --seed 2 -o " + shell_quote((dir / "crowd.png").string()));
+  const CommandResult r = vatkit_gl_cli("render --encoding rig --instances 6 --size 160x90 --seed 2 -o " + shell_quote((dir / "crowd.png").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("6 instances"), std::string::npos) << r.out;
   expect_picture(dir / "crowd.png", 160, 90);
@@ -60,7 +48,7 @@ TEST(GlCrowdCli, RendersTheSampleCrowd) {
 
 TEST(GlCrowdCli, WritesASequenceThatMoves) {
   const fs::path dir = test::scratch_dir("render_cli_sequence");
-  const CommandResult r = vatkit_cli("render --encoding rig --instances 3 --size 96x64 --frames 3 --fps 8 --layout random -o " +
+  const CommandResult r = vatkit_gl_cli("render --encoding rig --instances 3 --size 96x64 --frames 3 --fps 8 --layout random -o " +
                                      shell_quote((dir / "seq.png").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const gl::Image first = expect_picture(dir / "seq-0000.png", 96, 64);
@@ -72,7 +60,7 @@ TEST(GlCrowdCli, WritesASequenceThatMoves) {
 
 TEST(GlCrowdCli, RendersAGltfBakedOnTheFlyAndAVatFile) {
   const fs::path dir = test::scratch_dir("render_cli_inputs");
-  const CommandResult gltf = vatkit_cli("render " + shell_quote(test::asset_path("khronos/Fox.glb").string()) +
+  const CommandResult gltf = vatkit_gl_cli("render " + shell_quote(test::asset_path("khronos/Fox.glb").string()) +
                                         " --encoding rig --precision q16 --instances 2 --size 96x64 -o " +
                                         shell_quote((dir / "fox.png").string()));
   ASSERT_EQ(gltf.exit_code, 0) << gltf.err;
@@ -82,7 +70,7 @@ TEST(GlCrowdCli, RendersAGltfBakedOnTheFlyAndAVatFile) {
   const Vat* vat = test::test_bake({"khronos/CesiumMan.glb", Encoding::Delta, Precision::F16});
   ASSERT_NE(vat, nullptr);
   ASSERT_TRUE(save_vat(*vat, dir / "man.vat.glb").ok());
-  const CommandResult file = vatkit_cli("render " + shell_quote((dir / "man.vat.glb").string()) +
+  const CommandResult file = vatkit_gl_cli("render " + shell_quote((dir / "man.vat.glb").string()) +
                                         " --instances 4 --size 96x64 --no-shadows -o " +
                                         shell_quote((dir / "man.png").string()));
   ASSERT_EQ(file.exit_code, 0) << file.err;
@@ -93,22 +81,22 @@ TEST(GlCrowdCli, RendersAGltfBakedOnTheFlyAndAVatFile) {
 TEST(GlCrowdCli, ErrorsAreOneLineAndWriteNothing) {
   const fs::path dir = test::scratch_dir("render_cli_errors");
   const std::string o = " -o " + shell_quote((dir / "out.png").string());
-  expect_one_error_line(vatkit_cli("render --size 12x" + o), "--size 12x");
-  expect_one_error_line(vatkit_cli("render --size 0x10" + o), "--size");
-  expect_one_error_line(vatkit_cli("render --instances 0" + o), "--instances");
-  expect_one_error_line(vatkit_cli("render --fps 0 --frames 2" + o), "--fps");
-  expect_one_error_line(vatkit_cli("render --time inf" + o), "--time");
-  expect_one_error_line(vatkit_cli("render --layout spiral" + o), "spiral");
-  expect_one_error_line(vatkit_cli("render " + shell_quote((dir / "missing.glb").string()) + o), "missing.glb");
+  expect_one_error_line(vatkit_gl_cli("render --size 12x" + o), "--size 12x");
+  expect_one_error_line(vatkit_gl_cli("render --size 0x10" + o), "--size");
+  expect_one_error_line(vatkit_gl_cli("render --instances 0" + o), "--instances");
+  expect_one_error_line(vatkit_gl_cli("render --fps 0 --frames 2" + o), "--fps");
+  expect_one_error_line(vatkit_gl_cli("render --time inf" + o), "--time");
+  expect_one_error_line(vatkit_gl_cli("render --layout spiral" + o), "spiral");
+  expect_one_error_line(vatkit_gl_cli("render " + shell_quote((dir / "missing.glb").string()) + o), "missing.glb");
   {
     std::ofstream(dir / "garbage.vat.glb") << "glTF, or not";
   }
-  expect_one_error_line(vatkit_cli("render " + shell_quote((dir / "garbage.vat.glb").string()) + o), "garbage.vat.glb");
+  expect_one_error_line(vatkit_gl_cli("render " + shell_quote((dir / "garbage.vat.glb").string()) + o), "garbage.vat.glb");
   fs::remove(dir / "garbage.vat.glb");
-  expect_one_error_line(vatkit_cli("render " + shell_quote(test::asset_path("khronos/SimpleMorph.gltf").string()) +
+  expect_one_error_line(vatkit_gl_cli("render " + shell_quote(test::asset_path("khronos/SimpleMorph.gltf").string()) +
                                    " --encoding rig" + o),
                         "SimpleMorph.gltf");
-  expect_one_error_line(vatkit_cli("render --encoding rig --size 64x64 -o " +
+  expect_one_error_line(vatkit_gl_cli("render --encoding rig --size 64x64 -o " +
                                    shell_quote((dir / "no_such_dir" / "x.png").string())),
                         "no_such_dir");
   EXPECT_TRUE(fs::is_empty(dir)) << "a failed render left a file behind";
