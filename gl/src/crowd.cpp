@@ -78,7 +78,7 @@ struct LightingSlots {
 struct CrowdProgram {
   Program program;
   GLint view_projection = -1, time = -1;
-  GLint base_color_factor = -1, has_texture = -1, alpha_mode = -1, alpha_cutoff = -1;
+  MaterialUniforms material;
   LightingSlots lighting;
 };
 
@@ -130,10 +130,7 @@ Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool st
   if (slot_count >= 0) glProgramUniform1i(p, slot_count, int(vat.metadata().slots.size()));
   out.view_projection = glGetUniformLocation(p, "u_view_projection");
   out.time = glGetUniformLocation(p, "u_vat_time");
-  out.base_color_factor = glGetUniformLocation(p, "u_base_color_factor");
-  out.has_texture = glGetUniformLocation(p, "u_has_base_color_texture");
-  out.alpha_mode = glGetUniformLocation(p, "u_alpha_mode");
-  out.alpha_cutoff = glGetUniformLocation(p, "u_alpha_cutoff");
+  out.material = MaterialUniforms::find(p);
   out.lighting.find(p);
   return out;
 }
@@ -812,19 +809,7 @@ void draw_crowd(Crowd::Impl& m, const CrowdProgram& prog, const glm::mat4& view_
     const GpuDrawGroup& g = vat.groups()[gi];
     const GpuMaterial& mat = vat.materials()[g.material];
     if (!shadow_pass && (mat.alpha_mode == AlphaMode::Blend) != blend_pass) continue;
-    if (!shadow_pass) {
-      glProgramUniform4f(p, prog.base_color_factor, mat.base_color_factor.x, mat.base_color_factor.y,
-                         mat.base_color_factor.z, mat.base_color_factor.w);
-      glProgramUniform1i(p, prog.has_texture, mat.base_color_texture != 0 ? 1 : 0);
-      glProgramUniform1i(p, prog.alpha_mode, int(mat.alpha_mode));
-      glProgramUniform1f(p, prog.alpha_cutoff, mat.alpha_cutoff);
-      glBindTextureUnit(kUnitBaseColor, mat.base_color_texture);
-      if (mat.double_sided) {
-        glDisable(GL_CULL_FACE);
-      } else {
-        glEnable(GL_CULL_FACE);
-      }
-    }
+    if (!shadow_pass) prog.material.apply(p, mat, kUnitBaseColor);
     if (cull_pass >= 0) {
       glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT,
                                   reinterpret_cast<const void*>(command_offset(m, cull_pass, gi, 0)),

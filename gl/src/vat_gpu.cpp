@@ -392,6 +392,29 @@ VertexArray VatGpu::vertex_array_with(uint32_t position_buffer, uint32_t normal_
   return vao;
 }
 
+MaterialUniforms MaterialUniforms::find(uint32_t program) {
+  MaterialUniforms u;
+  u.factor = glGetUniformLocation(program, "u_base_color_factor");
+  u.has_texture = glGetUniformLocation(program, "u_has_base_color_texture");
+  u.alpha_mode = glGetUniformLocation(program, "u_alpha_mode");
+  u.alpha_cutoff = glGetUniformLocation(program, "u_alpha_cutoff");
+  return u;
+}
+
+void MaterialUniforms::apply(uint32_t program, const GpuMaterial& m, int unit) const {
+  glProgramUniform4f(program, factor, m.base_color_factor.x, m.base_color_factor.y, m.base_color_factor.z,
+                     m.base_color_factor.w);
+  glProgramUniform1i(program, has_texture, m.base_color_texture != 0 ? 1 : 0);
+  glProgramUniform1i(program, alpha_mode, int(m.alpha_mode));
+  glProgramUniform1f(program, alpha_cutoff, m.alpha_cutoff);
+  glBindTextureUnit(GLuint(unit), m.base_color_texture);
+  if (m.double_sided) {
+    glDisable(GL_CULL_FACE);
+  } else {
+    glEnable(GL_CULL_FACE);
+  }
+}
+
 void VatGpu::bind_decode_textures(const DecodeUnits& units) const {
   for (const GpuPlane& p : planes_) {
     switch (p.semantic) {

@@ -164,7 +164,8 @@ struct LiveSkinning::Impl {
   gl::Texture palette_texture, world_texture;
   gl::Program program;
   int u_palette = -1, u_world = -1, u_slot_count = -1, u_view_projection = -1;
-  int u_factor = -1, u_has_texture = -1, u_texture = -1, u_alpha_mode = -1, u_alpha_cutoff = -1;
+  gl::MaterialUniforms material;
+  int u_texture = -1;
   int u_light_direction = -1, u_light_color = -1, u_sky = -1, u_bounce = -1;
 
   std::vector<std::string> defines() const {
@@ -302,11 +303,8 @@ Result<LiveSkinning> LiveSkinning::create(const Asset& asset, const gl::VatGpu& 
   if (!program) return program.error();
   m.program = std::move(*program);
   const uint32_t p = m.program.id();
-  m.u_factor = gl::uniform_location(m.program, "u_base_color_factor");
-  m.u_has_texture = gl::uniform_location(m.program, "u_has_base_color_texture");
+  m.material = gl::MaterialUniforms::find(p);
   m.u_texture = gl::uniform_location(m.program, "u_base_color_texture");
-  m.u_alpha_mode = gl::uniform_location(m.program, "u_alpha_mode");
-  m.u_alpha_cutoff = gl::uniform_location(m.program, "u_alpha_cutoff");
   m.u_light_direction = gl::uniform_location(m.program, "u_light_direction");
   m.u_light_color = gl::uniform_location(m.program, "u_light_color");
   m.u_sky = gl::uniform_location(m.program, "u_sky");
@@ -368,17 +366,7 @@ void LiveSkinning::draw(const gl::RenderTarget& target, const gl::Camera& camera
     for (const gl::GpuDrawGroup& g : m.vat->groups()) {
       const gl::GpuMaterial& mat = m.vat->materials()[g.material];
       if ((mat.alpha_mode == AlphaMode::Blend) != (blend_pass == 1)) continue;
-      glProgramUniform4f(p, m.u_factor, mat.base_color_factor.x, mat.base_color_factor.y, mat.base_color_factor.z,
-                         mat.base_color_factor.w);
-      glProgramUniform1i(p, m.u_has_texture, mat.base_color_texture != 0 ? 1 : 0);
-      glProgramUniform1i(p, m.u_alpha_mode, int(mat.alpha_mode));
-      glProgramUniform1f(p, m.u_alpha_cutoff, mat.alpha_cutoff);
-      glBindTextureUnit(kUnitBaseColor, mat.base_color_texture);
-      if (mat.double_sided) {
-        glDisable(GL_CULL_FACE);
-      } else {
-        glEnable(GL_CULL_FACE);
-      }
+      m.material.apply(p, mat, kUnitBaseColor);
       glDrawElementsInstanced(GL_TRIANGLES, GLsizei(g.index_count), GL_UNSIGNED_INT,
                               reinterpret_cast<const void*>(uintptr_t(g.first_index) * 4u),
                               GLsizei(m.instances.size()));

@@ -65,6 +65,17 @@ struct GpuMaterial {
   bool double_sided = false;
 };
 
+// The material uniforms of vatkit's lit shaders (crowd.frag, and any fragment shader using the
+// same names: u_base_color_factor, u_has_base_color_texture, u_alpha_mode, u_alpha_cutoff), found
+// once per program; apply() sets them for one material, binds its base colour texture to `unit`
+// and turns back-face culling on for single-sided materials, off for double-sided ones.
+struct MaterialUniforms {
+  int factor = -1, has_texture = -1, alpha_mode = -1, alpha_cutoff = -1;
+
+  static MaterialUniforms find(uint32_t program);
+  void apply(uint32_t program, const GpuMaterial& material, int unit) const;
+};
+
 // One draw: a range of the index buffer drawn with one material.
 struct GpuDrawGroup {
   uint32_t first_index = 0;
