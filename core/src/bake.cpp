@@ -150,19 +150,22 @@ void allocate_planes(Vat& vat, const std::vector<PlaneSpec>& specs, uint32_t max
   vat.storage = store;
 }
 
-Result<void> write_slot_rows(SlotStage& st, Vat& vat, size_t plane_index, VatClip& clip,
+Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t plane_index, VatClip& clip,
                              const std::string& name) {
   const Plane& p = vat.planes[plane_index];
   uint8_t* bytes = plane_bytes(vat, plane_index);
   const uint32_t S = st.slots;
+  const uint32_t rows = clip.rows;
+  glm::quat* const q0 = st.q.data() + size_t(stage_row) * S;
+  const glm::vec4* const ts0 = st.ts.data() + size_t(stage_row) * S;
   // Hemisphere: each row's quaternion on the side of the previous row's; a slot scaled to
   // nothing (s = 0) keeps the previous rotation, so the blend toward it does not spin. The
   // Q16 ranges in the same pass.
   Bounds tr{glm::vec3(std::numeric_limits<float>::max()), glm::vec3(-std::numeric_limits<float>::max())};
   float smin = std::numeric_limits<float>::max(), smax = -std::numeric_limits<float>::max();
-  for (uint32_t k = 0; k < st.rows; ++k) {
-    glm::quat* q = st.q.data() + size_t(k) * S;
-    const glm::vec4* ts = st.ts.data() + size_t(k) * S;
+  for (uint32_t k = 0; k < rows; ++k) {
+    glm::quat* q = q0 + size_t(k) * S;
+    const glm::vec4* ts = ts0 + size_t(k) * S;
     for (uint32_t s = 0; s < S; ++s) {
       if (k == 0) {
         if (q[s].w < 0.0f) q[s] = -q[s];
@@ -180,7 +183,7 @@ Result<void> write_slot_rows(SlotStage& st, Vat& vat, size_t plane_index, VatCli
       smax = std::max(smax, ts[s].w);
     }
   }
-  if (st.ts.empty()) {
+  if (S == 0 || rows == 0) {
     tr = Bounds{};
     smin = smax = 1.0f;
   }
@@ -195,10 +198,10 @@ Result<void> write_slot_rows(SlotStage& st, Vat& vat, size_t plane_index, VatCli
     }
   }
   auto encode = [&](auto put) {
-    for (uint32_t k = 0; k < st.rows; ++k) {
+    for (uint32_t k = 0; k < rows; ++k) {
       uint8_t* row = bytes + codec::texel_index(p, clip.first_row + k, 0) * texel_bytes(p.format);
       const size_t at = size_t(k) * S;
-      for (uint32_t s = 0; s < S; ++s) put(row, s, st.q[at + s], glm::vec3(st.ts[at + s]), st.ts[at + s].w);
+      for (uint32_t s = 0; s < S; ++s) put(row, s, q0[at + s], glm::vec3(ts0[at + s]), ts0[at + s].w);
     }
   };
   switch (p.format) {

@@ -397,7 +397,7 @@ Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clip
       });
     }
     if (J > 0) {
-      if (auto r = write_slot_rows(slots, vat, size_t(slot_plane), clip, setup.name); !r) return r.error();
+      if (auto r = write_slot_rows(slots, 0, vat, size_t(slot_plane), clip, setup.name); !r) return r.error();
     }
   }
   vat.bounds = vat.clips[0].bounds;

@@ -156,8 +156,9 @@ void* allocate_big(size_t bytes);
 void allocate_planes(Vat& vat, const std::vector<PlaneSpec>& specs, uint32_t max_texture_size);
 inline uint8_t* plane_bytes(Vat& vat, size_t i) { return const_cast<uint8_t*>(vat.planes[i].data.data()); }
 
-// Staged slot transforms of one clip (rows x slots), then written into the Slots plane: the
-// hemisphere rule applied along each slot's rows, Q16 ranges computed into `clip`.
+// Staged slot transforms (rows x slots) of one or more clips, then written into the Slots plane a
+// clip at a time: the hemisphere rule applied along each slot's rows, Q16 ranges computed into
+// `clip`, whose rows start at `stage_row` in the stage.
 struct SlotStage {
   uint32_t slots = 0, rows = 0;
   std::vector<glm::quat> q;   // [row * slots + slot], memory order x, y, z, w
@@ -169,7 +170,7 @@ struct SlotStage {
     ts.assign(size_t(slots) * rows, glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
   }
 };
-Result<void> write_slot_rows(SlotStage& stage, Vat& vat, size_t plane_index, VatClip& clip,
+Result<void> write_slot_rows(SlotStage& stage, uint32_t stage_row, Vat& vat, size_t plane_index, VatClip& clip,
                              const std::string& name);
 
 // Progress over the whole bake (rows baked), reported from the calling thread.

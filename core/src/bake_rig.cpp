@@ -348,83 +348,74 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
 
   RigKernel kernel(setup);
   WorkspacePool<KernelScratch> pool([&] { return std::make_unique<KernelScratch>(kernel); });
-  SlotStage stage;
   const float tol = o.rig_tolerance;
 
+  // Per clip: its kernel state, the morph weights to check, the rows' results. Morph weights:
+  // the clip's weights channels on watched nodes, checked row by row; a watched node the clip
+  // does not animate keeps its rest weights, checked once.
+  struct WeightsChannel {
+    uint32_t watch;
+    const Sampler* sampler;
+  };
+  struct ClipWork {
+    uint32_t kernel_clip = 0;
+    uint32_t stage_row = 0;  // first row in the group's stage
+    std::vector<WeightsChannel> weight_channels;
+    std::vector<MorphResult> morph;
+    std::vector<RigRowResult> results;
+  };
+  std::vector<ClipWork> work(clips.size());
+  const Pose rest = make_rest_pose(asset);
   for (size_t ci = 0; ci < clips.size(); ++ci) {
     const ClipPlan& plan = clips[ci];
-    VatClip& clip = vat.clips[ci];
-    stage.resize(S, plan.rows);
-    std::vector<RigRowResult> results(plan.rows);
+    ClipWork& cw = work[ci];
     const Animation& anim = asset.animations[size_t(plan.animation)];
-    kernel.set_clip(anim, plan);
-
-    // Morph weights: the clip's weights channels on watched nodes, checked row by row; a watched
-    // node the clip does not animate keeps its rest weights, checked once.
-    struct WeightsChannel {
-      uint32_t watch;
-      const Sampler* sampler;
-    };
-    std::vector<WeightsChannel> weight_channels;
-    std::vector<MorphResult> morph(setup.morphs.empty() ? 0 : plan.rows);
-    {
-      const Pose rest = make_rest_pose(asset);
-      for (size_t wi = 0; wi < setup.morphs.size(); ++wi) {
-        const BakeSetup::MorphWatch& mw = setup.morphs[wi];
-        const Channel* found = nullptr;
-        for (const Channel& ch : anim.channels)
-          if (ch.path == Path::Weights && ch.node == mw.node) found = &ch;
-        if (found) {
-          weight_channels.push_back({uint32_t(wi), &anim.samplers[found->sampler]});
-          continue;
-        }
-        const Node& node = asset.nodes[mw.node];
-        for (uint32_t t = 0; t < node.weights_count; ++t) {
-          const float wt = rest.weights[node.weights_offset + t];
-          const float shift = std::fabs(wt - mw.folded[t]) * mw.target_size[t];
-          if (shift > 1e-6f && shift > morph[0].violation) morph[0] = MorphResult{shift, uint32_t(wi), t, wt};
-        }
+    cw.kernel_clip = kernel.add_clip(anim, plan);
+    cw.results.resize(plan.rows);
+    cw.morph.resize(setup.morphs.empty() ? 0 : plan.rows);
+    for (size_t wi = 0; wi < setup.morphs.size(); ++wi) {
+      const BakeSetup::MorphWatch& mw = setup.morphs[wi];
+      const Channel* found = nullptr;
+      for (const Channel& ch : anim.channels)
+        if (ch.path == Path::Weights && ch.node == mw.node) found = &ch;
+      if (found) {
+        cw.weight_channels.push_back({uint32_t(wi), &anim.samplers[found->sampler]});
+        continue;
+      }
+      const Node& node = asset.nodes[mw.node];
+      for (uint32_t t = 0; t < node.weights_count; ++t) {
+        const float wt = rest.weights[node.weights_offset + t];
+        const float shift = std::fabs(wt - mw.folded[t]) * mw.target_size[t];
+        if (shift > 1e-6f && shift > cw.morph[0].violation) cw.morph[0] = MorphResult{shift, uint32_t(wi), t, wt};
       }
     }
-    auto check_morphs = [&](KernelScratch& w, uint32_t k) {
-      for (const WeightsChannel& wc : weight_channels) {
-        const BakeSetup::MorphWatch& mw = setup.morphs[wc.watch];
-        w.weights.resize(wc.sampler->components);
-        sample_sampler(*wc.sampler, Path::Weights, row_time(plan, k), w.weights.data());
-        for (uint32_t t = 0; t < w.weights.size() && t < mw.folded.size(); ++t) {
-          const float shift = std::fabs(w.weights[t] - mw.folded[t]) * mw.target_size[t];
-          if (shift > 1e-6f && shift > morph[k].violation) morph[k] = MorphResult{shift, wc.watch, t, w.weights[t]};
-        }
+  }
+  auto check_morphs = [&](KernelScratch& w, ClipWork& cw, const ClipPlan& plan, uint32_t k) {
+    for (const WeightsChannel& wc : cw.weight_channels) {
+      const BakeSetup::MorphWatch& mw = setup.morphs[wc.watch];
+      w.weights.resize(wc.sampler->components);
+      sample_sampler(*wc.sampler, Path::Weights, row_time(plan, k), w.weights.data());
+      for (uint32_t t = 0; t < w.weights.size() && t < mw.folded.size(); ++t) {
+        const float shift = std::fabs(w.weights[t] - mw.folded[t]) * mw.target_size[t];
+        if (shift > 1e-6f && shift > cw.morph[k].violation) cw.morph[k] = MorphResult{shift, wc.watch, t, w.weights[t]};
       }
-    };
-
-    const uint32_t blocks = (plan.rows + 3) / 4;
-    const uint32_t batch = std::max<uint32_t>(64, 16 * setup.threads);  // blocks between progress reports
-    for (uint32_t b = 0; b < blocks; b += batch) {
-      const uint32_t n = std::min(batch, blocks - b);
-      parallel_for(n, 2, setup.threads, [&](size_t begin, size_t end) {
-        auto w = pool.take();
-        for (size_t i = begin; i < end; ++i) {
-          const uint32_t k0 = 4 * (b + uint32_t(i));
-          kernel.run_block(k0, *w->scratch, stage, results.data(), tol);
-          if (!weight_channels.empty()) {
-            for (uint32_t k = k0; k < std::min(k0 + 4, plan.rows); ++k) check_morphs(*w, k);
-          }
-        }
-      });
-      progress.advance(std::min(plan.rows, 4 * (b + n)) - std::min(plan.rows, 4 * b));
     }
+  };
 
-    // Refusals: the first row with a violation, its worst slot or morph target.
+  // Refusals: the first row with a violation, its worst slot or morph target.
+  auto refusal = [&](size_t ci) -> Result<void> {
+    const ClipPlan& plan = clips[ci];
+    const ClipWork& cw = work[ci];
+    const Animation& anim = asset.animations[size_t(plan.animation)];
     const std::string clip_name = clip_label(asset, plan.animation);
     for (uint32_t k = 0; k < plan.rows; ++k) {
-      const RigRowResult& r = results[k];
-      const bool morph_bad = !morph.empty() && morph[k].violation > 0.0f;
+      const RigRowResult& r = cw.results[k];
+      const bool morph_bad = !cw.morph.empty() && cw.morph[k].violation > 0.0f;
       if (!morph_bad && !(r.scale_violation > 0.0f)) continue;
       const std::string at = "in clip \"" + clip_name + "\" at frame " + std::to_string(k) + " (t = " +
                              fmt("%.4g", double(row_time(plan, k))) + " s)";
       if (morph_bad) {
-        const MorphResult& mr = morph[k];
+        const MorphResult& mr = cw.morph[k];
         const BakeSetup::MorphWatch& mw = setup.morphs[mr.watch];
         return make_error(setup.name,
                           "the rig encoding cannot express mesh " + label(asset.meshes[mw.mesh].name, mw.mesh) + " (node " +
@@ -434,45 +425,103 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
                               ", moving vertices by up to " + fmt("%.4g", double(mr.violation) * 1000.0) +
                               " mm (a rig holds only constant morph weights); use the delta encoding");
       }
-      if (r.scale_violation > 0.0f) {
-        // The details, from the reference's own matrices at that row.
-        const VatSlot& slot = vat.slots[r.scale_slot];
-        Pose pose = make_rest_pose(asset);
-        sample_animation(anim, row_time(plan, k), pose, asset);
-        std::vector<glm::mat4> world(asset.nodes.size());
-        compute_world_matrices(asset, pose, world);
-        const codec::SimilarityFit f = codec::fit_similarity(slot_matrix(world, slot), glm::quat(1.0f, 0.0f, 0.0f, 0.0f));
-        const std::string who = (setup.slot_is_joint[r.scale_slot] ? "joint " : "node ") + label(slot.name, size_t(slot.node));
-        std::string what;
-        if (f.nonuniform >= f.shear) {
-          what = "non-uniform scale: axis lengths " + fmt("%.4g", f.column_lengths.x) + ", " +
-                 fmt("%.4g", f.column_lengths.y) + ", " + fmt("%.4g", f.column_lengths.z) + " (" +
-                 fmt("%.3g", double(f.nonuniform) * 100.0) + "% apart";
-        } else {
-          what = "shear: two axes " + fmt("%.4g", std::acos(std::min(1.0, double(f.shear))) * 180.0 / 3.14159265358979) +
-                 " degrees apart instead of 90 (|cos| " + fmt("%.3g", f.shear);
-        }
-        return make_error(setup.name, "the rig encoding cannot express " + who + " (slot " +
-                                          std::to_string(r.scale_slot) + ") " + at + ": " + what + ", tolerance " +
-                                          fmt("%.3g", double(tol)) + "); use the delta encoding");
+      // The details, from the reference's own matrices at that row.
+      const VatSlot& slot = vat.slots[r.scale_slot];
+      Pose pose = make_rest_pose(asset);
+      sample_animation(anim, row_time(plan, k), pose, asset);
+      std::vector<glm::mat4> world(asset.nodes.size());
+      compute_world_matrices(asset, pose, world);
+      const codec::SimilarityFit f = codec::fit_similarity(slot_matrix(world, slot), glm::quat(1.0f, 0.0f, 0.0f, 0.0f));
+      const std::string who = (setup.slot_is_joint[r.scale_slot] ? "joint " : "node ") + label(slot.name, size_t(slot.node));
+      std::string what;
+      if (f.nonuniform >= f.shear) {
+        what = "non-uniform scale: axis lengths " + fmt("%.4g", f.column_lengths.x) + ", " +
+               fmt("%.4g", f.column_lengths.y) + ", " + fmt("%.4g", f.column_lengths.z) + " (" +
+               fmt("%.3g", double(f.nonuniform) * 100.0) + "% apart";
+      } else {
+        what = "shear: two axes " + fmt("%.4g", std::acos(std::min(1.0, double(f.shear))) * 180.0 / 3.14159265358979) +
+               " degrees apart instead of 90 (|cos| " + fmt("%.3g", f.shear);
       }
+      return make_error(setup.name, "the rig encoding cannot express " + who + " (slot " +
+                                        std::to_string(r.scale_slot) + ") " + at + ": " + what + ", tolerance " +
+                                        fmt("%.3g", double(tol)) + "); use the delta encoding");
     }
+    return {};
+  };
 
-    glm::vec3 bmin(std::numeric_limits<float>::max()), bmax(-std::numeric_limits<float>::max());
-    float max_delta = 0.0f;
-    bool any = false;
-    for (const RigRowResult& r : results) {
-      if (r.any_box) {
-        bmin = glm::min(bmin, r.bmin);
-        bmax = glm::max(bmax, r.bmax);
-        any = true;
-      }
-      max_delta = std::max(max_delta, r.max_delta);
+  // Clips in groups whose staged rows stay within a bound (32 MiB of stage, or one clip); each
+  // group's blocks of four rows, whatever clip they belong to, spread over the threads in one
+  // parallel_for per batch (a clip of a few dozen rows alone would not occupy two threads), then
+  // the group's clips are checked, bounded and written, a clip per task.
+  constexpr size_t kStageJointFrames = size_t(1) << 20;
+  SlotStage stage;
+  for (size_t g0 = 0; g0 < clips.size();) {
+    size_t g1 = g0, group_rows = 0;
+    while (g1 < clips.size() && (g1 == g0 || (group_rows + clips[g1].rows) * S <= kStageJointFrames)) {
+      work[g1].stage_row = uint32_t(group_rows);
+      group_rows += clips[g1++].rows;
     }
-    if (!any) bmin = bmax = glm::vec3(0.0f);  // no slot drives a vertex
-    clip.bounds = Bounds{bmin, bmax};
-    clip.max_delta = max_delta;
-    if (auto r = write_slot_rows(stage, vat, 0, clip, setup.name); !r) return r.error();
+    stage.resize(S, uint32_t(group_rows));
+    struct Block {
+      uint32_t clip, k0;
+    };
+    std::vector<Block> blocks;
+    for (size_t ci = g0; ci < g1; ++ci) {
+      for (uint32_t k0 = 0; k0 < clips[ci].rows; k0 += 4) blocks.push_back({uint32_t(ci), k0});
+    }
+    // Blocks between progress reports: about 2^18 joint-frames (some milliseconds), and enough
+    // blocks for every thread; waking the pool costs more than a batch of a small rig.
+    const size_t batch = std::max<size_t>(16 * size_t(setup.threads), (size_t(1) << 16) / std::max<size_t>(S, 1));
+    // At least 4,096 joint-frames (about 0.1 ms) per task: waking a worker costs tens of
+    // microseconds, so a small rig bakes faster on the calling thread alone.
+    const size_t grain = std::max<size_t>(2, 1024 / std::max<size_t>(S, 1));
+    for (size_t b = 0; b < blocks.size(); b += batch) {
+      const size_t n = std::min(batch, blocks.size() - b);
+      parallel_for(n, grain, setup.threads, [&](size_t begin, size_t end) {
+        auto w = pool.take();
+        for (size_t i = b + begin; i < b + end; ++i) {
+          const Block& blk = blocks[i];
+          const ClipPlan& plan = clips[blk.clip];
+          ClipWork& cw = work[blk.clip];
+          kernel.run_block(cw.kernel_clip, blk.k0, *w->scratch, stage, cw.stage_row, cw.results.data(), tol);
+          if (!cw.weight_channels.empty()) {
+            for (uint32_t k = blk.k0; k < std::min(blk.k0 + 4, plan.rows); ++k) check_morphs(*w, cw, plan, k);
+          }
+        }
+      });
+      size_t rows_done = 0;
+      for (size_t i = b; i < b + n; ++i) rows_done += std::min(4u, clips[blocks[i].clip].rows - blocks[i].k0);
+      progress.advance(rows_done);
+    }
+    for (size_t ci = g0; ci < g1; ++ci) {
+      if (auto r = refusal(ci); !r) return r.error();
+    }
+    std::vector<Result<void>> written(g1 - g0);
+    parallel_for(g1 - g0, 1, group_rows * S >= 16384 ? setup.threads : 1, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        const size_t ci = g0 + i;
+        VatClip& clip = vat.clips[ci];
+        glm::vec3 bmin(std::numeric_limits<float>::max()), bmax(-std::numeric_limits<float>::max());
+        float max_delta = 0.0f;
+        bool any = false;
+        for (const RigRowResult& r : work[ci].results) {
+          if (r.any_box) {
+            bmin = glm::min(bmin, r.bmin);
+            bmax = glm::max(bmax, r.bmax);
+            any = true;
+          }
+          max_delta = std::max(max_delta, r.max_delta);
+        }
+        if (!any) bmin = bmax = glm::vec3(0.0f);  // no slot drives a vertex
+        clip.bounds = Bounds{bmin, bmax};
+        clip.max_delta = max_delta;
+        written[i] = write_slot_rows(stage, work[ci].stage_row, vat, 0, clip, setup.name);
+      }
+    });
+    for (const Result<void>& r : written) {
+      if (!r) return r.error();
+    }
+    g0 = g1;
   }
   vat.bounds = vat.clips[0].bounds;
   for (const VatClip& c : vat.clips) {

@@ -389,19 +389,24 @@ struct RigKernel::Impl {
     Path path = Path::Translation;
     glm::vec4 value{0.0f};
   };
-  std::vector<ConstantInfo> constants;
-  uint64_t clip_generation = 0;
-  std::vector<ChannelInfo> channels;
-  ClipPlan plan;
+  struct ClipState {
+    ClipPlan plan;
+    std::vector<ConstantInfo> constants;
+    std::vector<ChannelInfo> channels;
+    std::vector<uint32_t> channel_times;      // per channel: its index in time_owners
+    std::vector<const Sampler*> time_owners;  // one sampler per distinct times array
+  };
+  std::vector<ClipState> clips;
 };
 
 struct RigKernel::Scratch {
   std::vector<V3> t, s;
   std::vector<Q4> q;
   std::vector<A4> world;
-  std::vector<uint32_t> cursors;  // per channel: the key interval of the last lane sampled
+  std::vector<uint32_t> cursors;  // per times array: the key interval of the last lane sampled
+  std::vector<Lanes> lanes;       // per times array: this block's key location
   uint32_t next_block = ~0u;      // the row the cursors are valid for (the block after the last)
-  uint64_t clip = 0;              // ... of this clip (RigKernel's set_clip count)
+  uint32_t clip = ~0u;            // ... of this clip
 };
 
 RigKernel::RigKernel(const BakeSetup& setup) : impl_(new Impl) {
@@ -461,12 +466,10 @@ RigKernel::Scratch* RigKernel::make_scratch() const {
 }
 void RigKernel::free_scratch(Scratch* s) { delete s; }
 
-void RigKernel::set_clip(const Animation& anim, const ClipPlan& plan) {
+uint32_t RigKernel::add_clip(const Animation& anim, const ClipPlan& plan) {
   Impl& m = *impl_;
-  m.plan = plan;
-  ++m.clip_generation;
-  m.channels.clear();
-  m.constants.clear();
+  Impl::ClipState c;
+  c.plan = plan;
   for (const Channel& ch : anim.channels) {
     if (ch.path == Path::Weights) continue;
     const int32_t n = m.node_index[ch.node];
@@ -477,23 +480,31 @@ void RigKernel::set_clip(const Animation& anim, const ClipPlan& plan) {
     for (size_t i = nc; constant && i < s.values.size(); ++i) constant = s.values[i] == s.values[i % nc];
     if (constant) {
       glm::vec4 v(0.0f);
-      for (uint32_t c = 0; c < nc && c < 4; ++c) v[int(c)] = s.values[c];
+      for (uint32_t i = 0; i < nc && i < 4; ++i) v[int(i)] = s.values[i];
       if (ch.path == Path::Rotation) {  // sampled rotations are unit length (sample.cpp)
         const float len2 = v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
         if (len2 > 0.0f) v *= 1.0f / std::sqrt(len2);
       }
-      m.constants.push_back(Impl::ConstantInfo{uint32_t(n), ch.path, v});
+      c.constants.push_back(Impl::ConstantInfo{uint32_t(n), ch.path, v});
       continue;
     }
-    m.channels.push_back(Impl::ChannelInfo{uint32_t(n), ch.path, &s});
+    uint32_t g = 0;
+    while (g < c.time_owners.size() && c.time_owners[g]->times != s.times) ++g;
+    if (g == c.time_owners.size()) c.time_owners.push_back(&s);
+    c.channels.push_back(Impl::ChannelInfo{uint32_t(n), ch.path, &s});
+    c.channel_times.push_back(g);
   }
+  m.clips.push_back(std::move(c));
+  return uint32_t(m.clips.size() - 1);
 }
 
-void RigKernel::run_block(uint32_t k0, Scratch& sc, SlotStage& stage, RigRowResult* results, float tolerance) const {
+void RigKernel::run_block(uint32_t clip, uint32_t k0, Scratch& sc, SlotStage& stage, uint32_t stage_row,
+                          RigRowResult* results, float tolerance) const {
   const Impl& m = *impl_;
-  const uint32_t rows = m.plan.rows;
+  const Impl::ClipState& cs = m.clips[clip];
+  const uint32_t rows = cs.plan.rows;
   float t[4];
-  for (uint32_t i = 0; i < 4; ++i) t[i] = row_time(m.plan, std::min(k0 + i, rows - 1));
+  for (uint32_t i = 0; i < 4; ++i) t[i] = row_time(cs.plan, std::min(k0 + i, rows - 1));
 
   // Rest pose, then the clip's channels.
   for (size_t n = 0; n < m.nodes.size(); ++n) {
@@ -501,7 +512,7 @@ void RigKernel::run_block(uint32_t k0, Scratch& sc, SlotStage& stage, RigRowResu
     sc.q[n] = m.nodes[n].q;
     sc.s[n] = m.nodes[n].s;
   }
-  for (const Impl::ConstantInfo& c : m.constants) {
+  for (const Impl::ConstantInfo& c : cs.constants) {
     switch (c.path) {
       case Path::Translation: sc.t[c.node] = splat3(glm::vec3(c.value)); break;
       case Path::Scale: sc.s[c.node] = splat3(glm::vec3(c.value)); break;
@@ -509,16 +520,17 @@ void RigKernel::run_block(uint32_t k0, Scratch& sc, SlotStage& stage, RigRowResu
       case Path::Weights: break;
     }
   }
-  // Cursors carry over when this scratch sampled the block just before, in this clip.
-  if (sc.clip != m.clip_generation || sc.next_block != k0 || sc.cursors.size() != m.channels.size()) {
-    sc.cursors.assign(m.channels.size(), ~0u);
-  }
-  sc.clip = m.clip_generation;
+  // Key location once per times array; cursors carry over when this scratch sampled the block
+  // just before, in this clip.
+  const size_t groups = cs.time_owners.size();
+  if (sc.clip != clip || sc.next_block != k0 || sc.cursors.size() != groups) sc.cursors.assign(groups, ~0u);
+  sc.clip = clip;
   sc.next_block = k0 + 4;
-  Lanes lanes;
-  for (size_t ci = 0; ci < m.channels.size(); ++ci) {
-    const Impl::ChannelInfo& ch = m.channels[ci];
-    locate_lanes(*ch.sampler, t, lanes, sc.cursors[ci]);
+  sc.lanes.resize(groups);
+  for (size_t g = 0; g < groups; ++g) locate_lanes(*cs.time_owners[g], t, sc.lanes[g], sc.cursors[g]);
+  for (size_t ci = 0; ci < cs.channels.size(); ++ci) {
+    const Impl::ChannelInfo& ch = cs.channels[ci];
+    const Lanes& lanes = sc.lanes[cs.channel_times[ci]];
     switch (ch.path) {
       case Path::Translation: sample_vec3(*ch.sampler, lanes, sc.t[ch.node]); break;
       case Path::Scale: sample_vec3(*ch.sampler, lanes, sc.s[ch.node]); break;
@@ -593,8 +605,8 @@ void RigKernel::run_block(uint32_t k0, Scratch& sc, SlotStage& stage, RigRowResu
     q.y = vselect(degenerate, zero, q.y);
     q.z = vselect(degenerate, zero, q.z);
     q.w = vselect(degenerate, one, q.w);
-    store_lanes(q.x, q.y, q.z, q.w, &stage.q[0].x, size_t(k0) * S + si, S, valid);
-    store_lanes(a.c[3].x, a.c[3].y, a.c[3].z, s, &stage.ts[0].x, size_t(k0) * S + si, S, valid);
+    store_lanes(q.x, q.y, q.z, q.w, &stage.q[0].x, size_t(stage_row + k0) * S + si, S, valid);
+    store_lanes(a.c[3].x, a.c[3].y, a.c[3].z, s, &stage.ts[0].x, size_t(stage_row + k0) * S + si, S, valid);
     if (!slot.box) continue;
     // The slot's box, moved; and how far it can have moved from the rest pose.
     const V3 c = a.c[0] * slot.center.x + a.c[1] * slot.center.y + a.c[2] * slot.center.z + a.c[3];

@@ -27,16 +27,20 @@ class RigKernel {
   RigKernel(const RigKernel&) = delete;
   RigKernel& operator=(const RigKernel&) = delete;
 
-  // Selects the clip the following blocks sample.
-  void set_clip(const Animation& anim, const ClipPlan& plan);
+  // Adds a clip the blocks can sample; returns its index for run_block. Channels that share a
+  // times array (most exporters key all of a clip's channels at the same times) share one key
+  // location per block.
+  uint32_t add_clip(const Animation& anim, const ClipPlan& plan);
 
   struct Scratch;
   Scratch* make_scratch() const;
   static void free_scratch(Scratch*);
 
-  // Rows [k0, k0 + 4) of the clip (lanes past the last row repeat it and are not written):
-  // stage.{q,t,s}[k * slots + s] and results[k].
-  void run_block(uint32_t k0, Scratch& scratch, SlotStage& stage, RigRowResult* results, float tolerance) const;
+  // Rows [k0, k0 + 4) of clip `clip` (lanes past its last row repeat it and are not written):
+  // stage.{q,ts}[(stage_row + k) * slots + s] and results[k]. Blocks of any clips may run
+  // concurrently on different scratches.
+  void run_block(uint32_t clip, uint32_t k0, Scratch& scratch, SlotStage& stage, uint32_t stage_row,
+                 RigRowResult* results, float tolerance) const;
 
  private:
   struct Impl;
