@@ -1,6 +1,7 @@
 // Bake throughput and size per encoding and precision, on real files at 30 fps, all clips.
 //
 // Usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig] [--no-measure]
+//                   [--lanes 4|8]  (the rig kernel's SIMD width; default: 8 where the CPU has AVX2)
 // Prints a Markdown table: the median over N repetitions (default 7) after one warm-up bake, one
 // thread and every hardware thread. Throughput is vertex-frames per second for delta (vertices x
 // frame rows) and joint-frames per second for rig (slots x frame rows), for the whole bake() call
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/src/bake_rig_kernel.h"
 #include "vatkit/bake.h"
 #include "vatkit/import.h"
 #include "vatkit/parallel.h"
@@ -89,6 +91,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--lanes") == 0 && i + 1 < argc) {
+      vatkit::detail::force_rig_kernel_lanes(unsigned(std::atoi(argv[++i])));
     } else if (std::strcmp(argv[i], "--no-measure") == 0) {
       measure = false;
     } else if (std::strcmp(argv[i], "--files") == 0 && i + 1 < argc) {
@@ -107,9 +111,9 @@ int main(int argc, char** argv) {
     }
   }
   const unsigned all = vatkit::hardware_threads();
-  std::printf("Bake throughput (30 fps, every clip; median of %d after a warm-up; %u hardware threads; load average "
-              "at start %s)\n\n",
-              reps, all, loadavg().c_str());
+  std::printf("Bake throughput (30 fps, every clip; median of %d after a warm-up; %u hardware threads; rig kernel %u "
+              "lanes; load average at start %s)\n\n",
+              reps, all, vatkit::detail::rig_kernel_lanes(), loadavg().c_str());
   std::printf("| file | encoding | precision | threads | rows | vertices / slots | bake ms (wall) | bake ms (CPU) | "
               "throughput (wall) | per CPU-second | frame rows only (wall) | plane bytes | bytes per vertex-frame / joint-frame | measure ms | "
               "max on rows mm | max between mm |\n");

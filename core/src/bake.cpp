@@ -156,8 +156,8 @@ Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t
   uint8_t* bytes = plane_bytes(vat, plane_index);
   const uint32_t S = st.slots;
   const uint32_t rows = clip.rows;
-  glm::quat* const q0 = st.q.data() + size_t(stage_row) * S;
-  const glm::vec4* const ts0 = st.ts.data() + size_t(stage_row) * S;
+  glm::quat* const q0 = st.q + size_t(stage_row) * S;
+  const glm::vec4* const ts0 = st.ts + size_t(stage_row) * S;
   // Hemisphere: each row's quaternion on the side of the previous row's; a slot scaled to
   // nothing (s = 0) keeps the previous rotation, so the blend toward it does not spin. The
   // Q16 ranges in the same pass.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -161,14 +162,29 @@ inline uint8_t* plane_bytes(Vat& vat, size_t i) { return const_cast<uint8_t*>(va
 // `clip`, whose rows start at `stage_row` in the stage.
 struct SlotStage {
   uint32_t slots = 0, rows = 0;
-  std::vector<glm::quat> q;   // [row * slots + slot], memory order x, y, z, w
-  std::vector<glm::vec4> ts;  // translation xyz, scale w
+  glm::quat* q = nullptr;   // [row * slots + slot], memory order x, y, z, w
+  glm::vec4* ts = nullptr;  // translation xyz, scale w
+
+  SlotStage() = default;
+  SlotStage(const SlotStage&) = delete;
+  SlotStage& operator=(const SlotStage&) = delete;
+  ~SlotStage() { std::free(q); }
+  // Uninitialized (the bakes write every element before it is read), from allocate_big: fresh
+  // pages cost a fault each, which was a third of a rig bake.
   void resize(uint32_t slot_count, uint32_t row_count) {
     slots = slot_count;
     rows = row_count;
-    q.assign(size_t(slots) * rows, glm::quat(1.0f, 0.0f, 0.0f, 0.0f));
-    ts.assign(size_t(slots) * rows, glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    const size_t n = size_t(slots) * rows;
+    if (n > capacity_) {
+      std::free(q);
+      q = static_cast<glm::quat*>(allocate_big(2 * n * sizeof(glm::vec4)));
+      capacity_ = n;
+    }
+    ts = reinterpret_cast<glm::vec4*>(q + capacity_);
   }
+
+ private:
+  size_t capacity_ = 0;
 };
 Result<void> write_slot_rows(SlotStage& stage, uint32_t stage_row, Vat& vat, size_t plane_index, VatClip& clip,
                              const std::string& name);

@@ -450,11 +450,12 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
   };
 
   // Clips in groups whose staged rows stay within a bound (32 MiB of stage, or one clip); each
-  // group's blocks of four rows, whatever clip they belong to, spread over the threads in one
+  // group's blocks of rows, whatever clip they belong to, spread over the threads in one
   // parallel_for per batch (a clip of a few dozen rows alone would not occupy two threads), then
   // the group's clips are checked, bounded and written, a clip per task.
   constexpr size_t kStageJointFrames = size_t(1) << 20;
   SlotStage stage;
+  const uint32_t lanes = kernel.block_rows();
   for (size_t g0 = 0; g0 < clips.size();) {
     size_t g1 = g0, group_rows = 0;
     while (g1 < clips.size() && (g1 == g0 || (group_rows + clips[g1].rows) * S <= kStageJointFrames)) {
@@ -467,14 +468,14 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
     };
     std::vector<Block> blocks;
     for (size_t ci = g0; ci < g1; ++ci) {
-      for (uint32_t k0 = 0; k0 < clips[ci].rows; k0 += 4) blocks.push_back({uint32_t(ci), k0});
+      for (uint32_t k0 = 0; k0 < clips[ci].rows; k0 += lanes) blocks.push_back({uint32_t(ci), k0});
     }
     // Blocks between progress reports: about 2^18 joint-frames (some milliseconds), and enough
     // blocks for every thread; waking the pool costs more than a batch of a small rig.
-    const size_t batch = std::max<size_t>(16 * size_t(setup.threads), (size_t(1) << 16) / std::max<size_t>(S, 1));
+    const size_t batch = std::max<size_t>(16 * size_t(setup.threads), (size_t(1) << 18) / lanes / std::max<size_t>(S, 1));
     // At least 4,096 joint-frames (about 0.1 ms) per task: waking a worker costs tens of
     // microseconds, so a small rig bakes faster on the calling thread alone.
-    const size_t grain = std::max<size_t>(2, 1024 / std::max<size_t>(S, 1));
+    const size_t grain = std::max<size_t>(2, 4096 / lanes / std::max<size_t>(S, 1));
     for (size_t b = 0; b < blocks.size(); b += batch) {
       const size_t n = std::min(batch, blocks.size() - b);
       parallel_for(n, grain, setup.threads, [&](size_t begin, size_t end) {
@@ -485,12 +486,12 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
           ClipWork& cw = work[blk.clip];
           kernel.run_block(cw.kernel_clip, blk.k0, *w->scratch, stage, cw.stage_row, cw.results.data(), tol);
           if (!cw.weight_channels.empty()) {
-            for (uint32_t k = blk.k0; k < std::min(blk.k0 + 4, plan.rows); ++k) check_morphs(*w, cw, plan, k);
+            for (uint32_t k = blk.k0; k < std::min(blk.k0 + lanes, plan.rows); ++k) check_morphs(*w, cw, plan, k);
           }
         }
       });
       size_t rows_done = 0;
-      for (size_t i = b; i < b + n; ++i) rows_done += std::min(4u, clips[blocks[i].clip].rows - blocks[i].k0);
+      for (size_t i = b; i < b + n; ++i) rows_done += std::min(lanes, clips[blocks[i].clip].rows - blocks[i].k0);
       progress.advance(rows_done);
     }
     for (size_t ci = g0; ci < g1; ++ci) {

@@ -1,8 +1,9 @@
-// The rig bake's frame loop, four frame rows at a time: each SIMD lane is one row. Sampling
-// (LINEAR, STEP, CUBICSPLINE; the spec's slerp), local and world matrices of the nodes the slots
-// need, slot matrices, their decomposition into rotation, translation and uniform scale, the
-// similarity check, and the conservative bounds, all lane-parallel. Lanes never mix, so a row's
-// bytes do not depend on which lane or block computed it (or on the thread count).
+// The rig bake's frame loop, a block of frame rows at a time: each SIMD lane is one row (8 lanes
+// with AVX2 where the CPU has it, else 4). Sampling (LINEAR, STEP, CUBICSPLINE; the spec's slerp),
+// local and world matrices of the nodes the slots need, slot matrices, their decomposition into
+// rotation, translation and uniform scale, the similarity check, and the conservative bounds, all
+// lane-parallel. Lanes never mix and every width runs the same operations, so a row's bytes do
+// not depend on which lane, block or width computed it (or on the thread count).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,12 @@ struct RigRowResult {
   uint32_t scale_slot = 0;
 };
 
+// The lane count a RigKernel made now uses: 8 where the CPU runs AVX2, else 4, unless forced.
+unsigned rig_kernel_lanes();
+// Forces 4 or 8 lanes (8 only where the CPU has AVX2); 0 restores the automatic choice. For tests
+// and benchmarks comparing the widths.
+void force_rig_kernel_lanes(unsigned lanes);
+
 class RigKernel {
  public:
   explicit RigKernel(const BakeSetup& setup);
@@ -36,7 +43,10 @@ class RigKernel {
   Scratch* make_scratch() const;
   static void free_scratch(Scratch*);
 
-  // Rows [k0, k0 + 4) of clip `clip` (lanes past its last row repeat it and are not written):
+  // Frame rows per block: the lane count.
+  unsigned block_rows() const;
+
+  // Rows [k0, k0 + block_rows()) of clip `clip` (lanes past its last row repeat it and are not written):
   // stage.{q,ts}[(stage_row + k) * slots + s] and results[k]. Blocks of any clips may run
   // concurrently on different scratches.
   void run_block(uint32_t clip, uint32_t k0, Scratch& scratch, SlotStage& stage, uint32_t stage_row,
