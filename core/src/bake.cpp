@@ -150,86 +150,121 @@ void allocate_planes(Vat& vat, const std::vector<PlaneSpec>& specs, uint32_t max
   vat.storage = store;
 }
 
+namespace {
+
+// write_slot_rows' lanes: one slot's rotation or translation-scale as a 4-float vector (GCC/Clang
+// vector extensions: SSE on x86-64, NEON on arm64). Each lane does what the scalar codec does, in
+// the same IEEE operations, so the bytes are the codec's (bake_codec.h).
+typedef float v4 __attribute__((vector_size(16)));
+typedef int32_t i4v __attribute__((vector_size(16)));
+typedef uint32_t u4v __attribute__((vector_size(16)));
+
+inline v4 load4(const float* p) {
+  v4 r;
+  std::memcpy(&r, p, 16);
+  return r;
+}
+inline void store4(float* p, v4 v) { std::memcpy(p, &v, 16); }
+inline v4 select4(i4v m, v4 a, v4 b) { return (v4)((m & (i4v)a) | (~m & (i4v)b)); }
+
+// codec::quantize_unorm16 per lane (lo, extent = hi - lo).
+inline void quantize4(v4 v, v4 lo, v4 extent, uint16_t* out) {
+  const v4 u = (v - lo) / select4(extent > 0.0f, extent, v4{} + 1.0f) * 65535.0f;
+  const i4v q = __builtin_convertvector(u + 0.5f, i4v);
+  const i4v r = (extent > 0.0f) & (u > 0.0f) & ((u >= 65535.0f) ? (i4v{} + 65535) : q);
+  for (int i = 0; i < 4; ++i) out[i] = uint16_t(r[i]);
+}
+
+// codec::float_to_half per lane where every lane is zero or a normal half; false otherwise (the
+// caller falls back to the scalar codec for subnormals, overflow, infinities and NaN).
+inline bool half4(v4 v, uint16_t* out) {
+  u4v x;
+  std::memcpy(&x, &v, 16);
+  const u4v a = x & 0x7fffffffu;
+  const i4v normal = (i4v)((a >= 0x38800000u) & (a < 0x477ff000u));
+  const i4v zero = (i4v)(a == 0u);
+  if (((normal | zero)[0] & (normal | zero)[1] & (normal | zero)[2] & (normal | zero)[3]) == 0) return false;
+  const u4v h = a - 0x38000000u;
+  const u4v r = ((x >> 16) & 0x8000u) | ((u4v)normal & ((h + 0x0fffu + ((h >> 13) & 1u)) >> 13));
+  for (int i = 0; i < 4; ++i) out[i] = uint16_t(r[i]);
+  return true;
+}
+
+}  // namespace
+
 Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t plane_index, VatClip& clip,
                              const std::string& name) {
   const Plane& p = vat.planes[plane_index];
   uint8_t* bytes = plane_bytes(vat, plane_index);
   const uint32_t S = st.slots;
   const uint32_t rows = clip.rows;
-  glm::quat* const q0 = st.q + size_t(stage_row) * S;
-  const glm::vec4* const ts0 = st.ts + size_t(stage_row) * S;
   // Hemisphere: each row's quaternion on the side of the previous row's; a slot scaled to
   // nothing (s = 0) keeps the previous rotation, so the blend toward it does not spin. The
-  // Q16 ranges in the same pass.
-  Bounds tr{glm::vec3(std::numeric_limits<float>::max()), glm::vec3(-std::numeric_limits<float>::max())};
-  float smin = std::numeric_limits<float>::max(), smax = -std::numeric_limits<float>::max();
+  // Q16 ranges (translation xyz and scale in one vector) in the same pass.
+  const float big = std::numeric_limits<float>::max();
+  v4 lo = v4{} + big, hi = v4{} - big;
   for (uint32_t k = 0; k < rows; ++k) {
-    glm::quat* q = q0 + size_t(k) * S;
-    const glm::vec4* ts = ts0 + size_t(k) * S;
+    float* row = &st.q(stage_row + k, 0).x;
+    const float* prev_row = k > 0 ? &st.q(stage_row + k - 1, 0).x : nullptr;
     for (uint32_t s = 0; s < S; ++s) {
+      float* qp = row + 8 * size_t(s);
+      const v4 q = load4(qp), ts = load4(qp + 4);
       if (k == 0) {
-        if (q[s].w < 0.0f) q[s] = -q[s];
+        if (q[3] < 0.0f) store4(qp, -q);
       } else {
-        const glm::quat& prev = (q - S)[s];
-        if (ts[s].w == 0.0f) {
-          q[s] = prev;
-        } else if (q[s].x * prev.x + q[s].y * prev.y + q[s].z * prev.z + q[s].w * prev.w < 0.0f) {
-          q[s] = -q[s];
+        const v4 prev = load4(prev_row + 8 * size_t(s));
+        const v4 m = q * prev;
+        if (ts[3] == 0.0f) {
+          store4(qp, prev);
+        } else if (m[0] + m[1] + m[2] + m[3] < 0.0f) {
+          store4(qp, -q);
         }
       }
-      tr.min = glm::min(tr.min, glm::vec3(ts[s]));
-      tr.max = glm::max(tr.max, glm::vec3(ts[s]));
-      smin = std::min(smin, ts[s].w);
-      smax = std::max(smax, ts[s].w);
+      lo = select4(ts < lo, ts, lo);
+      hi = select4(ts > hi, ts, hi);
     }
   }
+  Bounds tr{glm::vec3(lo[0], lo[1], lo[2]), glm::vec3(hi[0], hi[1], hi[2])};
+  float smin = lo[3], smax = hi[3];
   if (S == 0 || rows == 0) {
     tr = Bounds{};
     smin = smax = 1.0f;
+    lo = v4{0.0f, 0.0f, 0.0f, 1.0f};
+    hi = lo;
   }
   clip.translation_range = tr;
   clip.scale_min = smin;
   clip.scale_max = smax;
   if (p.format == TexelFormat::RGBA16F) {
-    const float big = std::max({codec::max_abs(tr.min), codec::max_abs(tr.max), std::fabs(smin), std::fabs(smax)});
-    if (big > codec::kHalfMax) {
-      return make_error(name, "clip \"" + clip.name + "\": a slot translation or scale of " + fmt("%g", big) +
+    const float largest = std::max({codec::max_abs(tr.min), codec::max_abs(tr.max), std::fabs(smin), std::fabs(smax)});
+    if (largest > codec::kHalfMax) {
+      return make_error(name, "clip \"" + clip.name + "\": a slot translation or scale of " + fmt("%g", largest) +
                                   " does not fit f16 (at most 65504): use f32 or q16");
     }
   }
-  auto encode = [&](auto put) {
-    for (uint32_t k = 0; k < rows; ++k) {
-      uint8_t* row = bytes + codec::texel_index(p, clip.first_row + k, 0) * texel_bytes(p.format);
-      const size_t at = size_t(k) * S;
-      for (uint32_t s = 0; s < S; ++s) put(row, s, q0[at + s], glm::vec3(ts0[at + s]), ts0[at + s].w);
+  if (p.format == TexelFormat::RGBA32F && st.in_plane) return {};
+  const v4 q_lo = v4{} - 1.0f, q_extent = v4{} + 2.0f, t_extent = hi - lo;
+  for (uint32_t k = 0; k < rows; ++k) {
+    uint8_t* out = bytes + codec::texel_index(p, clip.first_row + k, 0) * texel_bytes(p.format);
+    const float* in = &st.q(stage_row + k, 0).x;
+    switch (p.format) {
+      case TexelFormat::RGBA32F: std::memcpy(out, in, size_t(S) * 32); break;
+      case TexelFormat::RGBA16F:
+        for (uint32_t i = 0; i < 2 * S; ++i) {
+          uint16_t* h = reinterpret_cast<uint16_t*>(out) + 4 * size_t(i);
+          if (!half4(load4(in + 4 * size_t(i)), h)) {
+            for (int c = 0; c < 4; ++c) h[c] = codec::float_to_half(in[4 * size_t(i) + size_t(c)]);
+          }
+        }
+        break;
+      case TexelFormat::RGBA16Unorm:
+        for (uint32_t s = 0; s < S; ++s) {
+          uint16_t* qv = reinterpret_cast<uint16_t*>(out) + 8 * size_t(s);
+          quantize4(load4(in + 8 * size_t(s)), q_lo, q_extent, qv);
+          quantize4(load4(in + 8 * size_t(s) + 4), lo, t_extent, qv + 4);
+        }
+        break;
     }
-  };
-  switch (p.format) {
-    case TexelFormat::RGBA32F:
-      encode([](uint8_t* row, uint32_t s, const glm::quat& q, const glm::vec3& t, float sc) {
-        const float v[8] = {q.x, q.y, q.z, q.w, t.x, t.y, t.z, sc};
-        std::memcpy(row + size_t(s) * 32, v, 32);
-      });
-      break;
-    case TexelFormat::RGBA16F:
-      encode([](uint8_t* row, uint32_t s, const glm::quat& q, const glm::vec3& t, float sc) {
-        const uint16_t v[8] = {codec::float_to_half(q.x), codec::float_to_half(q.y), codec::float_to_half(q.z),
-                               codec::float_to_half(q.w), codec::float_to_half(t.x), codec::float_to_half(t.y),
-                               codec::float_to_half(t.z), codec::float_to_half(sc)};
-        std::memcpy(row + size_t(s) * 16, v, 16);
-      });
-      break;
-    case TexelFormat::RGBA16Unorm:
-      encode([&](uint8_t* row, uint32_t s, const glm::quat& q, const glm::vec3& t, float sc) {
-        const uint16_t v[8] = {codec::quantize_snorm_as_unorm16(q.x), codec::quantize_snorm_as_unorm16(q.y),
-                               codec::quantize_snorm_as_unorm16(q.z), codec::quantize_snorm_as_unorm16(q.w),
-                               codec::quantize_unorm16(t.x, tr.min.x, tr.max.x),
-                               codec::quantize_unorm16(t.y, tr.min.y, tr.max.y),
-                               codec::quantize_unorm16(t.z, tr.min.z, tr.max.z),
-                               codec::quantize_unorm16(sc, smin, smax)};
-        std::memcpy(row + size_t(s) * 16, v, 16);
-      });
-      break;
   }
   return {};
 }

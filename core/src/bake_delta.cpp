@@ -312,7 +312,11 @@ Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clip
     const ClipPlan& plan = clips[ci];
     VatClip& clip = vat.clips[ci];
     std::vector<RowStats> stats(plan.rows);
-    if (J > 0) slots.resize(J, plan.rows);
+    if (J > 0 && vat.planes[size_t(slot_plane)].format == TexelFormat::RGBA32F) {
+      slots.view(vat, size_t(slot_plane), clip.first_row, plan.rows);
+    } else if (J > 0) {
+      slots.own(J, plan.rows);
+    }
 
     auto bake_row = [&](Workspace& w, uint32_t k) {
       w.ev.pose(plan.animation, row_time(plan, k));
@@ -343,11 +347,10 @@ Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clip
       if (J > 0) {
         const std::span<const glm::mat4> world = w.ev.world();
         for (uint32_t j = 0; j < J; ++j) {
-          const size_t i = size_t(k) * J + j;
           const codec::SimilarityFit fit =
               codec::fit_similarity(world[size_t(vat.slots[j].node)], glm::quat(1.0f, 0.0f, 0.0f, 0.0f));
-          slots.q[i] = fit.transform.rotation;
-          slots.ts[i] = glm::vec4(fit.transform.translation, fit.transform.scale);
+          slots.q(k, j) = fit.transform.rotation;
+          slots.ts(k, j) = glm::vec4(fit.transform.translation, fit.transform.scale);
         }
       }
       stats[k] = st;

@@ -157,33 +157,54 @@ void* allocate_big(size_t bytes);
 void allocate_planes(Vat& vat, const std::vector<PlaneSpec>& specs, uint32_t max_texture_size);
 inline uint8_t* plane_bytes(Vat& vat, size_t i) { return const_cast<uint8_t*>(vat.planes[i].data.data()); }
 
-// Staged slot transforms (rows x slots) of one or more clips, then written into the Slots plane a
-// clip at a time: the hemisphere rule applied along each slot's rows, Q16 ranges computed into
-// `clip`, whose rows start at `stage_row` in the stage.
+// Slot transforms of one or more clips' frame rows, as the Slots plane lays them out: per row,
+// per slot, the rotation (x, y, z, w) then translation xyz and scale w, 8 floats. For an RGBA32F
+// plane the stage is a view of the plane's own rows (the bake writes in place); otherwise it owns
+// f32 memory that write_slot_rows encodes into the plane. Either way write_slot_rows applies the
+// hemisphere rule along each slot's rows and computes the clip's Q16 ranges.
 struct SlotStage {
   uint32_t slots = 0, rows = 0;
-  glm::quat* q = nullptr;   // [row * slots + slot], memory order x, y, z, w
-  glm::vec4* ts = nullptr;  // translation xyz, scale w
+  size_t stride = 0;      // floats from one row to the next
+  float* data = nullptr;  // row 0, slot 0's rotation
+  bool in_plane = false;  // a view of an RGBA32F plane's rows
 
   SlotStage() = default;
   SlotStage(const SlotStage&) = delete;
   SlotStage& operator=(const SlotStage&) = delete;
-  ~SlotStage() { std::free(q); }
-  // Uninitialized (the bakes write every element before it is read), from allocate_big: fresh
-  // pages cost a fault each, which was a third of a rig bake.
-  void resize(uint32_t slot_count, uint32_t row_count) {
+  ~SlotStage() { std::free(owned_); }
+
+  glm::quat& q(size_t row, uint32_t slot) { return *reinterpret_cast<glm::quat*>(data + row * stride + 8 * size_t(slot)); }
+  glm::vec4& ts(size_t row, uint32_t slot) {
+    return *reinterpret_cast<glm::vec4*>(data + row * stride + 8 * size_t(slot) + 4);
+  }
+
+  // Owned rows, uninitialized (the bakes write every element before it is read), from
+  // allocate_big (fresh pages cost a fault each: a third of a rig bake before this was shared).
+  void own(uint32_t slot_count, uint32_t row_count) {
     slots = slot_count;
     rows = row_count;
-    const size_t n = size_t(slots) * rows;
+    stride = 8 * size_t(slots);
+    in_plane = false;
+    const size_t n = stride * rows;
     if (n > capacity_) {
-      std::free(q);
-      q = static_cast<glm::quat*>(allocate_big(2 * n * sizeof(glm::vec4)));
+      std::free(owned_);
+      owned_ = static_cast<float*>(allocate_big(n * sizeof(float)));
       capacity_ = n;
     }
-    ts = reinterpret_cast<glm::vec4*>(q + capacity_);
+    data = owned_;
+  }
+  // Rows [first_row, first_row + row_count) of an RGBA32F Slots plane.
+  void view(Vat& vat, size_t plane_index, uint32_t first_row, uint32_t row_count) {
+    const Plane& p = vat.planes[plane_index];
+    slots = p.texels_per_frame / 2;
+    rows = row_count;
+    stride = 4 * size_t(p.rows_per_frame) * p.width;
+    in_plane = true;
+    data = reinterpret_cast<float*>(plane_bytes(vat, plane_index)) + first_row * stride;
   }
 
  private:
+  float* owned_ = nullptr;
   size_t capacity_ = 0;
 };
 Result<void> write_slot_rows(SlotStage& stage, uint32_t stage_row, Vat& vat, size_t plane_index, VatClip& clip,

@@ -462,7 +462,11 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
       work[g1].stage_row = uint32_t(group_rows);
       group_rows += clips[g1++].rows;
     }
-    stage.resize(S, uint32_t(group_rows));
+    if (format == TexelFormat::RGBA32F) {
+      stage.view(vat, 0, vat.clips[g0].first_row, uint32_t(group_rows));
+    } else {
+      stage.own(S, uint32_t(group_rows));
+    }
     struct Block {
       uint32_t clip, k0;
     };

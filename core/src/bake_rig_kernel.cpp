@@ -293,15 +293,14 @@ uint32_t RigKernel::add_clip(const Animation& anim, const ClipPlan& plan) {
 void RigKernel::run_block(uint32_t clip, uint32_t k0, Scratch& sc, SlotStage& stage, uint32_t stage_row,
                           RigRowResult* results, float tolerance) const {
   const Impl& m = *impl_;
-  float* q = reinterpret_cast<float*>(stage.q);  // x, y, z, w
-  float* ts = reinterpret_cast<float*>(stage.ts);
+  const size_t stride4 = stage.stride / 4;  // in 4-float units
 #if VATKIT_RIG_KERNEL_AVX2
   if (m.lanes == 8) {
-    lanes8::run_block(m.data, clip, k0, sc, q, ts, stage_row, results, tolerance);
+    lanes8::run_block(m.data, clip, k0, sc, stage.data, stride4, stage_row, results, tolerance);
     return;
   }
 #endif
-  lanes4::run_block(m.data, clip, k0, sc, q, ts, stage_row, results, tolerance);
+  lanes4::run_block(m.data, clip, k0, sc, stage.data, stride4, stage_row, results, tolerance);
 }
 
 }  // namespace vatkit::detail

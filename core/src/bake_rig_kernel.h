@@ -47,7 +47,7 @@ class RigKernel {
   unsigned block_rows() const;
 
   // Rows [k0, k0 + block_rows()) of clip `clip` (lanes past its last row repeat it and are not written):
-  // stage.{q,ts}[(stage_row + k) * slots + s] and results[k]. Blocks of any clips may run
+  // stage.q(stage_row + k, s), stage.ts(stage_row + k, s) and results[k]. Blocks of any clips may run
   // concurrently on different scratches.
   void run_block(uint32_t clip, uint32_t k0, Scratch& scratch, SlotStage& stage, uint32_t stage_row,
                  RigRowResult* results, float tolerance) const;

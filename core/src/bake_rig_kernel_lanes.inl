@@ -376,8 +376,10 @@ inline Work carve(KernelScratchMemory& mem, size_t nodes, size_t groups) {
   return w;
 }
 
-void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMemory& sc, float* stage_q,
-               float* stage_ts, uint32_t stage_row, RigRowResult* results, float tolerance) {
+// Rows [k0, k0 + N) of clip `clip` into the stage (rows of `stride4` 4-float units, slot s's
+// rotation at unit 2s and translation-scale at 2s + 1) from row stage_row + k0, and results[k].
+void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMemory& sc, float* stage,
+               size_t stride4, uint32_t stage_row, RigRowResult* results, float tolerance) {
   const KernelClip& cs = m.clips[clip];
   const uint32_t rows = cs.plan->rows;
   alignas(32) float t[N];
@@ -481,8 +483,9 @@ void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMem
     q.y = vselect(degenerate, zero, q.y);
     q.z = vselect(degenerate, zero, q.z);
     q.w = vselect(degenerate, one, q.w);
-    store_lanes(q.x, q.y, q.z, q.w, stage_q, size_t(stage_row + k0) * S + si, S, valid);
-    store_lanes(a.c[3].x, a.c[3].y, a.c[3].z, s, stage_ts, size_t(stage_row + k0) * S + si, S, valid);
+    const size_t at = size_t(stage_row + k0) * stride4 + 2 * size_t(si);
+    store_lanes(q.x, q.y, q.z, q.w, stage, at, stride4, valid);
+    store_lanes(a.c[3].x, a.c[3].y, a.c[3].z, s, stage, at + 1, stride4, valid);
     if (!slot.box) continue;
     // The slot's box, moved; and how far it can have moved from the rest pose.
     const V3 center = splat3(slot.center), extent = splat3(slot.extent);
