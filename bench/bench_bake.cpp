@@ -1,7 +1,7 @@
 // Bake throughput and size per encoding and precision, on real files at 30 fps, all clips.
 //
 // Usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig] [--no-measure]
-//                   [--lanes 4|8]  (the rig kernel's SIMD width; default: 8 where the CPU has AVX2)
+//                   [--precisions f32,f16,q16] [--lanes 4|8]  (the rig kernel's SIMD width; default: 8 where the CPU has AVX2)
 // Prints a Markdown table: the median over N repetitions (default 7) after one warm-up bake, one
 // thread and every hardware thread. Throughput is vertex-frames per second for delta (vertices x
 // frame rows) and joint-frames per second for rig (slots x frame rows), for the whole bake() call
@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "../core/src/bake_rig_kernel.h"
+#include "../core/src/simd.h"
 #include "vatkit/bake.h"
 #include "vatkit/import.h"
 #include "vatkit/parallel.h"
@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   bool measure = true;
   std::vector<std::string> files = {"threejs/RobotExpressive.glb", "khronos/Fox.glb", "khronos/CesiumMan.glb", "<sample>"};
   std::vector<vatkit::EncodingChoice> encodings = {vatkit::EncodingChoice::Delta, vatkit::EncodingChoice::Rig};
+  std::vector<vatkit::Precision> precisions = {vatkit::Precision::F32, vatkit::Precision::F16, vatkit::Precision::Q16};
   const auto split = [](const std::string& list) {
     std::vector<std::string> out;
     for (size_t at = 0; at <= list.size();) {
@@ -92,7 +93,18 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--lanes") == 0 && i + 1 < argc) {
-      vatkit::detail::force_rig_kernel_lanes(unsigned(std::atoi(argv[++i])));
+      vatkit::detail::force_simd_lanes(unsigned(std::atoi(argv[++i])));
+    } else if (std::strcmp(argv[i], "--precisions") == 0 && i + 1 < argc) {
+      precisions.clear();
+      for (const std::string& name : split(argv[++i])) {
+        const vatkit::Precision all[3] = {vatkit::Precision::F32, vatkit::Precision::F16, vatkit::Precision::Q16};
+        const vatkit::Precision* found = std::find_if(all, all + 3, [&](vatkit::Precision q) { return name == vatkit::to_string(q); });
+        if (found == all + 3) {
+          std::fprintf(stderr, "bench_bake: --precisions: '%s' is not f32, f16 or q16\n", name.c_str());
+          return 2;
+        }
+        precisions.push_back(*found);
+      }
     } else if (std::strcmp(argv[i], "--no-measure") == 0) {
       measure = false;
     } else if (std::strcmp(argv[i], "--files") == 0 && i + 1 < argc) {
@@ -113,7 +125,7 @@ int main(int argc, char** argv) {
   const unsigned all = vatkit::hardware_threads();
   std::printf("Bake throughput (30 fps, every clip; median of %d after a warm-up; %u hardware threads; rig kernel %u "
               "lanes; load average at start %s)\n\n",
-              reps, all, vatkit::detail::rig_kernel_lanes(), loadavg().c_str());
+              reps, all, vatkit::detail::simd_lanes(), loadavg().c_str());
   std::printf("| file | encoding | precision | threads | rows | vertices / slots | bake ms (wall) | bake ms (CPU) | "
               "throughput (wall) | per CPU-second | frame rows only (wall) | plane bytes | bytes per vertex-frame / joint-frame | measure ms | "
               "max on rows mm | max between mm |\n");
@@ -128,7 +140,7 @@ int main(int argc, char** argv) {
     }
     const std::string name = f == "<sample>" ? "sample character" : std::filesystem::path(f).stem().string();
     for (vatkit::EncodingChoice enc : encodings) {
-      for (vatkit::Precision prec : {vatkit::Precision::F32, vatkit::Precision::F16, vatkit::Precision::Q16}) {
+      for (vatkit::Precision prec : precisions) {
         for (unsigned threads : {1u, all}) {
           vatkit::BakeOptions o;
           o.encoding = enc;

@@ -16,7 +16,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/quaternion.hpp>
 
-#include "../core/src/bake_rig_kernel.h"
+#include "../core/src/simd.h"
 #include "synthetic.h"
 #include "test_bake_util.h"
 #include "vatkit/parallel.h"
@@ -481,29 +481,38 @@ TEST(BakeDeterminism, ThreadCountsGiveIdenticalBytes) {
   }
 }
 
-// The rig kernel runs 8 lanes where the CPU has AVX2 and 4 elsewhere: the same operations per
-// lane, so the same bytes. Every interpolation mode (InterpolationTest: STEP, LINEAR,
-// CUBICSPLINE on rigid parts), several skins (RobotExpressive), every precision.
-TEST(BakeDeterminism, RigKernelWidthsGiveIdenticalBytes) {
-  detail::force_rig_kernel_lanes(8);
-  const bool wide = detail::rig_kernel_lanes() == 8;
-  detail::force_rig_kernel_lanes(0);
-  if (!wide) GTEST_SKIP() << "this CPU has no AVX2: only the 4-lane kernel runs here";
+// The bake kernels (simd.h: the rig kernel, the delta's octahedral normals) run 8 lanes where the
+// CPU has AVX2 and 4 elsewhere: the same operations per lane, so the same bytes. Every
+// interpolation mode (InterpolationTest: STEP, LINEAR, CUBICSPLINE on rigid parts), several skins
+// (RobotExpressive), every rig precision, and the q16 delta (its normals are octahedral codes).
+TEST(BakeDeterminism, KernelWidthsGiveIdenticalBytes) {
+  detail::force_simd_lanes(8);
+  const bool wide = detail::simd_lanes() == 8;
+  detail::force_simd_lanes(0);
+  if (!wide) GTEST_SKIP() << "this CPU has no AVX2: only the 4-lane kernels run here";
+  struct Case {
+    const char* file;
+    EncodingChoice encoding;
+    Precision precision;
+  };
+  std::vector<Case> cases;
   for (const char* f : {"threejs/RobotExpressive.glb", "khronos/Fox.glb", "khronos/CesiumMan.glb",
                         "khronos/InterpolationTest.glb"}) {
-    const Asset& a = shared_asset(f);
-    for (Precision p : {Precision::F32, Precision::F16, Precision::Q16}) {
-      BakeOptions o = options_for(EncodingChoice::Rig, p, 30.0f);
-      detail::force_rig_kernel_lanes(4);
-      ASSERT_EQ(detail::rig_kernel_lanes(), 4u);
-      const Vat four = bake_ok(a, o);
-      detail::force_rig_kernel_lanes(8);
-      ASSERT_EQ(detail::rig_kernel_lanes(), 8u);
-      const Vat eight = bake_ok(a, o);
-      detail::force_rig_kernel_lanes(0);
-      SCOPED_TRACE(std::string(f) + " " + to_string(p));
-      expect_same_vat(four, eight);
-    }
+    for (Precision p : {Precision::F32, Precision::F16, Precision::Q16}) cases.push_back({f, EncodingChoice::Rig, p});
+  }
+  for (const char* f : {"khronos/Fox.glb", "khronos/CesiumMan.glb"}) cases.push_back({f, EncodingChoice::Delta, Precision::Q16});
+  for (const Case& c : cases) {
+    const Asset& a = shared_asset(c.file);
+    BakeOptions o = options_for(c.encoding, c.precision, 30.0f);
+    detail::force_simd_lanes(4);
+    ASSERT_EQ(detail::simd_lanes(), 4u);
+    const Vat four = bake_ok(a, o);
+    detail::force_simd_lanes(8);
+    ASSERT_EQ(detail::simd_lanes(), 8u);
+    const Vat eight = bake_ok(a, o);
+    detail::force_simd_lanes(0);
+    SCOPED_TRACE(std::string(c.file) + " " + to_string(four.encoding) + " " + to_string(c.precision));
+    expect_same_vat(four, eight);
   }
 }
 

@@ -117,62 +117,14 @@ inline glm::vec3 oct8_decode(uint16_t packed) {
   return oct_decode_unit(hi / 255.0f * 2.0f - 1.0f, lo / 255.0f * 2.0f - 1.0f);
 }
 
-// Four normals at once, one per lane (what the baker calls); oct8_encode is the same for one.
-inline void oct8_encode4(const glm::vec3* n, uint16_t* out) {
-  typedef float f4 __attribute__((vector_size(16)));
-  typedef int32_t i4 __attribute__((vector_size(16)));
-  const i4 abs_mask = i4{0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff}, sign_bit = ~abs_mask;
-  const f4 one = f4{1.0f, 1.0f, 1.0f, 1.0f}, zero = f4{0.0f, 0.0f, 0.0f, 0.0f};
-  auto fabs4 = [&](f4 v) { return (f4)((i4)v & abs_mask); };
-  auto sel = [](i4 m, f4 a, f4 b) { return (f4)((m & (i4)a) | (~m & (i4)b)); };
-  // sign_not_zero(s) * magnitude, for magnitude >= 0: s's sign bit unless s is +-0 (then +).
-  auto with_sign_of = [&](f4 magnitude, f4 s) {
-    const i4 negative = s < zero;
-    return (f4)((i4)magnitude | (negative & sign_bit));
-  };
-  const f4 nx = f4{n[0].x, n[1].x, n[2].x, n[3].x}, ny = f4{n[0].y, n[1].y, n[2].y, n[3].y},
-           nz = f4{n[0].z, n[1].z, n[2].z, n[3].z};
-  const f4 l1 = fabs4(nx) + fabs4(ny) + fabs4(nz);
-  const i4 has_direction = l1 > zero;
-  const f4 inv = one / sel(has_direction, l1, one);
-  f4 px = nx * inv, py = ny * inv;
-  const i4 below = nz < zero;
-  const f4 fpx = with_sign_of(one - fabs4(py), px), fpy = with_sign_of(one - fabs4(px), py);
-  px = sel(below, fpx, px);
-  py = sel(below, fpy, py);
-  // Lattice coordinates in [0, 255]: truncation is floor there.
-  const f4 half = f4{0.5f, 0.5f, 0.5f, 0.5f}, scale = f4{255.0f, 255.0f, 255.0f, 255.0f};
-  const i4 fx = __builtin_convertvector((px * half + half) * scale, i4);
-  const i4 fy = __builtin_convertvector((py * half + half) * scale, i4);
-  // The four lattice points around it, decoded without normalizing: the best is the largest
-  // dot(v, n) / |v|, compared as s |s| / |v|^2 by cross-multiplication, in candidate order.
-  const i4 lim = i4{255, 255, 255, 255};
-  const f4 k = f4{2.0f / 255.0f, 2.0f / 255.0f, 2.0f / 255.0f, 2.0f / 255.0f};
-  i4 best_x = fx, best_y = fy;
-  f4 best_num = zero, best_den = one;
-  for (int c = 0; c < 4; ++c) {
-    const i4 dx = i4{c & 1, c & 1, c & 1, c & 1}, dy = i4{c >> 1, c >> 1, c >> 1, c >> 1};
-    i4 qx = fx + dx, qy = fy + dy;
-    qx = (qx < lim) ? qx : lim;
-    qy = (qy < lim) ? qy : lim;
-    const f4 ex = __builtin_convertvector(qx, f4) * k - one, ey = __builtin_convertvector(qy, f4) * k - one;
-    const f4 ax = fabs4(ex), ay = fabs4(ey);
-    const f4 vz = one - ax - ay;
-    const i4 fold = vz < zero;
-    const f4 vx = sel(fold, with_sign_of(one - ay, ex), ex), vy = sel(fold, with_sign_of(one - ax, ey), ey);
-    const f4 sdot = vx * nx + vy * ny + vz * nz;
-    const f4 num = sdot * fabs4(sdot), den = vx * vx + vy * vy + vz * vz;
-    const i4 better = c == 0 ? i4{-1, -1, -1, -1} : (num * best_den > best_num * den);
-    best_num = sel(better, num, best_num);
-    best_den = sel(better, den, best_den);
-    best_x = (better & qx) | (~better & best_x);
-    best_y = (better & qy) | (~better & best_y);
-  }
-  for (int i = 0; i < 4; ++i) {
-    out[i] = has_direction[i] ? uint16_t(uint32_t(best_x[i]) * 256u + uint32_t(best_y[i]))
-                              : uint16_t(128u * 256u + 128u);  // no direction: near +z
-  }
-}
+// Four normals at once, one per lane (what the baker calls; with AVX2 it runs the same code on
+// eight, bake_delta.cpp); oct8_encode is the same for one.
+namespace oct4 {
+#define VATKIT_OCT_LANES 4
+#include "bake_oct.inl"
+#undef VATKIT_OCT_LANES
+}  // namespace oct4
+inline void oct8_encode4(const glm::vec3* n, uint16_t* out) { oct4::oct8_encode_lanes(n, out); }
 
 inline uint16_t oct8_encode(const glm::vec3& n) {
   const glm::vec3 four[4] = {n, n, n, n};

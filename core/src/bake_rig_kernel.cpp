@@ -5,13 +5,13 @@
 #include "bake_rig_kernel.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cassert>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "bake_codec.h"
+#include "simd.h"
 #include "vatkit/sample.h"
 
 #if defined(__SSE__)
@@ -97,8 +97,6 @@ constexpr AsinTaylor make_asin_taylor() {
 }
 constexpr AsinTaylor kAsinTaylor = make_asin_taylor();
 
-std::atomic<unsigned> g_forced_lanes{0};
-
 }  // namespace
 
 // Per thread: aligned memory the lane code carves its arrays from, and the key cursors.
@@ -151,21 +149,7 @@ namespace lanes8 {
 #endif
 #endif
 
-unsigned widest_lanes() {
-#if VATKIT_RIG_KERNEL_AVX2
-  if (__builtin_cpu_supports("avx2")) return 8;
-#endif
-  return 4;
-}
-
 }  // namespace
-
-unsigned rig_kernel_lanes() {
-  const unsigned forced = g_forced_lanes.load();
-  const unsigned widest = widest_lanes();
-  return forced != 0 && forced <= widest ? forced : widest;
-}
-void force_rig_kernel_lanes(unsigned lanes) { g_forced_lanes.store(lanes == 4 || lanes == 8 ? lanes : 0); }
 
 struct RigKernel::Impl {
   unsigned lanes = 4;
@@ -195,7 +179,7 @@ struct RigKernel::Impl {
 
 RigKernel::RigKernel(const BakeSetup& setup) : impl_(new Impl) {
   Impl& m = *impl_;
-  m.lanes = rig_kernel_lanes();
+  m.lanes = simd_lanes();
   const Asset& a = *setup.asset;
   std::vector<bool> needed(a.nodes.size(), false);
   for (const VatSlot& s : setup.rig_slots) {

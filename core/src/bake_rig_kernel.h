@@ -1,5 +1,5 @@
-// The rig bake's frame loop, a block of frame rows at a time: each SIMD lane is one row (8 lanes
-// with AVX2 where the CPU has it, else 4). Sampling (LINEAR, STEP, CUBICSPLINE; the spec's slerp),
+// The rig bake's frame loop, a block of frame rows at a time: each SIMD lane is one row (simd.h: 8
+// lanes with AVX2 where the CPU has it, else 4). Sampling (LINEAR, STEP, CUBICSPLINE; the spec's slerp),
 // local and world matrices of the nodes the slots need, slot matrices, their decomposition into
 // rotation, translation and uniform scale, the similarity check, and the conservative bounds, all
 // lane-parallel. Lanes never mix and every width runs the same operations, so a row's bytes do
@@ -20,12 +20,6 @@ struct RigRowResult {
   float scale_violation = 0.0f;  // largest (non-uniformity or shear) over the tolerance; 0: none
   uint32_t scale_slot = 0;
 };
-
-// The lane count a RigKernel made now uses: 8 where the CPU runs AVX2, else 4, unless forced.
-unsigned rig_kernel_lanes();
-// Forces 4 or 8 lanes (8 only where the CPU has AVX2); 0 restores the automatic choice. For tests
-// and benchmarks comparing the widths.
-void force_rig_kernel_lanes(unsigned lanes);
 
 class RigKernel {
  public:
