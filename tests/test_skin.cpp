@@ -3,6 +3,7 @@
 // normals under non-uniform and negative scale, tangents, rigid transforms.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -214,6 +215,64 @@ TEST(SkinBatch, ManyVerticesMatchOneAtATimeAndSkipEmptyStreams) {
   skin_vertices(VertexSpan{p, nrm, t}, j, w, {}, {}, jm, fallback, VertexOutput{op2, {}, {}});
   EXPECT_EQ(std::memcmp(op.data(), op2.data(), n * sizeof(glm::vec3)), 0);
   EXPECT_EQ(on2[0], glm::vec3(-3.0f));
+}
+
+// One vertex of a rigid part, written out in float as skin.h specifies it (position M p; normal
+// along cofactor(M) n, signed by det M, normalized; tangent M t normalized, w kept; a collapsed
+// normal or tangent keeps its input direction), summed in the same order.
+One rigid_one(const glm::mat4& m, glm::vec3 p, glm::vec3 n, glm::vec4 t) {
+  auto unit_or = [](float x, float y, float z, glm::vec3 in) {
+    float len2 = x * x + y * y + z * z;
+    if (!(len2 >= FLT_MIN)) {
+      x = in.x, y = in.y, z = in.z;
+      len2 = x * x + y * y + z * z;
+    }
+    const float inv = 1.0f / std::sqrt(len2);
+    return glm::vec3(x * inv, y * inv, z * inv);
+  };
+  const glm::vec4 a0 = m[0], a1 = m[1], a2 = m[2], a3 = m[3];
+  One o;
+  for (int r = 0; r < 3; ++r) o.position[r] = a0[r] * p.x + a1[r] * p.y + a2[r] * p.z + a3[r];
+  const float c[9] = {a1[1] * a2[2] - a1[2] * a2[1], a1[2] * a2[0] - a1[0] * a2[2], a1[0] * a2[1] - a1[1] * a2[0],
+                      a2[1] * a0[2] - a2[2] * a0[1], a2[2] * a0[0] - a2[0] * a0[2], a2[0] * a0[1] - a2[1] * a0[0],
+                      a0[1] * a1[2] - a0[2] * a1[1], a0[2] * a1[0] - a0[0] * a1[2], a0[0] * a1[1] - a0[1] * a1[0]};
+  const float sign = a0[0] * c[0] + a0[1] * c[1] + a0[2] * c[2] < 0.0f ? -1.0f : 1.0f;
+  o.normal = unit_or(sign * (c[0] * n.x + c[3] * n.y + c[6] * n.z), sign * (c[1] * n.x + c[4] * n.y + c[7] * n.z),
+                     sign * (c[2] * n.x + c[5] * n.y + c[8] * n.z), n);
+  const glm::vec3 d = unit_or(a0[0] * t.x + a1[0] * t.y + a2[0] * t.z, a0[1] * t.x + a1[1] * t.y + a2[1] * t.z,
+                              a0[2] * t.x + a1[2] * t.y + a2[2] * t.z, glm::vec3(t));
+  o.tangent = glm::vec4(d, t.w);
+  return o;
+}
+
+// Rigid parts run four vertices at a time where the CPU has SSE: every count, each tail length
+// included, must give the bits of the formula worked one vertex at a time.
+TEST(SkinTransform, BlocksOfFourMatchOneVertexAtATime) {
+  const std::vector<glm::mat4> matrices = {translate(1, 2, 3) * rot_z(37) * scale(2, 0.5f, 1),
+                                           rot_z(-20) * scale(-1, 1, 1),  // negative determinant
+                                           translate(0, 1, 0) * scale(0, 1, 1)};  // collapsed axis
+  for (const glm::mat4& m : matrices) {
+    for (size_t n = 1; n <= 9; ++n) {
+      std::vector<glm::vec3> p(n), nrm(n);
+      std::vector<glm::vec4> t(n);
+      for (size_t i = 0; i < n; ++i) {
+        const float f = float(i) * 0.61f;
+        p[i] = {std::sin(f), float(i) * 0.1f, std::cos(f * 1.3f)};
+        nrm[i] = i == 2 ? glm::vec3(1, 0, 0) : glm::normalize(glm::vec3(std::cos(f), 1.0f, std::sin(f * 0.7f)));
+        t[i] = {glm::normalize(glm::vec3(1.0f, std::sin(f), 0.2f)), (i % 2) ? 1.0f : -1.0f};
+      }
+      std::vector<glm::vec3> op(n), on(n);
+      std::vector<glm::vec4> ot(n);
+      transform_vertices(VertexSpan{p, nrm, t}, m, VertexOutput{op, on, ot});
+      for (size_t i = 0; i < n; ++i) {
+        const One o = rigid_one(m, p[i], nrm[i], t[i]);
+        SCOPED_TRACE("count " + std::to_string(n) + " vertex " + std::to_string(i));
+        ASSERT_EQ(std::memcmp(&o.position, &op[i], sizeof(glm::vec3)), 0);
+        ASSERT_EQ(std::memcmp(&o.normal, &on[i], sizeof(glm::vec3)), 0);
+        ASSERT_EQ(std::memcmp(&o.tangent, &ot[i], sizeof(glm::vec4)), 0);
+      }
+    }
+  }
 }
 
 TEST(SkinTransform, RigidMatrixWithNonUniformScale) {

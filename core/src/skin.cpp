@@ -272,13 +272,21 @@ inline void normalize4_or(__m128& x, __m128& y, __m128& z, const glm::vec3* in) 
   z = _mm_load_ps(az);
 }
 
-template <bool kEight, bool kPos, bool kNrm, bool kTan>
-inline void skin_block4(const SkinStreams& s, size_t v0) {
-  Block4 b;
-  blend4<kEight>(s, v0, b);
-  const auto& m = b.m;
+// Four vertices through one matrix per lane (the skin's blended matrices, or a rigid part's one
+// matrix in every lane): positions, cofactor-transformed normals, tangents, as the scalar
+// transform_point / transform_normal / transform_tangent compute them.
+struct Streams4 {
+  const glm::vec3* positions = nullptr;  // the block's first vertex; null: not wanted
+  const glm::vec3* normals = nullptr;
+  const glm::vec4* tangents = nullptr;
+  glm::vec3* out_positions = nullptr;
+  glm::vec3* out_normals = nullptr;
+  glm::vec4* out_tangents = nullptr;
+};
+template <bool kPos, bool kNrm, bool kTan>
+__attribute__((always_inline)) inline void transform_block4(const __m128 (&m)[3][4], const Streams4& s) {
   if constexpr (kPos) {
-    const glm::vec3* p = s.positions + v0;
+    const glm::vec3* p = s.positions;
     const __m128 x = _mm_setr_ps(p[0].x, p[1].x, p[2].x, p[3].x);
     const __m128 y = _mm_setr_ps(p[0].y, p[1].y, p[2].y, p[3].y);
     const __m128 z = _mm_setr_ps(p[0].z, p[1].z, p[2].z, p[3].z);
@@ -288,7 +296,7 @@ inline void skin_block4(const SkinStreams& s, size_t v0) {
                                                _mm_mul_ps(m[r][2], z)),
                                     m[r][3]));
     }
-    for (int i = 0; i < 4; ++i) s.out_positions[v0 + size_t(i)] = glm::vec3(o[0][i], o[1][i], o[2][i]);
+    for (int i = 0; i < 4; ++i) s.out_positions[i] = glm::vec3(o[0][i], o[1][i], o[2][i]);
   }
   if constexpr (kNrm) {
     // Cofactor columns, as in cofactor(): a_k[r] = m[r][k].
@@ -304,7 +312,7 @@ inline void skin_block4(const SkinStreams& s, size_t v0) {
     const __m128 det = _mm_add_ps(_mm_add_ps(_mm_mul_ps(m[0][0], c0), _mm_mul_ps(m[1][0], c1)),
                                   _mm_mul_ps(m[2][0], c2));
     const __m128 flip = _mm_and_ps(_mm_cmplt_ps(det, _mm_setzero_ps()), _mm_set1_ps(-0.0f));
-    const glm::vec3* n = s.normals + v0;
+    const glm::vec3* n = s.normals;
     const __m128 x = _mm_setr_ps(n[0].x, n[1].x, n[2].x, n[3].x);
     const __m128 y = _mm_setr_ps(n[0].y, n[1].y, n[2].y, n[3].y);
     const __m128 z = _mm_setr_ps(n[0].z, n[1].z, n[2].z, n[3].z);
@@ -316,10 +324,10 @@ inline void skin_block4(const SkinStreams& s, size_t v0) {
     _mm_store_ps(o[0], ox);
     _mm_store_ps(o[1], oy);
     _mm_store_ps(o[2], oz);
-    for (int i = 0; i < 4; ++i) s.out_normals[v0 + size_t(i)] = glm::vec3(o[0][i], o[1][i], o[2][i]);
+    for (int i = 0; i < 4; ++i) s.out_normals[i] = glm::vec3(o[0][i], o[1][i], o[2][i]);
   }
   if constexpr (kTan) {
-    const glm::vec4* t = s.tangents + v0;
+    const glm::vec4* t = s.tangents;
     const __m128 x = _mm_setr_ps(t[0].x, t[1].x, t[2].x, t[3].x);
     const __m128 y = _mm_setr_ps(t[0].y, t[1].y, t[2].y, t[3].y);
     const __m128 z = _mm_setr_ps(t[0].z, t[1].z, t[2].z, t[3].z);
@@ -332,7 +340,51 @@ inline void skin_block4(const SkinStreams& s, size_t v0) {
     _mm_store_ps(o[0], ox);
     _mm_store_ps(o[1], oy);
     _mm_store_ps(o[2], oz);
-    for (int i = 0; i < 4; ++i) s.out_tangents[v0 + size_t(i)] = glm::vec4(o[0][i], o[1][i], o[2][i], t[i].w);
+    for (int i = 0; i < 4; ++i) s.out_tangents[i] = glm::vec4(o[0][i], o[1][i], o[2][i], t[i].w);
+  }
+}
+
+template <bool kEight, bool kPos, bool kNrm, bool kTan>
+inline void skin_block4(const SkinStreams& s, size_t v0) {
+  Block4 b;
+  blend4<kEight>(s, v0, b);
+  Streams4 io;
+  if constexpr (kPos) io.positions = s.positions + v0, io.out_positions = s.out_positions + v0;
+  if constexpr (kNrm) io.normals = s.normals + v0, io.out_normals = s.out_normals + v0;
+  if constexpr (kTan) io.tangents = s.tangents + v0, io.out_tangents = s.out_tangents + v0;
+  transform_block4<kPos, kNrm, kTan>(b.m, io);
+}
+
+// transform_vertices, four at a time: the matrix in every lane; the last 1-3 vertices through the
+// same block on a padded copy, so every vertex gets the scalar path's bits.
+template <bool kPos, bool kNrm, bool kTan>
+void transform_kernel_sse(VertexSpan in, const glm::mat4& matrix, VertexOutput out, size_t n) {
+  __m128 m[3][4];
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c) m[r][c] = _mm_set1_ps(matrix[c][r]);
+  const size_t full = n & ~size_t(3);
+  Streams4 io;
+  for (size_t v = 0; v < full; v += 4) {
+    if constexpr (kPos) io.positions = &in.positions[v], io.out_positions = &out.positions[v];
+    if constexpr (kNrm) io.normals = &in.normals[v], io.out_normals = &out.normals[v];
+    if constexpr (kTan) io.tangents = &in.tangents[v], io.out_tangents = &out.tangents[v];
+    transform_block4<kPos, kNrm, kTan>(m, io);
+  }
+  if (full == n) return;
+  glm::vec3 pos[4] = {}, nrm[4] = {glm::vec3(0, 0, 1), glm::vec3(0, 0, 1), glm::vec3(0, 0, 1), glm::vec3(0, 0, 1)};
+  glm::vec4 tan[4] = {glm::vec4(1, 0, 0, 1), glm::vec4(1, 0, 0, 1), glm::vec4(1, 0, 0, 1), glm::vec4(1, 0, 0, 1)};
+  glm::vec3 opos[4], onrm[4];
+  glm::vec4 otan[4];
+  for (size_t i = 0; i < n - full; ++i) {
+    if constexpr (kPos) pos[i] = in.positions[full + i];
+    if constexpr (kNrm) nrm[i] = in.normals[full + i];
+    if constexpr (kTan) tan[i] = in.tangents[full + i];
+  }
+  transform_block4<kPos, kNrm, kTan>(m, Streams4{pos, nrm, tan, opos, onrm, otan});
+  for (size_t i = 0; i < n - full; ++i) {
+    if constexpr (kPos) out.positions[full + i] = opos[i];
+    if constexpr (kNrm) out.normals[full + i] = onrm[i];
+    if constexpr (kTan) out.tangents[full + i] = otan[i];
   }
 }
 
@@ -505,20 +557,36 @@ void skin_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0,
 
 void transform_vertices(VertexSpan in, const glm::mat4& matrix, VertexOutput out) {
   const size_t n = in.positions.size();
+  const bool pos = !out.positions.empty();
+  const bool nrm = !out.normals.empty() && !in.normals.empty();
+  const bool tan = !out.tangents.empty() && !in.tangents.empty();
+  assert(!pos || out.positions.size() == n);
+  assert(!nrm || (out.normals.size() == n && in.normals.size() == n));
+  assert(!tan || (out.tangents.size() == n && in.tangents.size() == n));
+#if VATKIT_SKIN_SSE
+  switch ((pos ? 1 : 0) | (nrm ? 2 : 0) | (tan ? 4 : 0)) {
+    case 0: return;
+    case 1: return transform_kernel_sse<true, false, false>(in, matrix, out, n);
+    case 2: return transform_kernel_sse<false, true, false>(in, matrix, out, n);
+    case 3: return transform_kernel_sse<true, true, false>(in, matrix, out, n);
+    case 4: return transform_kernel_sse<false, false, true>(in, matrix, out, n);
+    case 5: return transform_kernel_sse<true, false, true>(in, matrix, out, n);
+    case 6: return transform_kernel_sse<false, true, true>(in, matrix, out, n);
+    case 7: return transform_kernel_sse<true, true, true>(in, matrix, out, n);
+  }
+#else
   const float* m = glm::value_ptr(matrix);
-  if (!out.positions.empty()) {
-    assert(out.positions.size() == n);
+  if (pos) {
     for (size_t v = 0; v < n; ++v) out.positions[v] = transform_point(m, in.positions[v]);
   }
-  if (!out.normals.empty() && !in.normals.empty()) {
-    assert(out.normals.size() == n && in.normals.size() == n);
+  if (nrm) {
     const Cofactor cf = cofactor(m);
     for (size_t v = 0; v < n; ++v) out.normals[v] = transform_normal(cf, in.normals[v]);
   }
-  if (!out.tangents.empty() && !in.tangents.empty()) {
-    assert(out.tangents.size() == n && in.tangents.size() == n);
+  if (tan) {
     for (size_t v = 0; v < n; ++v) out.tangents[v] = transform_tangent(m, in.tangents[v]);
   }
+#endif
 }
 
 }  // namespace vatkit
