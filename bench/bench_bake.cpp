@@ -118,6 +118,13 @@ int main(int argc, char** argv) {
         }
         encodings.push_back(e == "rig" ? vatkit::EncodingChoice::Rig : vatkit::EncodingChoice::Delta);
       }
+    } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::printf("usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig]\n"
+                  "                  [--precisions f32,f16,q16] [--lanes 4|8] [--no-measure]\n");
+      return 0;
+    } else if (argv[i][0] == '-') {
+      std::fprintf(stderr, "bench_bake: unknown option '%s' (--help lists them)\n", argv[i]);
+      return 2;
     } else {
       dir = argv[i];
     }
