@@ -12,7 +12,6 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <thread>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -648,17 +647,7 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     progress.fn = &options.progress;
     progress.stage = "bake";
     progress.total = detail::total_rows(clips);
-    // The full mesh's vertex-cache order depends only on the geometry: on another thread while
-    // the frame rows are made (on CesiumMan it takes 0.8 ms, most of a small rig's bake).
-    std::vector<uint32_t> ordered;
-    std::jthread order_thread;
-    if (setup.threads > 1) {
-      const VatGeometry& g = e == Encoding::Rig ? setup.rig_geometry : setup.rest;
-      ordered = g.indices;
-      order_thread = std::jthread([&ordered, &g] { order_for_vertex_cache(ordered, g.groups, g.vertex_count()); });
-    }
     auto vat = baker.bake_encoding(e, clips, progress);
-    if (order_thread.joinable()) order_thread.join();
     if (!vat) {
       if (last) return vat.error();
       reasons.push_back("rig refused: " + why(vat.error()));
@@ -698,13 +687,7 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
       have_measure = true;
     }
     // Levels of detail (bake_lod.cpp), and the full mesh in vertex-cache order.
-    bool vertex_cache_ordered = false;
-    if (!ordered.empty() && ordered.size() == vat->geometry.indices.size()) {
-      vat->geometry.indices = std::move(ordered);
-      vertex_cache_ordered = true;
-    }
-    auto lods = build_lods(*vat, {.levels = options.lods, .threads = options.threads,
-                                  .vertex_cache_ordered = vertex_cache_ordered});
+    auto lods = build_lods(*vat, {.levels = options.lods, .threads = options.threads});
     if (!lods) return lods.error();
     if (report) {
       rep.encoding = e;

@@ -431,25 +431,6 @@ uint32_t select_lod(const Vat& vat, float diameter_px, float max_error_px) {
   return level;
 }
 
-void order_for_vertex_cache(std::vector<uint32_t>& indices, const std::vector<DrawGroup>& groups, size_t vertex_count) {
-  // Group by group, where the groups tile the index buffer (the baker's layout); otherwise the
-  // order is left alone.
-  if (vertex_count == 0 || groups.empty()) return;
-  uint32_t next = 0;
-  bool tiled = true;
-  for (const DrawGroup& grp : groups) {
-    tiled &= grp.first_index == next;
-    next = grp.first_index + grp.index_count;
-  }
-  if (!tiled || next != indices.size()) return;
-  std::vector<uint32_t> in;
-  for (const DrawGroup& grp : groups) {
-    if (grp.index_count == 0) continue;
-    in.assign(indices.begin() + grp.first_index, indices.begin() + grp.first_index + grp.index_count);
-    meshopt_optimizeVertexCache(indices.data() + grp.first_index, in.data(), in.size(), vertex_count);
-  }
-}
-
 Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   VatGeometry& g = vat.geometry;
@@ -458,7 +439,25 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
   g.lods.clear();
   if (V == 0 || g.groups.empty()) return report;
 
-  if (!options.vertex_cache_ordered) order_for_vertex_cache(g.indices, g.groups, V);
+  // Level 0 in vertex-cache order, group by group, where the groups tile the index buffer (the
+  // baker's layout); otherwise it is left alone.
+  {
+    bool tiled = true;
+    uint32_t next = 0;
+    for (const DrawGroup& grp : g.groups) {
+      tiled &= grp.first_index == next;
+      next = grp.first_index + grp.index_count;
+    }
+    tiled &= next == g.indices.size();
+    if (tiled) {
+      for (const DrawGroup& grp : g.groups) {
+        if (grp.index_count == 0) continue;
+        std::vector<uint32_t> in(g.indices.begin() + grp.first_index,
+                                 g.indices.begin() + grp.first_index + grp.index_count);
+        meshopt_optimizeVertexCache(g.indices.data() + grp.first_index, in.data(), in.size(), V);
+      }
+    }
+  }
   const Drawn drawn = drawn_triangles(g);
   report.full_triangles = uint32_t(drawn.indices.size() / 3);
   if (options.levels == 0 || drawn.indices.empty()) return report;

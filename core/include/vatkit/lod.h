@@ -48,12 +48,6 @@
 
 namespace vatkit {
 
-// The full mesh's triangles in vertex-cache order within each draw group
-// (meshopt_optimizeVertexCache), vertices untouched (the VAT columns are indexed by them); left
-// alone unless the groups tile the index buffer (the baker's layout). build_lods does this first
-// unless told it is done; bake() does it on another thread while the frame rows are made.
-void order_for_vertex_cache(std::vector<uint32_t>& indices, const std::vector<DrawGroup>& groups, size_t vertex_count);
-
 struct LodOptions {
   uint32_t levels = 3;               // at most this many levels beyond the full mesh; 0 = none
   // The simplifier's error cap, relative to the mesh's extent (meshopt_simplifyScale): a level
@@ -64,8 +58,6 @@ struct LodOptions {
   uint32_t poses_per_clip = 8;
   uint32_t max_poses = 24;
   unsigned threads = 0;              // 0 = every hardware thread; the result does not depend on it
-  // The full mesh is already in vertex-cache order (order_for_vertex_cache ran on it): skip that.
-  bool vertex_cache_ordered = false;
 };
 
 struct LodLevelReport {
