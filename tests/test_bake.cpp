@@ -462,6 +462,13 @@ void expect_same_vat(const Vat& x, const Vat& y) {
     EXPECT_EQ(a.fps, b.fps);
   }
   EXPECT_EQ(std::memcmp(&x.bounds, &y.bounds, sizeof(Bounds)), 0);
+  // The index buffer (vertex-cache order) and the levels cut from it.
+  EXPECT_EQ(x.geometry.indices, y.geometry.indices);
+  ASSERT_EQ(x.geometry.lods.size(), y.geometry.lods.size());
+  for (size_t i = 0; i < x.geometry.lods.size(); ++i) {
+    EXPECT_EQ(x.geometry.lods[i].indices, y.geometry.lods[i].indices);
+    EXPECT_EQ(x.geometry.lods[i].error_in_motion, y.geometry.lods[i].error_in_motion);
+  }
 }
 
 TEST(BakeDeterminism, ThreadCountsGiveIdenticalBytes) {
