@@ -70,13 +70,8 @@ void encode_octahedral4(const RowIn& in, glm::vec4* stage) {
   for (; v < in.count; ++v) stage[v].w = float(codec::oct8_encode(in.nrm[v]));
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+#if VATKIT_SIMD_AVX2
+VATKIT_AVX2_BEGIN
 namespace oct8 {
 #define VATKIT_OCT_LANES 8
 #include "bake_oct.inl"
@@ -96,11 +91,7 @@ void encode_octahedral(const RowIn& in, glm::vec4* stage) {
   }
 }
 }  // namespace oct8
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+VATKIT_AVX2_END
 void encode_octahedral(const RowIn& in, glm::vec4* stage) {
   simd_lanes() == 8 ? oct8::encode_octahedral(in, stage) : encode_octahedral4(in, stage);
 }

@@ -17,9 +17,8 @@
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #endif
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if VATKIT_SIMD_AVX2
 #include <immintrin.h>
-#define VATKIT_RIG_KERNEL_AVX2 1
 #endif
 
 namespace vatkit::detail {
@@ -130,23 +129,14 @@ namespace lanes4 {
 #undef VATKIT_RIG_LANES
 }  // namespace lanes4
 
-#if VATKIT_RIG_KERNEL_AVX2
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+#if VATKIT_SIMD_AVX2
+VATKIT_AVX2_BEGIN
 namespace lanes8 {
 #define VATKIT_RIG_LANES 8
 #include "bake_rig_kernel_lanes.inl"
 #undef VATKIT_RIG_LANES
 }  // namespace lanes8
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+VATKIT_AVX2_END
 #endif
 
 }  // namespace
@@ -278,7 +268,7 @@ void RigKernel::run_block(uint32_t clip, uint32_t k0, Scratch& sc, SlotStage& st
                           RigRowResult* results, float tolerance) const {
   const Impl& m = *impl_;
   const size_t stride4 = stage.stride / 4;  // in 4-float units
-#if VATKIT_RIG_KERNEL_AVX2
+#if VATKIT_SIMD_AVX2
   if (m.lanes == 8) {
     lanes8::run_block(m.data, clip, k0, sc, stage.data, stride4, stage_row, results, tolerance);
     return;

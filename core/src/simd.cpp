@@ -8,7 +8,7 @@ namespace {
 std::atomic<unsigned> g_forced{0};
 
 unsigned widest() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if VATKIT_SIMD_AVX2
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) return 8;
 #endif

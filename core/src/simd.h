@@ -4,6 +4,23 @@
 // other to show it.
 #pragma once
 
+// Where the 8-lane kernels exist (x86-64 with GCC or Clang), a source brackets them with
+// VATKIT_AVX2_BEGIN / VATKIT_AVX2_END: the functions defined between get AVX2 code, nothing else
+// in the file does (include every header before VATKIT_AVX2_BEGIN), and they may only run where
+// simd_lanes() is 8.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define VATKIT_SIMD_AVX2 1
+#if defined(__clang__)
+#define VATKIT_AVX2_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
+#define VATKIT_AVX2_END _Pragma("clang attribute pop")
+#else
+#define VATKIT_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
+#define VATKIT_AVX2_END _Pragma("GCC pop_options")
+#endif
+#else
+#define VATKIT_SIMD_AVX2 0
+#endif
+
 namespace vatkit::detail {
 
 // 8 where the CPU has AVX2 (x86-64 builds with GCC or Clang), else 4; or the forced width.
