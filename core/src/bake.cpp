@@ -204,8 +204,8 @@ Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t
   const float big = std::numeric_limits<float>::max();
   v4 lo = v4{} + big, hi = v4{} - big;
   for (uint32_t k = 0; k < rows; ++k) {
-    float* row = &st.q(stage_row + k, 0).x;
-    const float* prev_row = k > 0 ? &st.q(stage_row + k - 1, 0).x : nullptr;
+    float* row = st.row(stage_row + k);
+    const float* prev_row = k > 0 ? st.row(stage_row + k - 1) : nullptr;
     for (uint32_t s = 0; s < S; ++s) {
       float* qp = row + 8 * size_t(s);
       const v4 q = load4(qp), ts = load4(qp + 4);
@@ -246,7 +246,7 @@ Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t
   const v4 q_lo = v4{} - 1.0f, q_extent = v4{} + 2.0f, t_extent = hi - lo;
   for (uint32_t k = 0; k < rows; ++k) {
     uint8_t* out = bytes + codec::texel_index(p, clip.first_row + k, 0) * texel_bytes(p.format);
-    const float* in = &st.q(stage_row + k, 0).x;
+    const float* in = st.row(stage_row + k);
     switch (p.format) {
       case TexelFormat::RGBA32F: std::memcpy(out, in, size_t(S) * 32); break;
       case TexelFormat::RGBA16F:

@@ -343,7 +343,7 @@ Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clip
     VatClip& clip = vat.clips[ci];
     std::vector<RowStats> stats(plan.rows);
     if (J > 0 && vat.planes[size_t(slot_plane)].format == TexelFormat::RGBA32F) {
-      slots.view(vat, size_t(slot_plane), clip.first_row, plan.rows);
+      slots.view(vat, size_t(slot_plane), clip.first_row);
     } else if (J > 0) {
       slots.own(J, plan.rows);
     }

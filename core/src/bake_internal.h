@@ -163,7 +163,7 @@ inline uint8_t* plane_bytes(Vat& vat, size_t i) { return const_cast<uint8_t*>(va
 // f32 memory that write_slot_rows encodes into the plane. Either way write_slot_rows applies the
 // hemisphere rule along each slot's rows and computes the clip's Q16 ranges.
 struct SlotStage {
-  uint32_t slots = 0, rows = 0;
+  uint32_t slots = 0;
   size_t stride = 0;      // floats from one row to the next
   float* data = nullptr;  // row 0, slot 0's rotation
   bool in_plane = false;  // a view of an RGBA32F plane's rows
@@ -173,19 +173,17 @@ struct SlotStage {
   SlotStage& operator=(const SlotStage&) = delete;
   ~SlotStage() { std::free(owned_); }
 
-  glm::quat& q(size_t row, uint32_t slot) { return *reinterpret_cast<glm::quat*>(data + row * stride + 8 * size_t(slot)); }
-  glm::vec4& ts(size_t row, uint32_t slot) {
-    return *reinterpret_cast<glm::vec4*>(data + row * stride + 8 * size_t(slot) + 4);
-  }
+  float* row(size_t r) { return data + r * stride; }
+  glm::quat& q(size_t r, uint32_t slot) { return *reinterpret_cast<glm::quat*>(row(r) + 8 * size_t(slot)); }
+  glm::vec4& ts(size_t r, uint32_t slot) { return *reinterpret_cast<glm::vec4*>(row(r) + 8 * size_t(slot) + 4); }
 
   // Owned rows, uninitialized (the bakes write every element before it is read), from
   // allocate_big (fresh pages cost a fault each: a third of a rig bake before this was shared).
   void own(uint32_t slot_count, uint32_t row_count) {
     slots = slot_count;
-    rows = row_count;
     stride = 8 * size_t(slots);
     in_plane = false;
-    const size_t n = stride * rows;
+    const size_t n = stride * row_count;
     if (n > capacity_) {
       std::free(owned_);
       owned_ = static_cast<float*>(allocate_big(n * sizeof(float)));
@@ -193,11 +191,10 @@ struct SlotStage {
     }
     data = owned_;
   }
-  // Rows [first_row, first_row + row_count) of an RGBA32F Slots plane.
-  void view(Vat& vat, size_t plane_index, uint32_t first_row, uint32_t row_count) {
+  // The rows of an RGBA32F Slots plane from first_row on.
+  void view(Vat& vat, size_t plane_index, uint32_t first_row) {
     const Plane& p = vat.planes[plane_index];
     slots = p.texels_per_frame / 2;
-    rows = row_count;
     stride = 4 * size_t(p.rows_per_frame) * p.width;
     in_plane = true;
     data = reinterpret_cast<float*>(plane_bytes(vat, plane_index)) + first_row * stride;

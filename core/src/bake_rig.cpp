@@ -463,7 +463,7 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
       group_rows += clips[g1++].rows;
     }
     if (format == TexelFormat::RGBA32F) {
-      stage.view(vat, 0, vat.clips[g0].first_row, uint32_t(group_rows));
+      stage.view(vat, 0, vat.clips[g0].first_row);
     } else {
       stage.own(S, uint32_t(group_rows));
     }
