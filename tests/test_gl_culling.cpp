@@ -186,7 +186,7 @@ TEST_F(GlCulling, LevelsAreSelectLodOfTheProjectedSize) {
   ASSERT_TRUE(full.ok()) << full.error().message;
   const std::vector<uint8_t> full_image = target->read_rgba8().pixels;
 
-  for (float budget : {1.0f, 4.0f}) {
+  for (float budget : {0.25f, 1.0f}) {
     SCOPED_TRACE("budget " + std::to_string(budget) + " px");
     gl::RenderOptions lod = no_lod;
     lod.lod = true;

@@ -6,6 +6,7 @@
 // the rest pose and in poses decoded with decode_vertices, each point's exact distance to the
 // other surface computed by brute force in double precision.
 #include <gtest/gtest.h>
+#include <meshoptimizer.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -289,9 +290,11 @@ TEST(Lod, EveryLevelIsWithinItsBudgetAtRestAndInMotion) {
         EXPECT_LE(e, lod.error_in_motion + slack) << "clip " << c << " row " << k;
         in_motion = std::max(in_motion, e);
       }
-      // The bound is an upper bound, and a useful one: within a few times what sampling finds
-      // (measured: 1.0 to 3.1 times on these four).
-      EXPECT_LE(lod.error_in_motion, 5.0 * in_motion + slack) << "the bound is loose";
+      // The bound is an upper bound, and a useful one: within a few times what sampling finds, or
+      // within 1.5% of the radius where the distance is smaller than that (there the pieces'
+      // size, not the distance, sets the bound). Measured: 1.0 to 3.7 times, and CesiumMan's
+      // first level 13.3 mm (1.4% of the radius) for a sampled 1.9 mm.
+      EXPECT_LE(lod.error_in_motion, 5.0 * in_motion + 0.015 * radius + slack) << "the bound is loose";
       std::printf("  %-28s level %zu: sampled %.4g at rest (bound %.4g), %.4g in %zu poses (bound %.4g)\n", asset,
                   l + 1, at_rest, double(lod.error), in_motion, poses.size(), double(lod.error_in_motion));
     }
@@ -338,18 +341,19 @@ TEST(Lod, SloppyLevelsReachFarTargetsWithinTheirBounds) {
   EXPECT_GE(sloppy, 1u) << "the simplifier should stall on RobotExpressive before 8 levels";
 }
 
-TEST(Lod, RigBakesGetTheSameLevelsAndTheirOwnBudgets) {
-  // The levels come from the rest geometry, which both encodings share; the budgets come from each
-  // encoding's decoded poses, and hold for the rig too.
+TEST(Lod, RigBakesGetTheirOwnLevelsAndBudgets) {
+  // The levels are simplified in each encoding's decoded poses (which differ by the encodings'
+  // own errors, so the collapses may differ too) and measured in them: the rig's levels reach the
+  // same triangle counts, within a like budget, and hold it.
   const Vat& delta = baked("khronos/CesiumMan.glb");
   const Vat& rig = baked("khronos/CesiumMan.glb", EncodingChoice::Rig);
   ASSERT_EQ(rig.encoding, Encoding::Rig);
   ASSERT_EQ(rig.geometry.lods.size(), delta.geometry.lods.size());
   std::vector<glm::vec3> P(rig.geometry.vertex_count());
   for (size_t l = 0; l < rig.geometry.lods.size(); ++l) {
-    EXPECT_EQ(rig.geometry.lods[l].indices, delta.geometry.lods[l].indices);
+    EXPECT_EQ(rig.geometry.lods[l].indices.size(), delta.geometry.lods[l].indices.size());
     EXPECT_NEAR(rig.geometry.lods[l].error_in_motion, delta.geometry.lods[l].error_in_motion,
-                0.05 * delta.geometry.lods[l].error_in_motion);
+                0.25 * delta.geometry.lods[l].error_in_motion);
     const VatClip& clip = rig.clips[0];
     const uint32_t row = clip.first_row + measured_rows(rig, clip)[measured_rows(rig, clip).size() / 2];
     decode_vertices(rig, single(RowBlend{0, row, row, 0.0f}), 0, P);
@@ -431,13 +435,47 @@ TEST(Lod, MotionMeasuresMoreThanTheRestPose) {
     EXPECT_LE(r.triangles, std::max(r.target_triangles, r.triangles));
     EXPECT_GT(r.simplifier_error, 0.0f);
     larger |= r.error_in_motion > r.error * 1.01f;
-    std::printf("  level %zu: target %u, got %u triangles; meshoptimizer's estimate %.4g (relative %.3g x scale %.4g), "
+    std::printf("  level %zu: target %u, got %u triangles; the simplifier's estimate %.4g (relative %.3g x scale %.4g), "
                 "bound %.4g at rest, %.4g in motion\n",
                 l + 1, r.target_triangles, r.triangles, double(r.simplifier_error),
                 double(r.simplifier_error / report->scale), double(report->scale), double(r.error),
                 double(r.error_in_motion));
   }
   EXPECT_TRUE(larger);
+}
+
+TEST(Lod, LevelsKeepWhatMotionNeeds) {
+  // The simplifier weighs each collapse in poses of every clip (lod_simplify.h), so a ring that a
+  // bending joint needs stays. Against meshoptimizer's simplifier on the rest pose alone, asked
+  // for the same triangle counts over the same vertices, the levels' sampled distance to the full
+  // mesh in motion must be well under half (measured on the sample character: 3.2 and 10 mm for
+  // levels 1 and 2, against 42 and 47 mm).
+  const Vat& vat = baked("<sample>");
+  const VatGeometry& g = vat.geometry;
+  ASSERT_GE(g.lods.size(), 2u);
+  const std::vector<uint32_t> full = drawn(g.indices, g.groups);
+  std::vector<glm::vec3> P(g.vertex_count());
+  for (size_t l = 0; l < 2; ++l) {
+    SCOPED_TRACE("level " + std::to_string(l + 1));
+    LodLevel rest_only;
+    rest_only.indices.resize(full.size());
+    rest_only.indices.resize(meshopt_simplify(rest_only.indices.data(), full.data(), full.size(), &g.positions[0].x,
+                                              g.vertex_count(), sizeof(glm::vec3), g.lods[l].indices.size(), 0.05f));
+    ASSERT_LE(rest_only.indices.size(), g.lods[l].indices.size() * 11 / 10) << "meshoptimizer reaches the count too";
+    rest_only.groups.push_back(DrawGroup{0, uint32_t(rest_only.indices.size()), -1});
+    double ours = 0.0, theirs = 0.0;
+    for (uint32_t c = 0; c < vat.clips.size(); ++c) {
+      for (uint32_t quarter = 1; quarter <= 3; ++quarter) {  // three poses per clip, ends excluded
+        const uint32_t row = vat.clips[c].first_row + quarter * (vat.clips[c].rows - 1) / 4;
+        decode_vertices(vat, single(RowBlend{c, row, row, 0.0f}), 0, P);
+        ours = std::max(ours, measured_error(vat, g.lods[l], P, 200, row));
+        theirs = std::max(theirs, measured_error(vat, rest_only, P, 200, row));
+      }
+    }
+    std::printf("  level %zu (%zu triangles): %.4g in motion; the rest pose alone (%zu triangles): %.4g\n", l + 1,
+                g.lods[l].indices.size() / 3, ours, rest_only.indices.size() / 3, theirs);
+    EXPECT_LT(ours, 0.5 * theirs);
+  }
 }
 
 TEST(Lod, SelectLodUsesTheScreenSizes) {

@@ -19,6 +19,7 @@
 
 #include "vatkit/decode.h"
 #include "vatkit/parallel.h"
+#include "lod_simplify.h"
 
 namespace vatkit {
 namespace {
@@ -28,6 +29,9 @@ using glm::vec3;
 constexpr size_t kCandidates = 3;   // triangles of the other surface tried per piece
 constexpr int kRefineDepth = 2;     // a piece near the worst is split at most twice (16 leaves)
 constexpr float kRefineFraction = 0.8f;  // pieces above this fraction of the worst are refined
+constexpr int kSettleDepth = 1;          // a piece is split at rest at most once (4 children)...
+constexpr float kSettleRatio = 2.0f;     // ... while its bound exceeds this times its corners'
+constexpr float kSettleSlack = 0.01f;    // distance plus this fraction of the piece length
 
 std::string fmt(const char* f, double v) {
   char b[64];
@@ -71,7 +75,9 @@ float dist2_triangle(const vec3& p, const vec3& a, const vec3& b, const vec3& c)
 struct Piece {
   uint32_t tri = 0;
   vec3 w[3];
-  std::array<uint32_t, kCandidates> cand{};
+  // The kCandidates best, each corner's nearest, and for a piece split at rest (make_side) its
+  // parent's kCandidates best.
+  std::array<uint32_t, 2 * kCandidates + 3> cand{};
   uint32_t cand_count = 0;
 };
 
@@ -127,8 +133,10 @@ class TriGrid {
     if (!has_component(component)) component = kAny;
     Aabb box;
     for (const vec3& p : c) box.add(p);
-    std::vector<uint32_t> found;
-    std::vector<std::pair<float, uint32_t>> scored;
+    // Scratch reused across the calls of one thread (hundreds of thousands of small queries).
+    thread_local std::vector<uint32_t> found;
+    thread_local std::vector<std::pair<float, uint32_t>> scored;
+    thread_local std::vector<std::pair<float, std::array<float, 4>>> order;  // lower bound, corners', triangle
     const size_t tris = idx_.size() / 3;
     for (float r = 0.5f * cell_;; r *= 2.0f) {
       found.clear();
@@ -158,23 +166,38 @@ class TriGrid {
       }
       // Scored in the order of a cheap lower bound (the farthest corner's distance to the
       // triangle's box), stopping once that bound passes the k-th best score.
-      std::vector<std::pair<float, uint32_t>> order;
+      order.clear();
       for (uint32_t t : found) {
         if (component != kAny && component_[t] != component) continue;
-        float lower = 0.0f;
-        for (const vec3& p : c) {
-          const vec3 d = glm::max(glm::max(boxes_[t].min - p, p - boxes_[t].max), vec3(0.0f));
-          lower = std::max(lower, glm::dot(d, d));
+        std::array<float, 4> lower{0.0f, 0.0f, 0.0f, 0.0f};
+        for (int j = 0; j < 3; ++j) {
+          const vec3 d = glm::max(glm::max(boxes_[t].min - c[j], c[j] - boxes_[t].max), vec3(0.0f));
+          lower[j] = glm::dot(d, d);
         }
-        order.emplace_back(lower, t);
+        std::memcpy(&lower[3], &t, 4);
+        order.emplace_back(std::max({lower[0], lower[1], lower[2]}), lower);
       }
-      std::sort(order.begin(), order.end());
+      std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
       scored.clear();
-      for (const auto& [lower, t] : order) {
-        if (scored.size() >= kCandidates && lower >= scored[kCandidates - 1].first) break;
+      // Also the nearest triangle to each corner among those found: a piece that straddles a fold
+      // of the other surface has no one triangle near all of it, and the refinement's sub-pieces
+      // near a corner need that corner's nearest.
+      float corner_best[3] = {FLT_MAX, FLT_MAX, FLT_MAX};
+      uint32_t corner_tri[3] = {~0u, ~0u, ~0u};
+      for (const auto& [lower, boxes] : order) {
+        uint32_t t;
+        std::memcpy(&t, &boxes[3], 4);
+        const bool whole = scored.size() < kCandidates || lower < scored[kCandidates - 1].first;
+        const bool corner = boxes[0] < corner_best[0] || boxes[1] < corner_best[1] || boxes[2] < corner_best[2];
+        if (!whole && !corner) continue;
         const vec3 &a = P_[idx_[3 * t]], &b = P_[idx_[3 * t + 1]], &d = P_[idx_[3 * t + 2]];
         float worst = 0.0f;
-        for (const vec3& p : c) worst = std::max(worst, dist2_triangle(p, a, b, d));
+        for (int j = 0; j < 3; ++j) {
+          const float dj = dist2_triangle(c[j], a, b, d);
+          worst = std::max(worst, dj);
+          if (dj < corner_best[j]) corner_best[j] = dj, corner_tri[j] = t;
+        }
+        if (!whole) continue;
         scored.emplace_back(worst, t);
         std::sort(scored.begin(), scored.end());
         if (scored.size() > kCandidates) scored.pop_back();
@@ -187,6 +210,12 @@ class TriGrid {
       if (all || (k > 0 && scored[0].first <= r)) {
         piece.cand_count = uint32_t(k);
         for (size_t i = 0; i < k; ++i) piece.cand[i] = scored[i].second;
+        for (uint32_t t : corner_tri) {
+          if (t == ~0u || std::find(piece.cand.begin(), piece.cand.begin() + piece.cand_count, t) !=
+                              piece.cand.begin() + piece.cand_count)
+            continue;
+          piece.cand[piece.cand_count++] = t;
+        }
         return;
       }
     }
@@ -240,6 +269,22 @@ TriKey tri_key(const uint32_t* t) {
 
 // Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
 // finds each piece's candidates on `to`.
+float piece_bound(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
+                  std::span<const vec3> P) {
+  float best = FLT_MAX;
+  for (uint32_t i = 0; i < piece.cand_count; ++i) {
+    const uint32_t* t = &to[3 * size_t(piece.cand[i])];
+    const vec3 &a = P[t[0]], &b = P[t[1]], &d = P[t[2]];
+    float worst = 0.0f;
+    for (const vec3& p : c) {
+      worst = std::max(worst, dist2_triangle(p, a, b, d));
+      if (worst >= best) break;
+    }
+    best = std::min(best, worst);
+  }
+  return std::sqrt(best);
+}
+
 Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
                const std::vector<uint32_t>& vertex_component, float h, bool split, unsigned threads) {
   Side side;
@@ -288,36 +333,57 @@ Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, co
   std::vector<uint32_t> to_component(to.size() / 3);
   for (size_t t = 0; t < to_component.size(); ++t) to_component[t] = vertex_component[to[3 * t]];
   const TriGrid grid(P, to, std::move(to_component), cell);
+  // Each piece gets its candidates. A piece whose bound at rest is well above its corners'
+  // distances (it straddles a fold of the other surface: no one triangle is near all of it) is
+  // split in four, each child with candidates of its own, at most kSettleDepth times.
+  std::vector<std::vector<Piece>> settled(side.pieces.size());
   parallel_for(side.pieces.size(), 64, threads, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
-      Piece& piece = side.pieces[i];
-      const uint32_t* v = &from[3 * size_t(piece.tri)];
-      vec3 c[3];
-      for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
-      grid.nearest(c, vertex_component[v[0]], piece);
+      const uint32_t* v = &from[3 * size_t(side.pieces[i].tri)];
+      auto settle = [&](auto&& self, Piece piece, int depth, const Piece& parent) -> void {
+        vec3 c[3];
+        for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
+        grid.nearest(c, vertex_component[v[0]], piece);
+        // A child keeps its parent's best too: chosen at rest, they may be the nearer in motion.
+        for (uint32_t j = 0; j < std::min<uint32_t>(parent.cand_count, kCandidates); ++j) {
+          const auto last = piece.cand.begin() + piece.cand_count;
+          if (std::find(piece.cand.begin(), last, parent.cand[j]) == last) piece.cand[piece.cand_count++] = parent.cand[j];
+        }
+        if (depth < kSettleDepth && piece.cand_count > 0) {
+          float corner = 0.0f;  // each corner's distance to its nearest (among the candidates)
+          for (const vec3& p : c) {
+            float best = FLT_MAX;
+            for (uint32_t j = 0; j < piece.cand_count; ++j) {
+              const uint32_t* t = &to[3 * size_t(piece.cand[j])];
+              best = std::min(best, dist2_triangle(p, P[t[0]], P[t[1]], P[t[2]]));
+            }
+            corner = std::max(corner, best);
+          }
+          if (piece_bound(c, piece, to, P) > kSettleRatio * std::sqrt(corner) + kSettleSlack * h) {
+            const vec3 m01 = 0.5f * (piece.w[0] + piece.w[1]), m12 = 0.5f * (piece.w[1] + piece.w[2]),
+                       m20 = 0.5f * (piece.w[2] + piece.w[0]);
+            const vec3 kids[4][3] = {{piece.w[0], m01, m20}, {m01, piece.w[1], m12}, {m20, m12, piece.w[2]}, {m01, m12, m20}};
+            for (const auto& kw : kids) {
+              Piece kid;
+              kid.tri = piece.tri;
+              for (int k = 0; k < 3; ++k) kid.w[k] = kw[k];
+              self(self, kid, depth + 1, piece);
+            }
+            return;
+          }
+        }
+        settled[i].push_back(piece);
+      };
+      settle(settle, side.pieces[i], 0, Piece{});
     }
   });
+  side.pieces.clear();
+  for (const auto& list : settled) side.pieces.insert(side.pieces.end(), list.begin(), list.end());
   return side;
 }
 
 // min over the candidates of max over the corners of the distance: a bound on every point of the
 // (posed) piece's distance to the other surface.
-float piece_bound(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
-                  std::span<const vec3> P) {
-  float best = FLT_MAX;
-  for (uint32_t i = 0; i < piece.cand_count; ++i) {
-    const uint32_t* t = &to[3 * size_t(piece.cand[i])];
-    const vec3 &a = P[t[0]], &b = P[t[1]], &d = P[t[2]];
-    float worst = 0.0f;
-    for (const vec3& p : c) {
-      worst = std::max(worst, dist2_triangle(p, a, b, d));
-      if (worst >= best) break;
-    }
-    best = std::min(best, worst);
-  }
-  return std::sqrt(best);
-}
-
 float refine(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
              std::span<const vec3> P, int depth, float threshold) {
   const float b = piece_bound(c, piece, to, P);
@@ -372,6 +438,7 @@ struct Level {
 // none, -2: several).
 struct Drawn {
   std::vector<uint32_t> indices;
+  std::vector<uint32_t> group;       // each triangle's draw group
   std::vector<int32_t> first_owner;  // the first group drawing the vertex, -1: none
   bool shared_vertices = false;      // some vertex is drawn by two groups
 };
@@ -381,6 +448,7 @@ Drawn drawn_triangles(const VatGeometry& g) {
   d.first_owner.assign(g.vertex_count(), -1);
   for (size_t gi = 0; gi < g.groups.size(); ++gi) {
     const DrawGroup& grp = g.groups[gi];
+    d.group.insert(d.group.end(), grp.index_count / 3, uint32_t(gi));
     for (uint32_t k = grp.first_index; k < grp.first_index + grp.index_count; ++k) {
       const uint32_t v = g.indices[k];
       d.indices.push_back(v);
@@ -482,21 +550,15 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     std::unordered_map<vec3, uint32_t, Hash, Equal> first;
     for (uint32_t v = 0; v < V; ++v) rep[v] = first.emplace(g.positions[v], v).first->second;
   }
-  std::vector<uint32_t> class_start(V + 1, 0), class_members(V);  // members of each class, by rep
-  for (uint32_t v = 0; v < V; ++v) ++class_start[rep[v] + 1];
-  for (size_t v = 0; v < V; ++v) class_start[v + 1] += class_start[v];
-  {
-    std::vector<uint32_t> fill(class_start.begin(), class_start.end() - 1);
-    for (uint32_t v = 0; v < V; ++v) class_members[fill[rep[v]]++] = v;
-  }
-  // The distinct positions (drawn or not), numbered in vertex order.
-  std::vector<uint32_t> class_of(V, ~0u), class_rep;
-  std::vector<vec3> unique_positions;
+  // Welded vertices (one per position at rest): what the simplifier collapses.
+  std::vector<uint32_t> weld(V), weld_rep;
   for (uint32_t v = 0; v < V; ++v) {
-    if (rep[v] != v) continue;
-    class_of[v] = uint32_t(class_rep.size());
-    class_rep.push_back(v);
-    unique_positions.push_back(g.positions[v]);
+    if (rep[v] == v) {
+      weld[v] = uint32_t(weld_rep.size());
+      weld_rep.push_back(v);
+    } else {
+      weld[v] = weld[rep[v]];
+    }
   }
   std::vector<uint32_t> component(V);
   {
@@ -519,52 +581,67 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
   }
   // The original triangles by the classes of their corners (a welded result that is one of them
   // takes its vertices back).
-  struct ClassTriHash {
-    size_t operator()(const std::array<uint32_t, 3>& k) const {
-      return (size_t(k[0]) * 0x9E3779B97F4A7C15ull) ^ (size_t(k[1]) << 21) ^ k[2];
-    }
-  };
-  std::unordered_map<std::array<uint32_t, 3>, uint32_t, ClassTriHash> class_tris;
-  for (size_t t = 0; t < drawn.indices.size(); t += 3) {
-    std::array<uint32_t, 3> k = {rep[drawn.indices[t]], rep[drawn.indices[t + 1]], rep[drawn.indices[t + 2]]};
-    std::sort(k.begin(), k.end());
-    class_tris.emplace(k, uint32_t(t));
-  }
-
-  // Simplify the whole drawn mesh at once (seams between groups stay closed: coincident vertices
-  // of different primitives are simplified together), then give each triangle to the group
-  // drawing its first vertex. When groups share vertices, each group is simplified on its own.
-  // When that cannot reduce the mesh (a faceted mesh, whose every corner is a seam the simplifier
-  // keeps), the mesh is simplified with its seams welded and each corner of a new triangle takes
-  // the vertex at that position whose normal is nearest the triangle's, in the group of the first.
   auto group_of = [&](uint32_t v) { return size_t(std::max(drawn.first_owner[v], 0)); };
+  auto count = [](const std::vector<std::vector<uint32_t>>& v) {
+    size_t n = 0;
+    for (const auto& x : v) n += x.size();
+    return n;
+  };
+
+  // The measured poses (lod.h): up to poses_per_clip rows of every clip, evenly spaced, first and
+  // last included. The simplifier weighs its collapses in other poses, halfway between
+  // consecutive measured rows (the only row of a one-row clip), so that what is measured is not
+  // what was optimized.
+  std::vector<PoseBlend> poses, shape_poses;
+  for (uint32_t c = 0; c < vat.clips.size(); ++c) {
+    const VatClip& clip = vat.clips[c];
+    const uint32_t share = std::max(3u, options.max_poses / uint32_t(vat.clips.size()));
+    const uint32_t n = std::min({clip.rows, std::max(options.poses_per_clip, 1u), share});
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t k = n == 1 ? 0 : uint32_t((uint64_t(i) * (clip.rows - 1) + (n - 1) / 2) / (n - 1));
+      poses.push_back(single(RowBlend{c, clip.first_row + k, clip.first_row + k, 0.0f}));
+      if (n == 1) shape_poses.push_back(poses.back());
+      if (i == 0) continue;
+      // Halfway between this row and the previous measured one.
+      const uint32_t before = uint32_t((uint64_t(i - 1) * (clip.rows - 1) + (n - 1) / 2) / (n - 1));
+      const double mid = 0.5 * (double(before) + double(k));
+      const uint32_t row = uint32_t(mid);
+      const uint32_t next = std::min(row + 1, clip.rows - 1);
+      shape_poses.push_back(single(RowBlend{c, clip.first_row + row, clip.first_row + next, float(mid - row)}));
+    }
+  }
+  // At most 64 MiB of quadrics (11 doubles per welded vertex and pose).
+  const size_t quadric_budget = size_t(64) << 20;
+  const size_t max_shape_poses = std::max<size_t>(1, quadric_budget / (88 * std::max<size_t>(weld_rep.size(), 1)) - 1);
+  if (shape_poses.size() > max_shape_poses) {
+    std::vector<PoseBlend> kept;
+    for (size_t i = 0; i < max_shape_poses; ++i) kept.push_back(shape_poses[i * shape_poses.size() / max_shape_poses]);
+    shape_poses = std::move(kept);
+  }
+  std::vector<std::vector<vec3>> shape_positions(shape_poses.size(), std::vector<vec3>(V));
+  parallel_for(shape_poses.size(), 1, options.threads ? options.threads : hardware_threads(),
+               [&](size_t begin, size_t end) {
+                 for (size_t p = begin; p < end; ++p) decode_vertices(vat, shape_poses[p], 0, shape_positions[p]);
+               });
+  std::vector<std::span<const vec3>> shape_spans = {g.positions};
+  for (const auto& P : shape_positions) shape_spans.emplace_back(P);
+  detail::PoseSimplifier simplifier(drawn.indices, drawn.group, weld, uint32_t(weld_rep.size()), shape_spans,
+                                    g.normals);
+  const float max_error = options.max_relative_error * report.scale;
+  bool seams_released = false;
+
   std::vector<Level> levels;
   size_t previous = drawn.indices.size();
   for (uint32_t L = 1; L <= options.levels; ++L) {
     const size_t target_tris = (drawn.indices.size() / 3) >> L;
     if (target_tris == 0) break;
-    float rel_error = 0.0f;
-    auto simplify = [&](const std::vector<uint32_t>& in, size_t target_indices) {
-      std::vector<uint32_t> out(in.size());
-      float err = 0.0f;
-      const size_t n = meshopt_simplify(out.data(), in.data(), in.size(), pos, V, sizeof(vec3), target_indices,
-                                        options.max_relative_error, 0, &err);
-      out.resize(n);
-      rel_error = std::max(rel_error, err);
-      return out;
-    };
-    auto count = [](const std::vector<std::vector<uint32_t>>& v) {
-      size_t n = 0;
-      for (const auto& x : v) n += x.size();
-      return n;
-    };
     // Runs `simplifier` (indices, target index count -> indices) over the whole drawn mesh and
     // splits its triangles by the group of their first vertex, or, when groups share vertices,
     // over each group on its own.
-    auto simplify_groups = [&](auto&& simplifier) {
+    auto simplify_groups = [&](auto&& simplify) {
       std::vector<std::vector<uint32_t>> out_groups(g.groups.size());
       if (!drawn.shared_vertices) {
-        const std::vector<uint32_t> out = simplifier(drawn.indices, target_tris * 3);
+        const std::vector<uint32_t> out = simplify(drawn.indices, target_tris * 3);
         for (size_t t = 0; t < out.size(); t += 3) {
           std::vector<uint32_t>& dst = out_groups[group_of(out[t])];
           dst.insert(dst.end(), out.begin() + ptrdiff_t(t), out.begin() + ptrdiff_t(t + 3));
@@ -574,63 +651,21 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
           const DrawGroup& grp = g.groups[gi];
           const std::vector<uint32_t> in(g.indices.begin() + grp.first_index,
                                          g.indices.begin() + grp.first_index + grp.index_count);
-          if (!in.empty()) out_groups[gi] = simplifier(in, (in.size() / 3 >> L) * 3);
+          if (!in.empty()) out_groups[gi] = simplify(in, (in.size() / 3 >> L) * 3);
         }
       }
       return out_groups;
     };
-    std::vector<std::vector<uint32_t>> per_group = simplify_groups(simplify);
-    bool welded = false;
-    if (count(per_group) * 10 > previous * 9) {
-      // One vertex per position: the simplifier must not see the other vertices at a position
-      // (it would treat each as a seam and keep it).
-      std::vector<uint32_t> shadow(drawn.indices.size());
-      for (size_t i = 0; i < shadow.size(); ++i) shadow[i] = class_of[rep[drawn.indices[i]]];
-      std::vector<uint32_t> out(shadow.size());
-      float err = 0.0f;
-      out.resize(meshopt_simplify(out.data(), shadow.data(), shadow.size(), &unique_positions[0].x,
-                                  unique_positions.size(), sizeof(vec3), target_tris * 3,
-                                  options.max_relative_error, 0, &err));
-      rel_error = err * meshopt_simplifyScale(&unique_positions[0].x, unique_positions.size(), sizeof(vec3)) /
-                  report.scale;
-      for (uint32_t& i : out) i = class_rep[i];
-      std::vector<std::vector<uint32_t>> welded_groups(g.groups.size());
-      for (size_t t = 0; t < out.size(); t += 3) {
-        const uint32_t r[3] = {out[t], out[t + 1], out[t + 2]};
-        uint32_t chosen[3];
-        std::array<uint32_t, 3> key = {r[0], r[1], r[2]};
-        std::sort(key.begin(), key.end());
-        if (const auto it = class_tris.find(key); it != class_tris.end()) {
-          for (int k = 0; k < 3; ++k)
-            for (int j = 0; j < 3; ++j)
-              if (rep[drawn.indices[it->second + j]] == r[k]) chosen[k] = drawn.indices[it->second + j];
-        } else {
-          const vec3 n = glm::cross(g.positions[r[1]] - g.positions[r[0]], g.positions[r[2]] - g.positions[r[0]]);
-          auto best = [&](uint32_t cls, int32_t group) {
-            uint32_t pick = ~0u;
-            float score = -FLT_MAX;
-            for (uint32_t m = class_start[cls]; m < class_start[cls + 1]; ++m) {
-              const uint32_t v = class_members[m];
-              if (drawn.first_owner[v] < 0 || (group >= 0 && drawn.first_owner[v] != group)) continue;
-              const float sc = g.normals.empty() ? 0.0f : glm::dot(g.normals[v], n);
-              if (sc > score) score = sc, pick = v;
-            }
-            return pick;
-          };
-          chosen[0] = best(r[0], -1);
-          for (int k = 1; k < 3; ++k) {
-            chosen[k] = best(r[k], drawn.first_owner[chosen[0]]);
-            if (chosen[k] == ~0u) chosen[k] = best(r[k], -1);
-          }
-        }
-        std::vector<uint32_t>& dst = welded_groups[group_of(chosen[0])];
-        dst.insert(dst.end(), chosen, chosen + 3);
-      }
-      if (count(welded_groups) < count(per_group)) {
-        per_group = std::move(welded_groups);
-        welded = true;
-      }
+    // Seams kept first; when that stalls (a faceted mesh, every corner a seam), released for this
+    // level and every later one.
+    size_t left = simplifier.run(target_tris, max_error, !seams_released);
+    if (!seams_released && left * 30 > previous * 9) {
+      seams_released = true;
+      left = simplifier.run(target_tris, max_error, false);
     }
+    bool welded = seams_released;
+    std::vector<std::vector<uint32_t>> per_group(g.groups.size());
+    simplifier.emit(per_group);
     // Far levels: when the topology-preserving simplifier stalls (it keeps the mesh's seams and
     // its error cap), meshopt_simplifySloppy reaches the target by clustering vertices on a grid,
     // keeping one ORIGINAL vertex per cell, so the level still reads the same VAT columns. Its
@@ -654,8 +689,8 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     }
     const size_t total = count(per_group);
     if (std::getenv("VATKIT_DEBUG_LOD")) {
-      std::fprintf(stderr, "lod level %u: target %zu, got %zu triangles (welded %d, sloppy %d), relative error %g\n", L,
-                   target_tris, total / 3, int(welded), int(sloppy), double(rel_error));
+      std::fprintf(stderr, "lod level %u: target %zu, got %zu triangles (welded %d, sloppy %d), simplifier error %g\n", L,
+                   target_tris, total / 3, int(welded), int(sloppy), double(simplifier.error()));
     }
     // Stop when the simplifier cannot remove a tenth of the previous level's triangles.
     if (total == 0 || total * 10 > previous * 9) break;
@@ -663,7 +698,7 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     cache_order(per_group, V, g.groups, level.lod.indices, level.lod.groups);
     level.report.target_triangles = uint32_t(target_tris);
     level.report.triangles = uint32_t(total / 3);
-    level.report.simplifier_error = rel_error * report.scale;
+    level.report.simplifier_error = sloppy ? 0.0f : simplifier.error();
     level.report.welded = welded;
     level.report.sloppy = sloppy;
     levels.push_back(std::move(level));
@@ -704,18 +739,6 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     size_t pieces = 0;
     for (const auto& sd : sides) pieces += sd[0].pieces.size() + sd[1].pieces.size();
     std::fprintf(stderr, "lod: %zu pieces, candidates found at %.3f s\n", pieces, elapsed());
-  }
-  // The poses: the rest pose, then up to poses_per_clip rows of every clip.
-  std::vector<PoseBlend> poses;
-  for (uint32_t c = 0; c < vat.clips.size(); ++c) {
-    const VatClip& clip = vat.clips[c];
-    const uint32_t share = std::max(3u, options.max_poses / uint32_t(vat.clips.size()));
-    const uint32_t n = std::min({clip.rows, std::max(options.poses_per_clip, 1u), share});
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t k = n == 1 ? 0 : uint32_t((uint64_t(i) * (clip.rows - 1) + (n - 1) / 2) / (n - 1));
-      const RowBlend rows{c, clip.first_row + k, clip.first_row + k, 0.0f};
-      poses.push_back(single(rows));
-    }
   }
   report.poses = uint32_t(poses.size());
   // bound[p][l]: pose p (0 = rest), level l, both directions.
