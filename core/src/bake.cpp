@@ -687,7 +687,13 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
       have_measure = true;
     }
     // Levels of detail (bake_lod.cpp), and the full mesh in vertex-cache order.
-    auto lods = build_lods(*vat, {.levels = options.lods, .threads = options.threads});
+    LodOptions lod_options{.levels = options.lods, .threads = options.threads};
+    if (options.lods > 0) {
+      auto poser = detail::reference_poser(asset, *vat);
+      if (!poser) return poser.error();
+      lod_options.pose_source = std::move(*poser);
+    }
+    auto lods = build_lods(*vat, lod_options);
     if (!lods) return lods.error();
     if (report) {
       rep.encoding = e;

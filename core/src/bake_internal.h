@@ -85,6 +85,12 @@ struct ClipMeasure {
   float max_mm() const { return std::max(error.on_rows_max_mm, error.between_rows_max_mm); }
 };
 
+// The reference skinner's positions of the VAT's vertices (merged order) in clip `clip` at
+// `time_s` (LodOptions::pose_source); vertices no source primitive maps to keep their rest
+// positions. Not thread-safe: one evaluator.
+Result<std::function<void(uint32_t clip, float time_s, std::span<glm::vec3> positions)>> reference_poser(
+    const Asset& source, const Vat& vat);
+
 Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& vat,
                                                const MeasureRequest& request);
 

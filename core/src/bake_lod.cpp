@@ -619,10 +619,19 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     shape_poses = std::move(kept);
   }
   std::vector<std::vector<vec3>> shape_positions(shape_poses.size(), std::vector<vec3>(V));
-  parallel_for(shape_poses.size(), 1, options.threads ? options.threads : hardware_threads(),
-               [&](size_t begin, size_t end) {
-                 for (size_t p = begin; p < end; ++p) decode_vertices(vat, shape_poses[p], 0, shape_positions[p]);
-               });
+  if (options.pose_source) {
+    for (size_t p = 0; p < shape_poses.size(); ++p) {
+      const RowBlend& r = shape_poses[p].a;
+      const VatClip& clip = vat.clips[r.clip];
+      const double step = clip.rows > 1 ? double(clip.duration_s) / double(clip.rows - 1) : 0.0;
+      options.pose_source(r.clip, float((double(r.row - clip.first_row) + double(r.mix)) * step), shape_positions[p]);
+    }
+  } else {
+    parallel_for(shape_poses.size(), 1, options.threads ? options.threads : hardware_threads(),
+                 [&](size_t begin, size_t end) {
+                   for (size_t p = begin; p < end; ++p) decode_vertices(vat, shape_poses[p], 0, shape_positions[p]);
+                 });
+  }
   std::vector<std::span<const vec3>> shape_spans = {g.positions};
   for (const auto& P : shape_positions) shape_spans.emplace_back(P);
   detail::PoseSimplifier simplifier(drawn.indices, drawn.group, weld, uint32_t(weld_rep.size()), shape_spans,

@@ -146,6 +146,32 @@ struct Task {
 
 }  // namespace
 
+Result<std::function<void(uint32_t, float, std::span<glm::vec3>)>> reference_poser(const Asset& source,
+                                                                                const Vat& vat) {
+  auto mapping = map_vertices(source, vat);
+  if (!mapping) return mapping.error();
+  struct State {
+    SceneEvaluator ev;
+    std::vector<glm::vec3> ref;
+    std::vector<Mapping> map;
+    std::vector<int32_t> animation;
+    std::vector<glm::vec3> rest;
+  };
+  auto state = std::make_shared<State>(State{SceneEvaluator(source), std::vector<glm::vec3>(source.instance_vertex_count),
+                                             std::move(*mapping), {}, vat.geometry.positions});
+  for (const VatClip& c : vat.clips) state->animation.push_back(c.source_animation);
+  return std::function<void(uint32_t, float, std::span<glm::vec3>)>([state](uint32_t clip, float time_s,
+                                                                           std::span<glm::vec3> out) {
+    std::copy(state->rest.begin(), state->rest.begin() + std::min(out.size(), state->rest.size()), out.begin());
+    const int32_t a = clip < state->animation.size() ? state->animation[clip] : -1;
+    if (a < 0 || size_t(a) >= state->ev.asset().animations.size()) return;
+    state->ev.pose(a, time_s);
+    state->ev.skin(state->ref, {}, {}, 1);
+    for (const Mapping& m : state->map)
+      for (uint32_t i = 0; i < m.count && m.vat_first + i < out.size(); ++i) out[m.vat_first + i] = state->ref[m.ref_first + i];
+  });
+}
+
 Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& vat,
                                                const MeasureRequest& request) {
   auto mapping = map_vertices(source, vat);

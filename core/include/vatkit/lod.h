@@ -41,6 +41,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "vatkit/result.h"
@@ -58,6 +60,11 @@ struct LodOptions {
   uint32_t poses_per_clip = 8;
   uint32_t max_poses = 24;
   unsigned threads = 0;              // 0 = every hardware thread; the result does not depend on it
+  // Where the simplifier takes its poses: the positions of the VAT's vertices (merged order) in
+  // clip `clip` at `time_s` on its glTF timeline. bake() passes the reference skinner, so that
+  // every encoding and precision of one asset gets the same levels; when empty, the VAT's own
+  // decode (decode_vertices). The budgets are always measured in the VAT's decoded poses.
+  std::function<void(uint32_t clip, float time_s, std::span<glm::vec3> positions)> pose_source;
 };
 
 struct LodLevelReport {
