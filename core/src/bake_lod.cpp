@@ -644,27 +644,6 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
   for (uint32_t L = 1; L <= options.levels; ++L) {
     const size_t target_tris = (drawn.indices.size() / 3) >> L;
     if (target_tris == 0) break;
-    // Runs `simplifier` (indices, target index count -> indices) over the whole drawn mesh and
-    // splits its triangles by the group of their first vertex, or, when groups share vertices,
-    // over each group on its own.
-    auto simplify_groups = [&](auto&& simplify) {
-      std::vector<std::vector<uint32_t>> out_groups(g.groups.size());
-      if (!drawn.shared_vertices) {
-        const std::vector<uint32_t> out = simplify(drawn.indices, target_tris * 3);
-        for (size_t t = 0; t < out.size(); t += 3) {
-          std::vector<uint32_t>& dst = out_groups[group_of(out[t])];
-          dst.insert(dst.end(), out.begin() + ptrdiff_t(t), out.begin() + ptrdiff_t(t + 3));
-        }
-      } else {
-        for (size_t gi = 0; gi < g.groups.size(); ++gi) {
-          const DrawGroup& grp = g.groups[gi];
-          const std::vector<uint32_t> in(g.indices.begin() + grp.first_index,
-                                         g.indices.begin() + grp.first_index + grp.index_count);
-          if (!in.empty()) out_groups[gi] = simplify(in, (in.size() / 3 >> L) * 3);
-        }
-      }
-      return out_groups;
-    };
     // Seams kept first; when that stalls (a faceted mesh, every corner a seam), released for this
     // level and every later one.
     size_t left = simplifier.run(target_tris, max_error, !seams_released);
@@ -682,13 +661,32 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     // tall, where triangle count, not shape, is what costs.
     bool sloppy = false;
     if (count(per_group) * 10 > previous * 9) {
-      std::vector<std::vector<uint32_t>> coarse = simplify_groups([&](const std::vector<uint32_t>& in,
-                                                                            size_t target_indices) {
-        std::vector<uint32_t> out(in.size());
-        out.resize(meshopt_simplifySloppy(out.data(), in.data(), in.size(), pos, V, sizeof(vec3),
-                                          std::max<size_t>(target_indices, 3), FLT_MAX, nullptr));
+      // From the stalled level's triangles (the whole mesh at once, split by the group of each
+      // triangle's first vertex; each group on its own when groups share vertices). The grid
+      // search can overshoot a small target to nothing: then it is asked for more.
+      auto sloppy_simplify = [&](const std::vector<uint32_t>& in, size_t target_indices) {
+        std::vector<uint32_t> out;
+        for (size_t want = std::max<size_t>(target_indices, 3); want < in.size(); want += want / 2 + 3) {
+          out.resize(in.size());
+          out.resize(meshopt_simplifySloppy(out.data(), in.data(), in.size(), pos, V, sizeof(vec3), want, FLT_MAX,
+                                            nullptr));
+          if (!out.empty()) break;
+        }
         return out;
-      });
+      };
+      std::vector<std::vector<uint32_t>> coarse(g.groups.size());
+      if (!drawn.shared_vertices) {
+        std::vector<uint32_t> in;
+        for (const auto& grp : per_group) in.insert(in.end(), grp.begin(), grp.end());
+        const std::vector<uint32_t> out = sloppy_simplify(in, target_tris * 3);
+        for (size_t t = 0; t < out.size(); t += 3) {
+          std::vector<uint32_t>& dst = coarse[group_of(out[t])];
+          dst.insert(dst.end(), out.begin() + ptrdiff_t(t), out.begin() + ptrdiff_t(t + 3));
+        }
+      } else {
+        for (size_t gi = 0; gi < per_group.size(); ++gi)
+          if (!per_group[gi].empty()) coarse[gi] = sloppy_simplify(per_group[gi], (per_group[gi].size() / 6) * 3);
+      }
       const size_t n = count(coarse);
       if (n > 0 && n < count(per_group) && n * 10 <= previous * 9) {
         per_group = std::move(coarse);
