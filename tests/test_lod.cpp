@@ -445,7 +445,7 @@ TEST(Lod, MotionMeasuresMoreThanTheRestPose) {
 }
 
 TEST(Lod, LevelsKeepWhatMotionNeeds) {
-  // The simplifier weighs each collapse in poses of every clip (lod_simplify.h), so a ring that a
+  // The simplifier weighs each collapse in poses of every clip (bake_lod_simplify.h), so a ring that a
   // bending joint needs stays. Against meshoptimizer's simplifier on the rest pose alone, asked
   // for the same triangle counts over the same vertices, the levels' sampled distance to the full
   // mesh in motion must be well under half (measured on the sample character: 3.4 and 7.8 mm for

@@ -19,7 +19,7 @@
 
 #include "vatkit/decode.h"
 #include "vatkit/parallel.h"
-#include "lod_simplify.h"
+#include "bake_lod_simplify.h"
 
 namespace vatkit {
 namespace {

@@ -1,13 +1,17 @@
 // vatkit/lod.h: levels of detail, made at bake time and stored in the .vat.glb (docs/lod.md).
 //
-// A level is a simplified index buffer over the SAME merged vertices as the full mesh:
-// meshoptimizer's simplifier only removes triangles and reuses original vertices, so every level
-// reads the same VAT columns (texels) and a renderer switches levels by switching index ranges.
-// Levels target 1/2, 1/4, 1/8... of the full mesh's triangles (simplified from the full mesh each
-// time, on the rest pose), and the list stops early when the simplifier cannot remove at least a
-// tenth of the previous level's triangles within LodOptions::max_relative_error. A faceted mesh
-// (every corner a seam, which the simplifier keeps) is simplified with its seams welded
-// (LodLevelReport::welded). docs/lod.md has the measured levels of the sample assets.
+// A level is a simplified index buffer over the SAME merged vertices as the full mesh: the
+// simplifier only removes triangles and reuses original vertices (half-edge collapses), so every
+// level reads the same VAT columns (texels) and a renderer switches levels by switching index
+// ranges. Levels target 1/2, 1/4, 1/8... of the full mesh's triangles, each continuing from the
+// previous one. The simplifier weighs every collapse in the rest pose AND in poses of every clip
+// (a quadric per pose: a ring that a bending knee needs stays; meshoptimizer 0.18 sees the rest
+// pose only: on the sample character its first level was 1.2 mm off the full mesh at rest and
+// 40 mm in motion). Seams are kept until that stalls, then released (a faceted mesh: LodLevelReport::welded);
+// past the simplifier's error cap (LodOptions::max_relative_error), meshoptimizer's sloppy
+// simplifier makes the far levels (LodLevelReport::sloppy); the list stops when a level cannot
+// remove a tenth of the previous one's triangles. docs/lod.md has the measured levels of the
+// sample assets.
 //
 // What the recorded errors are. For two triangle meshes A and B posed with the same vertex
 // positions, vatkit bounds the two-sided (Hausdorff) distance
@@ -16,8 +20,11 @@
 //  - every triangle of one surface is cut into pieces (longest-edge halving to about 2.5 times
 //    the full mesh's mean edge; a triangle that the other surface also has exactly is skipped:
 //    its distance is 0 in every pose);
-//  - each piece gets three candidate triangles of the other surface, the nearest at rest, from
-//    its own connected part (seams welded) when that part has any;
+//  - each piece gets candidate triangles of the other surface, found at rest in its own connected
+//    part (seams welded) when that part has any: the three nearest to the whole piece and the
+//    nearest to each corner; a piece whose bound at rest is well above its corners' distances (it
+//    straddles a fold of the other surface) is split in four once, each child with candidates of
+//    its own and its parent's;
 //  - in a pose, a piece's bound is min over its candidates T of max over its three corners of
 //    dist(corner, T). Because the distance to one triangle is a convex function, every point of
 //    the piece is within that of T, hence within it of the other surface: a true upper bound;
@@ -52,14 +59,17 @@ namespace vatkit {
 
 struct LodOptions {
   uint32_t levels = 3;               // at most this many levels beyond the full mesh; 0 = none
-  // The simplifier's error cap, relative to the mesh's extent (meshopt_simplifyScale): a level
-  // stops short of its triangle target rather than exceed it.
+  // The simplifier's error cap (its estimate, simplifier_error below), relative to the mesh's
+  // extent (meshopt_simplifyScale): a level stops short of its triangle target rather than
+  // exceed it.
   float max_relative_error = 0.05f;
   // Frame rows measured per clip (see above): at most poses_per_clip, and at most
   // max(3, max_poses / clips) so that a file of many clips stays quick to bake.
   uint32_t poses_per_clip = 8;
   uint32_t max_poses = 24;
   unsigned threads = 0;              // 0 = every hardware thread; the result does not depend on it
+  // The simplifier's poses (besides the rest pose): halfway between consecutive measured rows of
+  // every clip, so that what is measured is not what was optimized.
   // Where the simplifier takes its poses: the positions of the VAT's vertices (merged order) in
   // clip `clip` at `time_s` on its glTF timeline. bake() passes the reference skinner, so that
   // every encoding and precision of one asset gets the same levels; when empty, the VAT's own
@@ -70,17 +80,19 @@ struct LodOptions {
 struct LodLevelReport {
   uint32_t target_triangles = 0;  // what the simplifier was asked for
   uint32_t triangles = 0;         // what it made
-  float simplifier_error = 0.0f;  // meshoptimizer's own estimate, in object units (its relative
-                                  // error times meshopt_simplifyScale): a quadric-based estimate,
-                                  // not a bound; LodLevel::error is the measured bound
+  float simplifier_error = 0.0f;  // the simplifier's own estimate, in object units (the largest
+                                  // over its collapses and poses of the RMS distance to the planes
+                                  // a vertex accumulated; 0 for a sloppy level): a quadric-based
+                                  // estimate, not a bound; LodLevel::error is the measured bound
   float error = 0.0f, error_in_motion = 0.0f;  // as stored (LodLevel)
-  // The simplifier kept every seam and could not reduce the mesh (a faceted mesh, each corner a
-  // seam), so this level was simplified with coincident vertices welded: each corner of a new
-  // triangle is the vertex at that position whose normal is nearest the triangle's.
+  // Keeping every seam stalled short of the target (a faceted mesh, each corner a seam), so this
+  // level was made with seams released: a corner with no copy of its collapse target along the
+  // edge takes the target's vertex, in the same draw group, whose normal is nearest the
+  // triangle's.
   bool welded = false;
-  // The simplifier above stalled short of the target (it keeps seams and stays within
-  // max_relative_error), so this level was made by meshopt_simplifySloppy: vertices clustered
-  // on a grid, one original vertex kept per cell (the level still reads the same VAT columns).
+  // The simplifier above stalled short of the target (it stays within max_relative_error), so
+  // this level was made by meshopt_simplifySloppy from the stalled level: vertices clustered on a
+  // grid, one original vertex kept per cell (the level still reads the same VAT columns).
   // Its error is large and measured like any other; it is drawn only for instances a few pixels
   // tall.
   bool sloppy = false;

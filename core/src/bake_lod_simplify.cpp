@@ -1,5 +1,5 @@
-// The multi-pose edge-collapse simplifier of the levels of detail (lod_simplify.h says what and why).
-#include "lod_simplify.h"
+// The multi-pose edge-collapse simplifier of the levels of detail (bake_lod_simplify.h says what and why).
+#include "bake_lod_simplify.h"
 
 #include <algorithm>
 #include <cfloat>
