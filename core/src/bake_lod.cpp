@@ -50,22 +50,29 @@ float dist2_segment(const vec3& p, const vec3& a, const vec3& b) {
   return glm::dot(d, d);
 }
 
-// Squared distance from p to the (closed, solid) triangle abc; a degenerate triangle is its edges.
+// Squared distance from p to the (closed, solid) triangle abc: the closest point found by the
+// Voronoi region of p (three vertices, three edges, the face), as in Ericson's Real-Time Collision
+// Detection, 5.1.5. A degenerate triangle is its edges.
 float dist2_triangle(const vec3& p, const vec3& a, const vec3& b, const vec3& c) {
-  const vec3 ab = b - a, ac = c - a;
-  const vec3 n = glm::cross(ab, ac);
-  const float nn = glm::dot(n, n);
-  if (nn > 1e-12f * glm::dot(ab, ab) * glm::dot(ac, ac) && nn > 0.0f) {
-    // Inside the prism over the triangle: the distance to the plane.
-    const bool inside = glm::dot(glm::cross(b - a, p - a), n) >= 0.0f &&
-                        glm::dot(glm::cross(c - b, p - b), n) >= 0.0f &&
-                        glm::dot(glm::cross(a - c, p - c), n) >= 0.0f;
-    if (inside) {
-      const float d = glm::dot(p - a, n);
-      return d * d / nn;
-    }
-  }
-  return std::min({dist2_segment(p, a, b), dist2_segment(p, b, c), dist2_segment(p, c, a)});
+  const vec3 ab = b - a, ac = c - a, ap = p - a;
+  const float d1 = glm::dot(ab, ap), d2 = glm::dot(ac, ap);
+  auto d2_to = [&](const vec3& q) { return glm::dot(p - q, p - q); };
+  if (d1 <= 0.0f && d2 <= 0.0f) return d2_to(a);
+  const vec3 bp = p - b;
+  const float d3 = glm::dot(ab, bp), d4 = glm::dot(ac, bp);
+  if (d3 >= 0.0f && d4 <= d3) return d2_to(b);
+  const float vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) return d2_to(a + ab * (d1 / (d1 - d3)));
+  const vec3 cp = p - c;
+  const float d5 = glm::dot(ab, cp), d6 = glm::dot(ac, cp);
+  if (d6 >= 0.0f && d5 <= d6) return d2_to(c);
+  const float vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) return d2_to(a + ac * (d2 / (d2 - d6)));
+  const float va = d3 * d6 - d5 * d4;
+  if (va <= 0.0f && d4 - d3 >= 0.0f && d5 - d6 >= 0.0f) return d2_to(b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))));
+  const float sum = va + vb + vc;
+  if (!(sum > 0.0f)) return std::min({dist2_segment(p, a, b), dist2_segment(p, b, c), dist2_segment(p, c, a)});
+  return d2_to(a + ab * (vb / sum) + ac * (vc / sum));
 }
 
 // ---- surfaces and pieces -----------------------------------------------------------------------
@@ -133,13 +140,29 @@ class TriGrid {
     if (!has_component(component)) component = kAny;
     Aabb box;
     for (const vec3& p : c) box.add(p);
-    // Scratch reused across the calls of one thread (hundreds of thousands of small queries).
-    thread_local std::vector<uint32_t> found;
+    // Scratch reused across the calls of one thread (hundreds of thousands of small queries):
+    // the triangles found, deduplicated with a per-thread stamp per triangle instead of a sort.
+    struct Entry {
+      float lower;     // the farthest corner's squared distance to the triangle's box
+      float corner[3]; // each corner's squared distance to it
+      uint32_t t;
+    };
+    thread_local std::vector<uint32_t> found, seen;
+    thread_local uint32_t query = 0;
     thread_local std::vector<std::pair<float, uint32_t>> scored;
-    thread_local std::vector<std::pair<float, std::array<float, 4>>> order;  // lower bound, corners', triangle
+    thread_local std::vector<Entry> order;
     const size_t tris = idx_.size() / 3;
+    if (seen.size() < tris) seen.resize(tris, 0);
     for (float r = 0.5f * cell_;; r *= 2.0f) {
       found.clear();
+      if (++query == 0) std::fill(seen.begin(), seen.end(), 0), query = 1;
+      auto take = [&](const std::vector<uint32_t>& list) {
+        for (uint32_t t : list) {
+          if (seen[t] == query) continue;
+          seen[t] = query;
+          found.push_back(t);
+        }
+      };
       const bool all = r > diag_ + cell_;
       if (all) {
         for (size_t t = 0; t < tris; ++t) found.push_back(uint32_t(t));
@@ -149,64 +172,73 @@ class TriGrid {
         if (uint64_t(span.x * span.y * span.z) > cells_.size()) {
           for (const auto& [k, list] : cells_) {
             const glm::ivec3 at = unkey(k);
-            if (glm::all(glm::greaterThanEqual(at, lo)) && glm::all(glm::lessThanEqual(at, hi)))
-              found.insert(found.end(), list.begin(), list.end());
+            if (glm::all(glm::greaterThanEqual(at, lo)) && glm::all(glm::lessThanEqual(at, hi))) take(list);
           }
         } else {
           for (int x = lo.x; x <= hi.x; ++x)
             for (int y = lo.y; y <= hi.y; ++y)
               for (int z = lo.z; z <= hi.z; ++z) {
                 const auto it = cells_.find(key(x, y, z));
-                if (it != cells_.end()) found.insert(found.end(), it->second.begin(), it->second.end());
+                if (it != cells_.end()) take(it->second);
               }
         }
-        found.insert(found.end(), big_.begin(), big_.end());
-        std::sort(found.begin(), found.end());
-        found.erase(std::unique(found.begin(), found.end()), found.end());
+        take(big_);
       }
-      // Scored in the order of a cheap lower bound (the farthest corner's distance to the
-      // triangle's box), stopping once that bound passes the k-th best score.
       order.clear();
       for (uint32_t t : found) {
         if (component != kAny && component_[t] != component) continue;
-        std::array<float, 4> lower{0.0f, 0.0f, 0.0f, 0.0f};
+        Entry e{0.0f, {}, t};
         for (int j = 0; j < 3; ++j) {
           const vec3 d = glm::max(glm::max(boxes_[t].min - c[j], c[j] - boxes_[t].max), vec3(0.0f));
-          lower[j] = glm::dot(d, d);
+          e.corner[j] = glm::dot(d, d);
+          e.lower = std::max(e.lower, e.corner[j]);
         }
-        std::memcpy(&lower[3], &t, 4);
-        order.emplace_back(std::max({lower[0], lower[1], lower[2]}), lower);
+        order.push_back(e);
       }
-      std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      // The whole piece's k best, scored in the order of the lower bound (a heap: most entries
+      // are never popped), stopping once it passes the k-th best score. Then the nearest triangle
+      // to each corner among all found, scoring a triangle for a corner only where its box is
+      // nearer than that corner's best so far: a piece that straddles a fold of the other surface
+      // has no one triangle near all of it, and the refinement's sub-pieces near a corner need
+      // that corner's nearest.
+      auto later = [](const Entry& x, const Entry& y) { return x.lower > y.lower || (x.lower == y.lower && x.t > y.t); };
+      std::make_heap(order.begin(), order.end(), later);
       scored.clear();
-      // Also the nearest triangle to each corner among those found: a piece that straddles a fold
-      // of the other surface has no one triangle near all of it, and the refinement's sub-pieces
-      // near a corner need that corner's nearest.
       float corner_best[3] = {FLT_MAX, FLT_MAX, FLT_MAX};
       uint32_t corner_tri[3] = {~0u, ~0u, ~0u};
-      for (const auto& [lower, boxes] : order) {
-        uint32_t t;
-        std::memcpy(&t, &boxes[3], 4);
-        const bool whole = scored.size() < kCandidates || lower < scored[kCandidates - 1].first;
-        const bool corner = boxes[0] < corner_best[0] || boxes[1] < corner_best[1] || boxes[2] < corner_best[2];
-        if (!whole && !corner) continue;
-        const vec3 &a = P_[idx_[3 * t]], &b = P_[idx_[3 * t + 1]], &d = P_[idx_[3 * t + 2]];
+      auto score_corner = [&](int j, uint32_t t, float d) {
+        if (d < corner_best[j] || (d == corner_best[j] && t < corner_tri[j])) corner_best[j] = d, corner_tri[j] = t;
+      };
+      size_t heap_end = order.size();
+      while (heap_end > 0) {
+        const Entry& top = order.front();
+        if (scored.size() >= kCandidates && top.lower >= scored[kCandidates - 1].first) break;
+        std::pop_heap(order.begin(), order.begin() + ptrdiff_t(heap_end), later);
+        const Entry& e = order[--heap_end];
+        const vec3 &a = P_[idx_[3 * e.t]], &b = P_[idx_[3 * e.t + 1]], &d = P_[idx_[3 * e.t + 2]];
         float worst = 0.0f;
         for (int j = 0; j < 3; ++j) {
           const float dj = dist2_triangle(c[j], a, b, d);
           worst = std::max(worst, dj);
-          if (dj < corner_best[j]) corner_best[j] = dj, corner_tri[j] = t;
+          score_corner(j, e.t, dj);
         }
-        if (!whole) continue;
-        scored.emplace_back(worst, t);
+        scored.emplace_back(worst, e.t);
         std::sort(scored.begin(), scored.end());
         if (scored.size() > kCandidates) scored.pop_back();
       }
+      for (size_t i = 0; i < heap_end; ++i) {
+        const Entry& e = order[i];
+        for (int j = 0; j < 3; ++j) {
+          if (e.corner[j] > corner_best[j]) continue;
+          const uint32_t* v = &idx_[3 * e.t];
+          score_corner(j, e.t, dist2_triangle(c[j], P_[v[0]], P_[v[1]], P_[v[2]]));
+        }
+      }
       for (auto& sc : scored) sc.first = std::sqrt(sc.first);
       size_t k = std::min(kCandidates, scored.size());
-      // Every triangle within r of all corners is among those found. Cheaper than the exact k best: the k best of what a box r around the piece holds, once
-      // it holds one within r (the bound holds whatever the candidates; the best decides how
-      // tight it is).
+      // Every triangle within r of all corners is among those found. Cheaper than the exact k
+      // best: the k best of what a box r around the piece holds, once it holds one within r (the
+      // bound holds whatever the candidates; the best decides how tight it is).
       if (all || (k > 0 && scored[0].first <= r)) {
         piece.cand_count = uint32_t(k);
         for (size_t i = 0; i < k; ++i) piece.cand[i] = scored[i].second;
