@@ -478,6 +478,50 @@ TEST(Lod, LevelsKeepWhatMotionNeeds) {
   }
 }
 
+TEST(Lod, SeamsKeptUntilTheyMustBeReleased) {
+  // A vertex on a seam (two vertices at one position: CesiumMan's UV seams) moves only along the
+  // seam, where each copy has a copy to go to (bake_lod_simplify.h). So no triangle of a level
+  // made with seams kept joins vertices of two charts: the connected parts of the full mesh over
+  // its own (unwelded) vertices. The sample character's parts are separate meshes, its rings
+  // closed: the same holds. RobotExpressive is faceted (every corner a seam): its levels must
+  // release them.
+  for (const char* asset : {"khronos/CesiumMan.glb", "<sample>", "threejs/RobotExpressive.glb"}) {
+    SCOPED_TRACE(asset);
+    Vat vat = baked(asset);
+    const VatGeometry& g = vat.geometry;
+    std::vector<uint32_t> parent(g.vertex_count());
+    for (uint32_t v = 0; v < parent.size(); ++v) parent[v] = v;
+    auto find = [&](uint32_t v) {
+      while (parent[v] != v) v = parent[v] = parent[parent[v]];
+      return v;
+    };
+    const std::vector<uint32_t> full = drawn(g.indices, g.groups);
+    for (size_t t = 0; t < full.size(); t += 3) {
+      parent[find(full[t + 1])] = find(full[t]);
+      parent[find(full[t + 2])] = find(full[t]);
+    }
+    Result<LodReport> report = build_lods(vat, {.levels = 3, .threads = 0});
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    ASSERT_EQ(report->levels.size(), vat.geometry.lods.size());
+    size_t kept = 0;
+    for (size_t l = 0; l < report->levels.size(); ++l) {
+      if (report->levels[l].welded) continue;
+      ++kept;
+      const std::vector<uint32_t> level = drawn(vat.geometry.lods[l].indices, vat.geometry.lods[l].groups);
+      size_t across = 0;
+      for (size_t t = 0; t < level.size(); t += 3) {
+        across += find(level[t]) != find(level[t + 1]) || find(level[t]) != find(level[t + 2]);
+      }
+      EXPECT_EQ(across, 0u) << "level " << l + 1 << ": triangles joining two charts";
+    }
+    if (std::string(asset) == "threejs/RobotExpressive.glb") {
+      EXPECT_EQ(kept, 0u) << "a faceted mesh cannot be reduced with its seams kept";
+    } else {
+      EXPECT_EQ(kept, report->levels.size()) << "seams released where keeping them should reach the targets";
+    }
+  }
+}
+
 TEST(Lod, SelectLodUsesTheScreenSizes) {
   Vat vat = baked("khronos/Fox.glb");
   const auto& lods = vat.geometry.lods;
