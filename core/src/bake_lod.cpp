@@ -299,8 +299,8 @@ TriKey tri_key(const uint32_t* t) {
   return k;
 }
 
-// Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
-// finds each piece's candidates on `to`.
+// min over the candidates of max over the corners of the distance: a bound on every point of the
+// (posed) piece's distance to the other surface.
 float piece_bound(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
                   std::span<const vec3> P) {
   float best = FLT_MAX;
@@ -317,6 +317,15 @@ float piece_bound(const vec3 (&c)[3], const Piece& piece, const std::vector<uint
   return std::sqrt(best);
 }
 
+// A triangle's four halves-of-edges children (corners as positions or as barycentric weights).
+void quarter(const vec3 (&c)[3], vec3 (&kids)[4][3]) {
+  const vec3 m01 = 0.5f * (c[0] + c[1]), m12 = 0.5f * (c[1] + c[2]), m20 = 0.5f * (c[2] + c[0]);
+  const vec3 k[4][3] = {{c[0], m01, m20}, {m01, c[1], m12}, {m20, m12, c[2]}, {m01, m12, m20}};
+  std::memcpy(kids, k, sizeof k);
+}
+
+// Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
+// finds each piece's candidates on `to`.
 Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
                const std::vector<uint32_t>& vertex_component, float h, bool split, unsigned threads) {
   Side side;
@@ -392,9 +401,8 @@ Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, co
             corner = std::max(corner, best);
           }
           if (piece_bound(c, piece, to, P) > kSettleRatio * std::sqrt(corner) + kSettleSlack * h) {
-            const vec3 m01 = 0.5f * (piece.w[0] + piece.w[1]), m12 = 0.5f * (piece.w[1] + piece.w[2]),
-                       m20 = 0.5f * (piece.w[2] + piece.w[0]);
-            const vec3 kids[4][3] = {{piece.w[0], m01, m20}, {m01, piece.w[1], m12}, {m20, m12, piece.w[2]}, {m01, m12, m20}};
+            vec3 kids[4][3];
+            quarter(piece.w, kids);
             for (const auto& kw : kids) {
               Piece kid;
               kid.tri = piece.tri;
@@ -414,14 +422,13 @@ Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, co
   return side;
 }
 
-// min over the candidates of max over the corners of the distance: a bound on every point of the
-// (posed) piece's distance to the other surface.
+// The piece's bound, split in four while above `threshold`, at most `depth` times.
 float refine(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
              std::span<const vec3> P, int depth, float threshold) {
   const float b = piece_bound(c, piece, to, P);
   if (depth == 0 || b <= threshold) return b;
-  const vec3 m01 = 0.5f * (c[0] + c[1]), m12 = 0.5f * (c[1] + c[2]), m20 = 0.5f * (c[2] + c[0]);
-  const vec3 kids[4][3] = {{c[0], m01, m20}, {m01, c[1], m12}, {m20, m12, c[2]}, {m01, m12, m20}};
+  vec3 kids[4][3];
+  quarter(c, kids);
   float worst = 0.0f;
   for (const auto& k : kids) worst = std::max(worst, refine(k, piece, to, P, depth - 1, threshold));
   // Each child's bound is at most the parent's (the parent's best candidate bounds it too).
@@ -611,8 +618,6 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     }
     for (uint32_t v = 0; v < V; ++v) component[v] = find(v);
   }
-  // The original triangles by the classes of their corners (a welded result that is one of them
-  // takes its vertices back).
   auto group_of = [&](uint32_t v) { return size_t(std::max(drawn.first_owner[v], 0)); };
   auto count = [](const std::vector<std::vector<uint32_t>>& v) {
     size_t n = 0;
