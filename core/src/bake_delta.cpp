@@ -60,43 +60,20 @@ struct RowIn {
 
 // Q16: the octahedral normals, four (or, with AVX2, eight) at a time, into the staged texels' w (a
 // float holding the 16-bit code exactly). Both widths give the same codes (bake_oct.inl).
-void encode_octahedral4(const RowIn& in, glm::vec4* stage) {
-  uint16_t oct[4];
-  uint32_t v = 0;
-  for (; v + 4 <= in.count; v += 4) {
-    codec::oct8_encode4(in.nrm + v, oct);
-    for (uint32_t i = 0; i < 4; ++i) stage[v + i].w = float(oct[i]);
-  }
-  for (; v < in.count; ++v) stage[v].w = float(codec::oct8_encode(in.nrm[v]));
-}
-
 #if VATKIT_SIMD_AVX2
 VATKIT_AVX2_BEGIN
 namespace oct8 {
 #define VATKIT_OCT_LANES 8
 #include "bake_oct.inl"
 #undef VATKIT_OCT_LANES
-void encode_octahedral(const RowIn& in, glm::vec4* stage) {
-  uint16_t oct[8];
-  uint32_t v = 0;
-  for (; v + 8 <= in.count; v += 8) {
-    oct8_encode_lanes(in.nrm + v, oct);
-    for (uint32_t i = 0; i < 8; ++i) stage[v + i].w = float(oct[i]);
-  }
-  for (; v < in.count; ++v) {
-    const glm::vec3 n = in.nrm[v];
-    const glm::vec3 eight[8] = {n, n, n, n, n, n, n, n};
-    oct8_encode_lanes(eight, oct);
-    stage[v].w = float(oct[0]);
-  }
-}
 }  // namespace oct8
 VATKIT_AVX2_END
 void encode_octahedral(const RowIn& in, glm::vec4* stage) {
-  simd_lanes() == 8 ? oct8::encode_octahedral(in, stage) : encode_octahedral4(in, stage);
+  simd_lanes() == 8 ? oct8::oct8_encode_into_w(in.nrm, in.count, stage)
+                    : codec::oct4::oct8_encode_into_w(in.nrm, in.count, stage);
 }
 #else
-void encode_octahedral(const RowIn& in, glm::vec4* stage) { encode_octahedral4(in, stage); }
+void encode_octahedral(const RowIn& in, glm::vec4* stage) { codec::oct4::oct8_encode_into_w(in.nrm, in.count, stage); }
 #endif
 
 [[maybe_unused]] void encode_row_scalar(const RowIn& in, Precision prec, uint8_t* pos_dst, uint8_t* nrm_dst, glm::vec4* stage,

@@ -11,17 +11,31 @@ inline oct_fv oct_with_sign_of(oct_fv magnitude, oct_fv s) {
   return (oct_fv)((oct_iv)magnitude | ((s < 0.0f) & int32_t(0x80000000u)));
 }
 
-inline void oct8_encode_lanes(const glm::vec3* n, uint16_t* out) {
-  constexpr int N = VATKIT_OCT_LANES;
+// n[0..N) as lane vectors of x, y and z: the 3N floats loaded as three vectors and shuffled
+// (lane-by-lane inserts went through the stack and stalled on store forwarding).
+inline void oct_load_xyz(const glm::vec3* n, oct_fv& x, oct_fv& y, oct_fv& z) {
+  oct_fv a, b, c;
+  __builtin_memcpy(&a, &n[0].x, sizeof a);
+  __builtin_memcpy(&b, &n[0].x + VATKIT_OCT_LANES, sizeof b);
+  __builtin_memcpy(&c, &n[0].x + 2 * VATKIT_OCT_LANES, sizeof c);
+#if VATKIT_OCT_LANES == 8
+  x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 9, 12, 15, 0, 0), c, 0, 1, 2, 3, 4, 5, 10, 13);
+  y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 10, 13, 0, 0, 0), c, 0, 1, 2, 3, 4, 8, 11, 14);
+  z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 8, 11, 14, 0, 0, 0), c, 0, 1, 2, 3, 4, 9, 12, 15);
+#else
+  x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 0), c, 0, 1, 2, 5);
+  y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 0), c, 0, 1, 2, 6);
+  z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 0, 0), c, 0, 1, 4, 7);
+#endif
+}
+
+// The 16-bit codes of n[0..N), one per lane.
+inline oct_iv oct8_encode_lanes(const glm::vec3* n) {
   typedef oct_fv fv;
   typedef oct_iv iv;
   const fv one = fv{} + 1.0f, zero = fv{};
   fv nx, ny, nz;
-  for (int i = 0; i < N; ++i) {
-    nx[i] = n[i].x;
-    ny[i] = n[i].y;
-    nz[i] = n[i].z;
-  }
+  oct_load_xyz(n, nx, ny, nz);
   const fv l1 = oct_abs(nx) + oct_abs(ny) + oct_abs(nz);
   const iv has_direction = l1 > zero;
   const fv inv = one / oct_select(has_direction, l1, one);
@@ -57,8 +71,27 @@ inline void oct8_encode_lanes(const glm::vec3* n, uint16_t* out) {
     best_x = (better & qx) | (~better & best_x);
     best_y = (better & qy) | (~better & best_y);
   }
-  for (int i = 0; i < N; ++i) {
-    out[i] = has_direction[i] ? uint16_t(uint32_t(best_x[i]) * 256u + uint32_t(best_y[i]))
-                              : uint16_t(128u * 256u + 128u);  // no direction: near +z
+  const iv code = best_x * 256 + best_y;
+  return (has_direction & code) | (~has_direction & (128 * 256 + 128));  // no direction: near +z
+}
+
+inline void oct8_encode_lanes(const glm::vec3* n, uint16_t* out) {
+  const oct_iv code = oct8_encode_lanes(n);
+  for (int i = 0; i < VATKIT_OCT_LANES; ++i) out[i] = uint16_t(code[i]);
+}
+
+// The codes of n[0..count) as floats (exact) into the w of stage[0..count): the Q16 delta bake's
+// staged texels.
+inline void oct8_encode_into_w(const glm::vec3* n, uint32_t count, glm::vec4* stage) {
+  constexpr uint32_t N = VATKIT_OCT_LANES;
+  uint32_t v = 0;
+  for (; v + N <= count; v += N) {
+    const oct_fv code = __builtin_convertvector(oct8_encode_lanes(n + v), oct_fv);
+    for (uint32_t i = 0; i < N; ++i) stage[v + i].w = code[i];
+  }
+  for (; v < count; ++v) {
+    glm::vec3 same[N];
+    for (uint32_t i = 0; i < N; ++i) same[i] = n[v];
+    stage[v].w = float(oct8_encode_lanes(same)[0]);
   }
 }
