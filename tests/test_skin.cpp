@@ -10,12 +10,26 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
+#include "../core/src/simd.h"
 #include "vatkit/skin.h"
 
 namespace vatkit {
 namespace {
 
 constexpr float kEps = 1e-5f;
+
+// The kernel widths this CPU runs: 4 lanes always, 8 where it has AVX2 (simd.h). The batch tests
+// run under each, forced, so a wide kernel that rounds differently fails here.
+std::vector<unsigned> widths() {
+  detail::force_simd_lanes(8);
+  const bool wide = detail::simd_lanes() == 8;
+  detail::force_simd_lanes(0);
+  return wide ? std::vector<unsigned>{4, 8} : std::vector<unsigned>{4};
+}
+struct ForcedWidth {
+  explicit ForcedWidth(unsigned lanes) { detail::force_simd_lanes(lanes); }
+  ~ForcedWidth() { detail::force_simd_lanes(0); }
+};
 
 void expect_vec(const glm::vec3& got, const glm::vec3& want, float eps = kEps) {
   EXPECT_NEAR(got.x, want.x, eps);
@@ -26,6 +40,7 @@ void expect_vec(const glm::vec3& got, const glm::vec3& want, float eps = kEps) {
 glm::mat4 translate(float x, float y, float z) { return glm::translate(glm::mat4(1.0f), {x, y, z}); }
 glm::mat4 scale(float x, float y, float z) { return glm::scale(glm::mat4(1.0f), {x, y, z}); }
 glm::mat4 rot_z(float deg) { return glm::rotate(glm::mat4(1.0f), glm::radians(deg), {0, 0, 1}); }
+glm::mat4 rot_x(float deg) { return glm::rotate(glm::mat4(1.0f), glm::radians(deg), {1, 0, 0}); }
 
 // Skins one vertex with 4 influences.
 struct One {
@@ -183,13 +198,24 @@ TEST(SkinNormals, CollapsedTransformPassesTheInputThrough) {
   expect_vec(skin_one({0, 0, 0}, {0, 0, 1}, {}, {0, 0, 0, 0}, {1, 0, 0, 0}, flat).normal, {0, 0, 1});
 }
 
+// Skins one vertex with 8 influences (its single-vertex call takes the padded 4-lane block).
+One skin_one8(glm::vec3 p, glm::vec3 n, glm::vec4 t, glm::u16vec4 j0, glm::vec4 w0, glm::u16vec4 j1, glm::vec4 w1,
+              const std::vector<glm::mat4>& jm, const glm::mat4& fallback) {
+  One out;
+  skin_vertices(VertexSpan{{&p, 1}, {&n, 1}, {&t, 1}}, std::span(&j0, 1), std::span(&w0, 1), std::span(&j1, 1),
+                std::span(&w1, 1), jm, fallback, VertexOutput{{&out.position, 1}, {&out.normal, 1}, {&out.tangent, 1}});
+  return out;
+}
+
 TEST(SkinBatch, ManyVerticesMatchOneAtATimeAndSkipEmptyStreams) {
-  std::vector<glm::mat4> jm = {rot_z(30) * scale(1, 2, 3), translate(1, 2, 3) * rot_z(-70),
-                               scale(-1, 1, 1), translate(0, 0, 1)};
-  const size_t n = 1000;
+  // Every element of the blended matrices non-zero (rotations about two axes), so a kernel that
+  // sums in another order rounds differently somewhere.
+  std::vector<glm::mat4> jm = {rot_x(25) * rot_z(30) * scale(1, 2, 3), translate(1, 2, 3) * rot_z(-70) * rot_x(-40),
+                               scale(-1, 1, 1) * rot_x(10), translate(0.3f, -0.7f, 1)};
+  const size_t n = 1003;  // blocks of 4 and of 8, and a tail of 3
   std::vector<glm::vec3> p(n), nrm(n);
-  std::vector<glm::vec4> t(n), w(n);
-  std::vector<glm::u16vec4> j(n);
+  std::vector<glm::vec4> t(n), w(n), w1(n);
+  std::vector<glm::u16vec4> j(n), j1(n);
   for (size_t i = 0; i < n; ++i) {
     const float f = float(i);
     p[i] = {std::sin(f), std::cos(f * 0.3f), f * 0.01f};
@@ -197,24 +223,39 @@ TEST(SkinBatch, ManyVerticesMatchOneAtATimeAndSkipEmptyStreams) {
     t[i] = {glm::normalize(glm::vec3(1.0f, std::sin(f), 0.2f)), (i % 2) ? 1.0f : -1.0f};
     j[i] = {uint16_t(i % 4), uint16_t((i + 1) % 4), uint16_t((i + 2) % 4), uint16_t((i + 3) % 4)};
     w[i] = {float(i % 5), float(i % 3), float(i % 7) * 0.1f, (i % 11 == 0) ? 0.0f : 0.5f};
+    j1[i] = {uint16_t((i + 2) % 4), uint16_t(i % 4), uint16_t((i + 3) % 4), uint16_t((i + 1) % 4)};
+    w1[i] = {(i % 13 == 0) ? 0.0f : 0.25f, float(i % 2), 0.0f, float(i % 3) * 0.3f};
   }
-  std::vector<glm::vec3> op(n), on(n);
-  std::vector<glm::vec4> ot(n);
   const glm::mat4 fallback = translate(0, 9, 0);
-  skin_vertices(VertexSpan{p, nrm, t}, j, w, {}, {}, jm, fallback, VertexOutput{op, on, ot});
-  for (size_t i = 0; i < n; ++i) {
-    const One o = skin_one(p[i], nrm[i], t[i], j[i], w[i], jm, fallback);
-    ASSERT_EQ(std::memcmp(&o.position, &op[i], sizeof(glm::vec3)), 0) << i;
-    ASSERT_EQ(std::memcmp(&o.normal, &on[i], sizeof(glm::vec3)), 0) << i;
-    ASSERT_EQ(std::memcmp(&o.tangent, &ot[i], sizeof(glm::vec4)), 0) << i;
-    EXPECT_NEAR(glm::length(on[i]), 1.0f, 1e-6f);
-    EXPECT_NEAR(glm::length(glm::vec3(ot[i])), 1.0f, 1e-6f);
+  for (unsigned lanes : widths()) {
+    SCOPED_TRACE(std::to_string(lanes) + " lanes");
+    const ForcedWidth forced(lanes);
+    std::vector<glm::vec3> op(n), on(n);
+    std::vector<glm::vec4> ot(n);
+    skin_vertices(VertexSpan{p, nrm, t}, j, w, {}, {}, jm, fallback, VertexOutput{op, on, ot});
+    for (size_t i = 0; i < n; ++i) {
+      const One o = skin_one(p[i], nrm[i], t[i], j[i], w[i], jm, fallback);
+      ASSERT_EQ(std::memcmp(&o.position, &op[i], sizeof(glm::vec3)), 0) << i;
+      ASSERT_EQ(std::memcmp(&o.normal, &on[i], sizeof(glm::vec3)), 0) << i;
+      ASSERT_EQ(std::memcmp(&o.tangent, &ot[i], sizeof(glm::vec4)), 0) << i;
+      EXPECT_NEAR(glm::length(on[i]), 1.0f, 1e-6f);
+      EXPECT_NEAR(glm::length(glm::vec3(ot[i])), 1.0f, 1e-6f);
+    }
+    // Eight influences.
+    skin_vertices(VertexSpan{p, nrm, t}, j, w, j1, w1, jm, fallback, VertexOutput{op, on, ot});
+    for (size_t i = 0; i < n; ++i) {
+      const One o = skin_one8(p[i], nrm[i], t[i], j[i], w[i], j1[i], w1[i], jm, fallback);
+      ASSERT_EQ(std::memcmp(&o.position, &op[i], sizeof(glm::vec3)), 0) << i;
+      ASSERT_EQ(std::memcmp(&o.normal, &on[i], sizeof(glm::vec3)), 0) << i;
+      ASSERT_EQ(std::memcmp(&o.tangent, &ot[i], sizeof(glm::vec4)), 0) << i;
+    }
+    // Positions only: normals and tangents untouched.
+    skin_vertices(VertexSpan{p, nrm, t}, j, w, {}, {}, jm, fallback, VertexOutput{op, on, ot});
+    std::vector<glm::vec3> op2(n), on2(n, glm::vec3(-3.0f));
+    skin_vertices(VertexSpan{p, nrm, t}, j, w, {}, {}, jm, fallback, VertexOutput{op2, {}, {}});
+    EXPECT_EQ(std::memcmp(op.data(), op2.data(), n * sizeof(glm::vec3)), 0);
+    EXPECT_EQ(on2[0], glm::vec3(-3.0f));
   }
-  // Positions only: normals and tangents untouched.
-  std::vector<glm::vec3> op2(n), on2(n, glm::vec3(-3.0f));
-  skin_vertices(VertexSpan{p, nrm, t}, j, w, {}, {}, jm, fallback, VertexOutput{op2, {}, {}});
-  EXPECT_EQ(std::memcmp(op.data(), op2.data(), n * sizeof(glm::vec3)), 0);
-  EXPECT_EQ(on2[0], glm::vec3(-3.0f));
 }
 
 // One vertex of a rigid part, written out in float as skin.h specifies it (position M p; normal
@@ -245,14 +286,16 @@ One rigid_one(const glm::mat4& m, glm::vec3 p, glm::vec3 n, glm::vec4 t) {
   return o;
 }
 
-// Rigid parts run four vertices at a time where the CPU has SSE: every count, each tail length
-// included, must give the bits of the formula worked one vertex at a time.
+// Rigid parts run four (or, with AVX2, eight) vertices at a time where the CPU has SSE: every
+// count, each tail length included, must give the bits of the formula worked one vertex at a time.
 TEST(SkinTransform, BlocksOfFourMatchOneVertexAtATime) {
-  const std::vector<glm::mat4> matrices = {translate(1, 2, 3) * rot_z(37) * scale(2, 0.5f, 1),
+  const std::vector<glm::mat4> matrices = {translate(1, 2, 3) * rot_z(37) * rot_x(-29) * scale(2, 0.5f, 1),
                                            rot_z(-20) * scale(-1, 1, 1),  // negative determinant
                                            translate(0, 1, 0) * scale(0, 1, 1)};  // collapsed axis
+  for (unsigned lanes : widths())
   for (const glm::mat4& m : matrices) {
-    for (size_t n = 1; n <= 9; ++n) {
+    const ForcedWidth forced(lanes);
+    for (size_t n = 1; n <= 19; ++n) {
       std::vector<glm::vec3> p(n), nrm(n);
       std::vector<glm::vec4> t(n);
       for (size_t i = 0; i < n; ++i) {
@@ -266,7 +309,7 @@ TEST(SkinTransform, BlocksOfFourMatchOneVertexAtATime) {
       transform_vertices(VertexSpan{p, nrm, t}, m, VertexOutput{op, on, ot});
       for (size_t i = 0; i < n; ++i) {
         const One o = rigid_one(m, p[i], nrm[i], t[i]);
-        SCOPED_TRACE("count " + std::to_string(n) + " vertex " + std::to_string(i));
+        SCOPED_TRACE(std::to_string(lanes) + " lanes, count " + std::to_string(n) + " vertex " + std::to_string(i));
         ASSERT_EQ(std::memcmp(&o.position, &op[i], sizeof(glm::vec3)), 0);
         ASSERT_EQ(std::memcmp(&o.normal, &on[i], sizeof(glm::vec3)), 0);
         ASSERT_EQ(std::memcmp(&o.tangent, &ot[i], sizeof(glm::vec4)), 0);

@@ -271,7 +271,7 @@ void RigKernel::run_block(uint32_t clip, uint32_t k0, Scratch& sc, SlotStage& st
 #if VATKIT_SIMD_AVX2
   if (m.lanes == 8) {
     lanes8::run_block(m.data, clip, k0, sc, stage.data, stride4, stage_row, results, tolerance);
-    return;
+    return clear_upper_state();  // simd.h: legacy SSE code after AVX code
   }
 #endif
   lanes4::run_block(m.data, clip, k0, sc, stage.data, stride4, stage_row, results, tolerance);

@@ -25,3 +25,18 @@ unsigned simd_lanes() {
 void force_simd_lanes(unsigned lanes) { g_forced.store(lanes == 4 || lanes == 8 ? lanes : 0); }
 
 }  // namespace vatkit::detail
+
+#if VATKIT_SIMD_AVX2
+#include <immintrin.h>
+namespace vatkit::detail {
+__attribute__((target("avx"))) static void zero_upper_avx() { _mm256_zeroupper(); }
+void clear_upper_state() {
+  static const bool avx = __builtin_cpu_supports("avx");
+  if (avx) zero_upper_avx();
+}
+}  // namespace vatkit::detail
+#else
+namespace vatkit::detail {
+void clear_upper_state() {}
+}  // namespace vatkit::detail
+#endif

@@ -25,6 +25,8 @@ namespace vatkit::detail {
 
 // 8 where the CPU has AVX2 (x86-64 builds with GCC or Clang), else 4; or the forced width.
 unsigned simd_lanes();
+// vzeroupper where the CPU has AVX, else nothing.
+void clear_upper_state();
 // Forces 4 or 8 lanes (8 only where the CPU has AVX2); 0 restores the automatic choice.
 void force_simd_lanes(unsigned lanes);
 

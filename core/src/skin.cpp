@@ -28,6 +28,7 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
+#include "simd.h"
 #include "skin_kernels.h"
 
 #if defined(__SSE2__) && !defined(VATKIT_NO_SIMD)
@@ -35,6 +36,12 @@
 #define VATKIT_SKIN_SSE 1
 #else
 #define VATKIT_SKIN_SSE 0
+#endif
+#if VATKIT_SKIN_SSE && VATKIT_SIMD_AVX2
+#include <immintrin.h>
+#define VATKIT_SKIN_AVX2 1
+#else
+#define VATKIT_SKIN_AVX2 0
 #endif
 
 namespace vatkit {
@@ -117,6 +124,24 @@ struct SkinStreams {
   glm::vec4* out_tangents = nullptr;
 };
 
+// `s` from vertex v0 on.
+inline SkinStreams streams_from(const SkinStreams& s, size_t v0) {
+  SkinStreams t = s;
+  t.count = s.count - v0;
+  auto at = [v0](auto* p) { return p ? p + v0 : p; };
+  t.positions = at(s.positions);
+  t.normals = at(s.normals);
+  t.tangents = at(s.tangents);
+  t.joints0 = at(s.joints0);
+  t.weights0 = at(s.weights0);
+  t.joints1 = at(s.joints1);
+  t.weights1 = at(s.weights1);
+  t.out_positions = at(s.out_positions);
+  t.out_normals = at(s.out_normals);
+  t.out_tangents = at(s.out_tangents);
+  return t;
+}
+
 inline void accumulate(float* __restrict m, const float* __restrict j, float w) {
   for (int e = 0; e < 16; ++e) m[e] += w * j[e];
 }
@@ -172,9 +197,10 @@ struct Block4 {
   __m128 m[3][4];  // m[row][col], one lane per vertex
 };
 
+// The normalized weights of vertices v0..v0+3, wn[influence][vertex]; returns the mask of the
+// vertices whose weights sum to 0 (they take the fallback matrix).
 template <bool kEight>
-inline void blend4(const SkinStreams& s, size_t v0, Block4& b) {
-  const float* jm = glm::value_ptr(s.joint_matrices[0]);
+inline int normalized_weights4(const SkinStreams& s, size_t v0, float (*wn)[4]) {
   __m128 w[8];
   w[0] = _mm_loadu_ps(&s.weights0[v0].x);
   w[1] = _mm_loadu_ps(&s.weights0[v0 + 1].x);
@@ -193,32 +219,43 @@ inline void blend4(const SkinStreams& s, size_t v0, Block4& b) {
   const int zero = _mm_movemask_ps(_mm_cmpeq_ps(sum, _mm_setzero_ps()));
   const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), sum);
   constexpr int kInfluences = kEight ? 8 : 4;
-  alignas(16) float wn[kInfluences][4];
-  for (int k = 0; k < kInfluences; ++k) _mm_store_ps(wn[k], _mm_mul_ps(w[k], inv));
+  for (int k = 0; k < kInfluences; ++k) _mm_storeu_ps(wn[k], _mm_mul_ps(w[k], inv));
+  return zero;
+}
 
+// The joint matrices vertex v blends (kEight: 8, else 4).
+template <bool kEight>
+inline void influence_matrices(const SkinStreams& s, size_t v, const float** src) {
+  const float* jm = glm::value_ptr(s.joint_matrices[0]);
+  const glm::u16vec4 ja = s.joints0[v];
+  assert(ja.x < s.joint_count && ja.y < s.joint_count && ja.z < s.joint_count && ja.w < s.joint_count);
+  src[0] = jm + 16 * size_t(ja.x);
+  src[1] = jm + 16 * size_t(ja.y);
+  src[2] = jm + 16 * size_t(ja.z);
+  src[3] = jm + 16 * size_t(ja.w);
+  if constexpr (kEight) {
+    const glm::u16vec4 jb = s.joints1[v];
+    assert(jb.x < s.joint_count && jb.y < s.joint_count && jb.z < s.joint_count && jb.w < s.joint_count);
+    src[4] = jm + 16 * size_t(jb.x);
+    src[5] = jm + 16 * size_t(jb.y);
+    src[6] = jm + 16 * size_t(jb.z);
+    src[7] = jm + 16 * size_t(jb.w);
+  }
+}
+
+template <bool kEight>
+inline void blend4(const SkinStreams& s, size_t v0, Block4& b) {
+  constexpr int kInfluences = kEight ? 8 : 4;
+  alignas(16) float wn[kInfluences][4];
+  const int zero = normalized_weights4<kEight>(s, v0, wn);
   __m128 cols[4][4];  // [vertex][column]
   for (int i = 0; i < 4; ++i) {
-    const float* src[kInfluences];
-    const glm::u16vec4 ja = s.joints0[v0 + size_t(i)];
     if (zero & (1 << i)) {
       for (int c = 0; c < 4; ++c) cols[i][c] = _mm_loadu_ps(s.fallback + 4 * c);
       continue;
     }
-    assert(ja.x < s.joint_count && ja.y < s.joint_count && ja.z < s.joint_count &&
-           ja.w < s.joint_count);
-    src[0] = jm + 16 * size_t(ja.x);
-    src[1] = jm + 16 * size_t(ja.y);
-    src[2] = jm + 16 * size_t(ja.z);
-    src[3] = jm + 16 * size_t(ja.w);
-    if constexpr (kEight) {
-      const glm::u16vec4 jb = s.joints1[v0 + size_t(i)];
-      assert(jb.x < s.joint_count && jb.y < s.joint_count && jb.z < s.joint_count &&
-             jb.w < s.joint_count);
-      src[4] = jm + 16 * size_t(jb.x);
-      src[5] = jm + 16 * size_t(jb.y);
-      src[6] = jm + 16 * size_t(jb.z);
-      src[7] = jm + 16 * size_t(jb.w);
-    }
+    const float* src[kInfluences];
+    influence_matrices<kEight>(s, v0 + size_t(i), src);
     const __m128 w0 = _mm_set1_ps(wn[0][i]);
     __m128 c0 = _mm_mul_ps(w0, _mm_loadu_ps(src[0]));
     __m128 c1 = _mm_mul_ps(w0, _mm_loadu_ps(src[0] + 4));
@@ -433,25 +470,256 @@ void skin_kernel_sse(const SkinStreams& s) {
     if constexpr (kTan) s.out_tangents[full + i] = otan[i];
   }
 }
+#if VATKIT_SKIN_AVX2
+// The same arithmetic again, eight vertices at a time where the CPU has AVX2 (simd.h): blending
+// runs per vertex on two columns at once, then an 8x8 transpose gives the SoA registers; every
+// lane runs the SSE block's operations in its order, so the bits are the same (the last 1-7
+// vertices go through the SSE kernel). Loads and stores of vec3 streams are shuffles of three
+// 8-float vectors rather than lane-by-lane inserts.
+VATKIT_AVX2_BEGIN
+namespace avx2 {
+
+typedef float f8 __attribute__((vector_size(32)));
+
+// n[0..8) as lane vectors of x, y and z, and back.
+inline void load_xyz8(const glm::vec3* n, f8& x, f8& y, f8& z) {
+  f8 a, b, c;
+  std::memcpy(&a, &n[0].x, 32);
+  std::memcpy(&b, &n[0].x + 8, 32);
+  std::memcpy(&c, &n[0].x + 16, 32);
+  x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 9, 12, 15, 0, 0), c, 0, 1, 2, 3, 4, 5, 10, 13);
+  y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 10, 13, 0, 0, 0), c, 0, 1, 2, 3, 4, 8, 11, 14);
+  z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 8, 11, 14, 0, 0, 0), c, 0, 1, 2, 3, 4, 9, 12, 15);
+}
+inline void store_xyz8(f8 x, f8 y, f8 z, glm::vec3* out) {
+  const f8 lo = __builtin_shufflevector(x, y, 0, 8, 1, 9, 2, 10, 3, 11);   // x0 y0 x1 y1 x2 y2 x3 y3
+  const f8 hi = __builtin_shufflevector(x, y, 4, 12, 5, 13, 6, 14, 7, 15);  // x4 y4 ... x7 y7
+  const f8 a = __builtin_shufflevector(lo, z, 0, 1, 8, 2, 3, 9, 4, 5);
+  const f8 mid = __builtin_shufflevector(lo, hi, 6, 7, 8, 9, 10, 0, 0, 0);  // x3 y3 x4 y4 x5
+  const f8 b = __builtin_shufflevector(mid, z, 10, 0, 1, 11, 2, 3, 12, 4);
+  const f8 c = __builtin_shufflevector(hi, z, 3, 13, 4, 5, 14, 6, 7, 15);
+  float* o = &out[0].x;
+  _mm_storeu_ps(o, _mm256_castps256_ps128(a));
+  _mm_storeu_ps(o + 4, _mm256_extractf128_ps(a, 1));
+  _mm_storeu_ps(o + 8, _mm256_castps256_ps128(b));
+  _mm_storeu_ps(o + 12, _mm256_extractf128_ps(b, 1));
+  _mm_storeu_ps(o + 16, _mm256_castps256_ps128(c));
+  _mm_storeu_ps(o + 20, _mm256_extractf128_ps(c, 1));
+}
+
+// As normalize4_or, eight lanes.
+inline void normalize8_or(f8& x, f8& y, f8& z, const glm::vec3* in) {
+  const f8 len2 = x * x + y * y + z * z;
+  const f8 tiny = f8{} + std::numeric_limits<float>::min();
+  const int ok = _mm256_movemask_ps(_mm256_cmp_ps(len2, tiny, _CMP_GE_OQ));
+  const f8 inv = (f8{} + 1.0f) / f8(_mm256_sqrt_ps(len2));
+  if (ok == 0xFF) [[likely]] {
+    x = x * inv;
+    y = y * inv;
+    z = z * inv;
+    return;
+  }
+  for (int i = 0; i < 8; ++i) {
+    const glm::vec3 r = normalized_or(x[i], y[i], z[i], in[i]);
+    x[i] = r.x;
+    y[i] = r.y;
+    z[i] = r.z;
+  }
+}
+
+struct Streams8 {
+  const glm::vec3* positions = nullptr;  // the block's first vertex; null: not wanted
+  const glm::vec3* normals = nullptr;
+  const glm::vec4* tangents = nullptr;
+  glm::vec3* out_positions = nullptr;
+  glm::vec3* out_normals = nullptr;
+  glm::vec4* out_tangents = nullptr;
+};
+
+// transform_block4 for eight vertices, m[row][col] one lane per vertex.
+template <bool kPos, bool kNrm, bool kTan>
+__attribute__((always_inline)) inline void transform_block8(const f8 (&m)[3][4], const Streams8& s) {
+  if constexpr (kPos) {
+    f8 x, y, z;
+    load_xyz8(s.positions, x, y, z);
+    store_xyz8(((m[0][0] * x + m[0][1] * y) + m[0][2] * z) + m[0][3],
+               ((m[1][0] * x + m[1][1] * y) + m[1][2] * z) + m[1][3],
+               ((m[2][0] * x + m[2][1] * y) + m[2][2] * z) + m[2][3], s.out_positions);
+  }
+  if constexpr (kNrm) {
+    const f8 c0 = m[1][1] * m[2][2] - m[2][1] * m[1][2];
+    const f8 c1 = m[2][1] * m[0][2] - m[0][1] * m[2][2];
+    const f8 c2 = m[0][1] * m[1][2] - m[1][1] * m[0][2];
+    const f8 c3 = m[1][2] * m[2][0] - m[2][2] * m[1][0];
+    const f8 c4 = m[2][2] * m[0][0] - m[0][2] * m[2][0];
+    const f8 c5 = m[0][2] * m[1][0] - m[1][2] * m[0][0];
+    const f8 c6 = m[1][0] * m[2][1] - m[2][0] * m[1][1];
+    const f8 c7 = m[2][0] * m[0][1] - m[0][0] * m[2][1];
+    const f8 c8 = m[0][0] * m[1][1] - m[1][0] * m[0][1];
+    const f8 det = (m[0][0] * c0 + m[1][0] * c1) + m[2][0] * c2;
+    const f8 flip = f8(_mm256_and_ps(_mm256_cmp_ps(det, f8{}, _CMP_LT_OQ), _mm256_set1_ps(-0.0f)));
+    f8 x, y, z;
+    load_xyz8(s.normals, x, y, z);
+    f8 ox = f8(_mm256_xor_ps(flip, (c0 * x + c3 * y) + c6 * z));
+    f8 oy = f8(_mm256_xor_ps(flip, (c1 * x + c4 * y) + c7 * z));
+    f8 oz = f8(_mm256_xor_ps(flip, (c2 * x + c5 * y) + c8 * z));
+    normalize8_or(ox, oy, oz, s.normals);
+    store_xyz8(ox, oy, oz, s.out_normals);
+  }
+  if constexpr (kTan) {
+    const glm::vec4* t = s.tangents;
+    f8 x, y, z;
+    glm::vec3 in[8];
+    for (int i = 0; i < 8; ++i) {
+      x[i] = t[i].x;
+      y[i] = t[i].y;
+      z[i] = t[i].z;
+      in[i] = glm::vec3(t[i]);
+    }
+    f8 ox = (m[0][0] * x + m[0][1] * y) + m[0][2] * z;
+    f8 oy = (m[1][0] * x + m[1][1] * y) + m[1][2] * z;
+    f8 oz = (m[2][0] * x + m[2][1] * y) + m[2][2] * z;
+    normalize8_or(ox, oy, oz, in);
+    for (int i = 0; i < 8; ++i) s.out_tangents[i] = glm::vec4(ox[i], oy[i], oz[i], t[i].w);
+  }
+}
+
+// Rows 0-2 of an 8x8 transpose: lane i of out[k] is rows[i][k], for k in {0, 1, 2, 4, 5, 6}
+// (a blended matrix's two columns without their last row).
+inline void transpose8_xyz(const __m256 (&r)[8], f8 (&m)[3][4], int col) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44);
+  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44);
+  m[0][col] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  m[1][col] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  m[2][col] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  m[0][col + 1] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  m[1][col + 1] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  m[2][col + 1] = _mm256_permute2f128_ps(u2, u6, 0x31);
+}
+
+template <bool kEight>
+inline void blend8(const SkinStreams& s, size_t v0, f8 (&m)[3][4]) {
+  constexpr int kInfluences = kEight ? 8 : 4;
+  alignas(32) float wn[kInfluences][8];
+  float half[kInfluences][4];
+  int zero = normalized_weights4<kEight>(s, v0, half);
+  for (int k = 0; k < kInfluences; ++k) std::memcpy(wn[k], half[k], 16);
+  zero |= normalized_weights4<kEight>(s, v0 + 4, half) << 4;
+  for (int k = 0; k < kInfluences; ++k) std::memcpy(wn[k] + 4, half[k], 16);
+  __m256 lo[8], hi[8];  // per vertex: columns 0-1, columns 2-3
+  for (int i = 0; i < 8; ++i) {
+    if (zero & (1 << i)) {
+      lo[i] = _mm256_loadu_ps(s.fallback);
+      hi[i] = _mm256_loadu_ps(s.fallback + 8);
+      continue;
+    }
+    const float* src[kInfluences];
+    influence_matrices<kEight>(s, v0 + size_t(i), src);
+    const f8 w0 = f8{} + wn[0][i];
+    f8 a = w0 * f8(_mm256_loadu_ps(src[0]));
+    f8 b = w0 * f8(_mm256_loadu_ps(src[0] + 8));
+    for (int k = 1; k < kInfluences; ++k) {
+      const f8 wk = f8{} + wn[k][i];
+      a = a + wk * f8(_mm256_loadu_ps(src[k]));
+      b = b + wk * f8(_mm256_loadu_ps(src[k] + 8));
+    }
+    lo[i] = a;
+    hi[i] = b;
+  }
+  transpose8_xyz(lo, m, 0);
+  transpose8_xyz(hi, m, 2);
+}
+
+template <bool kEight, bool kPos, bool kNrm, bool kTan>
+void skin_kernel(const SkinStreams& s) {
+  const size_t full = s.count & ~size_t(7);
+  for (size_t v = 0; v < full; v += 8) {
+    f8 m[3][4];
+    blend8<kEight>(s, v, m);
+    Streams8 io;
+    if constexpr (kPos) io.positions = s.positions + v, io.out_positions = s.out_positions + v;
+    if constexpr (kNrm) io.normals = s.normals + v, io.out_normals = s.out_normals + v;
+    if constexpr (kTan) io.tangents = s.tangents + v, io.out_tangents = s.out_tangents + v;
+    transform_block8<kPos, kNrm, kTan>(m, io);
+  }
+  if (full == s.count) return;
+  skin_kernel_sse<kEight, kPos, kNrm, kTan>(streams_from(s, full));
+}
+
+template <bool kPos, bool kNrm, bool kTan>
+void transform_kernel(VertexSpan in, const glm::mat4& matrix, VertexOutput out, size_t n) {
+  f8 m[3][4];
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c) m[r][c] = f8{} + matrix[c][r];
+  const size_t full = n & ~size_t(7);
+  for (size_t v = 0; v < full; v += 8) {
+    Streams8 io;
+    if constexpr (kPos) io.positions = &in.positions[v], io.out_positions = &out.positions[v];
+    if constexpr (kNrm) io.normals = &in.normals[v], io.out_normals = &out.normals[v];
+    if constexpr (kTan) io.tangents = &in.tangents[v], io.out_tangents = &out.tangents[v];
+    transform_block8<kPos, kNrm, kTan>(m, io);
+  }
+  if (full == n) return;
+  auto tail = [](auto span, size_t k) { return span.size() >= k ? span.subspan(k) : decltype(span){}; };
+  transform_kernel_sse<kPos, kNrm, kTan>(
+      VertexSpan{tail(in.positions, full), tail(in.normals, full), tail(in.tangents, full)}, matrix,
+      VertexOutput{tail(out.positions, full), tail(out.normals, full), tail(out.tangents, full)}, n - full);
+}
+
+}  // namespace avx2
+VATKIT_AVX2_END
+#endif
+
 #define VATKIT_SKIN_KERNEL skin_kernel_sse
 #else
 #define VATKIT_SKIN_KERNEL skin_kernel
 #endif
+
+// The widest kernel the CPU runs (all give the same bits).
+template <bool kEight, bool kPos, bool kNrm, bool kTan>
+void skin_widest(const SkinStreams& s) {
+#if VATKIT_SKIN_AVX2
+  if (detail::simd_lanes() == 8) {
+    avx2::skin_kernel<kEight, kPos, kNrm, kTan>(s);
+    return detail::clear_upper_state();
+  }
+#endif
+  VATKIT_SKIN_KERNEL<kEight, kPos, kNrm, kTan>(s);
+}
 
 template <bool kEight>
 void dispatch_skin(const SkinStreams& s) {
   const int mask = (s.out_positions ? 1 : 0) | (s.out_normals ? 2 : 0) | (s.out_tangents ? 4 : 0);
   switch (mask) {
     case 0: return;
-    case 1: return VATKIT_SKIN_KERNEL<kEight, true, false, false>(s);
-    case 2: return VATKIT_SKIN_KERNEL<kEight, false, true, false>(s);
-    case 3: return VATKIT_SKIN_KERNEL<kEight, true, true, false>(s);
-    case 4: return VATKIT_SKIN_KERNEL<kEight, false, false, true>(s);
-    case 5: return VATKIT_SKIN_KERNEL<kEight, true, false, true>(s);
-    case 6: return VATKIT_SKIN_KERNEL<kEight, false, true, true>(s);
-    case 7: return VATKIT_SKIN_KERNEL<kEight, true, true, true>(s);
+    case 1: return skin_widest<kEight, true, false, false>(s);
+    case 2: return skin_widest<kEight, false, true, false>(s);
+    case 3: return skin_widest<kEight, true, true, false>(s);
+    case 4: return skin_widest<kEight, false, false, true>(s);
+    case 5: return skin_widest<kEight, true, false, true>(s);
+    case 6: return skin_widest<kEight, false, true, true>(s);
+    case 7: return skin_widest<kEight, true, true, true>(s);
   }
 }
+
+#if VATKIT_SKIN_SSE
+template <bool kPos, bool kNrm, bool kTan>
+void transform_widest(VertexSpan in, const glm::mat4& matrix, VertexOutput out, size_t n) {
+#if VATKIT_SKIN_AVX2
+  if (detail::simd_lanes() == 8) {
+    avx2::transform_kernel<kPos, kNrm, kTan>(in, matrix, out, n);
+    return detail::clear_upper_state();
+  }
+#endif
+  transform_kernel_sse<kPos, kNrm, kTan>(in, matrix, out, n);
+}
+#endif
 
 // Adds w * delta to dst for n elements of T (vec3 or the xyz of a vec4).
 template <class T>
@@ -566,13 +834,13 @@ void transform_vertices(VertexSpan in, const glm::mat4& matrix, VertexOutput out
 #if VATKIT_SKIN_SSE
   switch ((pos ? 1 : 0) | (nrm ? 2 : 0) | (tan ? 4 : 0)) {
     case 0: return;
-    case 1: return transform_kernel_sse<true, false, false>(in, matrix, out, n);
-    case 2: return transform_kernel_sse<false, true, false>(in, matrix, out, n);
-    case 3: return transform_kernel_sse<true, true, false>(in, matrix, out, n);
-    case 4: return transform_kernel_sse<false, false, true>(in, matrix, out, n);
-    case 5: return transform_kernel_sse<true, false, true>(in, matrix, out, n);
-    case 6: return transform_kernel_sse<false, true, true>(in, matrix, out, n);
-    case 7: return transform_kernel_sse<true, true, true>(in, matrix, out, n);
+    case 1: return transform_widest<true, false, false>(in, matrix, out, n);
+    case 2: return transform_widest<false, true, false>(in, matrix, out, n);
+    case 3: return transform_widest<true, true, false>(in, matrix, out, n);
+    case 4: return transform_widest<false, false, true>(in, matrix, out, n);
+    case 5: return transform_widest<true, false, true>(in, matrix, out, n);
+    case 6: return transform_widest<false, true, true>(in, matrix, out, n);
+    case 7: return transform_widest<true, true, true>(in, matrix, out, n);
   }
 #else
   const float* m = glm::value_ptr(matrix);
