@@ -382,6 +382,20 @@ TEST(Lod, FullMeshKeepsItsTrianglesInVertexCacheOrder) {
     for (uint32_t k = grp.first_index; k < grp.first_index + grp.index_count; k += 3)
       got.insert(rotate_min_first({vat.geometry.indices[k], vat.geometry.indices[k + 1], vat.geometry.indices[k + 2]}));
     EXPECT_EQ(got, expected) << "material " << grp.material;
+    // And in exactly meshopt_optimizeVertexCache's order of the source triangles (the bake makes
+    // it on a pool worker while the frame rows are made).
+    std::vector<uint32_t> source, ordered;
+    for (const MeshInstance& inst : asset.instances) {
+      const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
+      if (prim.material != grp.material) continue;
+      for (uint32_t i : prim.indices) source.push_back(inst.first_vertex + i);
+    }
+    ordered.resize(source.size());
+    meshopt_optimizeVertexCache(ordered.data(), source.data(), source.size(), vat.geometry.vertex_count());
+    EXPECT_TRUE(std::equal(ordered.begin(), ordered.end(), vat.geometry.indices.begin() + grp.first_index))
+        << "material " << grp.material;
+    EXPECT_LE(meshopt_analyzeVertexCache(ordered.data(), ordered.size(), vat.geometry.vertex_count(), 16, 0, 0).acmr,
+              meshopt_analyzeVertexCache(source.data(), source.size(), vat.geometry.vertex_count(), 16, 0, 0).acmr);
   }
   // The vertices are the rest pose in the source order (the VAT columns are indexed by them).
   EXPECT_EQ(vat.geometry.vertex_count(), asset.instance_vertex_count);

@@ -599,6 +599,15 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
   auto setup_r = detail::prepare_bake(asset, options);
   if (!setup_r) return setup_r.error();
   detail::BakeSetup& setup = *setup_r;
+  // The full mesh's vertex-cache order depends only on the rest geometry: a pool worker makes it
+  // while this thread prepares the rig and makes the frame rows (alone after them, it was most
+  // of a small bake: 0.8 ms of CesiumMan's 1.1 ms rig bake on the 2-core VM).
+  std::vector<uint32_t> cache_ordered;
+  AsyncTask ordering(
+      [&cache_ordered, indices = setup.rest.indices, groups = setup.rest.groups, n = setup.rest.vertex_count()] {
+        cache_ordered = detail::vertex_cache_order(indices, groups, n);
+      },
+      options.threads);
   detail::prepare_rig(setup, *plans);  // also tells check_fits whether to suggest the rig
 
   Baker baker{asset, options, setup};
@@ -688,6 +697,11 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     }
     // Levels of detail (bake_lod.cpp), and the full mesh in vertex-cache order.
     LodOptions lod_options{.levels = options.lods, .threads = options.threads};
+    ordering.wait();
+    if (!cache_ordered.empty() && vat->geometry.indices == setup.rest.indices) {
+      vat->geometry.indices = cache_ordered;
+      lod_options.order_full_mesh = false;
+    }
     if (options.lods > 0) {
       auto poser = detail::reference_poser(asset, *vat);
       if (!poser) return poser.error();

@@ -88,6 +88,11 @@ struct ClipMeasure {
 // The reference skinner's positions of the VAT's vertices (merged order) in clip `clip` at
 // `time_s` (LodOptions::pose_source); vertices no source primitive maps to keep their rest
 // positions. Not thread-safe: one evaluator.
+// The index buffer reordered for the vertex cache group by group (meshopt_optimizeVertexCache),
+// where the groups tile it; empty otherwise (build_lods leaves such a buffer alone).
+std::vector<uint32_t> vertex_cache_order(const std::vector<uint32_t>& indices, const std::vector<DrawGroup>& groups,
+                                         size_t vertex_count);
+
 Result<std::function<void(uint32_t clip, float time_s, std::span<glm::vec3> positions)>> reference_poser(
     const Asset& source, const Vat& vat);
 

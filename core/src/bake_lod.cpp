@@ -19,6 +19,7 @@
 
 #include "vatkit/decode.h"
 #include "vatkit/parallel.h"
+#include "bake_internal.h"
 #include "bake_lod_simplify.h"
 
 namespace vatkit {
@@ -521,6 +522,29 @@ void cache_order(const std::vector<std::vector<uint32_t>>& per_group, size_t ver
 
 }  // namespace
 
+namespace detail {
+
+std::vector<uint32_t> vertex_cache_order(const std::vector<uint32_t>& indices, const std::vector<DrawGroup>& groups,
+                                         size_t vertex_count) {
+  bool tiled = true;
+  uint32_t next = 0;
+  for (const DrawGroup& grp : groups) {
+    tiled &= grp.first_index == next;
+    next = grp.first_index + grp.index_count;
+  }
+  tiled &= next == indices.size();
+  if (!tiled || indices.empty()) return {};
+  std::vector<uint32_t> out(indices.size());
+  for (const DrawGroup& grp : groups) {
+    if (grp.index_count == 0) continue;
+    meshopt_optimizeVertexCache(out.data() + grp.first_index, indices.data() + grp.first_index, grp.index_count,
+                                vertex_count);
+  }
+  return out;
+}
+
+}  // namespace detail
+
 float lod_sphere_radius(const Vat& vat) { return 0.5f * glm::length(vat.bounds.max - vat.bounds.min); }
 
 float lod_screen_size(float radius, float error_in_motion) {
@@ -546,24 +570,9 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
   g.lods.clear();
   if (V == 0 || g.groups.empty()) return report;
 
-  // Level 0 in vertex-cache order, group by group, where the groups tile the index buffer (the
-  // baker's layout); otherwise it is left alone.
-  {
-    bool tiled = true;
-    uint32_t next = 0;
-    for (const DrawGroup& grp : g.groups) {
-      tiled &= grp.first_index == next;
-      next = grp.first_index + grp.index_count;
-    }
-    tiled &= next == g.indices.size();
-    if (tiled) {
-      for (const DrawGroup& grp : g.groups) {
-        if (grp.index_count == 0) continue;
-        std::vector<uint32_t> in(g.indices.begin() + grp.first_index,
-                                 g.indices.begin() + grp.first_index + grp.index_count);
-        meshopt_optimizeVertexCache(g.indices.data() + grp.first_index, in.data(), in.size(), V);
-      }
-    }
+  if (options.order_full_mesh) {
+    std::vector<uint32_t> ordered = detail::vertex_cache_order(g.indices, g.groups, V);
+    if (!ordered.empty()) g.indices = std::move(ordered);
   }
   const Drawn drawn = drawn_triangles(g);
   report.full_triangles = uint32_t(drawn.indices.size() / 3);

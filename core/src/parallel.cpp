@@ -5,11 +5,20 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 namespace vatkit {
+
+struct AsyncTask::State {
+  std::function<void()> fn;
+  bool taken = false;  // by a worker or by wait(); under the pool's mutex
+  bool done = false;   // under the pool's mutex
+};
+
 namespace {
 
 class Pool {
@@ -46,6 +55,27 @@ class Pool {
 
   bool busy_on_this_thread() const { return in_job_; }
 
+  void post(std::shared_ptr<AsyncTask::State> task) {
+    {
+      std::lock_guard lock(mutex_);
+      side_.push_back(std::move(task));
+    }
+    wake_.notify_all();
+  }
+
+  // Runs the task here unless a worker took it, then waits for it.
+  void wait(const std::shared_ptr<AsyncTask::State>& task) {
+    std::unique_lock lock(mutex_);
+    if (!task->taken) {
+      task->taken = true;
+      std::erase(side_, task);
+      lock.unlock();
+      run_side(*task);
+      return;
+    }
+    side_done_.wait(lock, [&] { return task->done; });
+  }
+
  private:
   Pool() {
     const unsigned n = std::max(1u, std::thread::hardware_concurrency());
@@ -72,13 +102,33 @@ class Pool {
     in_job_ = false;
   }
 
+  void run_side(AsyncTask::State& task) {
+    const bool was_in_job = in_job_;
+    in_job_ = true;  // a parallel_for inside runs inline
+    task.fn();
+    in_job_ = was_in_job;
+    {
+      std::lock_guard lock(mutex_);
+      task.done = true;
+    }
+    side_done_.notify_all();
+  }
+
   void loop() {
     uint64_t seen = 0;
     for (;;) {
       {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && wanted_ > 0); });
+        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && wanted_ > 0) || !side_.empty(); });
         if (stop_) return;
+        if (!(generation_ != seen && wanted_ > 0)) {  // no job wants help: take the side task
+          std::shared_ptr<AsyncTask::State> task = std::move(side_.front());
+          side_.pop_front();
+          task->taken = true;
+          lock.unlock();
+          run_side(*task);
+          continue;
+        }
         seen = generation_;
         --wanted_;
         ++active_;
@@ -95,7 +145,8 @@ class Pool {
   std::vector<std::thread> workers_;
   std::mutex serial_;
   std::mutex mutex_;
-  std::condition_variable wake_, finished_;
+  std::condition_variable wake_, finished_, side_done_;
+  std::deque<std::shared_ptr<AsyncTask::State>> side_;  // posted, not taken
   const std::function<void(size_t, size_t)>* fn_ = nullptr;
   size_t count_ = 0, chunk_ = 1, chunks_ = 0;
   std::atomic<size_t> next_{0}, done_{0};
@@ -124,6 +175,28 @@ void parallel_for(size_t count, size_t grain, unsigned threads,
   // About four chunks per thread balances uneven ranges without much scheduling overhead.
   const size_t chunk = std::max(grain, (count + threads * 4 - 1) / (threads * 4));
   pool.run(count, chunk, threads, fn);
+}
+
+AsyncTask::AsyncTask(std::function<void()> fn, unsigned threads) : state_(std::make_shared<State>()) {
+  state_->fn = std::move(fn);
+  if (threads == 0) threads = hardware_threads();
+  if (threads > 1 && hardware_threads() > 1) Pool::instance().post(state_);
+}
+
+AsyncTask& AsyncTask::operator=(AsyncTask&& other) noexcept {
+  if (this != &other) {
+    wait();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+AsyncTask::~AsyncTask() { wait(); }
+
+void AsyncTask::wait() {
+  if (!state_) return;
+  Pool::instance().wait(state_);
+  state_.reset();
 }
 
 }  // namespace vatkit

@@ -68,6 +68,9 @@ struct LodOptions {
   uint32_t poses_per_clip = 8;
   uint32_t max_poses = 24;
   unsigned threads = 0;              // 0 = every hardware thread; the result does not depend on it
+  // Reorder the full mesh's triangles for the vertex cache (below). bake() orders them itself,
+  // on a pool worker while it makes the frame rows, and passes false.
+  bool order_full_mesh = true;
   // The simplifier's poses (besides the rest pose): halfway between consecutive measured rows of
   // every clip, so that what is measured is not what was optimized.
   // Where the simplifier takes its poses: the positions of the VAT's vertices (merged order) in
@@ -107,9 +110,10 @@ struct LodReport {
 };
 
 // Replaces vat.geometry.lods with new levels (none when options.levels is 0 or the mesh cannot be
-// reduced) and reorders the full mesh's triangles within each draw group for the vertex cache
-// (meshopt_optimizeVertexCache; vertices are never reordered: the VAT columns are indexed by
-// them). Needs a valid Vat (validate_vat) whose planes decode. Errors name vat.source.
+// reduced) and, unless options.order_full_mesh is false, reorders the full mesh's triangles
+// within each draw group for the vertex cache (meshopt_optimizeVertexCache, where the groups tile
+// the index buffer, as the baker lays them out; vertices are never reordered: the VAT columns are
+// indexed by them). Needs a valid Vat (validate_vat) whose planes decode. Errors name vat.source.
 Result<LodReport> build_lods(Vat& vat, const LodOptions& options = {});
 
 // The radius of the sphere around Vat::bounds: |bounds.max - bounds.min| / 2.

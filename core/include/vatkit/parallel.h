@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 
 namespace vatkit {
 
@@ -15,5 +16,27 @@ unsigned hardware_threads();
 
 void parallel_for(size_t count, size_t grain, unsigned threads,
                   const std::function<void(size_t begin, size_t end)>& fn);
+
+// One piece of work started on the pool while the caller goes on: a worker that is not helping
+// a parallel_for takes it; wait() returns once it has run, and runs it on the calling thread if
+// no worker had started it yet (so it always finishes, with any thread count). For independent
+// work that would otherwise run alone after a long parallel loop (the bake orders the full mesh
+// for the vertex cache while it makes the frame rows). `fn` must not call back into anything
+// that waits for the caller; a parallel_for inside it runs inline. threads = 1 runs it inline in
+// wait(); the destructor waits.
+class AsyncTask {
+ public:
+  AsyncTask() = default;
+  AsyncTask(std::function<void()> fn, unsigned threads);
+  AsyncTask(AsyncTask&&) noexcept = default;
+  AsyncTask& operator=(AsyncTask&&) noexcept;
+  ~AsyncTask();
+  void wait();
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
+};
 
 }  // namespace vatkit

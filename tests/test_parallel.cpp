@@ -1,0 +1,81 @@
+// vatkit/parallel.h: parallel_for covers every index once whatever the thread count; an
+// AsyncTask runs exactly once, alongside a parallel_for or on the thread that waits for it.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "vatkit/parallel.h"
+
+namespace vatkit {
+namespace {
+
+TEST(ParallelFor, EveryIndexOnceWhateverTheThreadCount) {
+  for (unsigned threads : {0u, 1u, 2u, 3u, 8u}) {
+    for (size_t count : {size_t(1), size_t(7), size_t(64), size_t(1001)}) {
+      std::vector<std::atomic<int>> hits(count);
+      parallel_for(count, 3, threads, [&](size_t begin, size_t end) {
+        ASSERT_LT(begin, end);
+        for (size_t i = begin; i < end; ++i) hits[i].fetch_add(1);
+      });
+      for (size_t i = 0; i < count; ++i) ASSERT_EQ(hits[i].load(), 1) << "threads " << threads << " count " << count;
+    }
+  }
+}
+
+TEST(AsyncTask, RunsOnceWithAnyThreadCountAndWaitIsIdempotent) {
+  for (unsigned threads : {0u, 1u, 2u}) {
+    std::atomic<int> runs{0};
+    AsyncTask task([&] { runs.fetch_add(1); }, threads);
+    task.wait();
+    EXPECT_EQ(runs.load(), 1) << "threads " << threads;
+    task.wait();
+    EXPECT_EQ(runs.load(), 1);
+  }
+}
+
+TEST(AsyncTask, DestructorWaits) {
+  std::atomic<int> runs{0};
+  {
+    AsyncTask task(
+        [&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          runs.fetch_add(1);
+        },
+        0);
+  }
+  EXPECT_EQ(runs.load(), 1);
+}
+
+TEST(AsyncTask, RunsAlongsideParallelForsAndNestedLoopsRunInline) {
+  // Many tasks in flight while the caller runs parallel_fors; each task itself runs a
+  // parallel_for (inline on its thread). Every task runs once, every index is covered once.
+  std::atomic<int> runs{0};
+  std::vector<std::atomic<long>> sums(32);
+  std::vector<AsyncTask> tasks;
+  for (size_t t = 0; t < sums.size(); ++t) {
+    tasks.emplace_back(
+        [&, t] {
+          parallel_for(100, 1, 0, [&](size_t begin, size_t end) {
+            for (size_t i = begin; i < end; ++i) sums[t].fetch_add(long(i));
+          });
+          runs.fetch_add(1);
+        },
+        0);
+  }
+  std::vector<std::atomic<int>> hits(5000);
+  for (int round = 0; round < 20; ++round) {
+    parallel_for(hits.size(), 16, 0, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) hits[i].fetch_add(1);
+    });
+  }
+  for (AsyncTask& t : tasks) t.wait();
+  EXPECT_EQ(runs.load(), int(sums.size()));
+  for (const auto& s : sums) EXPECT_EQ(s.load(), 99 * 100 / 2);
+  for (const auto& h : hits) ASSERT_EQ(h.load(), 20);
+}
+
+}  // namespace
+}  // namespace vatkit
