@@ -601,13 +601,16 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
   detail::BakeSetup& setup = *setup_r;
   // The full mesh's vertex-cache order depends only on the rest geometry: a pool worker makes it
   // while this thread prepares the rig and makes the frame rows (alone after them, it was most
-  // of a small bake: 0.8 ms of CesiumMan's 1.1 ms rig bake on the 2-core VM).
+  // of a small bake: 0.8 ms of CesiumMan's 1.1 ms rig bake on the 2-core VM). Below ~2k
+  // triangles it takes less than waking a worker costs here (Fox's 576: 0.02 ms), so it runs on
+  // this thread when waited for.
   std::vector<uint32_t> cache_ordered;
+  constexpr size_t kAsyncOrderTriangles = 2048;
   AsyncTask ordering(
       [&cache_ordered, indices = setup.rest.indices, groups = setup.rest.groups, n = setup.rest.vertex_count()] {
         cache_ordered = detail::vertex_cache_order(indices, groups, n);
       },
-      options.threads);
+      setup.rest.indices.size() / 3 >= kAsyncOrderTriangles ? options.threads : 1);
   detail::prepare_rig(setup, *plans);  // also tells check_fits whether to suggest the rig
 
   Baker baker{asset, options, setup};
