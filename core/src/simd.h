@@ -1,7 +1,7 @@
-// The SIMD width of the bake kernels (the rig kernel, bake_rig_kernel_lanes.inl; the octahedral
-// normal encoder, bake_oct.inl): 8 lanes where the CPU runs AVX2, 4 elsewhere. Both widths run the
-// same IEEE operations per lane and write the same bytes; tests and benchmarks force one or the
-// other to show it.
+// The SIMD width of the bake and skinning kernels (the rig kernel, bake_rig_kernel_lanes.inl; the
+// octahedral normal encoder, bake_oct.inl; the reference skinner, skin.cpp): 8 lanes where the CPU
+// runs AVX2, 4 elsewhere. Both widths run the same IEEE operations per lane and write the same
+// bytes; tests and benchmarks force one or the other to show it.
 #pragma once
 
 // Where the 8-lane kernels exist (x86-64 with GCC or Clang), a source brackets them with
@@ -25,7 +25,11 @@ namespace vatkit::detail {
 
 // 8 where the CPU has AVX2 (x86-64 builds with GCC or Clang), else 4; or the forced width.
 unsigned simd_lanes();
-// vzeroupper where the CPU has AVX, else nothing.
+// vzeroupper where the CPU has AVX, else nothing. Every call into an 8-lane kernel is followed by
+// one, in the caller: the code that runs next is built for the x86-64 baseline (legacy SSE, scalar
+// float included), which runs at up to 1.75x its time while the upper halves of the YMM registers
+// are dirty, and on the 2-core VM they were dirty after those kernels although the compiler ends
+// them with vzeroupper (docs/benchmarks.md, "Bake throughput", 2026-12-01).
 void clear_upper_state();
 // Forces 4 or 8 lanes (8 only where the CPU has AVX2); 0 restores the automatic choice.
 void force_simd_lanes(unsigned lanes);
