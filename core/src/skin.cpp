@@ -224,23 +224,18 @@ inline int normalized_weights4(const SkinStreams& s, size_t v0, float (*wn)[4]) 
 }
 
 // The joint matrices vertex v blends (kEight: 8, else 4).
+inline void four_matrices(const SkinStreams& s, glm::u16vec4 j, const float** src) {
+  const float* jm = glm::value_ptr(s.joint_matrices[0]);
+  assert(j.x < s.joint_count && j.y < s.joint_count && j.z < s.joint_count && j.w < s.joint_count);
+  src[0] = jm + 16 * size_t(j.x);
+  src[1] = jm + 16 * size_t(j.y);
+  src[2] = jm + 16 * size_t(j.z);
+  src[3] = jm + 16 * size_t(j.w);
+}
 template <bool kEight>
 inline void influence_matrices(const SkinStreams& s, size_t v, const float** src) {
-  const float* jm = glm::value_ptr(s.joint_matrices[0]);
-  const glm::u16vec4 ja = s.joints0[v];
-  assert(ja.x < s.joint_count && ja.y < s.joint_count && ja.z < s.joint_count && ja.w < s.joint_count);
-  src[0] = jm + 16 * size_t(ja.x);
-  src[1] = jm + 16 * size_t(ja.y);
-  src[2] = jm + 16 * size_t(ja.z);
-  src[3] = jm + 16 * size_t(ja.w);
-  if constexpr (kEight) {
-    const glm::u16vec4 jb = s.joints1[v];
-    assert(jb.x < s.joint_count && jb.y < s.joint_count && jb.z < s.joint_count && jb.w < s.joint_count);
-    src[4] = jm + 16 * size_t(jb.x);
-    src[5] = jm + 16 * size_t(jb.y);
-    src[6] = jm + 16 * size_t(jb.z);
-    src[7] = jm + 16 * size_t(jb.w);
-  }
+  four_matrices(s, s.joints0[v], src);
+  if constexpr (kEight) four_matrices(s, s.joints1[v], src + 4);
 }
 
 template <bool kEight>
@@ -311,8 +306,9 @@ inline void normalize4_or(__m128& x, __m128& y, __m128& z, const glm::vec3* in) 
 
 // Four vertices through one matrix per lane (the skin's blended matrices, or a rigid part's one
 // matrix in every lane): positions, cofactor-transformed normals, tangents, as the scalar
-// transform_point / transform_normal / transform_tangent compute them.
-struct Streams4 {
+// transform_point / transform_normal / transform_tangent compute them. BlockStreams points at a
+// block's streams (the 8-lane block below takes the same).
+struct BlockStreams {
   const glm::vec3* positions = nullptr;  // the block's first vertex; null: not wanted
   const glm::vec3* normals = nullptr;
   const glm::vec4* tangents = nullptr;
@@ -321,7 +317,7 @@ struct Streams4 {
   glm::vec4* out_tangents = nullptr;
 };
 template <bool kPos, bool kNrm, bool kTan>
-__attribute__((always_inline)) inline void transform_block4(const __m128 (&m)[3][4], const Streams4& s) {
+__attribute__((always_inline)) inline void transform_block4(const __m128 (&m)[3][4], const BlockStreams& s) {
   if constexpr (kPos) {
     const glm::vec3* p = s.positions;
     const __m128 x = _mm_setr_ps(p[0].x, p[1].x, p[2].x, p[3].x);
@@ -385,7 +381,7 @@ template <bool kEight, bool kPos, bool kNrm, bool kTan>
 inline void skin_block4(const SkinStreams& s, size_t v0) {
   Block4 b;
   blend4<kEight>(s, v0, b);
-  Streams4 io;
+  BlockStreams io;
   if constexpr (kPos) io.positions = s.positions + v0, io.out_positions = s.out_positions + v0;
   if constexpr (kNrm) io.normals = s.normals + v0, io.out_normals = s.out_normals + v0;
   if constexpr (kTan) io.tangents = s.tangents + v0, io.out_tangents = s.out_tangents + v0;
@@ -400,7 +396,7 @@ void transform_kernel_sse(VertexSpan in, const glm::mat4& matrix, VertexOutput o
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 4; ++c) m[r][c] = _mm_set1_ps(matrix[c][r]);
   const size_t full = n & ~size_t(3);
-  Streams4 io;
+  BlockStreams io;
   for (size_t v = 0; v < full; v += 4) {
     if constexpr (kPos) io.positions = &in.positions[v], io.out_positions = &out.positions[v];
     if constexpr (kNrm) io.normals = &in.normals[v], io.out_normals = &out.normals[v];
@@ -417,7 +413,7 @@ void transform_kernel_sse(VertexSpan in, const glm::mat4& matrix, VertexOutput o
     if constexpr (kNrm) nrm[i] = in.normals[full + i];
     if constexpr (kTan) tan[i] = in.tangents[full + i];
   }
-  transform_block4<kPos, kNrm, kTan>(m, Streams4{pos, nrm, tan, opos, onrm, otan});
+  transform_block4<kPos, kNrm, kTan>(m, BlockStreams{pos, nrm, tan, opos, onrm, otan});
   for (size_t i = 0; i < n - full; ++i) {
     if constexpr (kPos) out.positions[full + i] = opos[i];
     if constexpr (kNrm) out.normals[full + i] = onrm[i];
@@ -527,18 +523,9 @@ inline void normalize8_or(f8& x, f8& y, f8& z, const glm::vec3* in) {
   }
 }
 
-struct Streams8 {
-  const glm::vec3* positions = nullptr;  // the block's first vertex; null: not wanted
-  const glm::vec3* normals = nullptr;
-  const glm::vec4* tangents = nullptr;
-  glm::vec3* out_positions = nullptr;
-  glm::vec3* out_normals = nullptr;
-  glm::vec4* out_tangents = nullptr;
-};
-
 // transform_block4 for eight vertices, m[row][col] one lane per vertex.
 template <bool kPos, bool kNrm, bool kTan>
-__attribute__((always_inline)) inline void transform_block8(const f8 (&m)[3][4], const Streams8& s) {
+__attribute__((always_inline)) inline void transform_block8(const f8 (&m)[3][4], const BlockStreams& s) {
   if constexpr (kPos) {
     f8 x, y, z;
     load_xyz8(s.positions, x, y, z);
@@ -642,7 +629,7 @@ void skin_kernel(const SkinStreams& s) {
   for (size_t v = 0; v < full; v += 8) {
     f8 m[3][4];
     blend8<kEight>(s, v, m);
-    Streams8 io;
+    BlockStreams io;
     if constexpr (kPos) io.positions = s.positions + v, io.out_positions = s.out_positions + v;
     if constexpr (kNrm) io.normals = s.normals + v, io.out_normals = s.out_normals + v;
     if constexpr (kTan) io.tangents = s.tangents + v, io.out_tangents = s.out_tangents + v;
@@ -659,7 +646,7 @@ void transform_kernel(VertexSpan in, const glm::mat4& matrix, VertexOutput out, 
     for (int c = 0; c < 4; ++c) m[r][c] = f8{} + matrix[c][r];
   const size_t full = n & ~size_t(7);
   for (size_t v = 0; v < full; v += 8) {
-    Streams8 io;
+    BlockStreams io;
     if constexpr (kPos) io.positions = &in.positions[v], io.out_positions = &out.positions[v];
     if constexpr (kNrm) io.normals = &in.normals[v], io.out_normals = &out.normals[v];
     if constexpr (kTan) io.tangents = &in.tangents[v], io.out_tangents = &out.tangents[v];
