@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -34,6 +35,15 @@ TEST(AsyncTask, RunsOnceWithAnyThreadCountAndWaitIsIdempotent) {
     task.wait();
     EXPECT_EQ(runs.load(), 1);
   }
+}
+
+TEST(AsyncTask, WaitRethrowsWhatTheTaskThrew) {
+  for (unsigned threads : {1u, 2u}) {
+    AsyncTask task([] { throw std::runtime_error("out of luck"); }, threads);
+    EXPECT_THROW(task.wait(), std::runtime_error) << "threads " << threads;
+    EXPECT_NO_THROW(task.wait());  // once
+  }
+  { AsyncTask dropped([] { throw std::runtime_error("dropped"); }, 2); }  // no terminate
 }
 
 TEST(AsyncTask, DestructorWaits) {

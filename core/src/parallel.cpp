@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -17,6 +18,7 @@ struct AsyncTask::State {
   std::function<void()> fn;
   bool taken = false;  // by a worker or by wait(); under the pool's mutex
   bool done = false;   // under the pool's mutex
+  std::exception_ptr error;  // what fn threw, rethrown by wait()
 };
 
 namespace {
@@ -105,7 +107,11 @@ class Pool {
   void run_side(AsyncTask::State& task) {
     const bool was_in_job = in_job_;
     in_job_ = true;  // a parallel_for inside runs inline
-    task.fn();
+    try {
+      task.fn();
+    } catch (...) {
+      task.error = std::current_exception();
+    }
     in_job_ = was_in_job;
     {
       std::lock_guard lock(mutex_);
@@ -185,18 +191,27 @@ AsyncTask::AsyncTask(std::function<void()> fn, unsigned threads) : state_(std::m
 
 AsyncTask& AsyncTask::operator=(AsyncTask&& other) noexcept {
   if (this != &other) {
-    wait();
+    wait_dropping_error();
     state_ = std::move(other.state_);
   }
   return *this;
 }
 
-AsyncTask::~AsyncTask() { wait(); }
+AsyncTask::~AsyncTask() { wait_dropping_error(); }
+
+void AsyncTask::wait_dropping_error() noexcept {
+  try {
+    wait();
+  } catch (...) {  // wait() first to see the error
+  }
+}
 
 void AsyncTask::wait() {
   if (!state_) return;
   Pool::instance().wait(state_);
+  const std::exception_ptr error = state_->error;
   state_.reset();
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace vatkit

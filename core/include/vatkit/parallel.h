@@ -23,7 +23,8 @@ void parallel_for(size_t count, size_t grain, unsigned threads,
 // work that would otherwise run alone after a long parallel loop (the bake orders the full mesh
 // for the vertex cache while it makes the frame rows). `fn` must not call back into anything
 // that waits for the caller; a parallel_for inside it runs inline. threads = 1 runs it inline in
-// wait(); the destructor waits.
+// wait(). What fn throws, wait() rethrows; the destructor (and move assignment) waits and drops
+// it.
 class AsyncTask {
  public:
   AsyncTask() = default;
@@ -36,6 +37,7 @@ class AsyncTask {
   struct State;
 
  private:
+  void wait_dropping_error() noexcept;
   std::shared_ptr<State> state_;
 };
 
