@@ -1,8 +1,11 @@
 // The precise octahedral encoding (bake_codec.h) for VATKIT_OCT_LANES normals at once, one per
 // lane. Included by bake_codec.h for 4 lanes and by bake_delta.cpp for 8 (inside an AVX2 target
-// region); it includes nothing, and every lane runs the same IEEE operations whatever the width,
-// so both give the same codes.
-typedef float oct_fv __attribute__((vector_size(4 * VATKIT_OCT_LANES)));
+// region); it includes only simd_xyz.inl, and every lane runs the same IEEE operations whatever
+// the width, so both give the same codes.
+#define VATKIT_XYZ_LANES VATKIT_OCT_LANES
+#include "simd_xyz.inl"
+#undef VATKIT_XYZ_LANES
+typedef xyz_fv oct_fv;
 typedef int32_t oct_iv __attribute__((vector_size(4 * VATKIT_OCT_LANES)));
 inline oct_fv oct_abs(oct_fv v) { return (oct_fv)((oct_iv)v & 0x7fffffff); }
 inline oct_fv oct_select(oct_iv m, oct_fv a, oct_fv b) { return (oct_fv)((m & (oct_iv)a) | (~m & (oct_iv)b)); }
@@ -11,31 +14,13 @@ inline oct_fv oct_with_sign_of(oct_fv magnitude, oct_fv s) {
   return (oct_fv)((oct_iv)magnitude | ((s < 0.0f) & int32_t(0x80000000u)));
 }
 
-// n[0..N) as lane vectors of x, y and z: the 3N floats loaded as three vectors and shuffled
-// (lane-by-lane inserts went through the stack and stalled on store forwarding).
-inline void oct_load_xyz(const glm::vec3* n, oct_fv& x, oct_fv& y, oct_fv& z) {
-  oct_fv a, b, c;
-  __builtin_memcpy(&a, &n[0].x, sizeof a);
-  __builtin_memcpy(&b, &n[0].x + VATKIT_OCT_LANES, sizeof b);
-  __builtin_memcpy(&c, &n[0].x + 2 * VATKIT_OCT_LANES, sizeof c);
-#if VATKIT_OCT_LANES == 8
-  x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 9, 12, 15, 0, 0), c, 0, 1, 2, 3, 4, 5, 10, 13);
-  y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 10, 13, 0, 0, 0), c, 0, 1, 2, 3, 4, 8, 11, 14);
-  z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 8, 11, 14, 0, 0, 0), c, 0, 1, 2, 3, 4, 9, 12, 15);
-#else
-  x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 0), c, 0, 1, 2, 5);
-  y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 0), c, 0, 1, 2, 6);
-  z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 0, 0), c, 0, 1, 4, 7);
-#endif
-}
-
 // The 16-bit codes of n[0..N), one per lane.
 inline oct_iv oct8_encode_lanes(const glm::vec3* n) {
   typedef oct_fv fv;
   typedef oct_iv iv;
   const fv one = fv{} + 1.0f, zero = fv{};
   fv nx, ny, nz;
-  oct_load_xyz(n, nx, ny, nz);
+  load_xyz(n, nx, ny, nz);
   const fv l1 = oct_abs(nx) + oct_abs(ny) + oct_abs(nz);
   const iv has_direction = l1 > zero;
   const fv inv = one / oct_select(has_direction, l1, one);

@@ -475,33 +475,10 @@ void skin_kernel_sse(const SkinStreams& s) {
 VATKIT_AVX2_BEGIN
 namespace avx2 {
 
-typedef float f8 __attribute__((vector_size(32)));
-
-// n[0..8) as lane vectors of x, y and z, and back.
-inline void load_xyz8(const glm::vec3* n, f8& x, f8& y, f8& z) {
-  f8 a, b, c;
-  std::memcpy(&a, &n[0].x, 32);
-  std::memcpy(&b, &n[0].x + 8, 32);
-  std::memcpy(&c, &n[0].x + 16, 32);
-  x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 9, 12, 15, 0, 0), c, 0, 1, 2, 3, 4, 5, 10, 13);
-  y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 10, 13, 0, 0, 0), c, 0, 1, 2, 3, 4, 8, 11, 14);
-  z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 8, 11, 14, 0, 0, 0), c, 0, 1, 2, 3, 4, 9, 12, 15);
-}
-inline void store_xyz8(f8 x, f8 y, f8 z, glm::vec3* out) {
-  const f8 lo = __builtin_shufflevector(x, y, 0, 8, 1, 9, 2, 10, 3, 11);   // x0 y0 x1 y1 x2 y2 x3 y3
-  const f8 hi = __builtin_shufflevector(x, y, 4, 12, 5, 13, 6, 14, 7, 15);  // x4 y4 ... x7 y7
-  const f8 a = __builtin_shufflevector(lo, z, 0, 1, 8, 2, 3, 9, 4, 5);
-  const f8 mid = __builtin_shufflevector(lo, hi, 6, 7, 8, 9, 10, 0, 0, 0);  // x3 y3 x4 y4 x5
-  const f8 b = __builtin_shufflevector(mid, z, 10, 0, 1, 11, 2, 3, 12, 4);
-  const f8 c = __builtin_shufflevector(hi, z, 3, 13, 4, 5, 14, 6, 7, 15);
-  float* o = &out[0].x;
-  _mm_storeu_ps(o, _mm256_castps256_ps128(a));
-  _mm_storeu_ps(o + 4, _mm256_extractf128_ps(a, 1));
-  _mm_storeu_ps(o + 8, _mm256_castps256_ps128(b));
-  _mm_storeu_ps(o + 12, _mm256_extractf128_ps(b, 1));
-  _mm_storeu_ps(o + 16, _mm256_castps256_ps128(c));
-  _mm_storeu_ps(o + 20, _mm256_extractf128_ps(c, 1));
-}
+#define VATKIT_XYZ_LANES 8
+#include "simd_xyz.inl"  // load_xyz, store_xyz
+#undef VATKIT_XYZ_LANES
+typedef xyz_fv f8;
 
 // As normalize4_or, eight lanes.
 inline void normalize8_or(f8& x, f8& y, f8& z, const glm::vec3* in) {
@@ -528,8 +505,8 @@ template <bool kPos, bool kNrm, bool kTan>
 __attribute__((always_inline)) inline void transform_block8(const f8 (&m)[3][4], const BlockStreams& s) {
   if constexpr (kPos) {
     f8 x, y, z;
-    load_xyz8(s.positions, x, y, z);
-    store_xyz8(((m[0][0] * x + m[0][1] * y) + m[0][2] * z) + m[0][3],
+    load_xyz(s.positions, x, y, z);
+    store_xyz(((m[0][0] * x + m[0][1] * y) + m[0][2] * z) + m[0][3],
                ((m[1][0] * x + m[1][1] * y) + m[1][2] * z) + m[1][3],
                ((m[2][0] * x + m[2][1] * y) + m[2][2] * z) + m[2][3], s.out_positions);
   }
@@ -546,12 +523,12 @@ __attribute__((always_inline)) inline void transform_block8(const f8 (&m)[3][4],
     const f8 det = (m[0][0] * c0 + m[1][0] * c1) + m[2][0] * c2;
     const f8 flip = f8(_mm256_and_ps(_mm256_cmp_ps(det, f8{}, _CMP_LT_OQ), _mm256_set1_ps(-0.0f)));
     f8 x, y, z;
-    load_xyz8(s.normals, x, y, z);
+    load_xyz(s.normals, x, y, z);
     f8 ox = f8(_mm256_xor_ps(flip, (c0 * x + c3 * y) + c6 * z));
     f8 oy = f8(_mm256_xor_ps(flip, (c1 * x + c4 * y) + c7 * z));
     f8 oz = f8(_mm256_xor_ps(flip, (c2 * x + c5 * y) + c8 * z));
     normalize8_or(ox, oy, oz, s.normals);
-    store_xyz8(ox, oy, oz, s.out_normals);
+    store_xyz(ox, oy, oz, s.out_normals);
   }
   if constexpr (kTan) {
     const glm::vec4* t = s.tangents;

@@ -1,0 +1,36 @@
+// glm::vec3 streams as lane vectors, for the lane-generic kernels (bake_oct.inl, the skinner's
+// 8-lane block): VATKIT_XYZ_LANES (4 or 8) consecutive vec3 become three vectors of x, y and z by
+// shuffles of three plain loads, and (8 lanes) go back the same way. Building the vectors lane by
+// lane went through the stack and stalled on store forwarding. Included inside a namespace (and,
+// for 8 lanes, inside an AVX2 target region, simd.h); it includes nothing.
+typedef float xyz_fv __attribute__((vector_size(4 * VATKIT_XYZ_LANES)));
+
+inline void load_xyz(const glm::vec3* n, xyz_fv& x, xyz_fv& y, xyz_fv& z) {
+  xyz_fv a, b, c;
+  __builtin_memcpy(&a, &n[0].x, sizeof a);
+  __builtin_memcpy(&b, &n[0].x + VATKIT_XYZ_LANES, sizeof b);
+  __builtin_memcpy(&c, &n[0].x + 2 * VATKIT_XYZ_LANES, sizeof c);
+#if VATKIT_XYZ_LANES == 8
+  x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 9, 12, 15, 0, 0), c, 0, 1, 2, 3, 4, 5, 10, 13);
+  y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 10, 13, 0, 0, 0), c, 0, 1, 2, 3, 4, 8, 11, 14);
+  z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 8, 11, 14, 0, 0, 0), c, 0, 1, 2, 3, 4, 9, 12, 15);
+#else
+  x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 0), c, 0, 1, 2, 5);
+  y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 0), c, 0, 1, 2, 6);
+  z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 0, 0), c, 0, 1, 4, 7);
+#endif
+}
+
+#if VATKIT_XYZ_LANES == 8
+inline void store_xyz(xyz_fv x, xyz_fv y, xyz_fv z, glm::vec3* out) {
+  const xyz_fv lo = __builtin_shufflevector(x, y, 0, 8, 1, 9, 2, 10, 3, 11);   // x0 y0 x1 y1 x2 y2 x3 y3
+  const xyz_fv hi = __builtin_shufflevector(x, y, 4, 12, 5, 13, 6, 14, 7, 15);  // x4 y4 ... x7 y7
+  const xyz_fv a = __builtin_shufflevector(lo, z, 0, 1, 8, 2, 3, 9, 4, 5);
+  const xyz_fv mid = __builtin_shufflevector(lo, hi, 6, 7, 8, 9, 10, 0, 0, 0);  // x3 y3 x4 y4 x5
+  const xyz_fv b = __builtin_shufflevector(mid, z, 10, 0, 1, 11, 2, 3, 12, 4);
+  const xyz_fv c = __builtin_shufflevector(hi, z, 3, 13, 4, 5, 14, 6, 7, 15);
+  __builtin_memcpy(&out[0].x, &a, sizeof a);
+  __builtin_memcpy(&out[0].x + 8, &b, sizeof b);
+  __builtin_memcpy(&out[0].x + 16, &c, sizeof c);
+}
+#endif
