@@ -18,6 +18,8 @@
 #include <random>
 #include <set>
 
+#include "../core/src/bake_internal.h"
+#include "../core/src/simd.h"
 #include "test_support.h"
 #include "vatkit/bake.h"
 #include "vatkit/decode.h"
@@ -429,6 +431,107 @@ TEST(Lod, ThreadCountDoesNotChangeTheLevels) {
     EXPECT_EQ(std::memcmp(&one->geometry.lods[l].error, &three->geometry.lods[l].error, 4), 0);
   }
   EXPECT_EQ(one->geometry.indices, three->geometry.indices);
+}
+
+TEST(Lod, KernelWidthsGiveTheSameLevels) {
+  if (detail::simd_lanes() != 8) GTEST_SKIP() << "this CPU runs only the 4-lane kernels";
+  BakeOptions o = lod_bake_options();
+  detail::force_simd_lanes(4);
+  Result<Vat> four = bake(lod_asset("khronos/CesiumMan.glb"), o);
+  detail::force_simd_lanes(8);
+  Result<Vat> eight = bake(lod_asset("khronos/CesiumMan.glb"), o);
+  detail::force_simd_lanes(0);
+  ASSERT_TRUE(four.ok()) << four.error().message;
+  ASSERT_TRUE(eight.ok()) << eight.error().message;
+  ASSERT_EQ(four->geometry.lods.size(), 3u);
+  ASSERT_EQ(four->geometry.lods.size(), eight->geometry.lods.size());
+  for (size_t l = 0; l < four->geometry.lods.size(); ++l) {
+    EXPECT_EQ(four->geometry.lods[l].indices, eight->geometry.lods[l].indices);
+    EXPECT_EQ(std::memcmp(&four->geometry.lods[l].error_in_motion, &eight->geometry.lods[l].error_in_motion, 4), 0);
+    EXPECT_EQ(std::memcmp(&four->geometry.lods[l].error, &eight->geometry.lods[l].error, 4), 0);
+  }
+}
+
+// The exact squared distance from p to the solid triangle abc in double precision, by brute force
+// over the candidates: the projection onto the plane where it falls inside, else the nearest of
+// the three edges (each the clamped projection onto its line).
+double exact_dist2(dvec3 p, dvec3 a, dvec3 b, dvec3 c) {
+  auto seg = [&](dvec3 u, dvec3 v) {
+    const dvec3 d = v - u;
+    const double len2 = glm::dot(d, d);
+    const double t = len2 > 0.0 ? std::clamp(glm::dot(p - u, d) / len2, 0.0, 1.0) : 0.0;
+    const dvec3 q = u + d * t;
+    return glm::dot(p - q, p - q);
+  };
+  double best = std::min({seg(a, b), seg(b, c), seg(c, a)});
+  const dvec3 n = glm::cross(b - a, c - a);
+  const double n2 = glm::dot(n, n);
+  if (n2 > 0.0) {
+    const dvec3 q = p - n * (glm::dot(p - a, n) / n2);
+    // Inside when q is on the inner side of every edge.
+    const bool inside = glm::dot(glm::cross(b - a, q - a), n) >= 0.0 && glm::dot(glm::cross(c - b, q - b), n) >= 0.0 &&
+                        glm::dot(glm::cross(a - c, q - c), n) >= 0.0;
+    if (inside) best = std::min(best, glm::dot(p - q, p - q));
+  }
+  return best;
+}
+
+TEST(LodDistance, LanesMatchTheExactDistanceInEveryRegionAndOnDegenerateTriangles) {
+  // Random triangles and points around them (every Voronoi region gets points), plus slivers
+  // (heights of 1e-5 and 1e-6 of the base: the region tests alone were off by up to 0.4 of the
+  // base there) and degenerate triangles: collinear, two corners equal, all three equal.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  auto rnd = [&] { return glm::vec3(u(rng), u(rng), u(rng)); };
+  std::vector<glm::vec3> p, a, b, c;
+  for (int i = 0; i < 5000; ++i) {
+    glm::vec3 ta = rnd(), tb = rnd(), tc = rnd();
+    const glm::vec3 up = glm::normalize(glm::cross(tb - ta, rnd()));
+    if (i % 10 == 5) tc = ta + 0.6f * (tb - ta) + 1e-5f * glm::length(tb - ta) * up;
+    if (i % 10 == 6) tc = ta + 0.3f * (tb - ta) + 1e-6f * glm::length(tb - ta) * up;
+    if (i % 10 == 7) tc = ta + 0.37f * (tb - ta);  // collinear
+    if (i % 10 == 8) tb = ta;                       // two corners equal
+    if (i % 10 == 9) tb = tc = ta;                  // a point
+    p.push_back(2.0f * rnd());
+    a.push_back(ta);
+    b.push_back(tb);
+    c.push_back(tc);
+  }
+  std::vector<float> out(p.size()), out4(p.size());
+  detail::dist2_point_triangles(p, a, b, c, out);
+  detail::force_simd_lanes(4);
+  detail::dist2_point_triangles(p, a, b, c, out4);
+  detail::force_simd_lanes(0);
+  int regions_seen[7] = {};
+  for (size_t i = 0; i < p.size(); ++i) {
+    const double exact = std::sqrt(exact_dist2(p[i], a[i], b[i], c[i]));
+    // Float rounding on coordinates of magnitude <= 2: at most 1e-5 either way (measured 2e-6);
+    // a sliver (height at most 1e-4 of its longest edge) is measured to its edges, at most its
+    // height farther.
+    const dvec3 da = a[i], db = b[i], dc = c[i];
+    const double longest = std::max({glm::length(db - da), glm::length(dc - da), glm::length(dc - db)});
+    const double height = longest > 0.0 ? glm::length(glm::cross(db - da, dc - da)) / longest : 0.0;
+    const double over = height <= 1.001e-4 * longest ? height : 0.0;
+    for (const double d : {std::sqrt(double(out[i])), std::sqrt(double(detail::dist2_point_triangle(p[i], a[i], b[i], c[i])))}) {
+      EXPECT_GE(d, exact - 1e-5) << "pair " << i;
+      EXPECT_LE(d, exact + over + 1e-5) << "pair " << i;
+    }
+    EXPECT_EQ(std::memcmp(&out[i], &out4[i], 4), 0) << "the 4- and 8-lane kernels differ at pair " << i;
+    // Which region the nearest point is in (face, 3 edges, 3 vertices), to show all are reached.
+    const dvec3 q[3] = {a[i], b[i], c[i]}, pd = p[i];
+    auto d2 = [&](const dvec3& v) { return glm::dot(pd - v, pd - v); };
+    const double exact2 = exact * exact;
+    int region = 0;  // 1, 2, 3: a corner; 4: the face; 5: an edge
+    for (int k = 0; k < 3; ++k)
+      if (std::abs(d2(q[k]) - exact2) < 1e-9) region = 1 + k;
+    if (region == 0) {
+      const dvec3 n = glm::cross(q[1] - q[0], q[2] - q[0]);
+      const double plane = glm::dot(pd - q[0], n);
+      region = glm::dot(n, n) > 0.0 && std::abs(plane * plane / glm::dot(n, n) - exact2) < 1e-9 ? 4 : 5;
+    }
+    ++regions_seen[region];
+  }
+  for (int r = 1; r <= 5; ++r) EXPECT_GT(regions_seen[r], 0) << "no pair had its nearest point in region class " << r;
 }
 
 TEST(Lod, MotionMeasuresMoreThanTheRestPose) {

@@ -93,6 +93,14 @@ struct ClipMeasure {
 std::vector<uint32_t> vertex_cache_order(const std::vector<uint32_t>& indices, const std::vector<DrawGroup>& groups,
                                          size_t vertex_count);
 
+// Squared distances from p[i] to the solid triangle (a[i], b[i], c[i]) for every i, eight or four
+// pairs at a time (simd.h; the same bits either way): the levels of detail's bound (bake_lod.cpp).
+// A degenerate triangle is its edges. All spans have the length of `out`.
+void dist2_point_triangles(std::span<const glm::vec3> p, std::span<const glm::vec3> a, std::span<const glm::vec3> b,
+                           std::span<const glm::vec3> c, std::span<float> out);
+// The same for one pair, one region test at a time (the branchy form the lanes transcribe).
+float dist2_point_triangle(const glm::vec3& p, const glm::vec3& a, const glm::vec3& b, const glm::vec3& c);
+
 Result<std::function<void(uint32_t clip, float time_s, std::span<glm::vec3> positions)>> reference_poser(
     const Asset& source, const Vat& vat);
 
