@@ -1,5 +1,6 @@
 // The SIMD width of the bake and skinning kernels (the rig kernel, bake_rig_kernel_lanes.inl; the
-// octahedral normal encoder, bake_oct.inl; the reference skinner, skin.cpp): 8 lanes where the CPU
+// octahedral normal encoder, bake_oct.inl; the reference skinner, skin.cpp; the levels of detail's
+// point-triangle distances, bake_lod_distance.inl): 8 lanes where the CPU
 // runs AVX2, 4 elsewhere. Both widths run the same IEEE operations per lane and write the same
 // bytes; tests and benchmarks force one or the other to show it.
 #pragma once
