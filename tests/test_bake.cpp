@@ -753,6 +753,7 @@ TEST(BakeProgress, ReportsFromTheCallingThreadUpToOne) {
   const Asset& a = shared_asset("khronos/Fox.glb");
   BakeOptions o = options_for(EncodingChoice::Delta);
   o.measure = true;
+  o.lods = 3;  // the levels of detail are most of a default bake's time: they report too
   const auto caller = std::this_thread::get_id();
   std::map<std::string, std::vector<float>> seen;
   bool wrong_thread = false;
@@ -762,11 +763,15 @@ TEST(BakeProgress, ReportsFromTheCallingThreadUpToOne) {
   };
   bake_ok(a, o);
   EXPECT_FALSE(wrong_thread);
-  for (const char* stage : {"bake", "measure"}) {
+  for (const char* stage : {"bake", "measure", "levels"}) {
     ASSERT_FALSE(seen[stage].empty()) << stage;
     EXPECT_TRUE(std::is_sorted(seen[stage].begin(), seen[stage].end())) << stage;
     EXPECT_FLOAT_EQ(seen[stage].back(), 1.0f) << stage;
   }
+  // The levels report along the way (each level simplified, each side searched, the poses in
+  // batches), not only at the end.
+  EXPECT_GE(seen["levels"].size(), 10u);
+  EXPECT_LT(seen["levels"].front(), 0.5f);
 }
 
 }  // namespace

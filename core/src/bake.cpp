@@ -710,6 +710,7 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
       if (!poser) return poser.error();
       lod_options.pose_source = std::move(*poser);
     }
+    if (options.progress) lod_options.progress = [&](float f) { options.progress("levels", f); };
     auto lods = build_lods(*vat, lod_options);
     if (!lods) return lods.error();
     if (report) {

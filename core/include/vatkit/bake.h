@@ -63,7 +63,7 @@ struct BakeOptions {
   uint32_t lods = 3;
   bool measure = true;             // measure the result against the reference for the report
                                    // (Auto and max_error_mm measure what they need regardless)
-  ProgressFn progress;             // stages "bake", "search", "measure"
+  ProgressFn progress;             // stages "search" (max_error_mm), "bake", "measure", "levels"
 };
 
 // Error of one clip of a Vat against the reference skinner.
