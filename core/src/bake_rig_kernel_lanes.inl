@@ -315,17 +315,28 @@ inline void sample_rotation(const Sampler& s, const Lanes& l, Q4& out) {
   const fv la2 = a.x * a.x + a.y * a.y + a.z * a.z + a.w * a.w;
   const fv lb2 = b.x * b.x + b.y * b.y + b.z * b.z + b.w * b.w;
   const fv one = splat(1.0f);
-  const fv ia = vselect(vabs(la2 - one) <= splat(2e-6f), one, normalized_scale(la2));
-  fv ib = vselect(vabs(lb2 - one) <= splat(2e-6f), one, normalized_scale(lb2));
+  // Each lane takes one of two values below; a value no lane takes is not computed (keys stored
+  // unit length, and keys a few degrees apart, are the common case). Lanes never mix, so this
+  // changes no lane's bits, only the work.
+  const iv a_unit = vabs(la2 - one) <= splat(2e-6f), b_unit = vabs(lb2 - one) <= splat(2e-6f);
+  const fv ia = any(~a_unit) ? vselect(a_unit, one, normalized_scale(la2)) : one;
+  fv ib = any(~b_unit) ? vselect(b_unit, one, normalized_scale(lb2)) : one;
   fv d = (a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w) * (ia * ib);
   const iv neg = d < splat(0.0f);
   d = vselect(neg, -d, d);
   ib = vselect(neg, -ib, ib);
-  // Nearly parallel: normalized lerp.
-  const fv wan = (one - u) * ia, wbn = u * ib;
-  const Q4 qn = normalize_q({wan * a.x + wbn * b.x, wan * a.y + wbn * b.y, wan * a.z + wbn * b.z, wan * a.w + wbn * b.w});
-  // Otherwise the spec's weights: wb = sin(u theta) / sin(theta), wa = cos(u theta) - cos(theta) wb.
   const iv near = d > splat(0.9995f);
+  // Nearly parallel: normalized lerp.
+  Q4 qn{};
+  if (any(near)) {
+    const fv wan = (one - u) * ia, wbn = u * ib;
+    qn = normalize_q({wan * a.x + wbn * b.x, wan * a.y + wbn * b.y, wan * a.z + wbn * b.z, wan * a.w + wbn * b.w});
+    if (!any(~near)) {
+      out = qn;
+      return;
+    }
+  }
+  // Otherwise the spec's weights: wb = sin(u theta) / sin(theta), wa = cos(u theta) - cos(theta) wb.
   const fv dc = vselect(near, splat(0.5f), d);  // keeps the unused lanes finite
   const fv theta = acos_poly(dc);
   const fv inv_sin = one / vsqrt(one - dc * dc);
