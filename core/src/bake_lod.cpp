@@ -52,16 +52,12 @@ float dist2_segment(const vec3& p, const vec3& a, const vec3& b) {
   return glm::dot(d, d);
 }
 
-constexpr float kSliver = 1e-4f;  // dist2_triangle: height / longest edge at and below which a triangle is its edges
+constexpr float kSliver = 1e-4f;  // height / longest edge at and below which a triangle is its edges
 
-// Squared distance from p to the (closed, solid) triangle abc: the closest point found by the
-// Voronoi region of p (three vertices, three edges, the face), as in Ericson's Real-Time Collision
-// Detection, 5.1.5. A sliver, or a triangle so thin that the face's barycentric denominator rounds
-// to 0, is its edges.
-// A sliver (height under kSliver times its longest edge L, |ab x ac|^2 <= kSliver^2 L^4) is its
-// edges: the region tests of dist2_triangle lose their accuracy there (measured: distance errors
-// up to 0.4 L at a height of 1e-6 L, 5e-3 L at 1e-5 L, under 1e-5 L at 1e-4 L and above), and a
-// triangle with no area would divide 0 by 0. The edges are at most the height farther.
+// A sliver (height under kSliver times its longest edge L, |ab x ac|^2 <= kSliver^2 L^4) is
+// measured to its edges: the region tests of dist2_solid lose their accuracy there (measured:
+// distance errors up to 0.4 L at a height of 1e-6 L, 5e-3 L at 1e-5 L, under 1e-5 L at 1e-4 L and
+// above), and a triangle with no area would divide 0 by 0. The edges are at most the height farther.
 bool is_sliver(const vec3& a, const vec3& b, const vec3& c) {
   const vec3 ab = b - a, ac = c - a, bc = c - b;
   const vec3 n = glm::cross(ab, ac);
@@ -69,14 +65,10 @@ bool is_sliver(const vec3& a, const vec3& b, const vec3& c) {
   return !(glm::dot(n, n) > kSliver * kSliver * longest2 * longest2);
 }
 
-// dist2_triangle for a triangle known not to be a sliver.
-float dist2_solid(const vec3& p, const vec3& a, const vec3& b, const vec3& c);
-
-float dist2_triangle(const vec3& p, const vec3& a, const vec3& b, const vec3& c) {
-  if (is_sliver(a, b, c)) return std::min({dist2_segment(p, a, b), dist2_segment(p, b, c), dist2_segment(p, c, a)});
-  return dist2_solid(p, a, b, c);
-}
-
+// Squared distance from p to the (closed, solid) triangle abc, not a sliver: the closest point
+// found by the Voronoi region of p (three vertices, three edges, the face), as in Ericson's
+// Real-Time Collision Detection, 5.1.5. A face too thin for its barycentric denominator is its
+// edges.
 float dist2_solid(const vec3& p, const vec3& a, const vec3& b, const vec3& c) {
   const vec3 ab = b - a, ac = c - a, ap = p - a;
   const float d1 = glm::dot(ab, ap), d2 = glm::dot(ac, ap);
@@ -97,6 +89,12 @@ float dist2_solid(const vec3& p, const vec3& a, const vec3& b, const vec3& c) {
   const float sum = va + vb + vc;
   if (!(sum > 0.0f)) return std::min({dist2_segment(p, a, b), dist2_segment(p, b, c), dist2_segment(p, c, a)});
   return d2_to(a + ab * (vb / sum) + ac * (vc / sum));
+}
+
+// dist2_solid for any triangle: a sliver is its edges.
+float dist2_triangle(const vec3& p, const vec3& a, const vec3& b, const vec3& c) {
+  if (is_sliver(a, b, c)) return std::min({dist2_segment(p, a, b), dist2_segment(p, b, c), dist2_segment(p, c, a)});
+  return dist2_solid(p, a, b, c);
 }
 
 // (point, triangle) pairs as structure-of-arrays, for bake_lod_distance.inl: up to 32 pairs (a
@@ -371,9 +369,17 @@ TriKey tri_key(const uint32_t* t) {
   return k;
 }
 
-// out[i] for the first n pairs of s (n <= PairSoA::kMax; s padded to a multiple of 8 pairs, and
-// out has PairSoA::kMax elements: the lanes write whole vectors).
-void dist2_soa(const PairSoA& s, uint32_t n, float* out) {
+// out[i] for the first n pairs of s (1 <= n <= PairSoA::kMax; out has PairSoA::kMax elements:
+// the lanes write whole vectors). Pads s to a multiple of 8 pairs with copies of the last.
+void dist2_soa(PairSoA& s, uint32_t n, float* out) {
+  for (uint32_t i = n; i < (n + 7) / 8 * 8; ++i) {
+    for (int x = 0; x < 3; ++x) {
+      s.p[x][i] = s.p[x][n - 1];
+      s.a[x][i] = s.a[x][n - 1];
+      s.b[x][i] = s.b[x][n - 1];
+      s.c[x][i] = s.c[x][n - 1];
+    }
+  }
 #if VATKIT_SIMD_AVX2
   if (detail::simd_lanes() == 8) {
     lanes8::dist2_pairs(s, n, out);
@@ -397,7 +403,6 @@ void pair_distances(const vec3 (&c)[3], const Piece& piece, const std::vector<ui
   const uint32_t n = 3 * piece.cand_count;
   if (n == 0) return;
   PairSoA s;
-  const uint32_t padded = (n + 7) / 8 * 8;
   for (uint32_t k = 0, i = 0; k < piece.cand_count; ++k, i += 3) {
     const uint32_t* t = &to[3 * size_t(piece.cand[k])];
     const vec3 &a = P[t[0]], &b = P[t[1]], &d = P[t[2]];
@@ -410,15 +415,14 @@ void pair_distances(const vec3 (&c)[3], const Piece& piece, const std::vector<ui
       }
     }
   }
-  for (uint32_t i = n; i < padded; ++i) {  // padding: copies of the last pair
-    for (int x = 0; x < 3; ++x) {
-      s.p[x][i] = s.p[x][n - 1];
-      s.a[x][i] = s.a[x][n - 1];
-      s.b[x][i] = s.b[x][n - 1];
-      s.c[x][i] = s.c[x][n - 1];
-    }
-  }
   dist2_soa(s, n, d2);
+}
+
+// The bound's square from pair_distances: min over the candidates of max over the corners.
+float min_max_corner(const float (&d2)[PairSoA::kMax], uint32_t cand_count) {
+  float best = FLT_MAX;
+  for (uint32_t k = 0; k < cand_count; ++k) best = std::min(best, std::max({d2[3 * k], d2[3 * k + 1], d2[3 * k + 2]}));
+  return best;
 }
 
 // min over the candidates of max over the corners of the distance: a bound on every point of the
@@ -428,9 +432,7 @@ float piece_bound(const vec3 (&c)[3], const Piece& piece, const std::vector<uint
   if (piece.cand_count == 0) return std::sqrt(FLT_MAX);
   float d2[PairSoA::kMax];
   pair_distances(c, piece, to, P, d2);
-  float best = FLT_MAX;
-  for (uint32_t k = 0; k < piece.cand_count; ++k) best = std::min(best, std::max({d2[3 * k], d2[3 * k + 1], d2[3 * k + 2]}));
-  return std::sqrt(best);
+  return std::sqrt(min_max_corner(d2, piece.cand_count));
 }
 
 // A triangle's four halves-of-edges children (corners as positions or as barycentric weights).
@@ -514,8 +516,8 @@ Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, co
           // its nearest candidate (max over corners of min over candidates).
           float d2[PairSoA::kMax];
           pair_distances(c, piece, to, P, d2);
-          float bound = FLT_MAX, corner = 0.0f;
-          for (uint32_t k = 0; k < piece.cand_count; ++k) bound = std::min(bound, std::max({d2[3 * k], d2[3 * k + 1], d2[3 * k + 2]}));
+          const float bound = min_max_corner(d2, piece.cand_count);
+          float corner = 0.0f;
           for (uint32_t j = 0; j < 3; ++j) {
             float best = FLT_MAX;
             for (uint32_t k = 0; k < piece.cand_count; ++k) best = std::min(best, d2[3 * k + j]);
@@ -649,8 +651,8 @@ void dist2_point_triangles(std::span<const vec3> p, std::span<const vec3> a, std
   PairSoA s;
   for (size_t first = 0; first < out.size(); first += PairSoA::kMax) {
     const uint32_t n = uint32_t(std::min<size_t>(PairSoA::kMax, out.size() - first));
-    for (uint32_t i = 0; i < PairSoA::kMax; ++i) {
-      const size_t k = first + std::min(i, n - 1);
+    for (uint32_t i = 0; i < n; ++i) {
+      const size_t k = first + i;
       for (int x = 0; x < 3; ++x) {
         s.p[x][i] = p[k][x];
         s.a[x][i] = a[k][x];
