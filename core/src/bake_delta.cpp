@@ -10,7 +10,6 @@
 
 #if defined(__SSE2__)
 #include <immintrin.h>
-#include <cpuid.h>
 #endif
 
 #include "bake_codec.h"
@@ -234,20 +233,6 @@ __attribute__((always_inline)) inline void quantize_row_body(const glm::vec4* in
 __attribute__((target("avx"))) void quantize_row_vex(const glm::vec4* in, uint32_t count, const glm::vec4& lo,
                                                      const glm::vec4& scale, uint8_t* dst) {
   quantize_row_body(in, count, lo, scale, dst);
-}
-#endif
-
-#if defined(__SSE2__)
-// F16C is VEX-encoded: the CPU must have it and the OS must save the YMM state (OSXSAVE, XCR0
-// bits 1 and 2). Asked through cpuid rather than __builtin_cpu_supports("f16c"), which clang 14
-// (the fuzzing and sanitizer compiler) does not know.
-bool cpu_has_f16c() {
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-  if (!(c & bit_F16C) || !(c & bit_OSXSAVE)) return false;
-  unsigned lo = 0, hi = 0;
-  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  return (lo & 0x6u) == 0x6u;
 }
 #endif
 

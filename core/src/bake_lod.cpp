@@ -720,9 +720,9 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     std::vector<uint32_t> ordered = detail::vertex_cache_order(g.indices, g.groups, V);
     if (!ordered.empty()) g.indices = std::move(ordered);
   }
+  for (const DrawGroup& grp : g.groups) report.full_triangles += grp.index_count / 3;
+  if (options.levels == 0 || report.full_triangles == 0) return report;
   const Drawn drawn = drawn_triangles(g);
-  report.full_triangles = uint32_t(drawn.indices.size() / 3);
-  if (options.levels == 0 || drawn.indices.empty()) return report;
 
   const float* pos = &g.positions[0].x;
   report.scale = meshopt_simplifyScale(pos, V, sizeof(vec3));

@@ -85,6 +85,8 @@ inline glm::mat4 slot_matrix(const std::span<const glm::mat4> world, const VatSl
 }  // namespace
 
 void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
+  if (setup.rig_prepared) return;
+  setup.rig_prepared = true;
   const Asset& a = *setup.asset;
   VatGeometry& g = setup.rig_geometry;
   g = setup.rest;

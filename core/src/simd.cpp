@@ -27,8 +27,23 @@ void force_simd_lanes(unsigned lanes) { g_forced.store(lanes == 4 || lanes == 8 
 }  // namespace vatkit::detail
 
 #if VATKIT_SIMD_AVX2
+#include <cpuid.h>
 #include <immintrin.h>
 namespace vatkit::detail {
+// F16C is VEX-encoded: the CPU must have it and the OS must save the YMM state (OSXSAVE, XCR0
+// bits 1 and 2). Asked through cpuid rather than __builtin_cpu_supports("f16c"), which clang 14
+// (the fuzzing and sanitizer compiler) does not know.
+bool cpu_has_f16c() {
+  static const bool has = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+    if (!(c & bit_F16C) || !(c & bit_OSXSAVE)) return false;
+    unsigned lo = 0, hi = 0;
+    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 0x6u) == 0x6u;
+  }();
+  return has;
+}
 __attribute__((target("avx"))) static void zero_upper_avx() { _mm256_zeroupper(); }
 void clear_upper_state() {
   static const bool avx = __builtin_cpu_supports("avx");
@@ -37,6 +52,7 @@ void clear_upper_state() {
 }  // namespace vatkit::detail
 #else
 namespace vatkit::detail {
+bool cpu_has_f16c() { return false; }
 void clear_upper_state() {}
 }  // namespace vatkit::detail
 #endif

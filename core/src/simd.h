@@ -32,6 +32,10 @@ unsigned simd_lanes();
 // are dirty, and on the 2-core VM they were dirty after those kernels although the compiler ends
 // them with vzeroupper (docs/benchmarks.md, "Bake throughput", 2026-12-01).
 void clear_upper_state();
+// Whether the CPU has F16C (and so AVX) and the OS saves the YMM state: the half-float
+// conversions (_mm_cvtps_ph, round to nearest even: codec::float_to_half's bits) and VEX-encoded
+// row encoders are used where it does.
+bool cpu_has_f16c();
 // Forces 4 or 8 lanes (8 only where the CPU has AVX2); 0 restores the automatic choice.
 void force_simd_lanes(unsigned lanes);
 
