@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <span>
 
 #include "bake_codec.h"
 #include "bake_internal.h"
@@ -92,17 +94,20 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
   g = setup.rest;
   const uint32_t n = g.vertex_count();
 
+  // One slot per distinct (node, inverse bind): the slots of a node are searched, not all slots.
+  std::vector<std::vector<uint32_t>> node_slots(a.nodes.size());
   auto slot_for = [&](uint32_t node, const glm::mat4& ib, bool joint) -> uint32_t {
-    for (size_t i = 0; i < setup.rig_slots.size(); ++i) {
-      const VatSlot& s = setup.rig_slots[i];
-      if (s.node == int32_t(node) && s.inverse_bind == ib) {
+    for (uint32_t i : node_slots[node]) {
+      if (setup.rig_slots[i].inverse_bind == ib) {
         if (joint) setup.slot_is_joint[i] = true;
-        return uint32_t(i);
+        return i;
       }
     }
+    const uint32_t i = uint32_t(setup.rig_slots.size());
     setup.rig_slots.push_back(VatSlot{a.nodes[node].name, int32_t(node), ib});
     setup.slot_is_joint.push_back(joint);
-    return uint32_t(setup.rig_slots.size() - 1);
+    node_slots[node].push_back(i);
+    return i;
   };
 
   // Morph weights to fold: those of the first baked clip at its first row; bake_rig checks that
@@ -138,13 +143,16 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
   (void)any_skin;
 
   // Slots of every skin used by a drawn instance first (in instance order), so sockets can name
-  // any joint; then the rigid parts as they come.
+  // any joint; then the rigid parts as they come. skin_slots[s][j]: the slot of skin s's joint j.
+  std::vector<std::vector<uint32_t>> skin_slots(a.skins.size());
   for (const MeshInstance& inst : a.instances) {
     const Primitive& prim = a.meshes[inst.mesh].primitives[inst.primitive];
     const Node& node = a.nodes[inst.node];
-    if (node.skin >= 0 && !prim.joints0.empty()) {
+    if (node.skin >= 0 && !prim.joints0.empty() && skin_slots[size_t(node.skin)].empty()) {
       const Skin& skin = a.skins[size_t(node.skin)];
-      for (size_t j = 0; j < skin.joints.size(); ++j) slot_for(skin.joints[j], skin.inverse_bind[j], true);
+      for (size_t j = 0; j < skin.joints.size(); ++j) {
+        skin_slots[size_t(node.skin)].push_back(slot_for(skin.joints[j], skin.inverse_bind[j], true));
+      }
     }
   }
   // A rigid part's slot is (node, inverse of its rest world matrix) and its bind geometry is its
@@ -172,15 +180,19 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
     const bool skinned = node.skin >= 0 && !prim.joints0.empty();
     const uint32_t first = inst.first_vertex;
     const uint32_t count = inst.vertex_count;
-    // Mesh-space geometry with the folded morph weights (pos_f) and with the rest weights (pos_r).
-    pos_f.assign(prim.positions.begin(), prim.positions.end());
-    pos_r = pos_f;
-    nrm_f.assign(count, glm::vec3(0.0f));
-    if (!prim.normals.empty()) std::copy(prim.normals.begin(), prim.normals.end(), nrm_f.begin());
-    tan_f.assign(count, glm::vec4(0.0f));
-    if (!prim.tangents.empty()) std::copy(prim.tangents.begin(), prim.tangents.end(), tan_f.begin());
+    // Mesh-space geometry with the folded morph weights (pos_f) and with the rest weights (pos_r):
+    // the primitive's own arrays unless morph targets move it. A missing normal or tangent is 0.
     const bool morphed = !prim.targets.empty() && node.weights_count > 0;
+    std::span<const glm::vec3> P = prim.positions, N = prim.normals;
+    std::span<const glm::vec4> T = prim.tangents;
     if (morphed) {
+      pos_f.assign(prim.positions.begin(), prim.positions.end());
+      pos_r = pos_f;
+      nrm_f.assign(count, glm::vec3(0.0f));
+      std::copy(prim.normals.begin(), prim.normals.end(), nrm_f.begin());
+      tan_f.assign(count, glm::vec4(0.0f));
+      std::copy(prim.tangents.begin(), prim.tangents.end(), tan_f.begin());
+      P = pos_f, N = nrm_f, T = tan_f;
       auto watch = std::find_if(setup.morphs.begin(), setup.morphs.end(),
                                 [&](const BakeSetup::MorphWatch& m) { return m.node == inst.node; });
       if (watch == setup.morphs.end()) {
@@ -197,42 +209,63 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
         const MorphTarget& target = prim.targets[t];
         const float wf = watch->folded[t];
         const float wr = rest_weights[node.weights_offset + t];
-        for (uint32_t v = 0; v < count; ++v) {
-          if (!target.positions.empty()) {
+        if (!target.positions.empty()) {
+          float size2 = 0.0f;  // the largest |d|^2: its square root is the largest |d|, to the bit
+          for (uint32_t v = 0; v < count; ++v) {
             const glm::vec3 d = target.positions[v];
             pos_f[v] += wf * d;
             pos_r[v] += wr * d;
-            watch->target_size[t] = std::max(watch->target_size[t], std::sqrt(glm::dot(d, d)));
+            size2 = std::max(size2, glm::dot(d, d));
           }
-          if (!target.normals.empty()) nrm_f[v] += wf * target.normals[v];
-          if (!target.tangents.empty()) tan_f[v] += glm::vec4(wf * target.tangents[v], 0.0f);
+          watch->target_size[t] = std::max(watch->target_size[t], std::sqrt(size2));
         }
+        if (!target.normals.empty())
+          for (uint32_t v = 0; v < count; ++v) nrm_f[v] += wf * target.normals[v];
+        if (!target.tangents.empty())
+          for (uint32_t v = 0; v < count; ++v) tan_f[v] += glm::vec4(wf * target.tangents[v], 0.0f);
       }
     }
-    auto put_rigid = [&](uint32_t v, uint32_t slot, const glm::mat4& b) {
-      const glm::vec3 a0(b[0]), a1(b[1]), a2(b[2]), tr(b[3]);
-      const glm::vec3 p = pos_f[v], nv = nrm_f[v], d = pos_r[v] - pos_f[v];
-      g.bind_positions[first + v] = a0 * p.x + a1 * p.y + a2 * p.z + tr;
-      const glm::vec3 c0 = glm::cross(a1, a2), c1 = glm::cross(a2, a0), c2 = glm::cross(a0, a1);
-      const float sign = glm::dot(a0, c0) < 0.0f ? -1.0f : 1.0f;
-      g.bind_normals[first + v] = sign * (c0 * nv.x + c1 * nv.y + c2 * nv.z);
-      if (setup.tangents) {
-        const glm::vec4 t = tan_f[v];
-        g.bind_tangents[first + v] = glm::vec4(a0 * t.x + a1 * t.y + a2 * t.z, t.w);
+    // A rigid part's vertices in its slot's bind space: b = its rest world matrix (rigid_bind),
+    // normals by b's cofactor matrix (c0 c1 c2, sign-corrected for mirroring), made once per part.
+    struct RigidBind {
+      uint32_t slot;
+      glm::vec3 a0, a1, a2, tr, c0, c1, c2;
+      float sign;
+    };
+    std::optional<RigidBind> rigid;
+    auto rigid_of_instance = [&]() -> const RigidBind& {
+      if (!rigid) {
+        const glm::mat4 b = rigid_bind(inst.node);
+        RigidBind r;
+        r.slot = rigid_slot(inst.node, b);
+        r.a0 = glm::vec3(b[0]), r.a1 = glm::vec3(b[1]), r.a2 = glm::vec3(b[2]), r.tr = glm::vec3(b[3]);
+        r.c0 = glm::cross(r.a1, r.a2), r.c1 = glm::cross(r.a2, r.a0), r.c2 = glm::cross(r.a0, r.a1);
+        r.sign = glm::dot(r.a0, r.c0) < 0.0f ? -1.0f : 1.0f;
+        rigid = r;
       }
-      morph_shift[first + v] = glm::length(a0 * d.x + a1 * d.y + a2 * d.z);
-      g.slots0[first + v] = glm::u16vec4(uint16_t(slot), 0, 0, 0);
+      return *rigid;
+    };
+    auto put_rigid = [&](uint32_t v, const RigidBind& r) {
+      const glm::vec3 p = P[v], nv = N.empty() ? glm::vec3(0.0f) : N[v];
+      g.bind_positions[first + v] = r.a0 * p.x + r.a1 * p.y + r.a2 * p.z + r.tr;
+      g.bind_normals[first + v] = r.sign * (r.c0 * nv.x + r.c1 * nv.y + r.c2 * nv.z);
+      if (setup.tangents) {
+        const glm::vec4 t = T.empty() ? glm::vec4(0.0f) : T[v];
+        g.bind_tangents[first + v] = glm::vec4(r.a0 * t.x + r.a1 * t.y + r.a2 * t.z, t.w);
+      }
+      if (morphed) {
+        const glm::vec3 d = pos_r[v] - pos_f[v];
+        morph_shift[first + v] = glm::length(r.a0 * d.x + r.a1 * d.y + r.a2 * d.z);
+      }
+      g.slots0[first + v] = glm::u16vec4(uint16_t(r.slot), 0, 0, 0);
       g.slot_weights0[first + v] = glm::vec4(1.0f, 0.0f, 0.0f, 0.0f);
     };
     if (!skinned) {
-      const glm::mat4 b = rigid_bind(inst.node);
-      const uint32_t s = rigid_slot(inst.node, b);
-      for (uint32_t v = 0; v < count; ++v) put_rigid(v, s, b);
+      const RigidBind& r = rigid_of_instance();
+      for (uint32_t v = 0; v < count; ++v) put_rigid(v, r);
       continue;
     }
-    const Skin& skin = a.skins[size_t(node.skin)];
-    std::vector<uint32_t> joint_slot(skin.joints.size());
-    for (size_t j = 0; j < skin.joints.size(); ++j) joint_slot[j] = slot_for(skin.joints[j], skin.inverse_bind[j], true);
+    const std::vector<uint32_t>& joint_slot = skin_slots[size_t(node.skin)];
     const bool prim8 = !prim.joints1.empty();
     for (uint32_t v = 0; v < count; ++v) {
       const glm::vec4 wa = prim.weights0[v];
@@ -240,14 +273,13 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
       // The reference skinner's sum and normalization, to the bit.
       const float sum = (wa.x + wa.y) + (wa.z + wa.w) + ((wb.x + wb.y) + (wb.z + wb.w));
       if (sum == 0.0f) {  // the reference leaves such a vertex to the mesh node's matrix
-        const glm::mat4 b = rigid_bind(inst.node);
-        put_rigid(v, rigid_slot(inst.node, b), b);
+        put_rigid(v, rigid_of_instance());
         continue;
       }
-      g.bind_positions[first + v] = pos_f[v];
-      g.bind_normals[first + v] = nrm_f[v];
-      if (setup.tangents) g.bind_tangents[first + v] = tan_f[v];
-      morph_shift[first + v] = glm::length(pos_r[v] - pos_f[v]);
+      g.bind_positions[first + v] = P[v];
+      g.bind_normals[first + v] = N.empty() ? glm::vec3(0.0f) : N[v];
+      if (setup.tangents) g.bind_tangents[first + v] = T.empty() ? glm::vec4(0.0f) : T[v];
+      if (morphed) morph_shift[first + v] = glm::length(pos_r[v] - pos_f[v]);
       const float inv = 1.0f / sum;
       const glm::u16vec4 ja = prim.joints0[v];
       g.slots0[first + v] = glm::u16vec4(joint_slot[ja.x], joint_slot[ja.y], joint_slot[ja.z], joint_slot[ja.w]);
