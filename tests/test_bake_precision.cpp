@@ -180,6 +180,14 @@ TEST(PrecisionTexels, SlotsF16AndQ16WithinTheirBounds) {
       const Vat f = bake_ok(a, options_for(e, Precision::F32, 15.0f));
       const Vat h = bake_ok(a, options_for(e, Precision::F16, 15.0f));
       const Vat q = bake_ok(a, options_for(e, Precision::Q16, 15.0f));
+      // Q16: the scalar codec's code of the f32 value, to the bit (the bake quantizes 4 lanes at
+      // a time).
+      const Plane& qp = *q.plane(PlaneSemantic::Slots);
+      auto code = [&](uint32_t row, uint32_t texel, int c) {
+        uint16_t v[4];
+        std::memcpy(v, qp.data.data() + codec::texel_index(qp, row, texel) * 8, 8);
+        return v[c];
+      };
       for (const VatClip& clip : q.clips) {
         const glm::vec3 tstep = (clip.translation_range.max - clip.translation_range.min) / 131070.0f;
         const float sstep = (clip.scale_max - clip.scale_min) / 131070.0f;
@@ -198,6 +206,12 @@ TEST(PrecisionTexels, SlotsF16AndQ16WithinTheirBounds) {
               ASSERT_EQ(sh.rotation[i], half(sf.rotation[i])) << "row " << row << " slot " << s;
             }
             ASSERT_EQ(sh.scale, half(sf.scale)) << "row " << row << " slot " << s;
+            for (int i = 0; i < 4; ++i) ASSERT_EQ(code(row, 2 * s, i), codec::quantize_snorm_as_unorm16(sf.rotation[i]));
+            for (int i = 0; i < 3; ++i) {
+              ASSERT_EQ(code(row, 2 * s + 1, i),
+                        codec::quantize_unorm16(sf.translation[i], clip.translation_range.min[i], clip.translation_range.max[i]));
+            }
+            ASSERT_EQ(code(row, 2 * s + 1, 3), codec::quantize_unorm16(sf.scale, clip.scale_min, clip.scale_max));
             for (int i = 0; i < 3; ++i) {
               ASSERT_LE(std::fabs(sq.translation[i] - sf.translation[i]), tstep[i] + trounding);
               ASSERT_LE(std::fabs(sh.translation[i] - sf.translation[i]),
