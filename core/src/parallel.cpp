@@ -127,7 +127,10 @@ class Pool {
         std::unique_lock lock(mutex_);
         wake_.wait(lock, [&] { return stop_ || (generation_ != seen && wanted_ > 0) || !side_.empty(); });
         if (stop_) return;
-        if (!(generation_ != seen && wanted_ > 0)) {  // no job wants help: take the side task
+        // A side task first: someone will wait for it, while a job's caller works on the job
+        // itself. (Joining first left a bake's vertex-cache ordering, posted just before its
+        // frame rows, to run alone after them: 0.75 ms of CesiumMan's 1.9 ms delta bake.)
+        if (!side_.empty()) {
           std::shared_ptr<AsyncTask::State> task = std::move(side_.front());
           side_.pop_front();
           task->taken = true;

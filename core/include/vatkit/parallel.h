@@ -17,8 +17,9 @@ unsigned hardware_threads();
 void parallel_for(size_t count, size_t grain, unsigned threads,
                   const std::function<void(size_t begin, size_t end)>& fn);
 
-// One piece of work started on the pool while the caller goes on: a worker that is not helping
-// a parallel_for takes it; wait() returns once it has run, and runs it on the calling thread if
+// One piece of work started on the pool while the caller goes on: the next free worker takes
+// it, before it would join a parallel_for (whose caller works on it anyway); wait() returns once
+// it has run, and runs it on the calling thread if
 // no worker had started it yet (so it always finishes, with any thread count). For independent
 // work that would otherwise run alone after a long parallel loop (the bake orders the full mesh
 // for the vertex cache while it makes the frame rows). `fn` must not call back into anything
