@@ -1,5 +1,6 @@
 // vatkit/parallel.h: parallel_for covers every index once whatever the thread count; an
-// AsyncTask runs exactly once, alongside a parallel_for or on the thread that waits for it.
+// AsyncTask runs exactly once, alongside a parallel_for (a worker takes it before it joins one)
+// or on the thread that waits for it.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -85,6 +86,27 @@ TEST(AsyncTask, RunsAlongsideParallelForsAndNestedLoopsRunInline) {
   EXPECT_EQ(runs.load(), int(sums.size()));
   for (const auto& s : sums) EXPECT_EQ(s.load(), 99 * 100 / 2);
   for (const auto& h : hits) ASSERT_EQ(h.load(), 20);
+}
+
+TEST(AsyncTask, AWorkerTakesItBeforeJoiningAParallelForPostedAfterIt) {
+  // The bake posts its vertex-cache ordering, then makes its frame rows in a parallel_for: the
+  // ordering must start while the rows are being made, not after them.
+  if (hardware_threads() < 2) GTEST_SKIP() << "one hardware thread: an AsyncTask runs in wait()";
+  using Clock = std::chrono::steady_clock;
+  std::atomic<int64_t> started{0};
+  const Clock::time_point t0 = Clock::now();
+  auto since = [&] { return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count(); };
+  AsyncTask task([&] { started.store(since()); }, 0);
+  // 16 chunks of 10 ms: the caller alone would take 160 ms, and a worker that joins first would
+  // leave the task until every chunk is taken.
+  parallel_for(16, 1, 0, [&](size_t begin, size_t end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10) * (end - begin));
+  });
+  const int64_t loop_done = since();
+  task.wait();
+  ASSERT_GT(started.load(), 0);
+  EXPECT_LT(started.load(), loop_done / 2) << "the task started at " << started.load() << " us, the loop ended at "
+                                           << loop_done << " us";
 }
 
 }  // namespace
