@@ -2,7 +2,7 @@
 //
 // Usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig] [--no-measure]
 //                   [--precisions f32,f16,q16] [--lanes 4|8]  (the rig kernel's SIMD width; default: 8 where the CPU has AVX2)
-// Prints a Markdown table: the median over N repetitions (default 7) after one warm-up bake, one
+// Prints a Markdown table: the median over N repetitions (default 7) after three warm-up bakes, one
 // thread and every hardware thread. Throughput is vertex-frames per second for delta (vertices x
 // frame rows) and joint-frames per second for rig (slots x frame rows), for the whole bake() call
 // (merged geometry, slots, every frame row, the planes; BakeOptions::measure = false and lods = 0), by wall
@@ -12,8 +12,8 @@
 // slots that every bake builds once, whatever its length). "f32"/"f16"/"q16" are the precisions; bytes
 // per vertex-frame count the delta's Position/Normal/Tangent planes (the socket Slots plane is in
 // the plane bytes). The error columns come from one separate measure_error run (its time is
-// reported on its own): max over clips, on rows and between rows, in mm (file units taken as
-// metres), against the reference skinner.
+// reported on its own), made after every configuration is timed: max over clips, on rows and
+// between rows, in mm (file units taken as metres), against the reference skinner.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -130,13 +130,26 @@ int main(int argc, char** argv) {
     }
   }
   const unsigned all = vatkit::hardware_threads();
-  std::printf("Bake throughput (30 fps, every clip; median of %d after a warm-up; %u hardware threads; rig kernel %u "
+  std::printf("Bake throughput (30 fps, every clip; median of %d after 3 warm-ups; %u hardware threads; rig kernel %u "
               "lanes; load average at start %s)\n\n",
               reps, all, vatkit::detail::simd_lanes(), loadavg().c_str());
   std::printf("| file | encoding | precision | threads | rows | vertices / slots | bake ms (wall) | bake ms (CPU) | "
               "throughput (wall) | per CPU-second | frame rows only (wall) | plane bytes | bytes per vertex-frame / joint-frame | measure ms | "
               "max on rows mm | max between mm |\n");
   std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  // Every configuration is timed first; the errors are measured afterwards, on a fresh bake of
+  // each: a measurement between two configurations changed what the next one's buffers cost
+  // (fresh pages instead of reused ones: the sample character's f32 delta bake took 11 ms
+  // instead of 5).
+  struct Row {
+    std::string cells;  // up to the measure column
+    const vatkit::Asset* asset = nullptr;
+    vatkit::BakeOptions options;
+    bool measure = false;
+  };
+  std::vector<Row> rows;
+  std::vector<vatkit::Asset> assets;
+  assets.reserve(files.size());
   for (const std::string& f : files) {
     vatkit::ImportOptions io;
     io.load_images = false;
@@ -145,6 +158,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bench_bake: %s\n", a.error().message.c_str());
       return 1;
     }
+    assets.push_back(std::move(*a));
+    const vatkit::Asset* asset = &assets.back();
     const std::string name = f == "<sample>" ? "sample character" : std::filesystem::path(f).stem().string();
     for (vatkit::EncodingChoice enc : encodings) {
       for (vatkit::Precision prec : precisions) {
@@ -156,17 +171,22 @@ int main(int argc, char** argv) {
           o.measure = false;
           o.lods = 0;  // the frames and planes only; docs/lod.md measures the levels' cost
           std::vector<double> times, cpu, frames;
-          vatkit::Result<vatkit::Vat> vat = vatkit::bake(*a, o);  // warm-up
+          // Warm-up: three bakes, so that the allocator has settled on reusing this
+          // configuration's buffers (docs/benchmarks.md, "Fresh memory").
+          vatkit::Result<vatkit::Vat> vat = vatkit::bake(*asset, o);
+          for (int w = 0; w < 2 && vat; ++w) vat = vatkit::bake(*asset, o);
           if (!vat) {
-            std::printf("| %s | %s | %s | %u | refused: %s |\n", name.c_str(), enc == vatkit::EncodingChoice::Rig ? "rig" : "delta",
-                        vatkit::to_string(prec), threads, vat.error().message.c_str());
+            Row row;
+            row.cells = "| " + name + " | " + (enc == vatkit::EncodingChoice::Rig ? "rig" : "delta") + " | " +
+                        vatkit::to_string(prec) + " | " + std::to_string(threads) + " | refused: " + vat.error().message + " |";
+            rows.push_back(row);
             break;
           }
           for (int r = 0; r < reps; ++r) {
             const auto t0 = Clock::now();
             const double c0 = cpu_seconds();
             vatkit::BakeReport rep;
-            vat = vatkit::bake(*a, o, &rep);
+            vat = vatkit::bake(*asset, o, &rep);
             cpu.push_back(cpu_seconds() - c0);
             frames.push_back(rep.frame_seconds);
             times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
@@ -187,36 +207,49 @@ int main(int argc, char** argv) {
           size_t core_bytes = 0;
           for (const auto& p : v.planes)
             if (rig || p.semantic != vatkit::PlaneSemantic::Slots) core_bytes += p.byte_size();
-          std::string err_cells = "| | |";
-          std::string measure_cell = "";
-          if (measure && threads == all) {
-            const auto t0 = Clock::now();
-            auto m = vatkit::measure_error(*a, v, {});
-            const double ms = std::chrono::duration<double>(Clock::now() - t0).count() * 1e3;
-            float on = 0.0f, between = 0.0f;
-            if (m) {
-              for (const auto& c : *m) {
-                on = std::max(on, c.on_rows_max_mm);
-                between = std::max(between, c.between_rows_max_mm);
-              }
-            }
-            char buf[96];
-            std::snprintf(buf, sizeof buf, "| %.4f | %.3f |", double(on), double(between));
-            err_cells = buf;
-            std::snprintf(buf, sizeof buf, "%.1f", ms);
-            measure_cell = buf;
-          }
-          std::printf("| %s | %s | %s | %u | %u | %zu | %.2f | %.2f | %s %s/s | %s | %s | %s | %.2f | %s %s\n", name.c_str(),
-                      rig ? "rig" : "delta", vatkit::to_string(prec), threads, v.frame_rows,
-                      rig ? v.slots.size() : size_t(v.geometry.vertex_count()), s * 1e3, cs * 1e3,
-                      si(units / s).c_str(), rig ? "joint-frames" : "vertex-frames", si(units / cs).c_str(),
-                      si(units / fs).c_str(),
-                      bytes(double(plane_bytes)).c_str(), double(core_bytes) / units, measure_cell.c_str(),
-                      err_cells.c_str());
-          std::fflush(stdout);
+          char buf[512];
+          std::snprintf(buf, sizeof buf, "| %s | %s | %s | %u | %u | %zu | %.2f | %.2f | %s %s/s | %s | %s | %s | %.2f |",
+                        name.c_str(), rig ? "rig" : "delta", vatkit::to_string(prec), threads, v.frame_rows,
+                        rig ? v.slots.size() : size_t(v.geometry.vertex_count()), s * 1e3, cs * 1e3,
+                        si(units / s).c_str(), rig ? "joint-frames" : "vertex-frames", si(units / cs).c_str(),
+                        si(units / fs).c_str(), bytes(double(plane_bytes)).c_str(), double(core_bytes) / units);
+          Row row;
+          row.cells = buf;
+          row.asset = asset;
+          row.options = o;
+          row.measure = measure && threads == all;
+          rows.push_back(row);
+          std::fprintf(stderr, "\r%zu configurations timed", rows.size());
         }
       }
     }
+  }
+  std::fprintf(stderr, "\n");
+  for (const Row& row : rows) {
+    if (!row.asset) {
+      std::printf("%s\n", row.cells.c_str());
+      continue;
+    }
+    std::string tail = " | | |";
+    if (row.measure) {
+      auto vat = vatkit::bake(*row.asset, row.options);
+      if (vat) {
+        const auto t0 = Clock::now();
+        auto m = vatkit::measure_error(*row.asset, *vat, {});
+        const double ms = std::chrono::duration<double>(Clock::now() - t0).count() * 1e3;
+        float on = 0.0f, between = 0.0f;
+        if (m) {
+          for (const auto& c : *m) {
+            on = std::max(on, c.on_rows_max_mm);
+            between = std::max(between, c.between_rows_max_mm);
+          }
+        }
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " %.1f | %.4f | %.3f |", ms, double(on), double(between));
+        tail = buf;
+      }
+    }
+    std::printf("%s%s\n", row.cells.c_str(), tail.c_str());
   }
   std::printf("\nLoad average at the end: %s\n", loadavg().c_str());
   return 0;
