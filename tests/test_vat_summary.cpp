@@ -46,6 +46,11 @@ TEST(VatSummary, DescribesTheVatAndItsReport) {
   EXPECT_TRUE(s.baked);
   EXPECT_EQ(s.encoding_reason, "requested");
   EXPECT_EQ(s.bake_seconds, report.seconds);
+  // The default three levels of detail and the measurement are parts of the bake's time.
+  EXPECT_EQ(s.lod_seconds, report.lod_seconds);
+  EXPECT_GT(report.lod_seconds, 0.0);
+  EXPECT_GT(report.measure_seconds, 0.0);
+  EXPECT_LE(report.lod_seconds + report.measure_seconds, report.seconds);
 
   // Clips in the VAT's order, rows round(D * 20) + 1: run 0.667 s -> 14, idle 3 s -> 61.
   ASSERT_EQ(s.clips.size(), 2u);
@@ -87,13 +92,14 @@ TEST(VatSummary, DescribesTheVatAndItsReport) {
   EXPECT_EQ(j["clips"][0]["fps"].get<float>(), vat.clips[0].fps);
   EXPECT_EQ(j["planes"][0]["semantic"], "position");
   EXPECT_EQ(j["planes"][0]["format"], "rgba16unorm");
+  EXPECT_EQ(j["lod_seconds"].get<double>(), report.lod_seconds);
 
   // Text: the table's columns and rows.
   const std::string text = summary_text(s);
   for (const std::string& part :
        {std::string("delta, q16 (requested)"), std::string("on rows max"), std::string("between max"),
         std::string("\"run\""), std::string("pingpong x2 rewind speed 0.500"),
-        std::string("rgba16unorm"), std::string("bake time")}) {
+        std::string("rgba16unorm"), std::string("bake time"), std::string("levels of detail ")}) {
     EXPECT_NE(text.find(part), std::string::npos) << "missing " << part << " in\n" << text;
   }
 }

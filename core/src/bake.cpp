@@ -755,6 +755,7 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
       if (have_measure) rep.clips = std::move(measured);
       if (e == Encoding::Rig) rep.notes = setup.notes;
       rep.measure_seconds = baker.measure_seconds;
+      rep.lod_seconds = lods->seconds;
       rep.frame_seconds = progress.frame_seconds;
       rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       *report = std::move(rep);

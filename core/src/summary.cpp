@@ -431,6 +431,7 @@ VatSummary summarize(const Vat& vat, const BakeReport& report) {
   s.notes = report.notes;
   s.bake_seconds = report.seconds;
   s.measure_seconds = report.measure_seconds;
+  s.lod_seconds = report.lod_seconds;
   return s;
 }
 
@@ -604,8 +605,8 @@ std::string summary_text(const VatSummary& s) {
   if (s.file_bytes > 0) total.append(cat({"; file ", bytes_text(s.file_bytes)}));
   line("total", total);
   if (s.baked) {
-    line("bake time", cat({fixed(s.bake_seconds, 3), " s (measuring against the reference ",
-                           fixed(s.measure_seconds, 3), " s)"}));
+    line("bake time", cat({fixed(s.bake_seconds, 3), " s (levels of detail ", fixed(s.lod_seconds, 3),
+                           " s, measuring against the reference ", fixed(s.measure_seconds, 3), " s)"}));
   }
   for (size_t n = 0; n < s.notes.size(); ++n) line(n == 0 ? "notes" : "", s.notes[n]);
   return out;
@@ -695,6 +696,7 @@ std::string summary_json(const VatSummary& s) {
   out["notes"] = s.notes;
   out["bake_seconds"] = s.bake_seconds;
   out["measure_seconds"] = s.measure_seconds;
+  out["lod_seconds"] = s.lod_seconds;
   return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

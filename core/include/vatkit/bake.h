@@ -83,6 +83,8 @@ struct BakeReport {
   std::vector<std::string> notes;  // things worth knowing, e.g. morph weights folded into a rig
   double seconds = 0.0;          // wall time of the bake, measurement included
   double measure_seconds = 0.0;  // of which measuring against the reference (report, Auto, search)
+  double lod_seconds = 0.0;      // of which the levels of detail (build_lods; most of a default
+                                 // bake of a small character: docs/lod.md, "Cost")
   double frame_seconds = 0.0;    // of which the final encoding's frame rows (posing, encoding,
                                  // the planes): what grows with clips and rates, unlike the merged
                                  // geometry and slots, which grow with vertices

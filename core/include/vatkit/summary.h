@@ -157,7 +157,7 @@ struct VatSummary {
   bool baked = false;
   std::string encoding_reason;    // "requested", or why Auto chose
   std::vector<std::string> notes;
-  double bake_seconds = 0.0, measure_seconds = 0.0;
+  double bake_seconds = 0.0, measure_seconds = 0.0, lod_seconds = 0.0;
 };
 
 // What `vat` holds; clip errors from `errors` (measure_error's result, one per Vat clip in
