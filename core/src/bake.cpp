@@ -178,10 +178,7 @@ inline void quantize4(v4 v, v4 lo, v4 extent, uint16_t* out) {
   const i4v q = __builtin_convertvector(u + 0.5f, i4v);
   const i4v r = (extent > 0.0f) & (u > 0.0f) & ((u >= 65535.0f) ? (i4v{} + 65535) : q);
 #if defined(__SSE2__)
-  // 0..65535 to 16 bits in one store: biased to int16's range, packed, unbiased.
-  const __m128i biased = _mm_sub_epi32(__m128i(r), _mm_set1_epi32(32768));
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(out),
-                   _mm_xor_si128(_mm_packs_epi32(biased, biased), _mm_set1_epi16(int16_t(0x8000))));
+  store_unorm16x4(__m128i(r), out);
 #else
   for (int i = 0; i < 4; ++i) out[i] = uint16_t(r[i]);
 #endif

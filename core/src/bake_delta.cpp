@@ -206,14 +206,10 @@ __attribute__((always_inline)) inline void quantize_row_body(const glm::vec4* in
 #if defined(__SSE2__)
   const __m128 l = _mm_loadu_ps(&lo.x), sc = _mm_loadu_ps(&scale.x);
   const __m128 top = _mm_set1_ps(65535.0f), half = _mm_set1_ps(0.5f);
-  const __m128i bias = _mm_set1_epi32(32768);
-  const __m128i flip = _mm_set1_epi16(int16_t(0x8000));
   for (uint32_t v = 0; v < count; ++v) {
     __m128 u = _mm_mul_ps(_mm_sub_ps(_mm_load_ps(&in[v].x), l), sc);
     u = _mm_min_ps(_mm_max_ps(u, _mm_setzero_ps()), top);
-    const __m128i q = _mm_sub_epi32(_mm_cvttps_epi32(_mm_add_ps(u, half)), bias);
-    // packs saturates to int16: with the bias, 0..65535 maps onto -32768..32767 and back.
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 8 * size_t(v)), _mm_xor_si128(_mm_packs_epi32(q, q), flip));
+    store_unorm16x4(_mm_cvttps_epi32(_mm_add_ps(u, half)), dst + 8 * size_t(v));
   }
 #else
   for (uint32_t v = 0; v < count; ++v) {

@@ -5,6 +5,11 @@
 // bytes; tests and benchmarks force one or the other to show it.
 #pragma once
 
+#include <cstdint>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 // Where the 8-lane kernels exist (x86-64 with GCC or Clang), a source brackets them with
 // VATKIT_AVX2_BEGIN / VATKIT_AVX2_END: the functions defined between get AVX2 code, nothing else
 // in the file does (include every header before VATKIT_AVX2_BEGIN), and they may only run where
@@ -36,6 +41,14 @@ void clear_upper_state();
 // conversions (_mm_cvtps_ph, round to nearest even: codec::float_to_half's bits) and VEX-encoded
 // row encoders are used where it does.
 bool cpu_has_f16c();
+#if defined(__SSE2__)
+// Four 32-bit lanes holding 0..65535 stored as four uint16 (8 bytes at dst) in one store: biased
+// onto int16's range, packed (packs saturates to int16), unbiased. The q16 encoders' store.
+inline void store_unorm16x4(__m128i q, void* dst) {
+  const __m128i biased = _mm_sub_epi32(q, _mm_set1_epi32(32768));
+  _mm_storel_epi64(static_cast<__m128i*>(dst), _mm_xor_si128(_mm_packs_epi32(biased, biased), _mm_set1_epi16(int16_t(0x8000))));
+}
+#endif
 // Forces 4 or 8 lanes (8 only where the CPU has AVX2); 0 restores the automatic choice.
 void force_simd_lanes(unsigned lanes);
 
