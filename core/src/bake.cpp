@@ -325,6 +325,7 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
     ev.pose(-1, 0.0f);
     ev.skin(g.positions, g.normals, setup.tangents ? std::span<glm::vec4>(g.tangents) : std::span<glm::vec4>(),
             setup.threads);
+    setup.rest_world.assign(ev.world().begin(), ev.world().end());
   }
   if (any_uv) g.texcoords0.assign(n, glm::vec2(0.0f));
   if (any_color) g.colors0.assign(n, glm::vec4(1.0f));
@@ -621,11 +622,30 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
   if (options.max_texture_size == 0) return make_error(asset.source, "max texture size 0");
   if (options.precision > Precision::Q16) return make_error(asset.source, "unknown precision");
 
+  // VATKIT_DEBUG_BAKE=1: each stage's wall time on stderr (for finding fixed costs; bench_bake
+  // and docs/benchmarks.md).
+  struct StageClock {
+    bool on = std::getenv("VATKIT_DEBUG_BAKE") != nullptr;
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    std::string line;
+    void lap(const char* stage) {
+      if (!on) return;
+      const auto now = std::chrono::steady_clock::now();
+      line += std::string(line.empty() ? "" : ", ") + stage + " " +
+              detail::fmt("%.0f", std::chrono::duration<double, std::micro>(now - last).count());
+      last = now;
+    }
+    ~StageClock() {
+      if (on) std::fprintf(stderr, "bake stages (us): %s\n", line.c_str());
+    }
+  } clock;
   auto plans = detail::plan_clips(asset, options);
+  clock.lap("plan");
   if (!plans) return plans.error();
   auto setup_r = detail::prepare_bake(asset, options);
   if (!setup_r) return setup_r.error();
   detail::BakeSetup& setup = *setup_r;
+  clock.lap("rest geometry");
   // The full mesh's vertex-cache order depends only on the rest geometry: a pool worker makes it
   // while this thread prepares the rig and makes the frame rows (alone after them, it was most
   // of a small bake: 0.8 ms of CesiumMan's 1.1 ms rig bake on the 2-core VM). Below ~2k
@@ -638,7 +658,9 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
         cache_ordered = detail::vertex_cache_order(indices, groups, n);
       },
       setup.rest.indices.size() / 3 >= kAsyncOrderTriangles ? options.threads : 1);
+  clock.lap("ordering posted");
   if (options.encoding != EncodingChoice::Delta) detail::prepare_rig(setup, *plans);
+  clock.lap("rig preparation");
 
   Baker baker{asset, options, setup};
   BakeReport rep;
@@ -686,7 +708,9 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     progress.fn = &options.progress;
     progress.stage = "bake";
     progress.total = detail::total_rows(clips);
+    clock.lap("search");
     auto vat = baker.bake_encoding(e, clips, progress);
+    clock.lap(e == Encoding::Rig ? "rig rows" : "delta rows");
     if (!vat) {
       if (last) return vat.error();
       reasons.push_back("rig refused: " + why(vat.error()));
@@ -710,6 +734,7 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
         measured.push_back(c.error);
       }
       have_measure = true;
+      clock.lap("measure");
       if (worst > budget) {
         reasons.push_back("rig error " + detail::fmt("%.3g", worst) + " mm (clip \"" + worst_clip + "\") exceeds the " +
                           detail::fmt("%g", budget) + " mm budget");
@@ -724,10 +749,12 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
       if (!m) return m.error();
       for (auto& c : *m) measured.push_back(c.error);
       have_measure = true;
+      clock.lap("measure");
     }
     // Levels of detail (bake_lod.cpp), and the full mesh in vertex-cache order.
     LodOptions lod_options{.levels = options.lods, .threads = options.threads};
     ordering.wait();
+    clock.lap("ordering wait");
     if (!cache_ordered.empty() && vat->geometry.indices == setup.rest.indices) {
       vat->geometry.indices = cache_ordered;
       lod_options.order_full_mesh = false;
@@ -740,6 +767,7 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     if (options.progress) lod_options.progress = [&](float f) { options.progress("levels", f); };
     auto lods = build_lods(*vat, lod_options);
     if (!lods) return lods.error();
+    clock.lap("levels");
     if (report) {
       rep.encoding = e;
       if (options.encoding != EncodingChoice::Auto) {

@@ -132,6 +132,7 @@ struct BakeSetup {
   std::string name;  // asset.source, for messages
 
   VatGeometry rest;   // positions, normals, tangents, texcoords0, colors0, indices, groups, sources
+  std::vector<glm::mat4> rest_world;  // every node's world matrix at the rest pose
   bool tangents = false;  // a Tangent plane is baked
 
   // Delta: one slot per distinct skin joint (world(joint), identity inverse bind).

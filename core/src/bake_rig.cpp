@@ -6,6 +6,8 @@
 // (non-uniform scale, shear) beyond BakeOptions::rig_tolerance, and morph weights that change
 // over the baked clips (constant ones are folded into the bind geometry).
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -111,36 +113,54 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
   };
 
   // Morph weights to fold: those of the first baked clip at its first row; bake_rig checks that
-  // every row of every clip has the same.
-  std::vector<float> fold_weights;
-  std::vector<float> rest_weights = make_rest_pose(a).weights;
-  {
-    SceneEvaluator ev(a);
-    ev.pose(clips.empty() ? -1 : clips[0].animation, 0.0f);
-    fold_weights = ev.local_pose().weights;
-    if (!clips.empty()) setup.folded_from = "clip \"" + clip_label(a, clips[0].animation) + "\" at t = 0";
+  // every row of every clip has the same. Only sampled when an instance has morph targets.
+  bool any_morph = false;
+  for (const MeshInstance& inst : a.instances) {
+    any_morph |= !a.meshes[inst.mesh].primitives[inst.primitive].targets.empty() && a.nodes[inst.node].weights_count > 0;
+  }
+  std::vector<float> fold_weights, rest_weights;
+  if (!clips.empty()) setup.folded_from = "clip \"" + clip_label(a, clips[0].animation) + "\" at t = 0";
+  if (any_morph) {
+    Pose pose = make_rest_pose(a);
+    rest_weights = pose.weights;
+    if (!clips.empty()) sample_animation(a.animations[size_t(clips[0].animation)], 0.0f, pose, a);
+    fold_weights = std::move(pose.weights);
   }
 
   bool eight = false;
-  bool any_skin = false;
   for (const MeshInstance& inst : a.instances) {
     const Primitive& prim = a.meshes[inst.mesh].primitives[inst.primitive];
-    const Node& node = a.nodes[inst.node];
-    const bool skinned = node.skin >= 0 && !prim.joints0.empty();
-    eight |= skinned && !prim.joints1.empty();
-    any_skin |= skinned;
+    eight |= a.nodes[inst.node].skin >= 0 && !prim.joints0.empty() && !prim.joints1.empty();
   }
   g.bind_positions.resize(n);
   g.bind_normals.resize(n);
   if (setup.tangents) g.bind_tangents.resize(n);
-  g.slots0.assign(n, glm::u16vec4(0));
-  g.slot_weights0.assign(n, glm::vec4(0.0f));
+  g.slots0.resize(n);
+  g.slot_weights0.resize(n);
   if (eight) {
     g.slots1.assign(n, glm::u16vec4(0));
     g.slot_weights1.assign(n, glm::vec4(0.0f));
   }
-  std::vector<float> morph_shift(n, 0.0f);
-  (void)any_skin;
+
+  // Per slot, as the vertices are written: the bind-space box of the vertices it moves (weight
+  // not 0) and their largest morph shift. Folded in vertex order, so the result does not depend
+  // on how the vertices are grouped (min and max keep the first of equal values).
+  struct SlotAccum {
+    glm::vec3 lo{std::numeric_limits<float>::max()}, hi{-std::numeric_limits<float>::max()};
+    float morph_shift = 0.0f;
+    bool used = false;
+    void add(const glm::vec3& lo_in, const glm::vec3& hi_in, float shift) {
+      lo = glm::min(lo, lo_in);
+      hi = glm::max(hi, hi_in);
+      morph_shift = std::max(morph_shift, shift);
+      used = true;
+    }
+  };
+  std::vector<SlotAccum> acc;
+  auto accum = [&](uint32_t slot) -> SlotAccum& {
+    if (acc.size() <= slot) acc.resize(setup.rig_slots.size());
+    return acc[slot];
+  };
 
   // Slots of every skin used by a drawn instance first (in instance order), so sockets can name
   // any joint; then the rigid parts as they come. skin_slots[s][j]: the slot of skin s's joint j.
@@ -155,14 +175,13 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
       }
     }
   }
+  acc.resize(setup.rig_slots.size());
   // A rigid part's slot is (node, inverse of its rest world matrix) and its bind geometry is its
   // rest pose in object space: the slot then carries only how the node moved since rest, which
   // stays a similarity when the node has a constant non-uniform scale of its own (a static
   // scaled plane, a stretched prop) under similarity-animated parents. A node whose rest matrix
   // is singular keeps the identity.
-  SceneEvaluator rest_ev(a);
-  rest_ev.pose(-1, 0.0f);
-  const std::vector<glm::mat4> rest_world(rest_ev.world().begin(), rest_ev.world().end());
+  const std::vector<glm::mat4>& rest_world = setup.rest_world;
   auto rigid_bind = [&](uint32_t node_index) {
     const glm::mat4& w = rest_world[node_index];
     const float det = glm::determinant(glm::mat3(w));
@@ -225,6 +244,12 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
           for (uint32_t v = 0; v < count; ++v) tan_f[v] += glm::vec4(wf * target.tangents[v], 0.0f);
       }
     }
+    glm::vec3* bind_p = g.bind_positions.data() + first;
+    glm::vec3* bind_n = g.bind_normals.data() + first;
+    glm::vec4* bind_t = setup.tangents ? g.bind_tangents.data() + first : nullptr;
+    glm::u16vec4* slots0 = g.slots0.data() + first;
+    glm::vec4* weights0 = g.slot_weights0.data() + first;
+
     // A rigid part's vertices in its slot's bind space: b = its rest world matrix (rigid_bind),
     // normals by b's cofactor matrix (c0 c1 c2, sign-corrected for mirroring), made once per part.
     struct RigidBind {
@@ -245,24 +270,33 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
       }
       return *rigid;
     };
-    auto put_rigid = [&](uint32_t v, const RigidBind& r) {
+    // Writes vertex v of a rigid part; returns its morph shift. (Inlined, with `r` a local copy
+    // the stores cannot alias: called through a reference it was most of this function.)
+    auto put_rigid = [&](uint32_t v, const RigidBind& r) __attribute__((always_inline)) {
       const glm::vec3 p = P[v], nv = N.empty() ? glm::vec3(0.0f) : N[v];
-      g.bind_positions[first + v] = r.a0 * p.x + r.a1 * p.y + r.a2 * p.z + r.tr;
-      g.bind_normals[first + v] = r.sign * (r.c0 * nv.x + r.c1 * nv.y + r.c2 * nv.z);
-      if (setup.tangents) {
+      bind_p[v] = r.a0 * p.x + r.a1 * p.y + r.a2 * p.z + r.tr;
+      bind_n[v] = r.sign * (r.c0 * nv.x + r.c1 * nv.y + r.c2 * nv.z);
+      if (bind_t) {
         const glm::vec4 t = T.empty() ? glm::vec4(0.0f) : T[v];
-        g.bind_tangents[first + v] = glm::vec4(r.a0 * t.x + r.a1 * t.y + r.a2 * t.z, t.w);
+        bind_t[v] = glm::vec4(r.a0 * t.x + r.a1 * t.y + r.a2 * t.z, t.w);
       }
-      if (morphed) {
-        const glm::vec3 d = pos_r[v] - pos_f[v];
-        morph_shift[first + v] = glm::length(r.a0 * d.x + r.a1 * d.y + r.a2 * d.z);
-      }
-      g.slots0[first + v] = glm::u16vec4(uint16_t(r.slot), 0, 0, 0);
-      g.slot_weights0[first + v] = glm::vec4(1.0f, 0.0f, 0.0f, 0.0f);
+      slots0[v] = glm::u16vec4(uint16_t(r.slot), 0, 0, 0);
+      weights0[v] = glm::vec4(1.0f, 0.0f, 0.0f, 0.0f);
+      if (!morphed) return 0.0f;
+      const glm::vec3 d = pos_r[v] - pos_f[v];
+      return glm::length(r.a0 * d.x + r.a1 * d.y + r.a2 * d.z);
     };
     if (!skinned) {
-      const RigidBind& r = rigid_of_instance();
-      for (uint32_t v = 0; v < count; ++v) put_rigid(v, r);
+      // One slot for the whole part: its box folded here, added once.
+      const RigidBind r = rigid_of_instance();
+      glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
+      float shift = 0.0f;
+      for (uint32_t v = 0; v < count; ++v) {
+        shift = std::max(shift, put_rigid(v, r));
+        lo = glm::min(lo, bind_p[v]);
+        hi = glm::max(hi, bind_p[v]);
+      }
+      if (count > 0) accum(r.slot).add(lo, hi, shift);
       continue;
     }
     const std::vector<uint32_t>& joint_slot = skin_slots[size_t(node.skin)];
@@ -273,21 +307,32 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
       // The reference skinner's sum and normalization, to the bit.
       const float sum = (wa.x + wa.y) + (wa.z + wa.w) + ((wb.x + wb.y) + (wb.z + wb.w));
       if (sum == 0.0f) {  // the reference leaves such a vertex to the mesh node's matrix
-        put_rigid(v, rigid_of_instance());
+        const RigidBind& r = rigid_of_instance();
+        const float shift = put_rigid(v, r);
+        accum(r.slot).add(bind_p[v], bind_p[v], shift);
         continue;
       }
-      g.bind_positions[first + v] = P[v];
-      g.bind_normals[first + v] = N.empty() ? glm::vec3(0.0f) : N[v];
-      if (setup.tangents) g.bind_tangents[first + v] = T.empty() ? glm::vec4(0.0f) : T[v];
-      if (morphed) morph_shift[first + v] = glm::length(pos_r[v] - pos_f[v]);
+      const glm::vec3 p = P[v];
+      bind_p[v] = p;
+      bind_n[v] = N.empty() ? glm::vec3(0.0f) : N[v];
+      if (bind_t) bind_t[v] = T.empty() ? glm::vec4(0.0f) : T[v];
+      const float shift = morphed ? glm::length(pos_r[v] - pos_f[v]) : 0.0f;
       const float inv = 1.0f / sum;
       const glm::u16vec4 ja = prim.joints0[v];
-      g.slots0[first + v] = glm::u16vec4(joint_slot[ja.x], joint_slot[ja.y], joint_slot[ja.z], joint_slot[ja.w]);
-      g.slot_weights0[first + v] = wa * inv;
+      const glm::u16vec4 sa(joint_slot[ja.x], joint_slot[ja.y], joint_slot[ja.z], joint_slot[ja.w]);
+      const glm::vec4 na = wa * inv;
+      slots0[v] = sa;
+      weights0[v] = na;
+      for (int k = 0; k < 4; ++k)
+        if (na[k] != 0.0f) acc[sa[k]].add(p, p, shift);
       if (prim8) {
         const glm::u16vec4 jb = prim.joints1[v];
-        g.slots1[first + v] = glm::u16vec4(joint_slot[jb.x], joint_slot[jb.y], joint_slot[jb.z], joint_slot[jb.w]);
-        g.slot_weights1[first + v] = wb * inv;
+        const glm::u16vec4 sb(joint_slot[jb.x], joint_slot[jb.y], joint_slot[jb.z], joint_slot[jb.w]);
+        const glm::vec4 nb = wb * inv;
+        g.slots1[first + v] = sb;
+        g.slot_weights1[first + v] = nb;
+        for (int k = 0; k < 4; ++k)
+          if (nb[k] != 0.0f) acc[sb[k]].add(p, p, shift);
       }
     }
   }
@@ -306,25 +351,15 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
 
   // Per slot: the bind-space box of its vertices and their morph shift, and its rest matrix.
   const size_t S = setup.rig_slots.size();
-  std::vector<glm::vec3> lo(S, glm::vec3(std::numeric_limits<float>::max()));
-  std::vector<glm::vec3> hi(S, glm::vec3(-std::numeric_limits<float>::max()));
+  acc.resize(S);
   setup.slot_boxes.assign(S, BakeSetup::SlotBox{});
-  auto touch = [&](uint32_t s, float w, uint32_t v) {
-    if (w == 0.0f) return;
-    lo[s] = glm::min(lo[s], g.bind_positions[v]);
-    hi[s] = glm::max(hi[s], g.bind_positions[v]);
-    setup.slot_boxes[s].morph_shift = std::max(setup.slot_boxes[s].morph_shift, morph_shift[v]);
-    setup.slot_boxes[s].used = true;
-  };
-  for (uint32_t v = 0; v < n; ++v) {
-    for (int k = 0; k < 4; ++k) touch(g.slots0[v][k], g.slot_weights0[v][k], v);
-    if (eight)
-      for (int k = 0; k < 4; ++k) touch(g.slots1[v][k], g.slot_weights1[v][k], v);
-  }
   for (size_t s = 0; s < S; ++s) {
-    if (!setup.slot_boxes[s].used) continue;
-    setup.slot_boxes[s].center = 0.5f * (lo[s] + hi[s]);
-    setup.slot_boxes[s].extent = 0.5f * (hi[s] - lo[s]);
+    if (!acc[s].used) continue;
+    BakeSetup::SlotBox& box = setup.slot_boxes[s];
+    box.used = true;
+    box.morph_shift = acc[s].morph_shift;
+    box.center = 0.5f * (acc[s].lo + acc[s].hi);
+    box.extent = 0.5f * (acc[s].hi - acc[s].lo);
   }
   setup.rest_slot_matrices.resize(S);
   for (size_t s = 0; s < S; ++s) setup.rest_slot_matrices[s] = slot_matrix(rest_world, setup.rig_slots[s]);
@@ -483,12 +518,34 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
     return {};
   };
 
+  SlotStage stage;
+  // A clip's bounds and maxDelta from its rows' results, and its rows written into the plane
+  // (write_slot_rows: the hemisphere rule, then f16 or q16).
+  auto finish_clip = [&](size_t ci) -> Result<void> {
+    VatClip& clip = vat.clips[ci];
+    glm::vec3 bmin(std::numeric_limits<float>::max()), bmax(-std::numeric_limits<float>::max());
+    float max_delta = 0.0f;
+    bool any = false;
+    for (const RigRowResult& r : work[ci].results) {
+      if (r.any_box) {
+        bmin = glm::min(bmin, r.bmin);
+        bmax = glm::max(bmax, r.bmax);
+        any = true;
+      }
+      max_delta = std::max(max_delta, r.max_delta);
+    }
+    if (!any) bmin = bmax = glm::vec3(0.0f);  // no slot drives a vertex
+    clip.bounds = Bounds{bmin, bmax};
+    clip.max_delta = max_delta;
+    return write_slot_rows(stage, work[ci].stage_row, vat, 0, clip, setup.name);
+  };
+
   // Clips in groups whose staged rows stay within a bound (32 MiB of stage, or one clip); each
   // group's blocks of rows, whatever clip they belong to, spread over the threads in one
-  // parallel_for per batch (a clip of a few dozen rows alone would not occupy two threads), then
-  // the group's clips are checked, bounded and written, a clip per task.
+  // parallel_for per batch (a clip of a few dozen rows alone would not occupy two threads). The
+  // thread that bakes a clip's last block finishes that clip (finish_clip) in the same loop: a
+  // separate pass cost a second wake-up of the pool and ran the last clips' writes alone.
   constexpr size_t kStageJointFrames = size_t(1) << 20;
-  SlotStage stage;
   const uint32_t lanes = kernel.block_rows();
   for (size_t g0 = 0; g0 < clips.size();) {
     size_t g1 = g0, group_rows = 0;
@@ -505,9 +562,13 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
       uint32_t clip, k0;
     };
     std::vector<Block> blocks;
+    const std::unique_ptr<std::atomic<uint32_t>[]> blocks_left(new std::atomic<uint32_t>[g1 - g0]);
     for (size_t ci = g0; ci < g1; ++ci) {
-      for (uint32_t k0 = 0; k0 < clips[ci].rows; k0 += lanes) blocks.push_back({uint32_t(ci), k0});
+      uint32_t count = 0;
+      for (uint32_t k0 = 0; k0 < clips[ci].rows; k0 += lanes, ++count) blocks.push_back({uint32_t(ci), k0});
+      blocks_left[ci - g0].store(count, std::memory_order_relaxed);
     }
+    std::vector<Result<void>> written(g1 - g0);
     // Blocks between progress reports: about 2^18 joint-frames (some milliseconds), and enough
     // blocks for every thread; waking the pool costs more than a batch of a small rig.
     const size_t batch = std::max<size_t>(16 * size_t(setup.threads), (size_t(1) << 18) / lanes / std::max<size_t>(S, 1));
@@ -526,6 +587,9 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
           if (!cw.weight_channels.empty()) {
             for (uint32_t k = blk.k0; k < std::min(blk.k0 + lanes, plan.rows); ++k) check_morphs(*w, cw, plan, k);
           }
+          if (blocks_left[blk.clip - g0].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+            written[blk.clip - g0] = finish_clip(blk.clip);
+          }
         }
       });
       size_t rows_done = 0;
@@ -535,28 +599,6 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
     for (size_t ci = g0; ci < g1; ++ci) {
       if (auto r = refusal(ci); !r) return r.error();
     }
-    std::vector<Result<void>> written(g1 - g0);
-    parallel_for(g1 - g0, 1, group_rows * S >= 16384 ? setup.threads : 1, [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) {
-        const size_t ci = g0 + i;
-        VatClip& clip = vat.clips[ci];
-        glm::vec3 bmin(std::numeric_limits<float>::max()), bmax(-std::numeric_limits<float>::max());
-        float max_delta = 0.0f;
-        bool any = false;
-        for (const RigRowResult& r : work[ci].results) {
-          if (r.any_box) {
-            bmin = glm::min(bmin, r.bmin);
-            bmax = glm::max(bmax, r.bmax);
-            any = true;
-          }
-          max_delta = std::max(max_delta, r.max_delta);
-        }
-        if (!any) bmin = bmax = glm::vec3(0.0f);  // no slot drives a vertex
-        clip.bounds = Bounds{bmin, bmax};
-        clip.max_delta = max_delta;
-        written[i] = write_slot_rows(stage, work[ci].stage_row, vat, 0, clip, setup.name);
-      }
-    });
     for (const Result<void>& r : written) {
       if (!r) return r.error();
     }

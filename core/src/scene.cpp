@@ -3,9 +3,10 @@
 // The constructor plans the work once: every instance is cut into vertex ranges of at most
 // kRangeVertices, consecutive ranges are grouped into tasks of about kRangeVertices (so scenes of
 // many tiny instances do not pay per-instance scheduling), and instances with morph targets get a
-// slice of a scratch buffer to morph into before skinning. Threads start only when there are at
-// least kMinTasksPerChunk tasks per thread: below ~8k vertices waking a worker costs more than it
-// saves. The ranges and tasks do not depend on the thread count
+// slice of a scratch buffer to morph into before skinning. A thread takes tasks of at least
+// kMinChunkVertices vertices in all: below that, waking a worker costs more than it saves (a
+// scene of many small parts has tasks far below kRangeVertices, so this counts vertices, not
+// tasks). The ranges and tasks do not depend on the thread count
 // and each writes only its own output slots, so the bytes do not either.
 #include "vatkit/scene.h"
 
@@ -21,7 +22,7 @@ namespace vatkit {
 namespace {
 
 constexpr uint32_t kRangeVertices = 1024;
-constexpr size_t kMinTasksPerChunk = 8;
+constexpr size_t kMinChunkVertices = 8192;
 
 struct Range {
   uint32_t instance = 0;
@@ -199,14 +200,15 @@ void SceneEvaluator::skin(std::span<glm::vec3> positions, std::span<glm::vec3> n
   assert(positions.empty() || positions.size() == total);
   assert(normals.empty() || normals.size() == total);
   assert(tangents.empty() || tangents.size() == total);
-  (void)total;
   struct Job {
     Impl& m;
     std::span<glm::vec3> positions, normals;
     std::span<glm::vec4> tangents;
   } job{m, positions, normals, tangents};
   // One captured pointer keeps the std::function in its small buffer: no allocation.
-  parallel_for(m.task_first.size() - 1, kMinTasksPerChunk, threads, [j = &job](size_t begin, size_t end) {
+  const size_t tasks = m.task_first.size() - 1;
+  const size_t chunk = std::max<size_t>(1, (kMinChunkVertices * tasks + total - 1) / std::max<size_t>(total, 1));
+  parallel_for(tasks, chunk, threads, [j = &job](size_t begin, size_t end) {
     const uint32_t* first = j->m.task_first.data();
     for (size_t r = first[begin]; r < first[end]; ++r) j->m.process(j->m.ranges[r], j->positions, j->normals, j->tangents);
   });
