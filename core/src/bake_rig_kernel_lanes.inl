@@ -479,16 +479,18 @@ void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMem
     const iv use_w = (tr >= cx) & (tr >= cy) & (tr >= cz);
     const iv use_x = ~use_w & (cx >= cy) & (cx >= cz);
     const iv use_y = ~use_w & ~use_x & (cy >= cz);
-    const fv big4 = vselect(use_w, tr, vselect(use_x, cx, vselect(use_y, cy, cz)));
-    const fv r = vsqrt(vmax(one + big4, splat(1e-30f)));
-    const fv half_r = splat(0.5f) * r, f = splat(0.5f) / r;
-    const fv w_x = (r21 - r12) * f, w_y = (r02 - r20) * f, w_z = (r10 - r01) * f;  // w * (x, y, z)
-    const fv xy = (r01 + r10) * f, xz = (r02 + r20) * f, yz = (r12 + r21) * f;
+    // With r = sqrt(1 + big4), the quaternion is p / (2 r) where p has r^2 = 1 + big4 in the
+    // largest component and the sums and differences of opposite entries in the others; it is
+    // normalized anyway, so p is normalized directly (one square root and division per lane, not
+    // two).
+    const fv big4 = vmax(one + vselect(use_w, tr, vselect(use_x, cx, vselect(use_y, cy, cz))), splat(1e-30f));
+    const fv w_x = r21 - r12, w_y = r02 - r20, w_z = r10 - r01;  // 4 w (x, y, z), over 2 r
+    const fv xy = r01 + r10, xz = r02 + r20, yz = r12 + r21;
     Q4 q;
-    q.w = vselect(use_w, half_r, vselect(use_x, w_x, vselect(use_y, w_y, w_z)));
-    q.x = vselect(use_w, w_x, vselect(use_x, half_r, vselect(use_y, xy, xz)));
-    q.y = vselect(use_w, w_y, vselect(use_x, xy, vselect(use_y, half_r, yz)));
-    q.z = vselect(use_w, w_z, vselect(use_x, xz, vselect(use_y, yz, half_r)));
+    q.w = vselect(use_w, big4, vselect(use_x, w_x, vselect(use_y, w_y, w_z)));
+    q.x = vselect(use_w, w_x, vselect(use_x, big4, vselect(use_y, xy, xz)));
+    q.y = vselect(use_w, w_y, vselect(use_x, xy, vselect(use_y, big4, yz)));
+    q.z = vselect(use_w, w_z, vselect(use_x, xz, vselect(use_y, yz, big4)));
     q = normalize_q(q);
     q.x = vselect(degenerate, zero, q.x);
     q.y = vselect(degenerate, zero, q.y);
