@@ -172,11 +172,11 @@ inline v4 load4(const float* p) {
 inline void store4(float* p, v4 v) { std::memcpy(p, &v, 16); }
 inline v4 select4(i4v m, v4 a, v4 b) { return (v4)((m & (i4v)a) | (~m & (i4v)b)); }
 
-// codec::quantize_unorm16 per lane (lo, extent = hi - lo).
-inline void quantize4(v4 v, v4 lo, v4 extent, uint16_t* out) {
-  const v4 u = (v - lo) / select4(extent > 0.0f, extent, v4{} + 1.0f) * 65535.0f;
+// codec::quantize_unorm16_scaled per lane (scale: codec::unorm16_scale of each lane's range).
+inline void quantize4(v4 v, v4 lo, v4 scale, uint16_t* out) {
+  const v4 u = (v - lo) * scale;
   const i4v q = __builtin_convertvector(u + 0.5f, i4v);
-  const i4v r = (extent > 0.0f) & (u > 0.0f) & ((u >= 65535.0f) ? (i4v{} + 65535) : q);
+  const i4v r = (u > 0.0f) & ((u >= 65535.0f) ? (i4v{} + 65535) : q);
 #if defined(__SSE2__)
   store_unorm16x4(__m128i(r), out);
 #else
@@ -262,7 +262,9 @@ Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t
     }
   }
   if (p.format == TexelFormat::RGBA32F && st.in_plane) return {};
-  const v4 q_lo = v4{} - 1.0f, q_extent = v4{} + 2.0f, t_extent = hi - lo;
+  const v4 q_lo = v4{} - 1.0f, q_scale = v4{} + codec::unorm16_scale(-1.0f, 1.0f);
+  const v4 t_scale{codec::unorm16_scale(lo[0], hi[0]), codec::unorm16_scale(lo[1], hi[1]),
+                   codec::unorm16_scale(lo[2], hi[2]), codec::unorm16_scale(lo[3], hi[3])};
   [[maybe_unused]] const bool f16c = cpu_has_f16c();
   for (uint32_t k = 0; k < rows; ++k) {
     uint8_t* out = bytes + codec::texel_index(p, clip.first_row + k, 0) * texel_bytes(p.format);
@@ -286,8 +288,8 @@ Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t
       case TexelFormat::RGBA16Unorm:
         for (uint32_t s = 0; s < S; ++s) {
           uint16_t* qv = reinterpret_cast<uint16_t*>(out) + 8 * size_t(s);
-          quantize4(load4(in + 8 * size_t(s)), q_lo, q_extent, qv);
-          quantize4(load4(in + 8 * size_t(s) + 4), lo, t_extent, qv + 4);
+          quantize4(load4(in + 8 * size_t(s)), q_lo, q_scale, qv);
+          quantize4(load4(in + 8 * size_t(s) + 4), lo, t_scale, qv + 4);
         }
         break;
     }

@@ -65,20 +65,27 @@ inline constexpr float kHalfMax = 65504.0f;
 inline float max_abs(const glm::vec3& v) { return std::fmax(std::fabs(v.x), std::fmax(std::fabs(v.y), std::fabs(v.z))); }
 
 // ---- 16-bit unsigned normalized --------------------------------------------------------------
-// Encode: q = round((v - lo) / (hi - lo) * 65535), clamped; hi == lo stores 0.
+// Encode: q = round((v - lo) * s), s = 65535 / (hi - lo) computed once per range, clamped to
+// [0, 65535]; hi == lo stores 0 (s = 0). Every q16 writer (delta rows, slot rows of either
+// encoding) uses this scale form, so a range costs one division, not one per value.
 // Decode: v = lo + (hi - lo) * (q / 65535). Worst case |v - v'| <= (hi - lo) / 131070 plus float
 // rounding of the two formulas.
 
 inline float unorm16_to_float(uint16_t q) { return float(q) / 65535.0f; }
 
-inline uint16_t quantize_unorm16(float v, float lo, float hi) {
+inline float unorm16_scale(float lo, float hi) {
   const float extent = hi - lo;
-  if (!(extent > 0.0f)) return 0;
-  const float u = (v - lo) / extent * 65535.0f;
+  return extent > 0.0f ? 65535.0f / extent : 0.0f;
+}
+
+inline uint16_t quantize_unorm16_scaled(float v, float lo, float scale) {
+  const float u = (v - lo) * scale;
   if (!(u > 0.0f)) return 0;
   if (u >= 65535.0f) return 65535;
   return uint16_t(u + 0.5f);
 }
+
+inline uint16_t quantize_unorm16(float v, float lo, float hi) { return quantize_unorm16_scaled(v, lo, unorm16_scale(lo, hi)); }
 
 inline float dequantize_unorm16(uint16_t q, float lo, float hi) {
   return lo + (hi - lo) * unorm16_to_float(q);

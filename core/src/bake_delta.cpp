@@ -407,12 +407,11 @@ Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clip
       }
     }
     if (q16) {
-      // q = round((v - lo) * 65535 / (hi - lo)), the scale computed once per axis; w is the
-      // octahedral normal, already a code.
-      const glm::vec3 lo = clip.delta_range.min, extent = clip.delta_range.max - clip.delta_range.min;
+      // codec::quantize_unorm16_scaled per axis; w is the octahedral normal, already a code.
+      const glm::vec3 lo = clip.delta_range.min, hi = clip.delta_range.max;
       const glm::vec4 lo4(lo, 0.0f);
-      const glm::vec4 scale(extent.x > 0.0f ? 65535.0f / extent.x : 0.0f, extent.y > 0.0f ? 65535.0f / extent.y : 0.0f,
-                            extent.z > 0.0f ? 65535.0f / extent.z : 0.0f, 1.0f);
+      const glm::vec4 scale(codec::unorm16_scale(lo.x, hi.x), codec::unorm16_scale(lo.y, hi.y),
+                            codec::unorm16_scale(lo.z, hi.z), 1.0f);
       const QuantizeRow quantize_row = pick_quantizer();
       parallel_for(plan.rows, 1, setup.threads, [&](size_t begin, size_t end) {
         for (size_t k = begin; k < end; ++k) {
