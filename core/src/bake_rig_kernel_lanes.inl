@@ -33,10 +33,16 @@ inline fv vsqrt(fv x) {
   return r;
 #endif
 }
-inline bool any(iv m) {
+inline bool any(iv m) {  // lanes are 0 or -1
+#if VATKIT_RIG_LANES == 8
+  return _mm256_movemask_ps((__m256)m) != 0;
+#elif defined(__SSE__)
+  return _mm_movemask_ps((__m128)m) != 0;
+#else
   int32_t r = 0;
   for (int i = 0; i < N; ++i) r |= m[i];
   return r != 0;
+#endif
 }
 inline fv load(const float* p) {
   fv r;
@@ -128,7 +134,18 @@ inline fv normalized_scale(fv len2) {
 
 // Lane i's (x, y, z, w) to dst[4 * (first + i * stride) ...], for the first `valid` lanes.
 inline void store_lanes(fv x, fv y, fv z, fv w, float* dst, size_t first, size_t stride, uint32_t valid) {
-#if defined(__SSE__)
+#if VATKIT_RIG_LANES == 8
+  // Transposed in registers, lanes i and i + 4 in one (through the stack, 16 bytes at a time, the
+  // halves waited on the 32-byte stores).
+  const __m256 t0 = _mm256_unpacklo_ps((__m256)x, (__m256)y), t1 = _mm256_unpackhi_ps((__m256)x, (__m256)y);
+  const __m256 t2 = _mm256_unpacklo_ps((__m256)z, (__m256)w), t3 = _mm256_unpackhi_ps((__m256)z, (__m256)w);
+  const __m256 r[4] = {_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)),
+                       _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2))};
+  for (uint32_t i = 0; i < 4 && i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), _mm256_castps256_ps128(r[i]));
+  for (uint32_t i = 4; i < 8 && i < valid; ++i) {
+    _mm_storeu_ps(dst + 4 * (first + i * stride), _mm256_extractf128_ps(r[i - 4], 1));
+  }
+#elif defined(__SSE__)
   for (uint32_t h = 0; h < uint32_t(N) && h < valid; h += 4) {
     __m128 r0, r1, r2, r3;
     __builtin_memcpy(&r0, reinterpret_cast<const float*>(&x) + h, 16);
@@ -217,16 +234,29 @@ inline void locate_lanes(const Sampler& s, const float* t, Lanes& out, uint32_t&
 // Keys k[0..N) of a rotation sampler's values (4 floats each), as lanes.
 inline Q4 gather_quat(const float* v, const uint32_t* k) {
   Q4 q;
-#if defined(__SSE__)
-  for (int h = 0; h < N; h += 4) {
-    __m128 r0 = _mm_loadu_ps(v + 4 * size_t(k[h])), r1 = _mm_loadu_ps(v + 4 * size_t(k[h + 1]));
-    __m128 r2 = _mm_loadu_ps(v + 4 * size_t(k[h + 2])), r3 = _mm_loadu_ps(v + 4 * size_t(k[h + 3]));
-    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-    __builtin_memcpy(reinterpret_cast<float*>(&q.x) + h, &r0, 16);
-    __builtin_memcpy(reinterpret_cast<float*>(&q.y) + h, &r1, 16);
-    __builtin_memcpy(reinterpret_cast<float*>(&q.z) + h, &r2, 16);
-    __builtin_memcpy(reinterpret_cast<float*>(&q.w) + h, &r3, 16);
+#if VATKIT_RIG_LANES == 8
+  // Two keys per 256-bit load pair (lanes h and h + 4 in one register), transposed in registers:
+  // building the vectors through memory, 16 bytes at a time, stalled every later read of them
+  // (a 32-byte load cannot be forwarded from two 16-byte stores).
+  __m256 r[4];
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(v + 4 * size_t(k[i]))),
+                                _mm_loadu_ps(v + 4 * size_t(k[i + 4])), 1);
   }
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  q.x = (fv)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+  q.y = (fv)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+  q.z = (fv)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  q.w = (fv)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+#elif defined(__SSE__)
+  __m128 r0 = _mm_loadu_ps(v + 4 * size_t(k[0])), r1 = _mm_loadu_ps(v + 4 * size_t(k[1]));
+  __m128 r2 = _mm_loadu_ps(v + 4 * size_t(k[2])), r3 = _mm_loadu_ps(v + 4 * size_t(k[3]));
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  q.x = (fv)r0;
+  q.y = (fv)r1;
+  q.z = (fv)r2;
+  q.w = (fv)r3;
 #else
   for (int i = 0; i < N; ++i) {
     q.x[i] = v[4 * size_t(k[i])];
