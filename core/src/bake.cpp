@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <utility>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -656,8 +657,10 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
   std::vector<uint32_t> cache_ordered;
   constexpr size_t kAsyncOrderTriangles = 2048;
   AsyncTask ordering(
-      [&cache_ordered, indices = setup.rest.indices, groups = setup.rest.groups, n = setup.rest.vertex_count()] {
-        cache_ordered = detail::vertex_cache_order(indices, groups, n);
+      // setup.rest is only read from here on, and `ordering` is destroyed (waited for) before
+      // `setup`: no copy of the index buffer (a fresh 100 kB copy cost up to 80 us).
+      [&cache_ordered, &rest = std::as_const(setup.rest)] {
+        cache_ordered = detail::vertex_cache_order(rest.indices, rest.groups, rest.vertex_count());
       },
       setup.rest.indices.size() / 3 >= kAsyncOrderTriangles ? options.threads : 1);
   clock.lap("ordering posted");
