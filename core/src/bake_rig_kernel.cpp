@@ -66,6 +66,10 @@ struct KernelConstant {
 };
 struct KernelClip {
   const ClipPlan* plan = nullptr;
+  // Per node: the local matrix when the clip samples none of its channels (its rest TRS with the
+  // clip's constant channels applied, computed once by the lane code itself), else unused.
+  const uint8_t* sampled = nullptr;  // per node: 1 when a channel of the clip is sampled per row
+  const AffineScalar* local = nullptr;
   const KernelConstant* constants = nullptr;
   size_t constant_count = 0;
   const KernelChannel* channels = nullptr;
@@ -151,6 +155,8 @@ struct RigKernel::Impl {
     std::vector<KernelConstant> constants;
     std::vector<KernelChannel> channels;
     std::vector<const Sampler*> time_owners;
+    std::vector<uint8_t> sampled;
+    std::vector<AffineScalar> local;
   };
   std::vector<ClipState> clips;
   std::vector<KernelClip> clip_views;
@@ -160,8 +166,9 @@ struct RigKernel::Impl {
     clip_views.resize(clips.size());
     for (size_t i = 0; i < clips.size(); ++i) {
       const ClipState& c = clips[i];
-      clip_views[i] = KernelClip{&c.plan,          c.constants.data(),   c.constants.size(), c.channels.data(),
-                                 c.channels.size(), c.time_owners.data(), c.time_owners.size()};
+      clip_views[i] = KernelClip{&c.plan,           c.sampled.data(),   c.local.data(),
+                                 c.constants.data(), c.constants.size(), c.channels.data(),
+                                 c.channels.size(),  c.time_owners.data(), c.time_owners.size()};
     }
     data = KernelData{nodes.data(), nodes.size(), slots.data(), slots.size(), clip_views.data()};
   }
@@ -258,6 +265,26 @@ uint32_t RigKernel::add_clip(const Animation& anim, const ClipPlan& plan) {
     while (g < c.time_owners.size() && c.time_owners[g]->times != s.times) ++g;
     if (g == c.time_owners.size()) c.time_owners.push_back(&s);
     c.channels.push_back(KernelChannel{uint32_t(n), ch.path, &s, g});
+  }
+  // Nodes no channel samples: their local matrix, once (most of RobotExpressive's nodes in any
+  // one clip). The 4-lane code computes it; every width computes the same bits.
+  c.sampled.assign(m.nodes.size(), 0);
+  for (const KernelChannel& ch : c.channels) c.sampled[ch.node] = 1;
+  c.local.resize(m.nodes.size());
+  for (size_t n = 0; n < m.nodes.size(); ++n) {
+    const KernelNode& node = m.nodes[n];
+    if (c.sampled[n] || node.fixed) continue;
+    float t[3], q[4], sc[3];
+    std::memcpy(t, node.t, sizeof t);
+    std::memcpy(q, node.q, sizeof q);
+    std::memcpy(sc, node.s, sizeof sc);
+    for (const KernelConstant& k : c.constants) {
+      if (k.node != n) continue;
+      if (k.path == Path::Translation) std::memcpy(t, k.value, sizeof t);
+      if (k.path == Path::Rotation) std::memcpy(q, k.value, sizeof q);
+      if (k.path == Path::Scale) std::memcpy(sc, k.value, sizeof sc);
+    }
+    c.local[n] = lanes4::local_affine_once(t, q, sc);
   }
   m.clips.push_back(std::move(c));
   m.refresh_views();

@@ -395,6 +395,18 @@ inline A4 local_affine(const V3& t, const Q4& q_in, const V3& s) {
   return m;
 }
 
+// local_affine of one TRS, as every lane computes it: for nodes a clip does not sample.
+inline AffineScalar local_affine_once(const float* t, const float* q, const float* s) {
+  const A4 m = local_affine(splat3(t), Q4{splat(q[0]), splat(q[1]), splat(q[2]), splat(q[3])}, splat3(s));
+  AffineScalar r;
+  for (int j = 0; j < 4; ++j) {
+    r.c[j][0] = m.c[j].x[0];
+    r.c[j][1] = m.c[j].y[0];
+    r.c[j][2] = m.c[j].z[0];
+  }
+  return r;
+}
+
 // ---- one block --------------------------------------------------------------------------------
 
 // The scratch's lane arrays, carved from its aligned memory.
@@ -460,7 +472,9 @@ void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMem
   // World matrices, parents first.
   for (size_t n = 0; n < m.node_count; ++n) {
     const KernelNode& info = m.nodes[n];
-    const A4 local = info.fixed ? splat_affine(info.matrix) : local_affine(w.t[n], w.q[n], w.s[n]);
+    const A4 local = info.fixed      ? splat_affine(info.matrix)
+                     : !cs.sampled[n] ? splat_affine(cs.local[n])
+                                      : local_affine(w.t[n], w.q[n], w.s[n]);
     w.world[n] = info.parent >= 0 ? mul(w.world[size_t(info.parent)], local) : local;
   }
 
