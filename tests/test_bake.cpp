@@ -262,7 +262,9 @@ TEST(BakeClipTable, RowsRatesDefaultsBoundsAndMaxDelta) {
   EXPECT_EQ(v.bounds.max, all.max);
 }
 
-// The rig bake skins no vertex: its bounds and max_delta are conservative, never smaller.
+// The rig bake skins no vertex: its bounds and max_delta are conservative, never smaller, and
+// not far larger (each slot's bind-space box, moved: on these files the boxes add at most 67% of
+// a clip's extent on an axis and max_delta at most 1.94x the exact value).
 TEST(BakeClipTable, RigBoundsContainEveryPosedVertex) {
   for (const char* f : {"threejs/RobotExpressive.glb", "khronos/InterpolationTest.glb", "khronos/CesiumMan.glb"}) {
     const Asset& a = shared_asset(f);
@@ -274,6 +276,11 @@ TEST(BakeClipTable, RigBoundsContainEveryPosedVertex) {
       EXPECT_LE(comp_max(v.clips[c].bounds.min - d.clips[c].bounds.min), slack) << f << " " << v.clips[c].name;
       EXPECT_GE(comp_min(v.clips[c].bounds.max - d.clips[c].bounds.max), -slack) << f << " " << v.clips[c].name;
       EXPECT_GE(v.clips[c].max_delta, d.clips[c].max_delta * (1.0f - 1e-5f) - slack) << f << " " << v.clips[c].name;
+      const float loose = 0.05f * max_abs_coordinate(d.clips[c].bounds);
+      const glm::vec3 rig_extent = v.clips[c].bounds.max - v.clips[c].bounds.min;
+      const glm::vec3 exact_extent = d.clips[c].bounds.max - d.clips[c].bounds.min;
+      EXPECT_LE(comp_max(rig_extent - 2.0f * exact_extent), loose) << f << " " << v.clips[c].name;
+      EXPECT_LE(v.clips[c].max_delta, 2.5f * d.clips[c].max_delta + loose) << f << " " << v.clips[c].name;
     }
   }
 }
