@@ -180,6 +180,17 @@ TEST(DecodeVertices, SubRangesMatchTheFullDecode) {
       decode_vertices(v, pose, s.first_vertex, {}, only_normals);
       ASSERT_EQ(std::memcmp(only_normals.data(), n.data(), n.size() * sizeof(glm::vec3)), 0);
     }
+    // Small ranges: the rig decode makes only the slots they name (on the stack up to 4 vertices,
+    // renumbered on the heap below a quarter of the slots), and must give the same bits.
+    const uint32_t V = v.geometry.vertex_count();
+    for (uint32_t chunk : {1u, 3u, 4u, 5u, 13u}) {
+      for (uint32_t first = 0; first + chunk <= V; first += 397) {
+        std::vector<glm::vec3> p(chunk), n(chunk);
+        decode_vertices(v, pose, first, p, n);
+        ASSERT_EQ(std::memcmp(p.data(), all.data() + first, chunk * sizeof(glm::vec3)), 0) << chunk << " at " << first;
+        ASSERT_EQ(std::memcmp(n.data(), normals.data() + first, chunk * sizeof(glm::vec3)), 0) << chunk << " at " << first;
+      }
+    }
   }
 }
 

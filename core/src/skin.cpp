@@ -119,6 +119,7 @@ struct SkinStreams {
   const glm::mat4* joint_matrices = nullptr;
   size_t joint_count = 0;
   const float* fallback = nullptr;
+  bool renormalize = true;  // false: the weights are used as given (detail::blend_vertices)
   glm::vec3* out_positions = nullptr;
   glm::vec3* out_normals = nullptr;
   glm::vec4* out_tangents = nullptr;
@@ -165,7 +166,7 @@ void skin_kernel(const SkinStreams& s) {
     } else {
       assert(ja.x < s.joint_count && ja.y < s.joint_count && ja.z < s.joint_count &&
              ja.w < s.joint_count);
-      const float inv = 1.0f / sum;
+      const float inv = s.renormalize ? 1.0f / sum : 1.0f;  // w * 1 is w: as given
       const float* j0 = jm + 16 * size_t(ja.x);
       const float w0 = wa.x * inv;
       for (int e = 0; e < 16; ++e) m[e] = w0 * j0[e];
@@ -217,7 +218,7 @@ inline int normalized_weights4(const SkinStreams& s, size_t v0, float (*wn)[4]) 
     sum = _mm_add_ps(sum, _mm_add_ps(_mm_add_ps(w[4], w[5]), _mm_add_ps(w[6], w[7])));
   }
   const int zero = _mm_movemask_ps(_mm_cmpeq_ps(sum, _mm_setzero_ps()));
-  const __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), sum);
+  const __m128 inv = s.renormalize ? _mm_div_ps(_mm_set1_ps(1.0f), sum) : _mm_set1_ps(1.0f);
   constexpr int kInfluences = kEight ? 8 : 4;
   for (int k = 0; k < kInfluences; ++k) _mm_storeu_ps(wn[k], _mm_mul_ps(w[k], inv));
   return zero;
@@ -749,6 +750,13 @@ void skin_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0,
                    std::span<const glm::vec4> weights0, std::span<const glm::u16vec4> joints1,
                    std::span<const glm::vec4> weights1, std::span<const glm::mat4> joint_matrices,
                    const glm::mat4& fallback, VertexOutput out) {
+  detail::blend_vertices(in, joints0, weights0, joints1, weights1, joint_matrices, fallback, out, true);
+}
+
+void detail::blend_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0,
+                            std::span<const glm::vec4> weights0, std::span<const glm::u16vec4> joints1,
+                            std::span<const glm::vec4> weights1, std::span<const glm::mat4> joint_matrices,
+                            const glm::mat4& fallback, VertexOutput out, bool renormalize) {
   const size_t n = in.positions.size();
   assert(joints0.size() == n && weights0.size() == n);
   const bool eight = !joints1.empty();
@@ -765,6 +773,7 @@ void skin_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0,
   s.joint_matrices = joint_matrices.data();
   s.joint_count = joint_matrices.size();
   s.fallback = glm::value_ptr(fallback);
+  s.renormalize = renormalize;
   if (!out.positions.empty()) {
     assert(out.positions.size() == n);
     s.out_positions = out.positions.data();
