@@ -214,15 +214,3 @@ struct SimilarityFit {
 SimilarityFit fit_similarity(const glm::mat4& m, const glm::quat& fallback);
 
 }  // namespace vatkit::codec
-
-namespace vatkit::codec {
-
-// decode.cpp: the matrix of a slot under a pose (blend, then one normalization of the
-// quaternion, then slot_affine), and rig skinning with every slot's matrix decoded up front.
-// decode_vertices computes the same values slot by slot, so the two agree to the bit.
-Affine decode_slot_affine(const Vat& vat, const PoseBlend& pose, uint32_t slot);
-void decode_rig_vertices(const Vat& vat, const Affine* slot_matrices, uint32_t first_vertex,
-                         std::span<glm::vec3> positions, std::span<glm::vec3> normals,
-                         std::span<glm::vec4> tangents);
-
-}  // namespace vatkit::codec

@@ -359,18 +359,5 @@ SlotTransform read_slot(const Vat& vat, uint32_t row, uint32_t slot) {
 
 namespace codec {
 
-Affine decode_slot_affine(const Vat& vat, const PoseBlend& pose, uint32_t slot) {
-  return slot_affine(pose_slot(vat, plane_of(vat, PlaneSemantic::Slots), pose, slot));
-}
-
-void decode_rig_vertices(const Vat& vat, const Affine* slot_matrices, uint32_t first_vertex,
-                         std::span<glm::vec3> positions, std::span<glm::vec3> normals,
-                         std::span<glm::vec4> tangents) {
-  const size_t count = span_count(positions, normals, tangents);
-  assert(size_t(first_vertex) + count <= vat.geometry.vertex_count());
-  rig_vertices(vat, [&](uint32_t s) -> const Affine& { return slot_matrices[s]; }, first_vertex, count,
-               positions, normals, tangents);
-}
-
 }  // namespace codec
 }  // namespace vatkit

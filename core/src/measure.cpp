@@ -45,11 +45,6 @@ struct Accumulator {
   uint64_t count = 0;
 
   Accumulator() : hist(kBins, 0u) {}
-  void add(float d2) {
-    ++hist[bin_of(d2)];
-    max_d2 = std::max(max_d2, d2);
-    ++count;
-  }
   void reset() {
     std::fill(hist.begin(), hist.end(), 0u);
     max_d2 = 0.0f;
@@ -84,7 +79,6 @@ struct Merged {
 struct Workspace {
   SceneEvaluator ev;
   std::vector<glm::vec3> ref_pos, ref_nrm, dec_pos, dec_nrm;
-  std::vector<codec::Affine> slots;
   Accumulator on, between;
   float normal_max_d2 = 0.0f;
 
@@ -93,8 +87,7 @@ struct Workspace {
         ref_pos(source.instance_vertex_count),
         ref_nrm(source.instance_vertex_count),
         dec_pos(vat.geometry.vertex_count()),
-        dec_nrm(vat.geometry.vertex_count()),
-        slots(vat.slots.size()) {}
+        dec_nrm(vat.geometry.vertex_count()) {}
 };
 
 struct Mapping {
@@ -189,7 +182,6 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
     }
   }
   const bool normals = vat_has_normals(vat);
-  const bool rig = vat.encoding == Encoding::Rig;
   WorkspacePool<Workspace> pool([&] { return std::make_unique<Workspace>(source, vat); });
 
   // Total work, for progress.
@@ -234,29 +226,37 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
         const PoseBlend pose =
             task.on_row ? single(RowBlend{c, task.row, task.row, 0.0f}) : single(clip_rows_at(vat, c, task.time_s));
         const std::span<glm::vec3> dn = normals ? std::span<glm::vec3>(w.dec_nrm) : std::span<glm::vec3>();
-        if (rig) {
-          for (uint32_t s = 0; s < vat.slots.size(); ++s) w.slots[s] = codec::decode_slot_affine(vat, pose, s);
-          codec::decode_rig_vertices(vat, w.slots.data(), 0, w.dec_pos, dn, {});
-        } else {
-          decode_vertices(vat, pose, 0, w.dec_pos, dn, {});
-        }
+        decode_vertices(vat, pose, 0, w.dec_pos, dn, {});
+        // The accumulator's fields are updated once per task (kept in registers here: through
+        // the accumulator every vertex waited on the previous one's stores).
         Accumulator& acc = task.on_row ? w.on : w.between;
-        float worst = 0.0f;
+        uint32_t* hist = acc.hist.data();
+        float worst = 0.0f, normal_worst = w.normal_max_d2;
+        uint64_t counted = 0;
         for (const Mapping& m : *mapping) {
+          const glm::vec3* dec = w.dec_pos.data() + m.vat_first;
+          const glm::vec3* ref = w.ref_pos.data() + m.ref_first;
           for (uint32_t v = 0; v < m.count; ++v) {
-            const glm::vec3 d = w.dec_pos[m.vat_first + v] - w.ref_pos[m.ref_first + v];
+            const glm::vec3 d = dec[v] - ref[v];
             const float d2 = glm::dot(d, d);
-            acc.add(d2);
+            ++hist[bin_of(d2)];
             worst = std::max(worst, d2);
-            if (normals) {
-              const glm::vec3 a = w.ref_nrm[m.ref_first + v], b = w.dec_nrm[m.vat_first + v];
-              if (glm::dot(a, a) > 0.5f && glm::dot(b, b) > 0.5f) {
-                const glm::vec3 e = a - b;
-                w.normal_max_d2 = std::max(w.normal_max_d2, glm::dot(e, e));
-              }
+          }
+          counted += m.count;
+          if (!normals) continue;
+          const glm::vec3* dn_v = w.dec_nrm.data() + m.vat_first;
+          const glm::vec3* rn_v = w.ref_nrm.data() + m.ref_first;
+          for (uint32_t v = 0; v < m.count; ++v) {
+            const glm::vec3 a = rn_v[v], b = dn_v[v];
+            if (glm::dot(a, a) > 0.5f && glm::dot(b, b) > 0.5f) {
+              const glm::vec3 e = a - b;
+              normal_worst = std::max(normal_worst, glm::dot(e, e));
             }
           }
         }
+        acc.max_d2 = std::max(acc.max_d2, worst);
+        acc.count += counted;
+        w.normal_max_d2 = normal_worst;
         if (abort_d2 > 0.0f && worst > abort_d2) abort.store(true, std::memory_order_relaxed);
       }
     };
