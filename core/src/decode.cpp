@@ -1,4 +1,6 @@
-// The CPU decode: the arithmetic decode.h spells out, written so that each line has a GLSL twin.
+// The CPU decode: the arithmetic decode.h spells out, written so that each line has a GLSL twin;
+// the rig's vertex blend (step 4) runs through the reference skinner's kernel with the weights as
+// stored, which is that arithmetic, 8 vertices at a time.
 #include "vatkit/decode.h"
 
 #include <algorithm>
