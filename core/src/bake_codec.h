@@ -198,6 +198,13 @@ struct Affine {
   glm::vec3 c[4];
 };
 
+// As a glm::mat4 (bottom row 0, 0, 0, 1).
+inline glm::mat4 to_mat4(const Affine& a) {
+  glm::mat4 m;
+  for (int c = 0; c < 4; ++c) m[c] = glm::vec4(a.c[c], c == 3 ? 1.0f : 0.0f);
+  return m;
+}
+
 // p' = R(q) (s p) + t, with q normalized first (a zero quaternion gives the identity rotation).
 inline Affine slot_affine(const SlotTransform& st) {
   glm::quat q = st.rotation;

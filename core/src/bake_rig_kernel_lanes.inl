@@ -132,15 +132,26 @@ inline fv normalized_scale(fv len2) {
   return vselect(len2 > splat(0.0f), splat(1.0f) / vsqrt(len2), splat(0.0f));
 }
 
+#if VATKIT_RIG_LANES == 8
+// A 4x4 transpose in each 128-bit half of four registers, in registers (building or taking apart
+// 8-lane vectors through memory, 16 bytes at a time, stalls: a 32-byte load is not forwarded from
+// two 16-byte stores, nor the reverse).
+inline void transpose_halves(__m256 (&r)[4]) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  r[0] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+  r[1] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+  r[2] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  r[3] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+#endif
+
 // Lane i's (x, y, z, w) to dst[4 * (first + i * stride) ...], for the first `valid` lanes.
 inline void store_lanes(fv x, fv y, fv z, fv w, float* dst, size_t first, size_t stride, uint32_t valid) {
 #if VATKIT_RIG_LANES == 8
-  // Transposed in registers, lanes i and i + 4 in one (through the stack, 16 bytes at a time, the
-  // halves waited on the 32-byte stores).
-  const __m256 t0 = _mm256_unpacklo_ps((__m256)x, (__m256)y), t1 = _mm256_unpackhi_ps((__m256)x, (__m256)y);
-  const __m256 t2 = _mm256_unpacklo_ps((__m256)z, (__m256)w), t3 = _mm256_unpackhi_ps((__m256)z, (__m256)w);
-  const __m256 r[4] = {_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)),
-                       _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2))};
+  // Lanes i and i + 4 of each row end up in one register.
+  __m256 r[4] = {(__m256)x, (__m256)y, (__m256)z, (__m256)w};
+  transpose_halves(r);
   for (uint32_t i = 0; i < 4 && i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), _mm256_castps256_ps128(r[i]));
   for (uint32_t i = 4; i < 8 && i < valid; ++i) {
     _mm_storeu_ps(dst + 4 * (first + i * stride), _mm256_extractf128_ps(r[i - 4], 1));
@@ -235,20 +246,17 @@ inline void locate_lanes(const Sampler& s, const float* t, Lanes& out, uint32_t&
 inline Q4 gather_quat(const float* v, const uint32_t* k) {
   Q4 q;
 #if VATKIT_RIG_LANES == 8
-  // Two keys per 256-bit load pair (lanes h and h + 4 in one register), transposed in registers:
-  // building the vectors through memory, 16 bytes at a time, stalled every later read of them
-  // (a 32-byte load cannot be forwarded from two 16-byte stores).
+  // Keys of lanes i and i + 4 in one register, transposed.
   __m256 r[4];
   for (int i = 0; i < 4; ++i) {
     r[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(v + 4 * size_t(k[i]))),
                                 _mm_loadu_ps(v + 4 * size_t(k[i + 4])), 1);
   }
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  q.x = (fv)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
-  q.y = (fv)_mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
-  q.z = (fv)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
-  q.w = (fv)_mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+  transpose_halves(r);
+  q.x = (fv)r[0];
+  q.y = (fv)r[1];
+  q.z = (fv)r[2];
+  q.w = (fv)r[3];
 #elif defined(__SSE__)
   __m128 r0 = _mm_loadu_ps(v + 4 * size_t(k[0])), r1 = _mm_loadu_ps(v + 4 * size_t(k[1]));
   __m128 r2 = _mm_loadu_ps(v + 4 * size_t(k[2])), r3 = _mm_loadu_ps(v + 4 * size_t(k[3]));

@@ -146,11 +146,6 @@ void rig_vertices(const Vat& vat, SlotMatrix&& slot_matrix, uint32_t first, size
   std::span<const glm::u16vec4> j0 = std::span<const glm::u16vec4>(g.slots0).subspan(first, count);
   std::span<const glm::u16vec4> j1;
   if (eight) j1 = std::span<const glm::u16vec4>(g.slots1).subspan(first, count);
-  auto to_mat4 = [](const Affine& a) {
-    glm::mat4 m(0.0f);
-    for (int c = 0; c < 4; ++c) m[c] = glm::vec4(a.c[c], c == 3 ? 1.0f : 0.0f);
-    return m;
-  };
   // Per-thread tables that grow to the largest rig this thread has decoded: no allocation per
   // call once warm (decode.h).
   struct Scratch {
@@ -183,13 +178,13 @@ void rig_vertices(const Vat& vat, SlotMatrix&& slot_matrix, uint32_t first, size
       if (eight)
         for (int k = 0; k < 4; ++k) local1[i][k] = local(j1[i][k]);
     }
-    for (size_t u = 0; u < used_count; ++u) used_m[u] = to_mat4(slot_matrix(used[u]));
+    for (size_t u = 0; u < used_count; ++u) used_m[u] = codec::to_mat4(slot_matrix(used[u]));
     matrices = std::span<const glm::mat4>(used_m, used_count);
     j0 = std::span<const glm::u16vec4>(local0, count);
     if (eight) j1 = std::span<const glm::u16vec4>(local1, count);
   } else {
     glm::mat4* all = at_least(scratch.matrices, slots);
-    for (size_t s = 0; s < slots; ++s) all[s] = to_mat4(slot_matrix(uint32_t(s)));
+    for (size_t s = 0; s < slots; ++s) all[s] = codec::to_mat4(slot_matrix(uint32_t(s)));
     matrices = std::span<const glm::mat4>(all, slots);
   }
   // Weights that sum to 0 (no slot) blend to the zero matrix, as the sum does.
@@ -224,12 +219,7 @@ size_t span_count(std::span<glm::vec3> positions, std::span<glm::vec3> normals,
 
 }  // namespace
 
-glm::mat4 SlotTransform::matrix() const {
-  const Affine a = codec::slot_affine(*this);
-  glm::mat4 m(1.0f);
-  for (int c = 0; c < 4; ++c) m[c] = glm::vec4(a.c[c], c == 3 ? 1.0f : 0.0f);
-  return m;
-}
+glm::mat4 SlotTransform::matrix() const { return codec::to_mat4(codec::slot_affine(*this)); }
 
 RowBlend clip_rows_at(const Vat& vat, uint32_t clip, float time_s) {
   assert(clip < vat.clips.size());

@@ -22,8 +22,8 @@
 //  5. Normals and tangent directions are normalized once, at the end.
 //
 // Nothing here allocates per call (the rig decode keeps per-thread tables of slot matrices that
-// grow to the largest rig the thread has decoded); spans are caller-owned. Misuse (a clip, row, slot or vertex out of
-// range, spans running past the vertex count) asserts.
+// grow to the largest rig the thread has decoded); spans are caller-owned. Misuse (a clip, row,
+// slot or vertex out of range, spans running past the vertex count) asserts.
 #pragma once
 
 #include <cstdint>
