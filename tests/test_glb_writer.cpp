@@ -4,6 +4,7 @@
 // split_glb, and no partial or temporary file left behind by a failed write.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -127,6 +128,50 @@ TEST(GlbWriter, ContainerLayoutPaddingAndAlignment) {
     EXPECT_EQ(chunks->bin.size(), bin_length);
     EXPECT_EQ(chunks->bin_offset, bin_header + 8);
   }
+}
+
+// A borrowed view is written from the caller's bytes as they are when the file is made (no copy
+// is kept), and gives the same file as a copied one; parts() concatenated is finish(), padding
+// longer than the writer's block of zeros included; write_file_atomic_pieces writes the pieces
+// one after another.
+TEST(GlbWriter, BorrowedViewsAndPartsGiveTheSameFile) {
+  std::vector<uint8_t> plane(300);
+  for (size_t k = 0; k < plane.size(); ++k) plane[k] = static_cast<uint8_t>(k * 7 + 3);
+  auto build = [&](bool borrow) {
+    glb::Writer w;
+    w.add_buffer_view(std::vector<uint8_t>(6, 9));  // 6 bytes: the next view needs 506 of padding
+    w.add_buffer_view(plane, {.alignment = 512, .borrow = borrow});
+    w.add_buffer_view(plane, {.borrow = borrow});
+    return w;
+  };
+  const glb::Writer copied = build(false), borrowed = build(true);
+  const std::vector<uint8_t> file = copied.finish();
+  EXPECT_EQ(borrowed.finish(), file);
+  const glb::Writer::Parts parts = borrowed.parts();
+  EXPECT_EQ(parts.size(), file.size());
+  EXPECT_EQ(parts.join(), file);
+  std::vector<uint8_t> concatenated = parts.head;
+  for (const auto& piece : parts.body) concatenated.insert(concatenated.end(), piece.begin(), piece.end());
+  EXPECT_EQ(concatenated, file);
+  const glb::Chunks chunks = glb::split_glb(file, "t").value();
+  ASSERT_EQ(chunks.bin.size(), 512u + 300u + 300u);  // 6 + 506 of padding, 300, 300
+  EXPECT_TRUE(std::equal(plane.begin(), plane.end(), chunks.bin.begin() + 512));
+  EXPECT_TRUE(std::all_of(chunks.bin.begin() + 6, chunks.bin.begin() + 512, [](uint8_t b) { return b == 0; }));
+
+  // The borrowed bytes are read when the file is made.
+  plane[0] ^= 0xff;
+  EXPECT_EQ(copied.finish(), file);
+  const std::vector<uint8_t> changed = borrowed.finish();
+  ASSERT_EQ(changed.size(), file.size());
+  EXPECT_NE(changed, file);
+  EXPECT_EQ(changed[chunks.bin_offset + 512], plane[0]);
+
+  const fs::path dir = test::scratch_dir("glb_writer_parts");
+  std::vector<std::span<const uint8_t>> pieces{parts.head};
+  pieces.insert(pieces.end(), parts.body.begin(), parts.body.end());
+  pieces.emplace_back();  // an empty piece writes nothing
+  ASSERT_TRUE(write_file_atomic_pieces(dir / "parts.glb", pieces).ok());
+  EXPECT_EQ(test::read_file(dir / "parts.glb"), borrowed.finish());
 }
 
 TEST(GlbWriter, MinMaxAreTheDataBounds) {

@@ -36,6 +36,12 @@ int write_all(int fd, std::span<const uint8_t> bytes) {
 }  // namespace
 
 Result<void> write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+  const std::span<const uint8_t> pieces[1] = {bytes};
+  return write_file_atomic_pieces(path, pieces);
+}
+
+Result<void> write_file_atomic_pieces(const std::filesystem::path& path,
+                                      std::span<const std::span<const uint8_t>> pieces) {
   const std::string name = display(path);
   if (path.empty() || !path.has_filename()) return make_error(name, "not a file name");
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
@@ -67,7 +73,9 @@ Result<void> write_file_atomic(const std::filesystem::path& path, std::span<cons
     ::unlink(temp.c_str());
     return make_error(name, what + " (" + errno_text(error) + ")");
   };
-  if (const int error = write_all(fd, bytes)) return fail("write failed", error);
+  for (const std::span<const uint8_t>& bytes : pieces) {
+    if (const int error = write_all(fd, bytes)) return fail("write failed", error);
+  }
   if (::fsync(fd) != 0) return fail("fsync failed", errno);
   if (::close(fd) != 0) {
     const int error = errno;

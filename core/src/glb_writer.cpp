@@ -105,9 +105,11 @@ uint32_t Writer::add_buffer_view(std::span<const uint8_t> bytes, const ViewOptio
   const uint32_t alignment = options.alignment ? options.alignment : default_alignment_;
   assert(is_valid_alignment(alignment));
   max_alignment_ = std::max(max_alignment_, alignment);
-  const size_t offset = round_up(bin_.size(), alignment);
-  bin_.resize(offset, 0);
-  bin_.insert(bin_.end(), bytes.begin(), bytes.end());
+  const size_t offset = round_up(bin_size_, alignment);
+  std::span<const uint8_t> stored = bytes;
+  if (!options.borrow) stored = copies_.emplace_back(bytes.begin(), bytes.end());
+  views_.push_back({offset, stored});
+  bin_size_ = offset + bytes.size();
 
   nlohmann::json view = {{"buffer", 0}, {"byteLength", bytes.size()}};
   if (offset != 0) view["byteOffset"] = offset;
@@ -161,10 +163,10 @@ uint32_t Writer::add_typed(std::span<const uint8_t> bytes, ComponentType compone
   return add_accessor(desc);
 }
 
-std::vector<uint8_t> Writer::finish() const {
+Writer::Parts Writer::parts() const {
   nlohmann::json doc = json_;
   assert(!doc.contains("buffers"));
-  const size_t bin_length = round_up(bin_.size(), 4);
+  const size_t bin_length = round_up(bin_size_, 4);
   if (bin_length != 0) doc["buffers"] = nlohmann::json::array({{{"byteLength", bin_length}}});
 
   // Compact, UTF-8 kept as is, invalid UTF-8 (from a source file's names) replaced rather than
@@ -179,23 +181,52 @@ std::vector<uint8_t> Writer::finish() const {
   const size_t total = kHeaderSize + kChunkHeaderSize + text.size() +
                        (bin_length != 0 ? kChunkHeaderSize + bin_length : 0);
   assert(total <= UINT32_MAX);
-  std::vector<uint8_t> out;
-  out.reserve(total);
-  put_u32(out, kMagic);
-  put_u32(out, 2);
-  put_u32(out, static_cast<uint32_t>(total));
-  put_u32(out, static_cast<uint32_t>(text.size()));
-  put_u32(out, kChunkJson);
-  out.insert(out.end(), text.begin(), text.end());
+  Parts parts;
+  std::vector<uint8_t>& head = parts.head;
+  head.reserve(fixed + text.size());
+  put_u32(head, kMagic);
+  put_u32(head, 2);
+  put_u32(head, static_cast<uint32_t>(total));
+  put_u32(head, static_cast<uint32_t>(text.size()));
+  put_u32(head, kChunkJson);
+  head.insert(head.end(), text.begin(), text.end());
   if (bin_length != 0) {
-    put_u32(out, static_cast<uint32_t>(bin_length));
-    put_u32(out, kChunkBin);
-    out.insert(out.end(), bin_.begin(), bin_.end());
-    out.resize(total, 0);
+    put_u32(head, static_cast<uint32_t>(bin_length));
+    put_u32(head, kChunkBin);
   }
-  assert(out.size() == total);
+  // The BIN data: each view after the zeros that align it, then zeros to a multiple of 4.
+  static constexpr uint8_t kZeros[256] = {};
+  auto zeros = [&](size_t count) {
+    for (; count > 0; count -= std::min(count, sizeof kZeros)) {
+      parts.body.emplace_back(kZeros, std::min(count, sizeof kZeros));
+    }
+  };
+  size_t at = 0;
+  for (const View& v : views_) {
+    zeros(v.offset - at);
+    parts.body.push_back(v.bytes);
+    at = v.offset + v.bytes.size();
+  }
+  zeros(bin_length - at);
+  assert(parts.size() == total);
+  return parts;
+}
+
+size_t Writer::Parts::size() const {
+  size_t n = head.size();
+  for (const std::span<const uint8_t>& piece : body) n += piece.size();
+  return n;
+}
+
+std::vector<uint8_t> Writer::Parts::join() const {
+  std::vector<uint8_t> out;
+  out.reserve(size());
+  out.insert(out.end(), head.begin(), head.end());
+  for (const std::span<const uint8_t>& piece : body) out.insert(out.end(), piece.begin(), piece.end());
   return out;
 }
+
+std::vector<uint8_t> Writer::finish() const { return parts().join(); }
 
 Result<Chunks> split_glb(std::span<const uint8_t> bytes, const std::string& name) {
   if (bytes.size() < kHeaderSize) {

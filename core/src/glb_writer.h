@@ -15,6 +15,12 @@
 //     w.use_extension("VENDOR_ext", /*required=*/false);
 //     std::vector<uint8_t> file = w.finish();
 //
+// Large data need not be copied: a view added with `.borrow = true` keeps a pointer to the
+// caller's bytes, and parts() gives the file as a head (header, JSON chunk, BIN chunk header)
+// followed by the pieces of the BIN data, for write_file_atomic_pieces (file_io.h) without ever holding the
+// whole file in memory. The .vat.glb writer borrows its planes this way: a 139 MB file is written
+// from the baked planes themselves.
+//
 // What it guarantees:
 //  - One buffer, stored in the GLB's BIN chunk; every buffer view starts at a multiple of its
 //    alignment (a power of two >= 4) from the start of the BIN data, and the BIN data itself
@@ -107,6 +113,9 @@ struct ViewOptions {
   Target target = Target::None;
   uint32_t byte_stride = 0;     // 0 = tightly packed (left out of the JSON)
   std::string name;             // left out when empty
+  // Keep a pointer to the bytes instead of copying them: they must stay alive and unchanged
+  // until the last finish() or parts() (and the parts' use) is done.
+  bool borrow = false;
 };
 
 struct AccessorOptions {
@@ -134,6 +143,11 @@ class Writer {
  public:
   // `default_alignment`: power of two >= 4, used for views whose options say 0.
   explicit Writer(uint32_t default_alignment = 4);
+  // Movable, not copyable (views point into the writer's own copies).
+  Writer(Writer&&) = default;
+  Writer& operator=(Writer&&) = default;
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
 
   // The glTF document. Starts as {"asset": {"version": "2.0"}}. Add anything (names, extensions,
   // extras); do not add "buffers" (finish() writes the one buffer) nor edit "bufferViews".
@@ -147,7 +161,8 @@ class Writer {
   // Lists `name` in extensionsUsed (and extensionsRequired when `required`), once, sorted.
   void use_extension(const std::string& name, bool required = false);
 
-  // Copies `bytes` (non-empty) into the BIN chunk as a new buffer view; returns its index.
+  // Copies `bytes` (non-empty; or borrows them, ViewOptions::borrow) into the BIN chunk as a new
+  // buffer view; returns its index.
   uint32_t add_buffer_view(std::span<const uint8_t> bytes, const ViewOptions& options = {});
 
   // Adds an accessor over an existing view; returns its index.
@@ -173,9 +188,22 @@ class Writer {
   }
 
   // Bytes of the BIN data so far (views and the padding between them).
-  size_t bin_size() const { return bin_.size(); }
+  size_t bin_size() const { return bin_size_; }
 
-  // The complete .glb file. Can be called more than once; the writer is not changed.
+  // The file in pieces: `head` (the 12-byte header, the JSON chunk, the BIN chunk's header),
+  // then `body` (the BIN data: views and zero padding; borrowed views point at the caller's
+  // bytes, the others into the writer). Concatenated, they are finish()'s bytes. Valid while
+  // the writer and every borrowed view's bytes are.
+  struct Parts {
+    std::vector<uint8_t> head;
+    std::vector<std::span<const uint8_t>> body;
+    size_t size() const;
+    std::vector<uint8_t> join() const;  // the pieces in one buffer
+  };
+  Parts parts() const;
+
+  // The complete .glb file (parts().join()). Can be called more than once; the writer is not
+  // changed.
   std::vector<uint8_t> finish() const;
 
  private:
@@ -186,8 +214,15 @@ class Writer {
                      uint32_t components, uint32_t count, const AccessorOptions& options,
                      std::pair<nlohmann::json, nlohmann::json> min_max);
 
+  // The BIN data: views in order, each at `offset` (zeros before it, from the previous end).
+  struct View {
+    size_t offset;
+    std::span<const uint8_t> bytes;  // into `copies_` or the caller's (borrowed) memory
+  };
   nlohmann::json json_;
-  std::vector<uint8_t> bin_;
+  std::vector<View> views_;
+  std::vector<std::vector<uint8_t>> copies_;  // moving this vector does not move its elements' bytes
+  size_t bin_size_ = 0;
   uint32_t default_alignment_;
   uint32_t max_alignment_ = 4;
 };

@@ -584,11 +584,12 @@ uint64_t bin_bound(const Vat& vat) {
   return bytes;
 }
 
-std::vector<uint8_t> write_unchecked(const Vat& vat) {
+// The file in pieces (glb::Writer::parts), sealed with its checksum: the planes, indices and
+// images are borrowed from `vat`, the rest is held by `w` (4-byte default alignment).
+glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
   if (const uint64_t bound = bin_bound(vat); bound > std::numeric_limits<uint32_t>::max()) {
     fail("file", "would hold " + num(bound) + " bytes of data, a GLB holds at most 4 GiB");
   }
-  glb::Writer w(4);
   w.json()["asset"]["generator"] = "vatkit";
   const VatGeometry& g = vat.geometry;
 
@@ -605,6 +606,7 @@ std::vector<uint8_t> write_unchecked(const Vat& vat) {
   }
   glb::ViewOptions index_view;
   index_view.target = glb::Target::ElementArrayBuffer;
+  index_view.borrow = true;
   const uint32_t indices = w.add_buffer_view(
       {reinterpret_cast<const uint8_t*>(g.indices.data()), g.indices.size() * 4}, index_view);
   json primitives = json::array();
@@ -627,7 +629,7 @@ std::vector<uint8_t> write_unchecked(const Vat& vat) {
   for (const Material& m : vat.materials) w.append("materials", material_json(m));
   for (size_t i = 0; i < vat.images.size(); ++i) {
     const Image& image = vat.images[i];
-    json object = {{"bufferView", w.add_buffer_view(image.bytes)}, {"mimeType", image.mime_type}};
+    json object = {{"bufferView", w.add_buffer_view(image.bytes, {.borrow = true})}, {"mimeType", image.mime_type}};
     if (!image.name.empty()) object["name"] = image.name;
     w.append("images", std::move(object));
     w.append("textures", {{"source", i}});
@@ -654,6 +656,7 @@ std::vector<uint8_t> write_unchecked(const Vat& vat) {
   for (const Plane& p : vat.planes) {
     glb::ViewOptions view;
     view.alignment = kPlaneAlignment;
+    view.borrow = true;
     ext["planes"].push_back({{"semantic", semantic_name(p.semantic)},
                              {"format", format_name(p.format)},
                              {"texelsPerFrame", p.texels_per_frame},
@@ -673,7 +676,7 @@ std::vector<uint8_t> write_unchecked(const Vat& vat) {
         groups.push_back({{"firstIndex", lod.groups[i].first_index}, {"indexCount", lod.groups[i].index_count}});
       }
       const uint32_t view = w.add_buffer_view(
-          {reinterpret_cast<const uint8_t*>(lod.indices.data()), lod.indices.size() * 4}, glb::ViewOptions{});
+          {reinterpret_cast<const uint8_t*>(lod.indices.data()), lod.indices.size() * 4}, {.borrow = true});
       ext["lods"].push_back({{"indices", view},
                              {"groups", std::move(groups)},
                              {"error", glb::json_number(lod.error)},
@@ -699,11 +702,14 @@ std::vector<uint8_t> write_unchecked(const Vat& vat) {
     fail("file", "would be " + num(uint64_t(w.bin_size() + json_bytes)) +
                      " bytes, a GLB holds at most 4 GiB");
   }
-  std::vector<uint8_t> file = w.finish();
-  const bool sealed = vat_file_detail::reseal_checksum(file);
+  glb::Writer::Parts parts = w.parts();
+  uint32_t json_length = 0;
+  std::memcpy(&json_length, parts.head.data() + 12, 4);  // after the 12-byte header
+  const std::span<const uint8_t> json_chunk(parts.head.data() + 20, json_length);
+  const bool sealed = vat_file_detail::seal_checksum(parts.head, json_chunk, parts.body);
   assert(sealed);
   (void)sealed;
-  return file;
+  return parts;
 }
 
 // ---- reading -------------------------------------------------------------------------------
@@ -1321,7 +1327,8 @@ std::optional<size_t> find_checksum_digits(std::span<const uint8_t> file,
   return static_cast<size_t>(json_chunk.data() - file.data()) + digits;
 }
 
-uint64_t content_checksum(std::span<const uint8_t> file, size_t digits_offset) {
+uint64_t content_checksum(std::span<const uint8_t> file, size_t digits_offset,
+                          std::span<const std::span<const uint8_t>> rest) {
   assert(digits_offset + kChecksumDigits <= file.size());
   static constexpr char kZeros[kChecksumDigits + 1] = "0000000000000000";
   XXH3_state_t state;
@@ -1331,6 +1338,7 @@ uint64_t content_checksum(std::span<const uint8_t> file, size_t digits_offset) {
   XXH3_64bits_update(&state, kZeros, kChecksumDigits);
   XXH3_64bits_update(&state, file.data() + digits_offset + kChecksumDigits,
                      file.size() - digits_offset - kChecksumDigits);
+  for (const std::span<const uint8_t>& piece : rest) XXH3_64bits_update(&state, piece.data(), piece.size());
   return XXH3_64bits_digest(&state);
 }
 
@@ -1341,14 +1349,18 @@ std::string checksum_hex(uint64_t value) {
   return out;
 }
 
+bool seal_checksum(std::span<uint8_t> head, std::span<const uint8_t> json_chunk,
+                   std::span<const std::span<const uint8_t>> rest) {
+  const std::optional<size_t> digits = find_checksum_digits(head, json_chunk, nullptr);
+  if (!digits) return false;
+  const std::string hex = checksum_hex(content_checksum(head, *digits, rest));
+  std::memcpy(head.data() + *digits, hex.data(), kChecksumDigits);
+  return true;
+}
+
 bool reseal_checksum(std::span<uint8_t> file) {
   Result<glb::Chunks> chunks = glb::split_glb(file, "");
-  if (!chunks) return false;
-  const std::optional<size_t> digits = find_checksum_digits(file, chunks->json, nullptr);
-  if (!digits) return false;
-  const std::string hex = checksum_hex(content_checksum(file, *digits));
-  std::memcpy(file.data() + *digits, hex.data(), kChecksumDigits);
-  return true;
+  return chunks && seal_checksum(file, chunks->json, {});
 }
 
 }  // namespace vat_file_detail
@@ -1364,22 +1376,39 @@ Result<void> validate_vat(const Vat& vat) {
   return {};
 }
 
-Result<std::vector<uint8_t>> write_vat_glb(const Vat& vat) {
+namespace {
+
+// check_vat, then write_unchecked; errors name vat.source.
+Result<glb::Writer::Parts> checked_parts(const Vat& vat, glb::Writer& w) {
   try {
     check_vat(vat);
-    return write_unchecked(vat);
+    return write_unchecked(vat, w);
   } catch (const Failure& f) {
     return make_error(vat.source, f.message);
   }
 }
 
+}  // namespace
+
+Result<std::vector<uint8_t>> write_vat_glb(const Vat& vat) {
+  glb::Writer w(4);
+  Result<glb::Writer::Parts> parts = checked_parts(vat, w);
+  if (!parts) return parts.error();
+  return parts->join();
+}
+
 Result<void> save_vat(const Vat& vat, const std::filesystem::path& path) {
-  Result<std::vector<uint8_t>> bytes = write_vat_glb(vat);
-  if (!bytes) {
+  // Written from the Vat's own planes, never joined into one buffer: a large bake's file costs
+  // no second copy of its planes in memory.
+  glb::Writer w(4);
+  Result<glb::Writer::Parts> parts = checked_parts(vat, w);
+  if (!parts) {
     // Name the destination as well as the Vat: the caller was saving to `path`.
-    return make_error(path.string(), "not written: " + bytes.error().message);
+    return make_error(path.string(), "not written: " + parts.error().message);
   }
-  return write_file_atomic(path, *bytes);
+  std::vector<std::span<const uint8_t>> pieces{parts->head};
+  pieces.insert(pieces.end(), parts->body.begin(), parts->body.end());
+  return write_file_atomic_pieces(path, pieces);
 }
 
 Result<Vat> load_vat_memory(std::span<const uint8_t> bytes, const std::string& name,

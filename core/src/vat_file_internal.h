@@ -26,8 +26,10 @@ inline constexpr size_t kChecksumDigits = 16;
 std::optional<size_t> find_checksum_digits(std::span<const uint8_t> file,
                                            std::span<const uint8_t> json_chunk, std::string* why);
 
-// The XXH3-64 of `file` with the 16 bytes at `digits_offset` read as '0'.
-uint64_t content_checksum(std::span<const uint8_t> file, size_t digits_offset);
+// The XXH3-64 of `file` with the 16 bytes at `digits_offset` read as '0', followed by the bytes
+// of `rest` (the remaining pieces of a file written in pieces; none for a whole file).
+uint64_t content_checksum(std::span<const uint8_t> file, size_t digits_offset,
+                          std::span<const std::span<const uint8_t>> rest = {});
 
 // 16 lowercase hex digits, most significant first.
 std::string checksum_hex(uint64_t value);
@@ -35,5 +37,10 @@ std::string checksum_hex(uint64_t value);
 // Rewrites the checksum digits of a .vat.glb so they match its content. False when the file is
 // not a GLB with a locatable checksum (then nothing is changed).
 bool reseal_checksum(std::span<uint8_t> file);
+
+// The same for a file in pieces: `head` holds its first bytes, the JSON chunk (`json_chunk`,
+// inside `head`) among them, and `rest` the pieces after it.
+bool seal_checksum(std::span<uint8_t> head, std::span<const uint8_t> json_chunk,
+                   std::span<const std::span<const uint8_t>> rest);
 
 }  // namespace vatkit::vat_file_detail

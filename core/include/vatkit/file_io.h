@@ -20,6 +20,11 @@ namespace vatkit {
 //     "out/x.glb: cannot create a temporary file next to it (No such file or directory)".
 Result<void> write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 
+// The same for a file given in pieces, written one after another (the caller need not join
+// them into one buffer first: save_vat writes a baked file straight from its planes).
+Result<void> write_file_atomic_pieces(const std::filesystem::path& path,
+                                      std::span<const std::span<const uint8_t>> pieces);
+
 // Reads the whole file. Errors name the path: missing, a directory, unreadable.
 Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path);
 
