@@ -249,8 +249,10 @@ uint32_t RigKernel::add_clip(const Animation& anim, const ClipPlan& plan) {
     if (n < 0 || m.nodes[size_t(n)].fixed) continue;
     const Sampler& s = anim.samplers[ch.sampler];
     const uint32_t nc = s.components;
-    bool constant = s.interpolation != Interpolation::CubicSpline;
-    for (size_t i = nc; constant && i < s.values.size(); ++i) constant = s.values[i] == s.values[i % nc];
+    // Every key equal to the one before it (so to the first: keys are finite). A modulo by nc
+    // here was most of this function's time.
+    const bool constant = s.interpolation != Interpolation::CubicSpline && s.values.size() >= nc &&
+                          std::equal(s.values.begin() + nc, s.values.end(), s.values.begin());
     if (constant) {
       KernelConstant k;
       k.node = uint32_t(n);
@@ -266,8 +268,13 @@ uint32_t RigKernel::add_clip(const Animation& anim, const ClipPlan& plan) {
       c.constants.push_back(k);
       continue;
     }
+    // The same times array: the same bytes (memcmp: a +0 against a -0 only costs a sharing).
+    auto same_times = [&s](const Sampler* o) {
+      return o->times.size() == s.times.size() &&
+             std::memcmp(o->times.data(), s.times.data(), s.times.size() * sizeof(float)) == 0;
+    };
     uint32_t g = 0;
-    while (g < c.time_owners.size() && c.time_owners[g]->times != s.times) ++g;
+    while (g < c.time_owners.size() && !same_times(c.time_owners[g])) ++g;
     if (g == c.time_owners.size()) c.time_owners.push_back(&s);
     c.channels.push_back(KernelChannel{uint32_t(n), ch.path, &s, g});
   }
