@@ -57,11 +57,7 @@ struct KernelChannel {
   Path path = Path::Translation;
   const Sampler* sampler = nullptr;
   uint32_t times = 0;  // index of its times array among the clip's distinct ones
-  // A LINEAR or STEP translation or scale: its values followed by kValuePadding zeros (a copy),
-  // so that the 8-lane code reads a key and the next in one 8-float load; else null.
-  const float* padded = nullptr;
 };
-constexpr size_t kValuePadding = 8;
 // A channel whose keys all hold one value (LINEAR or STEP): set once, not sampled per row.
 struct KernelConstant {
   uint32_t node = 0;
@@ -159,7 +155,6 @@ struct RigKernel::Impl {
     std::vector<KernelConstant> constants;
     std::vector<KernelChannel> channels;
     std::vector<const Sampler*> time_owners;
-    std::vector<float> padded;  // KernelChannel::padded's copies, one after another
     std::vector<uint8_t> sampled;
     std::vector<AffineScalar> local;
   };
@@ -277,20 +272,6 @@ uint32_t RigKernel::add_clip(const Animation& anim, const ClipPlan& plan) {
     while (g < c.time_owners.size() && !same_times(c.time_owners[g])) ++g;
     if (g == c.time_owners.size()) c.time_owners.push_back(&s);
     c.channels.push_back(KernelChannel{uint32_t(n), ch.path, &s, g});
-  }
-  // Padded copies of the LINEAR and STEP vec3 channels' values (pointers taken once all are in).
-  auto paddable = [](const KernelChannel& k) {
-    return k.path != Path::Rotation && k.sampler->interpolation != Interpolation::CubicSpline;
-  };
-  std::vector<size_t> at(c.channels.size());
-  for (size_t i = 0; i < c.channels.size(); ++i) {
-    if (!paddable(c.channels[i])) continue;
-    at[i] = c.padded.size();
-    c.padded.insert(c.padded.end(), c.channels[i].sampler->values.begin(), c.channels[i].sampler->values.end());
-    c.padded.resize(c.padded.size() + kValuePadding, 0.0f);
-  }
-  for (size_t i = 0; i < c.channels.size(); ++i) {
-    if (paddable(c.channels[i])) c.channels[i].padded = c.padded.data() + at[i];
   }
   // Nodes no channel samples: their local matrix, once (most of RobotExpressive's nodes in any
   // one clip). The 4-lane code computes it; every width computes the same bits.

@@ -317,8 +317,7 @@ struct Hermite {
   }
 };
 
-inline void sample_vec3(const KernelChannel& ch, const Lanes& l, V3& out) {
-  const Sampler& s = *ch.sampler;
+inline void sample_vec3(const Sampler& s, const Lanes& l, V3& out) {
   const float* v = s.values.data();
   if (s.interpolation == Interpolation::CubicSpline) {
     const Hermite h(l);
@@ -326,38 +325,42 @@ inline void sample_vec3(const KernelChannel& ch, const Lanes& l, V3& out) {
     return;
   }
   const bool step = s.interpolation == Interpolation::Step;
+  const fv u = step ? splat(0.0f) : l.u;
 #if VATKIT_RIG_LANES == 8
-  // Each lane's key k0 and the one after it in one 8-float load from the padded copy
-  // (x0 y0 z0 x1 y1 z1 . .), the eight loads transposed in registers: a gather of 48 single
-  // floats otherwise. A lane holding a key (k1 = k0) or a STEP channel takes b = a, as below.
-  __m256 r[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(ch.padded + 3 * size_t(l.k0[i]));
-  __m256 lo[4] = {r[0], r[1], r[2], r[3]}, hi[4] = {r[4], r[5], r[6], r[7]};
-  transpose_halves(lo);  // lo[j]: component j (low half) and j + 4 (high half) of lanes 0..3
-  transpose_halves(hi);
-  const V3 a{(fv)_mm256_permute2f128_ps(lo[0], hi[0], 0x20), (fv)_mm256_permute2f128_ps(lo[1], hi[1], 0x20),
-             (fv)_mm256_permute2f128_ps(lo[2], hi[2], 0x20)};
-  V3 b = a;
-  if (!step) {
-    iv k0, k1;
-    __builtin_memcpy(&k0, l.k0, sizeof k0);
-    __builtin_memcpy(&k1, l.k1, sizeof k1);
-    const iv held = k0 == k1;
-    b = {vselect(held, a.x, (fv)_mm256_permute2f128_ps(lo[3], hi[3], 0x20)),
-         vselect(held, a.y, (fv)_mm256_permute2f128_ps(lo[0], hi[0], 0x31)),
-         vselect(held, a.z, (fv)_mm256_permute2f128_ps(lo[1], hi[1], 0x31))};
+  // Each lane's key k0 and the one after it in one 8-float load (x0 y0 z0 x1 y1 z1 . .), the
+  // eight loads transposed in registers, where every lane's load stays inside the values (keys
+  // increase along the lanes: the last lane's is the furthest); a gather of 48 single floats
+  // otherwise. A lane holding a key (k1 = k0) or a STEP channel takes b = a, as below.
+  if (3 * size_t(l.k0[N - 1]) + 8 <= s.values.size()) {
+    __m256 lo[4], hi[4];
+    for (int i = 0; i < 4; ++i) {
+      lo[i] = _mm256_loadu_ps(v + 3 * size_t(l.k0[i]));
+      hi[i] = _mm256_loadu_ps(v + 3 * size_t(l.k0[i + 4]));
+    }
+    transpose_halves(lo);  // lo[j]: component j (low half) and j + 4 (high half) of lanes 0..3
+    transpose_halves(hi);
+    const V3 a{(fv)_mm256_permute2f128_ps(lo[0], hi[0], 0x20), (fv)_mm256_permute2f128_ps(lo[1], hi[1], 0x20),
+               (fv)_mm256_permute2f128_ps(lo[2], hi[2], 0x20)};
+    V3 b = a;
+    if (!step) {
+      iv k0, k1;
+      __builtin_memcpy(&k0, l.k0, sizeof k0);
+      __builtin_memcpy(&k1, l.k1, sizeof k1);
+      const iv held = k0 == k1;
+      b = {vselect(held, a.x, (fv)_mm256_permute2f128_ps(lo[3], hi[3], 0x20)),
+           vselect(held, a.y, (fv)_mm256_permute2f128_ps(lo[0], hi[0], 0x31)),
+           vselect(held, a.z, (fv)_mm256_permute2f128_ps(lo[1], hi[1], 0x31))};
+    }
+    out = {a.x + u * (b.x - a.x), a.y + u * (b.y - a.y), a.z + u * (b.z - a.z)};
+    return;
   }
-  const fv u = step ? splat(0.0f) : l.u;
-  out = {a.x + u * (b.x - a.x), a.y + u * (b.y - a.y), a.z + u * (b.z - a.z)};
-#else
-  const fv u = step ? splat(0.0f) : l.u;
+#endif
   const uint32_t* k1 = step ? l.k0 : l.k1;
   fv* o[3] = {&out.x, &out.y, &out.z};
   for (uint32_t c = 0; c < 3; ++c) {
     const fv a = gather(v, l.k0, 3, c), b = gather(v, k1, 3, c);
     *o[c] = a + u * (b - a);
   }
-#endif
 }
 
 inline void sample_rotation(const Sampler& s, const Lanes& l, Q4& out) {
@@ -497,8 +500,8 @@ void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMem
     const KernelChannel& ch = cs.channels[ci];
     const Lanes& lanes = w.lanes[ch.times];
     switch (ch.path) {
-      case Path::Translation: sample_vec3(ch, lanes, w.t[ch.node]); break;
-      case Path::Scale: sample_vec3(ch, lanes, w.s[ch.node]); break;
+      case Path::Translation: sample_vec3(*ch.sampler, lanes, w.t[ch.node]); break;
+      case Path::Scale: sample_vec3(*ch.sampler, lanes, w.s[ch.node]); break;
       case Path::Rotation: sample_rotation(*ch.sampler, lanes, w.q[ch.node]); break;
       case Path::Weights: break;
     }
