@@ -1,7 +1,7 @@
 // Bake throughput and size per encoding and precision, on real files at 30 fps, all clips.
 //
 // Usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig] [--no-measure]
-//                   [--precisions f32,f16,q16] [--lanes 4|8]  (the rig kernel's SIMD width; default: 8 where the CPU has AVX2)
+//                   [--precisions f32,f16,q16] [--lanes 4|8|16]  (the kernels' SIMD width; default: the widest the CPU runs)
 // Prints a Markdown table: the median over N repetitions (default 7) after three warm-up bakes, one
 // thread and every hardware thread. Throughput is vertex-frames per second for delta (vertices x
 // frame rows) and joint-frames per second for rig (slots x frame rows), for the whole bake() call
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
       }
     } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       std::printf("usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig]\n"
-                  "                  [--precisions f32,f16,q16] [--lanes 4|8] [--no-measure]\n");
+                  "                  [--precisions f32,f16,q16] [--lanes 4|8|16] [--no-measure]\n");
       return 0;
     } else if (argv[i][0] == '-') {
       std::fprintf(stderr, "bench_bake: unknown option '%s' (--help lists them)\n", argv[i]);

@@ -434,7 +434,7 @@ TEST(Lod, ThreadCountDoesNotChangeTheLevels) {
 }
 
 TEST(Lod, KernelWidthsGiveTheSameLevels) {
-  if (detail::simd_lanes() != 8) GTEST_SKIP() << "this CPU runs only the 4-lane kernels";
+  if (detail::simd_lanes() < 8) GTEST_SKIP() << "this CPU runs only the 4-lane kernels";
   BakeOptions o = lod_bake_options();
   detail::force_simd_lanes(4);
   Result<Vat> four = bake(lod_asset("khronos/CesiumMan.glb"), o);

@@ -68,7 +68,7 @@ namespace oct8 {
 }  // namespace oct8
 VATKIT_AVX2_END
 void encode_octahedral(const RowIn& in, glm::vec4* stage) {
-  if (simd_lanes() == 8) {
+  if (simd_lanes() >= 8) {
     oct8::oct8_encode_into_w(in.nrm, in.count, stage);
     return clear_upper_state();
   }

@@ -381,7 +381,7 @@ void dist2_soa(PairSoA& s, uint32_t n, float* out) {
     }
   }
 #if VATKIT_SIMD_AVX2
-  if (detail::simd_lanes() == 8) {
+  if (detail::simd_lanes() >= 8) {
     lanes8::dist2_pairs(s, n, out);
     detail::clear_upper_state();
   } else

@@ -1,7 +1,7 @@
 // See bake_rig_kernel.h. The per-clip and per-rig data live here as plain scalars; the lane code
-// (bake_rig_kernel_lanes.inl: GCC/Clang vector extensions) is compiled twice, for 4 lanes with
-// the baseline target (SSE on x86-64, scalar code elsewhere) and, on x86-64, for 8 lanes with
-// AVX2 enabled for those functions only; the constructor picks the widest the CPU runs.
+// (bake_rig_kernel_lanes.inl: GCC/Clang vector extensions) is compiled for 4 lanes with the
+// baseline target (SSE on x86-64, scalar code elsewhere) and, on x86-64, for 8 lanes with AVX2 and
+// 16 with AVX-512 enabled for those functions only; the constructor picks the widest the CPU runs.
 #include "bake_rig_kernel.h"
 
 #include <algorithm>
@@ -104,8 +104,8 @@ constexpr AsinTaylor kAsinTaylor = make_asin_taylor();
 
 // Per thread: aligned memory the lane code carves its arrays from, and the key cursors.
 struct RigKernel::Scratch {
-  struct alignas(32) Chunk {
-    float f[8];
+  struct alignas(64) Chunk {  // the widest lane vector's alignment
+    float f[16];
   };
   std::vector<Chunk> mem;
   std::vector<uint32_t> cursors;  // per times array: the key interval of the last lane sampled
@@ -141,6 +141,13 @@ namespace lanes8 {
 #undef VATKIT_RIG_LANES
 }  // namespace lanes8
 VATKIT_AVX2_END
+VATKIT_AVX512_BEGIN
+namespace lanes16 {
+#define VATKIT_RIG_LANES 16
+#include "bake_rig_kernel_lanes.inl"
+#undef VATKIT_RIG_LANES
+}  // namespace lanes16
+VATKIT_AVX512_END
 #endif
 
 }  // namespace
@@ -303,6 +310,10 @@ void RigKernel::run_block(uint32_t clip, uint32_t k0, Scratch& sc, SlotStage& st
   const Impl& m = *impl_;
   const size_t stride4 = stage.stride / 4;  // in 4-float units
 #if VATKIT_SIMD_AVX2
+  if (m.lanes == 16) {
+    lanes16::run_block(m.data, clip, k0, sc, stage.data, stride4, stage_row, results, tolerance);
+    return clear_upper_state();  // simd.h: legacy SSE code after AVX code
+  }
   if (m.lanes == 8) {
     lanes8::run_block(m.data, clip, k0, sc, stage.data, stride4, stage_row, results, tolerance);
     return clear_upper_state();  // simd.h: legacy SSE code after AVX code

@@ -1,6 +1,6 @@
 // The rig kernel's lane code, for VATKIT_RIG_LANES lanes (one frame row each). Included by
-// bake_rig_kernel.cpp once per lane width, each time inside its own namespace (and, for 8 lanes,
-// inside `#pragma GCC target("avx2")`); it includes nothing itself, so no inline function of a
+// bake_rig_kernel.cpp once per lane width, each time inside its own namespace (and, for 8 and 16
+// lanes, inside `#pragma GCC target("avx2")` / `("avx512f,avx512dq")`); it includes nothing itself, so no inline function of a
 // header is ever compiled here for a target the machine may lack.
 //
 // Every lane runs the same IEEE operations in the same order whatever the width (no fused
@@ -23,7 +23,9 @@ inline fv vabs(fv x) { return (fv)((iv)x & isplat(0x7fffffff)); }
 inline fv vmin(fv a, fv b) { return vselect(a < b, a, b); }
 inline fv vmax(fv a, fv b) { return vselect(a > b, a, b); }
 inline fv vsqrt(fv x) {
-#if VATKIT_RIG_LANES == 8
+#if VATKIT_RIG_LANES == 16
+  return (fv)_mm512_maskz_sqrt_ps(0xFFFF, (__m512)x);  // maskz: GCC 12 warns on the plain form's undefined source
+#elif VATKIT_RIG_LANES == 8
   return (fv)_mm256_sqrt_ps((__m256)x);
 #elif defined(__SSE__)
   return (fv)_mm_sqrt_ps((__m128)x);
@@ -34,7 +36,9 @@ inline fv vsqrt(fv x) {
 #endif
 }
 inline bool any(iv m) {  // lanes are 0 or -1
-#if VATKIT_RIG_LANES == 8
+#if VATKIT_RIG_LANES == 16
+  return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
+#elif VATKIT_RIG_LANES == 8
   return _mm256_movemask_ps((__m256)m) != 0;
 #elif defined(__SSE__)
   return _mm_movemask_ps((__m128)m) != 0;
@@ -132,7 +136,19 @@ inline fv normalized_scale(fv len2) {
   return vselect(len2 > splat(0.0f), splat(1.0f) / vsqrt(len2), splat(0.0f));
 }
 
-#if VATKIT_RIG_LANES == 8
+#if VATKIT_RIG_LANES == 16
+// A 4x4 transpose in each 128-bit quarter of four registers (transpose_halves, 16 lanes wide).
+inline void transpose_quarters(__m512 (&r)[4]) {
+  // The maskz forms with every lane set: GCC 12 warns on the plain forms' undefined source.
+  const __m512 t0 = _mm512_maskz_unpacklo_ps(0xFFFF, r[0], r[1]), t1 = _mm512_maskz_unpackhi_ps(0xFFFF, r[0], r[1]);
+  const __m512 t2 = _mm512_maskz_unpacklo_ps(0xFFFF, r[2], r[3]), t3 = _mm512_maskz_unpackhi_ps(0xFFFF, r[2], r[3]);
+  r[0] = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+  r[1] = _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+  r[2] = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  r[3] = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+#endif
+#if VATKIT_RIG_LANES == 8 || VATKIT_RIG_LANES == 16
 // A 4x4 transpose in each 128-bit half of four registers, in registers (building or taking apart
 // 8-lane vectors through memory, 16 bytes at a time, stalls: a 32-byte load is not forwarded from
 // two 16-byte stores, nor the reverse).
@@ -148,7 +164,15 @@ inline void transpose_halves(__m256 (&r)[4]) {
 
 // Lane i's (x, y, z, w) to dst[4 * (first + i * stride) ...], for the first `valid` lanes.
 inline void store_lanes(fv x, fv y, fv z, fv w, float* dst, size_t first, size_t stride, uint32_t valid) {
-#if VATKIT_RIG_LANES == 8
+#if VATKIT_RIG_LANES == 16
+  // Lanes i, i + 4, i + 8 and i + 12 of each row end up in one register.
+  __m512 r[4] = {(__m512)x, (__m512)y, (__m512)z, (__m512)w};
+  transpose_quarters(r);
+  for (uint32_t i = 0; i < 4 && i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i], 0));
+  for (uint32_t i = 4; i < 8 && i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i - 4], 1));
+  for (uint32_t i = 8; i < 12 && i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i - 8], 2));
+  for (uint32_t i = 12; i < 16 && i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i - 12], 3));
+#elif VATKIT_RIG_LANES == 8
   // Lanes i and i + 4 of each row end up in one register.
   __m256 r[4] = {(__m256)x, (__m256)y, (__m256)z, (__m256)w};
   transpose_halves(r);
@@ -193,7 +217,7 @@ inline void locate_lanes(const Sampler& s, const float* t, Lanes& out, uint32_t&
   const float* tk = s.times.data();
   uint32_t cursor = carried == ~0u ? 0u : carried;
   bool searched = carried != ~0u;
-  alignas(32) float t0[N], t1[N];
+  alignas(sizeof(fv)) float t0[N], t1[N];
   iv held = isplat(0);
   for (int i = 0; i < N; ++i) {
     const float x = t[i];
@@ -245,7 +269,21 @@ inline void locate_lanes(const Sampler& s, const float* t, Lanes& out, uint32_t&
 // Keys k[0..N) of a rotation sampler's values (4 floats each), as lanes.
 inline Q4 gather_quat(const float* v, const uint32_t* k) {
   Q4 q;
-#if VATKIT_RIG_LANES == 8
+#if VATKIT_RIG_LANES == 16
+  // Keys of lanes i, i + 4, i + 8 and i + 12 in one register, transposed.
+  __m512 r[4];
+  for (int i = 0; i < 4; ++i) {
+    __m512 x = _mm512_castps128_ps512(_mm_loadu_ps(v + 4 * size_t(k[i])));
+    x = _mm512_insertf32x4(x, _mm_loadu_ps(v + 4 * size_t(k[i + 4])), 1);
+    x = _mm512_insertf32x4(x, _mm_loadu_ps(v + 4 * size_t(k[i + 8])), 2);
+    r[i] = _mm512_insertf32x4(x, _mm_loadu_ps(v + 4 * size_t(k[i + 12])), 3);
+  }
+  transpose_quarters(r);
+  q.x = (fv)r[0];
+  q.y = (fv)r[1];
+  q.z = (fv)r[2];
+  q.w = (fv)r[3];
+#elif VATKIT_RIG_LANES == 8
   // Keys of lanes i and i + 4 in one register, transposed.
   __m256 r[4];
   for (int i = 0; i < 4; ++i) {
@@ -317,6 +355,26 @@ struct Hermite {
   }
 };
 
+#if VATKIT_RIG_LANES == 8 || VATKIT_RIG_LANES == 16
+// Eight lanes' keys k[i] and k[i] + 1 of a 3-component channel, each lane's pair read as one
+// 8-float load: out[0..2] the x, y, z of the keys k, out[3..5] those of the keys after them.
+inline void key_pairs8(const float* v, const uint32_t* k, __m256 (&out)[6]) {
+  __m256 lo[4], hi[4];
+  for (int i = 0; i < 4; ++i) {
+    lo[i] = _mm256_loadu_ps(v + 3 * size_t(k[i]));
+    hi[i] = _mm256_loadu_ps(v + 3 * size_t(k[i + 4]));
+  }
+  transpose_halves(lo);  // lo[j]: component j (low half) and j + 4 (high half) of lanes 0..3
+  transpose_halves(hi);
+  out[0] = _mm256_permute2f128_ps(lo[0], hi[0], 0x20);
+  out[1] = _mm256_permute2f128_ps(lo[1], hi[1], 0x20);
+  out[2] = _mm256_permute2f128_ps(lo[2], hi[2], 0x20);
+  out[3] = _mm256_permute2f128_ps(lo[3], hi[3], 0x20);
+  out[4] = _mm256_permute2f128_ps(lo[0], hi[0], 0x31);
+  out[5] = _mm256_permute2f128_ps(lo[1], hi[1], 0x31);
+}
+#endif
+
 inline void sample_vec3(const Sampler& s, const Lanes& l, V3& out) {
   const float* v = s.values.data();
   if (s.interpolation == Interpolation::CubicSpline) {
@@ -326,30 +384,33 @@ inline void sample_vec3(const Sampler& s, const Lanes& l, V3& out) {
   }
   const bool step = s.interpolation == Interpolation::Step;
   const fv u = step ? splat(0.0f) : l.u;
-#if VATKIT_RIG_LANES == 8
+#if VATKIT_RIG_LANES == 8 || VATKIT_RIG_LANES == 16
   // Each lane's key k0 and the one after it in one 8-float load (x0 y0 z0 x1 y1 z1 . .), the
-  // eight loads transposed in registers, where every lane's load stays inside the values (keys
-  // increase along the lanes: the last lane's is the furthest); a gather of 48 single floats
-  // otherwise. A lane holding a key (k1 = k0) or a STEP channel takes b = a, as below.
+  // loads transposed in registers eight lanes at a time, where every lane's load stays inside the
+  // values (keys increase along the lanes: the last lane's is the furthest); a gather of single
+  // floats otherwise. A lane holding a key (k1 = k0) or a STEP channel takes b = a, as below.
   if (3 * size_t(l.k0[N - 1]) + 8 <= s.values.size()) {
-    __m256 lo[4], hi[4];
-    for (int i = 0; i < 4; ++i) {
-      lo[i] = _mm256_loadu_ps(v + 3 * size_t(l.k0[i]));
-      hi[i] = _mm256_loadu_ps(v + 3 * size_t(l.k0[i + 4]));
-    }
-    transpose_halves(lo);  // lo[j]: component j (low half) and j + 4 (high half) of lanes 0..3
-    transpose_halves(hi);
-    const V3 a{(fv)_mm256_permute2f128_ps(lo[0], hi[0], 0x20), (fv)_mm256_permute2f128_ps(lo[1], hi[1], 0x20),
-               (fv)_mm256_permute2f128_ps(lo[2], hi[2], 0x20)};
-    V3 b = a;
-    if (!step) {
+    V3 a, b;
+#if VATKIT_RIG_LANES == 16
+    __m256 h0[6], h1[6];
+    key_pairs8(v, l.k0, h0);
+    key_pairs8(v, l.k0 + 8, h1);
+    fv* o[6] = {&a.x, &a.y, &a.z, &b.x, &b.y, &b.z};
+    for (int j = 0; j < 6; ++j) *o[j] = (fv)_mm512_insertf32x8(_mm512_castps256_ps512(h0[j]), h1[j], 1);
+#else
+    __m256 h[6];
+    key_pairs8(v, l.k0, h);
+    a = {(fv)h[0], (fv)h[1], (fv)h[2]};
+    b = {(fv)h[3], (fv)h[4], (fv)h[5]};
+#endif
+    if (step) {
+      b = a;
+    } else {
       iv k0, k1;
       __builtin_memcpy(&k0, l.k0, sizeof k0);
       __builtin_memcpy(&k1, l.k1, sizeof k1);
       const iv held = k0 == k1;
-      b = {vselect(held, a.x, (fv)_mm256_permute2f128_ps(lo[3], hi[3], 0x20)),
-           vselect(held, a.y, (fv)_mm256_permute2f128_ps(lo[0], hi[0], 0x31)),
-           vselect(held, a.z, (fv)_mm256_permute2f128_ps(lo[1], hi[1], 0x31))};
+      b = {vselect(held, a.x, b.x), vselect(held, a.y, b.y), vselect(held, a.z, b.z)};
     }
     out = {a.x + u * (b.x - a.x), a.y + u * (b.y - a.y), a.z + u * (b.z - a.z)};
     return;
@@ -472,7 +533,7 @@ void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMem
                size_t stride4, uint32_t stage_row, RigRowResult* results, float tolerance) {
   const KernelClip& cs = m.clips[clip];
   const uint32_t rows = cs.plan->rows;
-  alignas(32) float t[N];
+  alignas(sizeof(fv)) float t[N];
   for (uint32_t i = 0; i < uint32_t(N); ++i) t[i] = row_time(*cs.plan, k0 + i < rows ? k0 + i : rows - 1);
   Work w = carve(sc, m.node_count, cs.group_count);
 

@@ -9,6 +9,8 @@ std::atomic<unsigned> g_forced{0};
 
 unsigned widest() {
 #if VATKIT_SIMD_AVX2
+  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  if (avx512) return 16;
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) return 8;
 #endif
@@ -22,7 +24,7 @@ unsigned simd_lanes() {
   return forced != 0 && forced <= w ? forced : w;
 }
 
-void force_simd_lanes(unsigned lanes) { g_forced.store(lanes == 4 || lanes == 8 ? lanes : 0); }
+void force_simd_lanes(unsigned lanes) { g_forced.store(lanes == 4 || lanes == 8 || lanes == 16 ? lanes : 0); }
 
 }  // namespace vatkit::detail
 

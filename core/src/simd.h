@@ -1,8 +1,9 @@
 // The SIMD width of the bake and skinning kernels (the rig kernel, bake_rig_kernel_lanes.inl; the
 // octahedral normal encoder, bake_oct.inl; the reference skinner, skin.cpp; the levels of detail's
 // point-triangle distances, bake_lod_distance.inl): 8 lanes where the CPU
-// runs AVX2, 4 elsewhere. Both widths run the same IEEE operations per lane and write the same
-// bytes; tests and benchmarks force one or the other to show it.
+// runs AVX2, 4 elsewhere; the rig kernel also has 16 lanes, where the CPU runs AVX-512 (F and DQ).
+// Every width runs the same IEEE operations per lane and writes the same bytes; tests and
+// benchmarks force one or the other to show it.
 #pragma once
 
 #include <cstdint>
@@ -13,15 +14,20 @@
 // Where the 8-lane kernels exist (x86-64 with GCC or Clang), a source brackets them with
 // VATKIT_AVX2_BEGIN / VATKIT_AVX2_END: the functions defined between get AVX2 code, nothing else
 // in the file does (include every header before VATKIT_AVX2_BEGIN), and they may only run where
-// simd_lanes() is 8.
+// simd_lanes() is 8 or more. VATKIT_AVX512_BEGIN / VATKIT_AVX512_END do the same for AVX-512 (F
+// and DQ) code, which may only run where simd_lanes() is 16.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define VATKIT_SIMD_AVX2 1
 #if defined(__clang__)
 #define VATKIT_AVX2_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
 #define VATKIT_AVX2_END _Pragma("clang attribute pop")
+#define VATKIT_AVX512_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx512f,avx512dq\"))), apply_to = function)")
+#define VATKIT_AVX512_END _Pragma("clang attribute pop")
 #else
 #define VATKIT_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
 #define VATKIT_AVX2_END _Pragma("GCC pop_options")
+#define VATKIT_AVX512_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx512f,avx512dq\")")
+#define VATKIT_AVX512_END _Pragma("GCC pop_options")
 #endif
 #else
 #define VATKIT_SIMD_AVX2 0
@@ -29,7 +35,8 @@
 
 namespace vatkit::detail {
 
-// 8 where the CPU has AVX2 (x86-64 builds with GCC or Clang), else 4; or the forced width.
+// 16 where the CPU has AVX-512 F and DQ, 8 where it has AVX2 (x86-64 builds with GCC or Clang),
+// else 4; or the forced width. Kernels with no 16-lane code run 8 lanes at 16.
 unsigned simd_lanes();
 // vzeroupper where the CPU has AVX, else nothing. Every call into an 8-lane kernel is followed by
 // one, in the caller: the code that runs next is built for the x86-64 baseline (legacy SSE, scalar
@@ -49,7 +56,8 @@ inline void store_unorm16x4(__m128i q, void* dst) {
   _mm_storel_epi64(static_cast<__m128i*>(dst), _mm_xor_si128(_mm_packs_epi32(biased, biased), _mm_set1_epi16(int16_t(0x8000))));
 }
 #endif
-// Forces 4 or 8 lanes (8 only where the CPU has AVX2); 0 restores the automatic choice.
+// Forces 4, 8 or 16 lanes (where the CPU runs that width, else the widest it runs); 0 restores
+// the automatic choice.
 void force_simd_lanes(unsigned lanes);
 
 }  // namespace vatkit::detail

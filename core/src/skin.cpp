@@ -650,7 +650,7 @@ VATKIT_AVX2_END
 template <bool kEight, bool kPos, bool kNrm, bool kTan>
 void skin_widest(const SkinStreams& s) {
 #if VATKIT_SKIN_AVX2
-  if (detail::simd_lanes() == 8) {
+  if (detail::simd_lanes() >= 8) {
     avx2::skin_kernel<kEight, kPos, kNrm, kTan>(s);
     return detail::clear_upper_state();
   }
@@ -677,7 +677,7 @@ void dispatch_skin(const SkinStreams& s) {
 template <bool kPos, bool kNrm, bool kTan>
 void transform_widest(VertexSpan in, const glm::mat4& matrix, VertexOutput out, size_t n) {
 #if VATKIT_SKIN_AVX2
-  if (detail::simd_lanes() == 8) {
+  if (detail::simd_lanes() >= 8) {
     avx2::transform_kernel<kPos, kNrm, kTan>(in, matrix, out, n);
     return detail::clear_upper_state();
   }
