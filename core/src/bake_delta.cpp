@@ -67,7 +67,18 @@ namespace oct8 {
 #undef VATKIT_OCT_LANES
 }  // namespace oct8
 VATKIT_AVX2_END
+VATKIT_AVX512_BEGIN
+namespace oct16 {
+#define VATKIT_OCT_LANES 16
+#include "bake_oct.inl"
+#undef VATKIT_OCT_LANES
+}  // namespace oct16
+VATKIT_AVX512_END
 void encode_octahedral(const RowIn& in, glm::vec4* stage) {
+  if (simd_lanes() >= 16) {
+    oct16::oct8_encode_into_w(in.nrm, in.count, stage);
+    return clear_upper_state();
+  }
   if (simd_lanes() >= 8) {
     oct8::oct8_encode_into_w(in.nrm, in.count, stage);
     return clear_upper_state();

@@ -10,7 +10,14 @@ inline void load_xyz(const glm::vec3* n, xyz_fv& x, xyz_fv& y, xyz_fv& z) {
   __builtin_memcpy(&a, &n[0].x, sizeof a);
   __builtin_memcpy(&b, &n[0].x + VATKIT_XYZ_LANES, sizeof b);
   __builtin_memcpy(&c, &n[0].x + 2 * VATKIT_XYZ_LANES, sizeof c);
-#if VATKIT_XYZ_LANES == 8
+#if VATKIT_XYZ_LANES == 16
+  x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 0, 0, 0, 0, 0), c,
+                              0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 17, 20, 23, 26, 29);
+  y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 0, 0, 0, 0, 0), c,
+                              0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 18, 21, 24, 27, 30);
+  z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 0, 0, 0, 0, 0, 0), c,
+                              0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 19, 22, 25, 28, 31);
+#elif VATKIT_XYZ_LANES == 8
   x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 9, 12, 15, 0, 0), c, 0, 1, 2, 3, 4, 5, 10, 13);
   y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 10, 13, 0, 0, 0), c, 0, 1, 2, 3, 4, 8, 11, 14);
   z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 8, 11, 14, 0, 0, 0), c, 0, 1, 2, 3, 4, 9, 12, 15);
