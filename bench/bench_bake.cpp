@@ -2,7 +2,9 @@
 //
 // Usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig] [--no-measure]
 //                   [--precisions f32,f16,q16] [--lanes 4|8|16]  (the kernels' SIMD width; default: the widest the CPU runs)
-// Prints a Markdown table: the median over N repetitions (default 7) after three warm-up bakes, one
+//                   [--pages reused|fresh]  (reused: repeated bakes reuse their buffers' pages; fresh: each
+//                   bake's buffers are fresh mappings, as in a new process; see main)
+// Prints a Markdown table: the median over N repetitions (default 7) after warm-up bakes (see main), one
 // thread and every hardware thread. Throughput is vertex-frames per second for delta (vertices x
 // frame rows) and joint-frames per second for rig (slots x frame rows), for the whole bake() call
 // (merged geometry, slots, every frame row, the planes; BakeOptions::measure = false and lods = 0), by wall
@@ -20,6 +22,9 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <fstream>
 #include <string>
 #include <vector>
@@ -77,6 +82,7 @@ int main(int argc, char** argv) {
   std::filesystem::path dir = VATKIT_ASSETS_DIR;
   int reps = 7;
   bool measure = true;
+  std::string pages = "reused";
   std::vector<std::string> files = {"threejs/RobotExpressive.glb", "khronos/Fox.glb", "khronos/CesiumMan.glb", "<sample>"};
   std::vector<vatkit::EncodingChoice> encodings = {vatkit::EncodingChoice::Delta, vatkit::EncodingChoice::Rig};
   std::vector<vatkit::Precision> precisions = {vatkit::Precision::F32, vatkit::Precision::F16, vatkit::Precision::Q16};
@@ -105,6 +111,12 @@ int main(int argc, char** argv) {
         }
         precisions.push_back(*found);
       }
+    } else if (std::strcmp(argv[i], "--pages") == 0 && i + 1 < argc) {
+      pages = argv[++i];
+      if (pages != "reused" && pages != "fresh") {
+        std::fprintf(stderr, "bench_bake: --pages: '%s' is not reused or fresh\n", pages.c_str());
+        return 2;
+      }
     } else if (std::strcmp(argv[i], "--no-measure") == 0) {
       measure = false;
     } else if (std::strcmp(argv[i], "--files") == 0 && i + 1 < argc) {
@@ -120,7 +132,7 @@ int main(int argc, char** argv) {
       }
     } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       std::printf("usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig]\n"
-                  "                  [--precisions f32,f16,q16] [--lanes 4|8|16] [--no-measure]\n");
+                  "                  [--precisions f32,f16,q16] [--lanes 4|8|16] [--pages reused|fresh] [--no-measure]\n");
       return 0;
     } else if (argv[i][0] == '-') {
       std::fprintf(stderr, "bench_bake: unknown option '%s' (--help lists them)\n", argv[i]);
@@ -129,10 +141,26 @@ int main(int argc, char** argv) {
       dir = argv[i];
     }
   }
+  // Which memory a bake's buffers get is glibc's choice, and it changes with the sizes asked
+  // before: a block at or above the mmap threshold is a fresh mapping, and that threshold moves
+  // with every large free. On a VM where a fresh 4 kB page costs 9 us (bench_fresh_pages), that
+  // choice swung a bake by 5x between two builds whose only difference was a scratch buffer's
+  // size. Both are pinned here: "reused" (the default) keeps every block under 32 MB (glibc's
+  // largest threshold) in the heap and never trims it, so repeated bakes reuse their pages (the
+  // bake's own work, as a process baking many files runs it); "fresh" maps every block of 64 kB
+  // or more anew, so each bake pays for fresh pages as a bake in a new process does.
+#if defined(__GLIBC__)
+  if (pages == "reused") {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 0x7fffffff);
+  } else {
+    mallopt(M_MMAP_THRESHOLD, 64 << 10);
+  }
+#endif
   const unsigned all = vatkit::hardware_threads();
-  std::printf("Bake throughput (30 fps, every clip; median of %d after 3 warm-ups; %u hardware threads; rig kernel %u "
-              "lanes; load average at start %s)\n\n",
-              reps, all, vatkit::detail::simd_lanes(), loadavg().c_str());
+  std::printf("Bake throughput (30 fps, every clip; median of %d after warm-ups until the heap is steady; %u hardware threads; rig kernel %u "
+              "lanes; %s pages; load average at start %s)\n\n",
+              reps, all, vatkit::detail::simd_lanes(), pages.c_str(), loadavg().c_str());
   std::printf("| file | encoding | precision | threads | rows | vertices / slots | bake ms (wall) | bake ms (CPU) | "
               "throughput (wall) | per CPU-second | frame rows only (wall) | plane bytes | bytes per vertex-frame / joint-frame | measure ms | "
               "max on rows mm | max between mm |\n");
@@ -171,10 +199,29 @@ int main(int argc, char** argv) {
           o.measure = false;
           o.lods = 0;  // the frames and planes only; docs/lod.md measures the levels' cost
           std::vector<double> times, cpu, frames;
-          // Warm-up: three bakes, so that the allocator has settled on reusing this
-          // configuration's buffers (docs/benchmarks.md, "Fresh memory").
+          // Warm-up: at least three bakes, and until the heap stops growing (three bakes in a
+          // row that leave it at the same size, at most 40), so that every timed bake reuses
+          // pages the allocator already holds (see `pages` above). Each bake's result is released
+          // before the next starts (`drop`), as in a process baking one file after another. With
+          // a fixed three warm-ups the heap was still growing by a plane for the first ten bakes
+          // of a configuration (each hole left by the last bake's buffers a little too small
+          // for the next), and those bakes paid fresh pages: 3 ms instead of 0.4 ms.
+          const auto drop = [](vatkit::Result<vatkit::Vat>& r) { r = vatkit::Error{}; };
+          const auto heap_bytes = [] {
+#if defined(__GLIBC__)
+            const struct mallinfo2 m = mallinfo2();
+            return m.arena + m.hblkhd;
+#else
+            return size_t(0);
+#endif
+          };
           vatkit::Result<vatkit::Vat> vat = vatkit::bake(*asset, o);
-          for (int w = 0; w < 2 && vat; ++w) vat = vatkit::bake(*asset, o);
+          for (int w = 1, same = 0; vat && w < 40 && (w < 3 || (pages == "reused" && same < 3)); ++w) {
+            const size_t before = heap_bytes();
+            drop(vat);
+            vat = vatkit::bake(*asset, o);
+            same = heap_bytes() == before ? same + 1 : 0;
+          }
           if (!vat) {
             Row row;
             row.cells = "| " + name + " | " + (enc == vatkit::EncodingChoice::Rig ? "rig" : "delta") + " | " +
@@ -186,6 +233,7 @@ int main(int argc, char** argv) {
             const auto t0 = Clock::now();
             const double c0 = cpu_seconds();
             vatkit::BakeReport rep;
+            drop(vat);
             vat = vatkit::bake(*asset, o, &rep);
             cpu.push_back(cpu_seconds() - c0);
             frames.push_back(rep.frame_seconds);

@@ -104,17 +104,21 @@ constexpr AsinTaylor kAsinTaylor = make_asin_taylor();
 
 // Per thread: aligned memory the lane code carves its arrays from, and the key cursors.
 struct RigKernel::Scratch {
-  struct alignas(64) Chunk {  // the widest lane vector's alignment
-    float f[16];
+  struct alignas(32) Chunk {
+    float f[8];
   };
   std::vector<Chunk> mem;
   std::vector<uint32_t> cursors;  // per times array: the key interval of the last lane sampled
   uint32_t next_block = ~0u;      // the row the cursors are valid for (the block after the last)
   uint32_t clip = ~0u;            // ... of this clip
 
+  // `bytes` aligned for the widest lanes (64 bytes), carved from 32-byte chunks: a 64-byte
+  // aligned vector would change the heap's layout, and with it which of a bake's buffers reuse
+  // pages and which take fresh ones (docs/benchmarks.md, "Fresh memory on this VM").
   float* reserve(size_t bytes) {
+    bytes += 32;
     if (mem.size() * sizeof(Chunk) < bytes) mem.resize((bytes + sizeof(Chunk) - 1) / sizeof(Chunk));
-    return mem.data()->f;
+    return mem.data()->f + ((reinterpret_cast<uintptr_t>(mem.data()) & 32) != 0 ? 8 : 0);
   }
   uint32_t* cursors_for(uint32_t clip_index, uint32_t k0, uint32_t lanes, size_t groups) {
     if (clip != clip_index || next_block != k0 || cursors.size() != groups) cursors.assign(groups, ~0u);
