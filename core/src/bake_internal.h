@@ -174,7 +174,8 @@ struct PlaneSpec {
   TexelFormat format;
   uint32_t texels_per_frame;
 };
-// Uninitialized memory for output, 64-byte aligned (2 MiB and huge pages when large); std::free.
+// Uninitialized memory for output, 64-byte aligned (from 1 MiB: 2 MiB aligned, rounded up to
+// 2 MiB, transparent huge pages asked for); std::free.
 void* allocate_big(size_t bytes);
 void allocate_planes(Vat& vat, const std::vector<PlaneSpec>& specs, uint32_t max_texture_size);
 inline uint8_t* plane_bytes(Vat& vat, size_t i) { return const_cast<uint8_t*>(vat.planes[i].data.data()); }
