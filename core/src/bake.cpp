@@ -96,6 +96,28 @@ uint32_t total_rows(const std::vector<ClipPlan>& clips) {
 
 // ---- planes ------------------------------------------------------------------------------------
 
+VatGeometry take_vertices(VatGeometry& from) {
+  static_assert(sizeof(VatGeometry) == 16 * sizeof(std::vector<char>), "take_vertices: move the new array too");
+  VatGeometry g;
+  g.indices = from.indices;  // copies: `from`'s may be in use
+  g.groups = from.groups;
+  g.positions = std::move(from.positions);
+  g.normals = std::move(from.normals);
+  g.tangents = std::move(from.tangents);
+  g.texcoords0 = std::move(from.texcoords0);
+  g.colors0 = std::move(from.colors0);
+  g.bind_positions = std::move(from.bind_positions);
+  g.bind_normals = std::move(from.bind_normals);
+  g.bind_tangents = std::move(from.bind_tangents);
+  g.slots0 = std::move(from.slots0);
+  g.slots1 = std::move(from.slots1);
+  g.slot_weights0 = std::move(from.slot_weights0);
+  g.slot_weights1 = std::move(from.slot_weights1);
+  g.sources = std::move(from.sources);
+  g.lods = std::move(from.lods);
+  return g;
+}
+
 PlaneShape plane_shape(uint32_t texels_per_frame, uint32_t max_texture_size) {
   PlaneShape s;
   s.rows_per_frame = std::max(1u, (texels_per_frame + max_texture_size - 1) / max_texture_size);
@@ -498,9 +520,11 @@ struct Baker {
   detail::BakeSetup& setup;
   double measure_seconds = 0.0;
 
-  Result<Vat> bake_encoding(Encoding e, const std::vector<ClipPlan>& clips, detail::Progress& progress) {
+  // `last`: no bake of this encoding follows (not a search bake): the VAT takes the setup's
+  // geometry (detail::bake_rig).
+  Result<Vat> bake_encoding(Encoding e, const std::vector<ClipPlan>& clips, detail::Progress& progress, bool last) {
     if (auto fit = detail::check_fits(setup, e, clips); !fit) return fit.error();
-    return e == Encoding::Rig ? detail::bake_rig(setup, clips, progress) : detail::bake_delta(setup, clips, progress);
+    return e == Encoding::Rig ? detail::bake_rig(setup, clips, progress, last) : detail::bake_delta(setup, clips, progress, last);
   }
 
   Result<std::vector<detail::ClipMeasure>> measure(const Vat& vat, float abort_above_mm, const std::string& stage,
@@ -541,7 +565,7 @@ struct Baker {
       ClipPlan p = clip;
       p.rows = rows;
       detail::Progress quiet;
-      auto vat = bake_encoding(e, {p}, quiet);
+      auto vat = bake_encoding(e, {p}, quiet, false);
       if (!vat) return vat.error();
       auto m = measure(*vat, budget_mm, "search");
       if (!m) return m.error();
@@ -679,10 +703,11 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
   std::vector<uint32_t> cache_ordered;
   constexpr size_t kAsyncOrderTriangles = 2048;
   AsyncTask ordering(
-      // setup.rest is only read from here on, and `ordering` is destroyed (waited for) before
+      // setup.rest's indices and groups are only read from here on (a bake's VAT may take its
+      // vertices: detail::take_vertices), and `ordering` is destroyed (waited for) before
       // `setup`: no copy of the index buffer (a fresh 100 kB copy cost up to 80 us).
-      [&cache_ordered, &rest = std::as_const(setup.rest)] {
-        cache_ordered = detail::vertex_cache_order(rest.indices, rest.groups, rest.vertex_count());
+      [&cache_ordered, &rest = std::as_const(setup.rest), vertices = setup.rest.vertex_count()] {
+        cache_ordered = detail::vertex_cache_order(rest.indices, rest.groups, vertices);
       },
       setup.rest.indices.size() / 3 >= kAsyncOrderTriangles ? options.threads : 1);
   clock.lap("ordering posted");
@@ -736,7 +761,9 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     progress.stage = "bake";
     progress.total = detail::total_rows(clips);
     clock.lap("search");
-    auto vat = baker.bake_encoding(e, clips, progress);
+    // The rig's geometry is its own (a rig refused after this bake falls back to the delta,
+    // which reads the rest geometry); the delta is always the last candidate.
+    auto vat = baker.bake_encoding(e, clips, progress, true);
     clock.lap(e == Encoding::Rig ? "rig rows" : "delta rows");
     if (!vat) {
       if (last) return vat.error();

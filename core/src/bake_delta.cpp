@@ -265,14 +265,14 @@ QuantizeRow pick_quantizer() {
 
 }  // namespace
 
-Result<Vat> bake_delta(const BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress) {
+Result<Vat> bake_delta(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress, bool take_geometry) {
   const Asset& asset = *setup.asset;
   const BakeOptions& o = *setup.options;
   Vat vat;
   vat.encoding = Encoding::Delta;
   vat.precision = o.precision;
   vat.source = setup.name;
-  vat.geometry = setup.rest;
+  vat.geometry = take_geometry ? take_vertices(setup.rest) : setup.rest;
   vat.slots = setup.joint_slots;
   vat.materials = asset.materials;
   vat.images = asset.images;

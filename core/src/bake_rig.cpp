@@ -93,7 +93,8 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
   setup.rig_prepared = true;
   const Asset& a = *setup.asset;
   VatGeometry& g = setup.rig_geometry;
-  g = setup.rest;
+  // A rig-only bake never reads the rest geometry's vertices again.
+  g = setup.options->encoding == EncodingChoice::Rig ? take_vertices(setup.rest) : setup.rest;
   const uint32_t n = g.vertex_count();
 
   // One slot per distinct (node, inverse bind): the slots of a node are searched, not all slots.
@@ -384,7 +385,7 @@ struct KernelScratch {
 
 }  // namespace
 
-Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress) {
+Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress, bool take_geometry) {
   const Asset& asset = *setup.asset;
   const BakeOptions& o = *setup.options;
   if (!setup.rig_error.empty()) return make_error(setup.name, setup.rig_error);
@@ -392,7 +393,7 @@ Result<Vat> bake_rig(const BakeSetup& setup, const std::vector<ClipPlan>& clips,
   vat.encoding = Encoding::Rig;
   vat.precision = o.precision;
   vat.source = setup.name;
-  vat.geometry = setup.rig_geometry;
+  vat.geometry = take_geometry ? std::move(setup.rig_geometry) : setup.rig_geometry;
   vat.slots = setup.rig_slots;
   vat.materials = asset.materials;
   vat.images = asset.images;
