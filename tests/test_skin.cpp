@@ -18,13 +18,17 @@ namespace {
 
 constexpr float kEps = 1e-5f;
 
-// The kernel widths this CPU runs: 4 lanes always, 8 where it has AVX2 (simd.h). The batch tests
-// run under each, forced, so a wide kernel that rounds differently fails here.
+// The kernel widths this CPU runs: 4 lanes always, 8 where it has AVX2, 16 where it has AVX-512
+// (simd.h). The batch tests run under each, forced, so a wide kernel that rounds differently
+// fails here.
 std::vector<unsigned> widths() {
-  detail::force_simd_lanes(8);
-  const bool wide = detail::simd_lanes() == 8;
+  std::vector<unsigned> out{4};
+  for (unsigned w : {8u, 16u}) {
+    detail::force_simd_lanes(w);
+    if (detail::simd_lanes() == w) out.push_back(w);
+  }
   detail::force_simd_lanes(0);
-  return wide ? std::vector<unsigned>{4, 8} : std::vector<unsigned>{4};
+  return out;
 }
 struct ForcedWidth {
   explicit ForcedWidth(unsigned lanes) { detail::force_simd_lanes(lanes); }
@@ -212,7 +216,7 @@ TEST(SkinBatch, ManyVerticesMatchOneAtATimeAndSkipEmptyStreams) {
   // sums in another order rounds differently somewhere.
   std::vector<glm::mat4> jm = {rot_x(25) * rot_z(30) * scale(1, 2, 3), translate(1, 2, 3) * rot_z(-70) * rot_x(-40),
                                scale(-1, 1, 1) * rot_x(10), translate(0.3f, -0.7f, 1)};
-  const size_t n = 1003;  // blocks of 4 and of 8, and a tail of 3
+  const size_t n = 1003;  // blocks of 4, 8 and 16, and tails of 3 and 11
   std::vector<glm::vec3> p(n), nrm(n);
   std::vector<glm::vec4> t(n), w(n), w1(n);
   std::vector<glm::u16vec4> j(n), j1(n);
@@ -286,8 +290,9 @@ One rigid_one(const glm::mat4& m, glm::vec3 p, glm::vec3 n, glm::vec4 t) {
   return o;
 }
 
-// Rigid parts run four (or, with AVX2, eight) vertices at a time where the CPU has SSE: every
-// count, each tail length included, must give the bits of the formula worked one vertex at a time.
+// Rigid parts run four (or, with AVX2, eight; with AVX-512, sixteen) vertices at a time where the
+// CPU has SSE: every count, each tail length included, must give the bits of the formula worked
+// one vertex at a time.
 TEST(SkinTransform, BlocksOfFourMatchOneVertexAtATime) {
   const std::vector<glm::mat4> matrices = {translate(1, 2, 3) * rot_z(37) * rot_x(-29) * scale(2, 0.5f, 1),
                                            rot_z(-20) * scale(-1, 1, 1),  // negative determinant

@@ -1,7 +1,8 @@
 // The SIMD width of the bake and skinning kernels (the rig kernel, bake_rig_kernel_lanes.inl; the
 // octahedral normal encoder, bake_oct.inl; the reference skinner, skin.cpp; the levels of detail's
 // point-triangle distances, bake_lod_distance.inl): 8 lanes where the CPU
-// runs AVX2, 4 elsewhere; the rig kernel also has 16 lanes, where the CPU runs AVX-512 (F and DQ).
+// runs AVX2, 4 elsewhere; the rig kernel, the octahedral encoder and the reference skinner also
+// have 16 lanes, where the CPU runs AVX-512 (F and DQ).
 // Every width runs the same IEEE operations per lane and writes the same bytes; tests and
 // benchmarks force one or the other to show it.
 #pragma once

@@ -1,8 +1,9 @@
 // glm::vec3 streams as lane vectors, for the lane-generic kernels (bake_oct.inl, the skinner's
-// 8-lane block): VATKIT_XYZ_LANES (4 or 8) consecutive vec3 become three vectors of x, y and z by
-// shuffles of three plain loads, and (8 lanes) go back the same way. Building the vectors lane by
-// lane went through the stack and stalled on store forwarding. Included inside a namespace (and,
-// for 8 lanes, inside an AVX2 target region, simd.h); it includes nothing.
+// 8- and 16-lane blocks): VATKIT_XYZ_LANES (4, 8 or 16) consecutive vec3 become three vectors of
+// x, y and z by shuffles of three plain loads, and (8 and 16 lanes) go back the same way.
+// Building the vectors lane by lane went through the stack and stalled on store forwarding.
+// Included inside a namespace (and, for 8 and 16 lanes, inside an AVX2 or AVX-512 target region,
+// simd.h); it includes nothing.
 typedef float xyz_fv __attribute__((vector_size(4 * VATKIT_XYZ_LANES)));
 
 inline void load_xyz(const glm::vec3* n, xyz_fv& x, xyz_fv& y, xyz_fv& z) {
@@ -28,7 +29,20 @@ inline void load_xyz(const glm::vec3* n, xyz_fv& x, xyz_fv& y, xyz_fv& z) {
 #endif
 }
 
-#if VATKIT_XYZ_LANES == 8
+#if VATKIT_XYZ_LANES == 16
+inline void store_xyz(xyz_fv x, xyz_fv y, xyz_fv z, glm::vec3* out) {
+  // x0 y0 x1 y1 ... x7 y7 and x8 y8 ... x15 y15, then z merged in.
+  const xyz_fv lo = __builtin_shufflevector(x, y, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const xyz_fv hi = __builtin_shufflevector(x, y, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  const xyz_fv a = __builtin_shufflevector(lo, z, 0, 1, 16, 2, 3, 17, 4, 5, 18, 6, 7, 19, 8, 9, 20, 10);
+  const xyz_fv mid = __builtin_shufflevector(lo, hi, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 0, 0, 0, 0, 0);
+  const xyz_fv b = __builtin_shufflevector(mid, z, 0, 21, 1, 2, 22, 3, 4, 23, 5, 6, 24, 7, 8, 25, 9, 10);
+  const xyz_fv c = __builtin_shufflevector(hi, z, 26, 6, 7, 27, 8, 9, 28, 10, 11, 29, 12, 13, 30, 14, 15, 31);
+  __builtin_memcpy(&out[0].x, &a, sizeof a);
+  __builtin_memcpy(&out[0].x + 16, &b, sizeof b);
+  __builtin_memcpy(&out[0].x + 32, &c, sizeof c);
+}
+#elif VATKIT_XYZ_LANES == 8
 inline void store_xyz(xyz_fv x, xyz_fv y, xyz_fv z, glm::vec3* out) {
   const xyz_fv lo = __builtin_shufflevector(x, y, 0, 8, 1, 9, 2, 10, 3, 11);   // x0 y0 x1 y1 x2 y2 x3 y3
   const xyz_fv hi = __builtin_shufflevector(x, y, 4, 12, 5, 13, 6, 14, 7, 15);  // x4 y4 ... x7 y7
