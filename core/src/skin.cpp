@@ -640,9 +640,8 @@ void transform_kernel(VertexSpan in, const glm::mat4& matrix, VertexOutput out, 
 }  // namespace avx2
 VATKIT_AVX2_END
 
-// Sixteen vertices at a time where the CPU has AVX-512 (simd.h): two 8-vertex blends joined, then
-// the transforms on 16 lanes, each lane running the SSE block's operations in its order (the
-// last 1-15 vertices go through the AVX2 kernel).
+// Sixteen vertices at a time where the CPU has AVX-512 (simd.h): each lane runs the SSE block's
+// operations in its order (the last 1-15 vertices go through the AVX2 kernel).
 VATKIT_AVX512_BEGIN
 namespace avx512 {
 
@@ -655,10 +654,10 @@ typedef int32_t i16v __attribute__((vector_size(64)));
 // As normalize4_or, sixteen lanes.
 inline void normalize16_or(f16& x, f16& y, f16& z, const glm::vec3* in) {
   const f16 len2 = x * x + y * y + z * z;
-  const i16v ok = len2 >= std::numeric_limits<float>::min();
+  const __mmask16 ok = _mm512_cmp_ps_mask(len2, _mm512_set1_ps(std::numeric_limits<float>::min()), _CMP_GE_OQ);
   // maskz: GCC 12 warns on the plain form's undefined source.
   const f16 inv = (f16{} + 1.0f) / f16(_mm512_maskz_sqrt_ps(0xFFFF, len2));
-  if (_mm512_test_epi32_mask((__m512i)ok, (__m512i)ok) == 0xFFFF) [[likely]] {
+  if (ok == 0xFFFF) [[likely]] {
     x = x * inv;
     y = y * inv;
     z = z * inv;
@@ -720,18 +719,61 @@ __attribute__((always_inline)) inline void transform_block16(const f16 (&m)[3][4
   }
 }
 
-inline f16 join(avx2::f8 lo, avx2::f8 hi) { return f16(_mm512_insertf32x8(_mm512_castps256_ps512(__m256(lo)), __m256(hi), 1)); }
+// The blended matrices of vertices v0..v0+15 as m[row][col] (rows 0-2), one lane per vertex: each
+// vertex blends whole matrices (one 16-float load per influence), then a 16x16 transpose that
+// keeps the 12 elements used.
+template <bool kEight>
+inline void blend16(const SkinStreams& s, size_t v0, f16 (&m)[3][4]) {
+  constexpr int kInfluences = kEight ? 8 : 4;
+  alignas(64) float wn[kInfluences][16];
+  int zero = 0;
+  for (int q = 0; q < 4; ++q) {
+    float part[kInfluences][4];
+    zero |= normalized_weights4<kEight>(s, v0 + 4 * size_t(q), part) << (4 * q);
+    for (int k = 0; k < kInfluences; ++k) std::memcpy(wn[k] + 4 * q, part[k], 16);
+  }
+  __m512 r[16];  // per vertex: its blended matrix, column-major
+  for (int i = 0; i < 16; ++i) {
+    if (zero & (1 << i)) {
+      r[i] = _mm512_loadu_ps(s.fallback);
+      continue;
+    }
+    const float* src[kInfluences];
+    influence_matrices<kEight>(s, v0 + size_t(i), src);
+    f16 a = (f16{} + wn[0][i]) * f16(_mm512_loadu_ps(src[0]));
+    for (int k = 1; k < kInfluences; ++k) a = a + (f16{} + wn[k][i]) * f16(_mm512_loadu_ps(src[k]));
+    r[i] = __m512(a);
+  }
+  // Within each 128-bit lane (a column): rows 0-2 of vertices 4g..4g+3, for each group g. The
+  // maskz forms with every lane set: GCC 12 warns on the plain forms' undefined source.
+  __m512 u[4][3];
+  for (int g = 0; g < 4; ++g) {
+    const __m512* q = r + 4 * g;
+    const __m512 t0 = _mm512_maskz_unpacklo_ps(0xFFFF, q[0], q[1]), t1 = _mm512_maskz_unpackhi_ps(0xFFFF, q[0], q[1]);
+    const __m512 t2 = _mm512_maskz_unpacklo_ps(0xFFFF, q[2], q[3]), t3 = _mm512_maskz_unpackhi_ps(0xFFFF, q[2], q[3]);
+    u[g][0] = _mm512_shuffle_ps(t0, t2, 0x44);
+    u[g][1] = _mm512_shuffle_ps(t0, t2, 0xEE);
+    u[g][2] = _mm512_shuffle_ps(t1, t3, 0x44);
+  }
+  // Then the 128-bit lanes: column c of groups 0..3 into one register.
+  for (int row = 0; row < 3; ++row) {
+    const __m512 lo01 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[0][row], u[1][row], _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 hi01 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[0][row], u[1][row], _MM_SHUFFLE(3, 2, 3, 2));
+    const __m512 lo23 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[2][row], u[3][row], _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 hi23 = _mm512_maskz_shuffle_f32x4(0xFFFF, u[2][row], u[3][row], _MM_SHUFFLE(3, 2, 3, 2));
+    m[row][0] = f16(_mm512_maskz_shuffle_f32x4(0xFFFF, lo01, lo23, _MM_SHUFFLE(2, 0, 2, 0)));
+    m[row][1] = f16(_mm512_maskz_shuffle_f32x4(0xFFFF, lo01, lo23, _MM_SHUFFLE(3, 1, 3, 1)));
+    m[row][2] = f16(_mm512_maskz_shuffle_f32x4(0xFFFF, hi01, hi23, _MM_SHUFFLE(2, 0, 2, 0)));
+    m[row][3] = f16(_mm512_maskz_shuffle_f32x4(0xFFFF, hi01, hi23, _MM_SHUFFLE(3, 1, 3, 1)));
+  }
+}
 
 template <bool kEight, bool kPos, bool kNrm, bool kTan>
 void skin_kernel(const SkinStreams& s) {
   const size_t full = s.count & ~size_t(15);
   for (size_t v = 0; v < full; v += 16) {
-    avx2::f8 a[3][4], b[3][4];
-    avx2::blend8<kEight>(s, v, a);
-    avx2::blend8<kEight>(s, v + 8, b);
     f16 m[3][4];
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 4; ++c) m[r][c] = join(a[r][c], b[r][c]);
+    blend16<kEight>(s, v, m);
     BlockStreams io;
     if constexpr (kPos) io.positions = s.positions + v, io.out_positions = s.out_positions + v;
     if constexpr (kNrm) io.normals = s.normals + v, io.out_normals = s.out_normals + v;
