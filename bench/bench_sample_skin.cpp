@@ -1,6 +1,7 @@
 // Sampling and reference-skinning throughput on real files (Fox, CesiumMan, RobotExpressive).
 //
-// Usage: bench_sample_skin [ASSETS_DIR] [--reps N]
+// Usage: bench_sample_skin [ASSETS_DIR] [--reps N] [--lanes 4|8|16]  (the skinning kernel's SIMD
+//        width; default: the widest the CPU runs)
 // Prints Markdown tables: median over N repetitions (default 15) after one warm-up run, with
 // deterministic inputs (evenly spaced times over each clip, and the same times shuffled with a
 // fixed seed). Caches are warm: this measures the kernels, not memory traffic. Each row gives
@@ -26,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/src/simd.h"
 #include "vatkit/import.h"
 #include "vatkit/parallel.h"
 #include "vatkit/sample.h"
@@ -89,6 +91,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       reps = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--lanes") == 0 && i + 1 < argc) {
+      vatkit::detail::force_simd_lanes(unsigned(std::atoi(argv[++i])));
+    } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::printf("usage: bench_sample_skin [ASSETS_DIR] [--reps N] [--lanes 4|8|16]\n");
+      return 0;
+    } else if (argv[i][0] == '-') {
+      std::fprintf(stderr, "bench_sample_skin: unknown option '%s' (--help lists them)\n", argv[i]);
+      return 2;
     } else {
       dir = argv[i];
     }
@@ -190,7 +200,8 @@ int main(int argc, char** argv) {
     assets.push_back({"Fox x64", std::move(crowd)});
   }
 
-  std::printf("\nSkinning (SceneEvaluator::skin, positions + normals of every instance; median of %d)\n\n", reps);
+  std::printf("\nSkinning (SceneEvaluator::skin, positions + normals of every instance; median of %d; kernel %u lanes)\n\n", reps,
+              vatkit::detail::simd_lanes());
   std::printf("| file | vertices | skinned | threads | vertices/s | ns/vertex | vertices/s (best) | CPU ns/vertex | pose() µs |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Loaded& l : assets) {
