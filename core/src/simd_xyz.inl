@@ -5,6 +5,7 @@
 // Included inside a namespace (and, for 8 and 16 lanes, inside an AVX2 or AVX-512 target region,
 // simd.h); it includes nothing.
 typedef float xyz_fv __attribute__((vector_size(4 * VATKIT_XYZ_LANES)));
+typedef int32_t xyz_iv __attribute__((vector_size(4 * VATKIT_XYZ_LANES)));
 
 inline void load_xyz(const glm::vec3* n, xyz_fv& x, xyz_fv& y, xyz_fv& z) {
   xyz_fv a, b, c;

@@ -469,85 +469,20 @@ void skin_kernel_sse(const SkinStreams& s) {
 }
 #if VATKIT_SKIN_AVX2
 // The same arithmetic again, eight vertices at a time where the CPU has AVX2 (simd.h): blending
-// runs per vertex on two columns at once, then an 8x8 transpose gives the SoA registers; every
-// lane runs the SSE block's operations in its order, so the bits are the same (the last 1-7
-// vertices go through the SSE kernel). Loads and stores of vec3 streams are shuffles of three
-// 8-float vectors rather than lane-by-lane inserts.
+// runs per vertex on two columns at once, then an 8x8 transpose gives the SoA registers; the
+// transforms (skin_lanes.inl, shared with the 16-lane kernel) run each lane through the SSE
+// block's operations in its order, so the bits are the same (the last 1-7 vertices go through
+// the SSE kernel). Loads and stores of vec3 streams are shuffles of three 8-float vectors rather
+// than lane-by-lane inserts.
 VATKIT_AVX2_BEGIN
 namespace avx2 {
 
 #define VATKIT_XYZ_LANES 8
 #include "simd_xyz.inl"  // load_xyz, store_xyz
-#undef VATKIT_XYZ_LANES
 typedef xyz_fv f8;
 
-// As normalize4_or, eight lanes.
-inline void normalize8_or(f8& x, f8& y, f8& z, const glm::vec3* in) {
-  const f8 len2 = x * x + y * y + z * z;
-  const f8 tiny = f8{} + std::numeric_limits<float>::min();
-  const int ok = _mm256_movemask_ps(_mm256_cmp_ps(len2, tiny, _CMP_GE_OQ));
-  const f8 inv = (f8{} + 1.0f) / f8(_mm256_sqrt_ps(len2));
-  if (ok == 0xFF) [[likely]] {
-    x = x * inv;
-    y = y * inv;
-    z = z * inv;
-    return;
-  }
-  for (int i = 0; i < 8; ++i) {
-    const glm::vec3 r = normalized_or(x[i], y[i], z[i], in[i]);
-    x[i] = r.x;
-    y[i] = r.y;
-    z[i] = r.z;
-  }
-}
-
-// transform_block4 for eight vertices, m[row][col] one lane per vertex.
-template <bool kPos, bool kNrm, bool kTan>
-__attribute__((always_inline)) inline void transform_block8(const f8 (&m)[3][4], const BlockStreams& s) {
-  if constexpr (kPos) {
-    f8 x, y, z;
-    load_xyz(s.positions, x, y, z);
-    store_xyz(((m[0][0] * x + m[0][1] * y) + m[0][2] * z) + m[0][3],
-               ((m[1][0] * x + m[1][1] * y) + m[1][2] * z) + m[1][3],
-               ((m[2][0] * x + m[2][1] * y) + m[2][2] * z) + m[2][3], s.out_positions);
-  }
-  if constexpr (kNrm) {
-    const f8 c0 = m[1][1] * m[2][2] - m[2][1] * m[1][2];
-    const f8 c1 = m[2][1] * m[0][2] - m[0][1] * m[2][2];
-    const f8 c2 = m[0][1] * m[1][2] - m[1][1] * m[0][2];
-    const f8 c3 = m[1][2] * m[2][0] - m[2][2] * m[1][0];
-    const f8 c4 = m[2][2] * m[0][0] - m[0][2] * m[2][0];
-    const f8 c5 = m[0][2] * m[1][0] - m[1][2] * m[0][0];
-    const f8 c6 = m[1][0] * m[2][1] - m[2][0] * m[1][1];
-    const f8 c7 = m[2][0] * m[0][1] - m[0][0] * m[2][1];
-    const f8 c8 = m[0][0] * m[1][1] - m[1][0] * m[0][1];
-    const f8 det = (m[0][0] * c0 + m[1][0] * c1) + m[2][0] * c2;
-    const f8 flip = f8(_mm256_and_ps(_mm256_cmp_ps(det, f8{}, _CMP_LT_OQ), _mm256_set1_ps(-0.0f)));
-    f8 x, y, z;
-    load_xyz(s.normals, x, y, z);
-    f8 ox = f8(_mm256_xor_ps(flip, (c0 * x + c3 * y) + c6 * z));
-    f8 oy = f8(_mm256_xor_ps(flip, (c1 * x + c4 * y) + c7 * z));
-    f8 oz = f8(_mm256_xor_ps(flip, (c2 * x + c5 * y) + c8 * z));
-    normalize8_or(ox, oy, oz, s.normals);
-    store_xyz(ox, oy, oz, s.out_normals);
-  }
-  if constexpr (kTan) {
-    const glm::vec4* t = s.tangents;
-    f8 x, y, z;
-    glm::vec3 in[8];
-    for (int i = 0; i < 8; ++i) {
-      x[i] = t[i].x;
-      y[i] = t[i].y;
-      z[i] = t[i].z;
-      in[i] = glm::vec3(t[i]);
-    }
-    f8 ox = (m[0][0] * x + m[0][1] * y) + m[0][2] * z;
-    f8 oy = (m[1][0] * x + m[1][1] * y) + m[1][2] * z;
-    f8 oz = (m[2][0] * x + m[2][1] * y) + m[2][2] * z;
-    normalize8_or(ox, oy, oz, in);
-    for (int i = 0; i < 8; ++i) s.out_tangents[i] = glm::vec4(ox[i], oy[i], oz[i], t[i].w);
-  }
-}
+inline f8 lane_sqrt(f8 x) { return f8(_mm256_sqrt_ps(__m256(x))); }
+inline bool all_lanes(xyz_iv m) { return _mm256_movemask_ps(__m256(m)) == 0xFF; }
 
 // Rows 0-2 of an 8x8 transpose: lane i of out[k] is rows[i][k], for k in {0, 1, 2, 4, 5, 6}
 // (a blended matrix's two columns without their last row).
@@ -569,7 +504,7 @@ inline void transpose8_xyz(const __m256 (&r)[8], f8 (&m)[3][4], int col) {
 }
 
 template <bool kEight>
-inline void blend8(const SkinStreams& s, size_t v0, f8 (&m)[3][4]) {
+inline void blend_block(const SkinStreams& s, size_t v0, f8 (&m)[3][4]) {
   constexpr int kInfluences = kEight ? 8 : 4;
   alignas(32) float wn[kInfluences][8];
   float half[kInfluences][4];
@@ -601,41 +536,18 @@ inline void blend8(const SkinStreams& s, size_t v0, f8 (&m)[3][4]) {
   transpose8_xyz(hi, m, 2);
 }
 
+// The last 1-7 vertices: the SSE kernel.
 template <bool kEight, bool kPos, bool kNrm, bool kTan>
-void skin_kernel(const SkinStreams& s) {
-  const size_t full = s.count & ~size_t(7);
-  for (size_t v = 0; v < full; v += 8) {
-    f8 m[3][4];
-    blend8<kEight>(s, v, m);
-    BlockStreams io;
-    if constexpr (kPos) io.positions = s.positions + v, io.out_positions = s.out_positions + v;
-    if constexpr (kNrm) io.normals = s.normals + v, io.out_normals = s.out_normals + v;
-    if constexpr (kTan) io.tangents = s.tangents + v, io.out_tangents = s.out_tangents + v;
-    transform_block8<kPos, kNrm, kTan>(m, io);
-  }
-  if (full == s.count) return;
-  skin_kernel_sse<kEight, kPos, kNrm, kTan>(streams_from(s, full));
+void skin_tail(const SkinStreams& s) {
+  skin_kernel_sse<kEight, kPos, kNrm, kTan>(s);
+}
+template <bool kPos, bool kNrm, bool kTan>
+void transform_tail(VertexSpan in, const glm::mat4& matrix, VertexOutput out, size_t n) {
+  transform_kernel_sse<kPos, kNrm, kTan>(in, matrix, out, n);
 }
 
-template <bool kPos, bool kNrm, bool kTan>
-void transform_kernel(VertexSpan in, const glm::mat4& matrix, VertexOutput out, size_t n) {
-  f8 m[3][4];
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 4; ++c) m[r][c] = f8{} + matrix[c][r];
-  const size_t full = n & ~size_t(7);
-  for (size_t v = 0; v < full; v += 8) {
-    BlockStreams io;
-    if constexpr (kPos) io.positions = &in.positions[v], io.out_positions = &out.positions[v];
-    if constexpr (kNrm) io.normals = &in.normals[v], io.out_normals = &out.normals[v];
-    if constexpr (kTan) io.tangents = &in.tangents[v], io.out_tangents = &out.tangents[v];
-    transform_block8<kPos, kNrm, kTan>(m, io);
-  }
-  if (full == n) return;
-  auto tail = [](auto span, size_t k) { return span.size() >= k ? span.subspan(k) : decltype(span){}; };
-  transform_kernel_sse<kPos, kNrm, kTan>(
-      VertexSpan{tail(in.positions, full), tail(in.normals, full), tail(in.tangents, full)}, matrix,
-      VertexOutput{tail(out.positions, full), tail(out.normals, full), tail(out.tangents, full)}, n - full);
-}
+#include "skin_lanes.inl"  // normalize_or, transform_block, skin_kernel, transform_kernel
+#undef VATKIT_XYZ_LANES
 
 }  // namespace avx2
 VATKIT_AVX2_END
@@ -647,83 +559,17 @@ namespace avx512 {
 
 #define VATKIT_XYZ_LANES 16
 #include "simd_xyz.inl"  // load_xyz, store_xyz
-#undef VATKIT_XYZ_LANES
 typedef xyz_fv f16;
-typedef int32_t i16v __attribute__((vector_size(64)));
 
-// As normalize4_or, sixteen lanes.
-inline void normalize16_or(f16& x, f16& y, f16& z, const glm::vec3* in) {
-  const f16 len2 = x * x + y * y + z * z;
-  const __mmask16 ok = _mm512_cmp_ps_mask(len2, _mm512_set1_ps(std::numeric_limits<float>::min()), _CMP_GE_OQ);
-  // maskz: GCC 12 warns on the plain form's undefined source.
-  const f16 inv = (f16{} + 1.0f) / f16(_mm512_maskz_sqrt_ps(0xFFFF, len2));
-  if (ok == 0xFFFF) [[likely]] {
-    x = x * inv;
-    y = y * inv;
-    z = z * inv;
-    return;
-  }
-  for (int i = 0; i < 16; ++i) {
-    const glm::vec3 r = normalized_or(x[i], y[i], z[i], in[i]);
-    x[i] = r.x;
-    y[i] = r.y;
-    z[i] = r.z;
-  }
-}
-
-// transform_block4 for sixteen vertices, m[row][col] one lane per vertex.
-template <bool kPos, bool kNrm, bool kTan>
-__attribute__((always_inline)) inline void transform_block16(const f16 (&m)[3][4], const BlockStreams& s) {
-  if constexpr (kPos) {
-    f16 x, y, z;
-    load_xyz(s.positions, x, y, z);
-    store_xyz(((m[0][0] * x + m[0][1] * y) + m[0][2] * z) + m[0][3],
-              ((m[1][0] * x + m[1][1] * y) + m[1][2] * z) + m[1][3],
-              ((m[2][0] * x + m[2][1] * y) + m[2][2] * z) + m[2][3], s.out_positions);
-  }
-  if constexpr (kNrm) {
-    const f16 c0 = m[1][1] * m[2][2] - m[2][1] * m[1][2];
-    const f16 c1 = m[2][1] * m[0][2] - m[0][1] * m[2][2];
-    const f16 c2 = m[0][1] * m[1][2] - m[1][1] * m[0][2];
-    const f16 c3 = m[1][2] * m[2][0] - m[2][2] * m[1][0];
-    const f16 c4 = m[2][2] * m[0][0] - m[0][2] * m[2][0];
-    const f16 c5 = m[0][2] * m[1][0] - m[1][2] * m[0][0];
-    const f16 c6 = m[1][0] * m[2][1] - m[2][0] * m[1][1];
-    const f16 c7 = m[2][0] * m[0][1] - m[0][0] * m[2][1];
-    const f16 c8 = m[0][0] * m[1][1] - m[1][0] * m[0][1];
-    const f16 det = (m[0][0] * c0 + m[1][0] * c1) + m[2][0] * c2;
-    const i16v flip = (det < 0.0f) & int32_t(0x80000000u);
-    f16 x, y, z;
-    load_xyz(s.normals, x, y, z);
-    f16 ox = f16(flip ^ i16v((c0 * x + c3 * y) + c6 * z));
-    f16 oy = f16(flip ^ i16v((c1 * x + c4 * y) + c7 * z));
-    f16 oz = f16(flip ^ i16v((c2 * x + c5 * y) + c8 * z));
-    normalize16_or(ox, oy, oz, s.normals);
-    store_xyz(ox, oy, oz, s.out_normals);
-  }
-  if constexpr (kTan) {
-    const glm::vec4* t = s.tangents;
-    f16 x, y, z;
-    glm::vec3 in[16];
-    for (int i = 0; i < 16; ++i) {
-      x[i] = t[i].x;
-      y[i] = t[i].y;
-      z[i] = t[i].z;
-      in[i] = glm::vec3(t[i]);
-    }
-    f16 ox = (m[0][0] * x + m[0][1] * y) + m[0][2] * z;
-    f16 oy = (m[1][0] * x + m[1][1] * y) + m[1][2] * z;
-    f16 oz = (m[2][0] * x + m[2][1] * y) + m[2][2] * z;
-    normalize16_or(ox, oy, oz, in);
-    for (int i = 0; i < 16; ++i) s.out_tangents[i] = glm::vec4(ox[i], oy[i], oz[i], t[i].w);
-  }
-}
+// maskz: GCC 12 warns on the plain form's undefined source.
+inline f16 lane_sqrt(f16 x) { return f16(_mm512_maskz_sqrt_ps(0xFFFF, __m512(x))); }
+inline bool all_lanes(xyz_iv m) { return _mm512_test_epi32_mask(__m512i(m), __m512i(m)) == 0xFFFF; }
 
 // The blended matrices of vertices v0..v0+15 as m[row][col] (rows 0-2), one lane per vertex: each
 // vertex blends whole matrices (one 16-float load per influence), then a 16x16 transpose that
 // keeps the 12 elements used.
 template <bool kEight>
-inline void blend16(const SkinStreams& s, size_t v0, f16 (&m)[3][4]) {
+inline void blend_block(const SkinStreams& s, size_t v0, f16 (&m)[3][4]) {
   constexpr int kInfluences = kEight ? 8 : 4;
   alignas(64) float wn[kInfluences][16];
   int zero = 0;
@@ -768,41 +614,18 @@ inline void blend16(const SkinStreams& s, size_t v0, f16 (&m)[3][4]) {
   }
 }
 
+// The last 1-15 vertices: the AVX2 kernel.
 template <bool kEight, bool kPos, bool kNrm, bool kTan>
-void skin_kernel(const SkinStreams& s) {
-  const size_t full = s.count & ~size_t(15);
-  for (size_t v = 0; v < full; v += 16) {
-    f16 m[3][4];
-    blend16<kEight>(s, v, m);
-    BlockStreams io;
-    if constexpr (kPos) io.positions = s.positions + v, io.out_positions = s.out_positions + v;
-    if constexpr (kNrm) io.normals = s.normals + v, io.out_normals = s.out_normals + v;
-    if constexpr (kTan) io.tangents = s.tangents + v, io.out_tangents = s.out_tangents + v;
-    transform_block16<kPos, kNrm, kTan>(m, io);
-  }
-  if (full == s.count) return;
-  avx2::skin_kernel<kEight, kPos, kNrm, kTan>(streams_from(s, full));
+void skin_tail(const SkinStreams& s) {
+  avx2::skin_kernel<kEight, kPos, kNrm, kTan>(s);
+}
+template <bool kPos, bool kNrm, bool kTan>
+void transform_tail(VertexSpan in, const glm::mat4& matrix, VertexOutput out, size_t n) {
+  avx2::transform_kernel<kPos, kNrm, kTan>(in, matrix, out, n);
 }
 
-template <bool kPos, bool kNrm, bool kTan>
-void transform_kernel(VertexSpan in, const glm::mat4& matrix, VertexOutput out, size_t n) {
-  f16 m[3][4];
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 4; ++c) m[r][c] = f16{} + matrix[c][r];
-  const size_t full = n & ~size_t(15);
-  for (size_t v = 0; v < full; v += 16) {
-    BlockStreams io;
-    if constexpr (kPos) io.positions = &in.positions[v], io.out_positions = &out.positions[v];
-    if constexpr (kNrm) io.normals = &in.normals[v], io.out_normals = &out.normals[v];
-    if constexpr (kTan) io.tangents = &in.tangents[v], io.out_tangents = &out.tangents[v];
-    transform_block16<kPos, kNrm, kTan>(m, io);
-  }
-  if (full == n) return;
-  auto tail = [](auto span, size_t k) { return span.size() >= k ? span.subspan(k) : decltype(span){}; };
-  avx2::transform_kernel<kPos, kNrm, kTan>(
-      VertexSpan{tail(in.positions, full), tail(in.normals, full), tail(in.tangents, full)}, matrix,
-      VertexOutput{tail(out.positions, full), tail(out.normals, full), tail(out.tangents, full)}, n - full);
-}
+#include "skin_lanes.inl"  // normalize_or, transform_block, skin_kernel, transform_kernel
+#undef VATKIT_XYZ_LANES
 
 }  // namespace avx512
 VATKIT_AVX512_END
