@@ -212,6 +212,12 @@ Writer::Parts Writer::parts() const {
   return parts;
 }
 
+std::span<uint8_t> Writer::Parts::json_chunk() {
+  uint32_t length = 0;
+  std::memcpy(&length, head.data() + kHeaderSize, 4);
+  return {head.data() + kHeaderSize + kChunkHeaderSize, length};
+}
+
 size_t Writer::Parts::size() const {
   size_t n = head.size();
   for (const std::span<const uint8_t>& piece : body) n += piece.size();

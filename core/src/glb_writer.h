@@ -197,6 +197,7 @@ class Writer {
   struct Parts {
     std::vector<uint8_t> head;
     std::vector<std::span<const uint8_t>> body;
+    std::span<uint8_t> json_chunk();  // the JSON chunk's data, inside `head`
     size_t size() const;
     std::vector<uint8_t> join() const;  // the pieces in one buffer
   };

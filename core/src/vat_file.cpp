@@ -703,10 +703,7 @@ glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
                      " bytes, a GLB holds at most 4 GiB");
   }
   glb::Writer::Parts parts = w.parts();
-  uint32_t json_length = 0;
-  std::memcpy(&json_length, parts.head.data() + 12, 4);  // after the 12-byte header
-  const std::span<const uint8_t> json_chunk(parts.head.data() + 20, json_length);
-  const bool sealed = vat_file_detail::seal_checksum(parts.head, json_chunk, parts.body);
+  const bool sealed = vat_file_detail::seal_checksum(parts.head, parts.json_chunk(), parts.body);
   assert(sealed);
   (void)sealed;
   return parts;
