@@ -27,6 +27,31 @@ TEST(ParallelFor, EveryIndexOnceWhateverTheThreadCount) {
   }
 }
 
+// The header's promise: no range shorter than the grain (one range of everything when the
+// count is under two grains), so a caller's grain bounds what a worker's wake-up buys.
+TEST(ParallelFor, NoRangeShorterThanTheGrain) {
+  for (unsigned threads : {2u, 3u, 8u}) {
+    for (size_t grain : {size_t(1), size_t(3), size_t(10)}) {
+      for (size_t count = 1; count <= 100; ++count) {
+        std::atomic<size_t> ranges{0}, covered{0}, shortest{count};
+        parallel_for(count, grain, threads, [&](size_t begin, size_t end) {
+          ranges.fetch_add(1);
+          covered.fetch_add(end - begin);
+          size_t s = shortest.load();
+          while (end - begin < s && !shortest.compare_exchange_weak(s, end - begin)) {
+          }
+        });
+        ASSERT_EQ(covered.load(), count);
+        if (count < 2 * grain) {
+          ASSERT_EQ(ranges.load(), 1u) << "count " << count << " grain " << grain;
+        } else {
+          ASSERT_GE(shortest.load(), grain) << "count " << count << " grain " << grain << " threads " << threads;
+        }
+      }
+    }
+  }
+}
+
 TEST(AsyncTask, RunsOnceWithAnyThreadCountAndWaitIsIdempotent) {
   for (unsigned threads : {0u, 1u, 2u}) {
     std::atomic<int> runs{0};

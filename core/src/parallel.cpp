@@ -30,10 +30,10 @@ class Pool {
     return pool;
   }
 
-  void run(size_t count, size_t chunk, unsigned threads,
+  // [0, count) in `chunks` ranges of count / chunks items, rounded down or up.
+  void run(size_t count, size_t chunks, unsigned threads,
            const std::function<void(size_t, size_t)>& fn) {
     std::unique_lock serial(serial_);  // one job at a time; nested calls run inline
-    const size_t chunks = (count + chunk - 1) / chunk;
     const unsigned helpers =
         static_cast<unsigned>(std::min<size_t>({size_t(threads) - 1, chunks - 1, workers_.size()}));
     {
@@ -42,7 +42,6 @@ class Pool {
       done_.store(0);
       fn_ = &fn;
       count_ = count;
-      chunk_ = chunk;
       chunks_ = chunks;
       wanted_ = helpers;
       ++generation_;
@@ -97,8 +96,7 @@ class Pool {
     for (;;) {
       const size_t c = next_.fetch_add(1);
       if (c >= chunks_) break;
-      const size_t begin = c * chunk_;
-      (*fn_)(begin, std::min(count_, begin + chunk_));
+      (*fn_)(c * count_ / chunks_, (c + 1) * count_ / chunks_);
       done_.fetch_add(1);
     }
     in_job_ = false;
@@ -157,7 +155,7 @@ class Pool {
   std::condition_variable wake_, finished_, side_done_;
   std::deque<std::shared_ptr<AsyncTask::State>> side_;  // posted, not taken
   const std::function<void(size_t, size_t)>* fn_ = nullptr;
-  size_t count_ = 0, chunk_ = 1, chunks_ = 0;
+  size_t count_ = 0, chunks_ = 0;
   std::atomic<size_t> next_{0}, done_{0};
   unsigned wanted_ = 0, active_ = 0;
   uint64_t generation_ = 0;
@@ -177,13 +175,15 @@ void parallel_for(size_t count, size_t grain, unsigned threads,
   if (threads == 0) threads = hardware_threads();
   grain = std::max<size_t>(grain, 1);
   Pool& pool = Pool::instance();
-  if (threads == 1 || count <= grain || pool.busy_on_this_thread()) {
+  // About four ranges per thread balance uneven work without much scheduling overhead; none
+  // shorter than `grain` (a range of 2 blocks after one of 10 cost a small rig bake the wake-up
+  // of a worker for nothing: Fox's rig rows were slower on 2 threads than on 1).
+  const size_t chunks = std::min(size_t(threads) * 4, count / grain);
+  if (threads == 1 || chunks <= 1 || pool.busy_on_this_thread()) {
     fn(0, count);
     return;
   }
-  // About four chunks per thread balances uneven ranges without much scheduling overhead.
-  const size_t chunk = std::max(grain, (count + threads * 4 - 1) / (threads * 4));
-  pool.run(count, chunk, threads, fn);
+  pool.run(count, chunks, threads, fn);
 }
 
 AsyncTask::AsyncTask(std::function<void()> fn, unsigned threads) : state_(std::make_shared<State>()) {
