@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
   int reps = 7;
   bool measure = true;
   std::string pages = "reused";
+  std::vector<unsigned> thread_counts;  // empty: 1 and every hardware thread
   std::vector<std::string> files = {"threejs/RobotExpressive.glb", "khronos/Fox.glb", "khronos/CesiumMan.glb", "<sample>"};
   std::vector<vatkit::EncodingChoice> encodings = {vatkit::EncodingChoice::Delta, vatkit::EncodingChoice::Rig};
   std::vector<vatkit::Precision> precisions = {vatkit::Precision::F32, vatkit::Precision::F16, vatkit::Precision::Q16};
@@ -117,6 +118,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_bake: --pages: '%s' is not reused or fresh\n", pages.c_str());
         return 2;
       }
+    } else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      thread_counts.clear();
+      for (const std::string& t : split(argv[++i])) {
+        const int n = std::atoi(t.c_str());
+        if (n < 1 || n > 1024) {
+          std::fprintf(stderr, "bench_bake: --threads: '%s' is not a thread count\n", t.c_str());
+          return 2;
+        }
+        thread_counts.push_back(unsigned(n));
+      }
     } else if (std::strcmp(argv[i], "--no-measure") == 0) {
       measure = false;
     } else if (std::strcmp(argv[i], "--files") == 0 && i + 1 < argc) {
@@ -132,7 +143,9 @@ int main(int argc, char** argv) {
       }
     } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
       std::printf("usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig]\n"
-                  "                  [--precisions f32,f16,q16] [--lanes 4|8|16] [--pages reused|fresh] [--no-measure]\n");
+                  "                  [--precisions f32,f16,q16] [--threads 1,N] [--lanes 4|8|16] [--pages reused|fresh]\n"
+                  "                  [--no-measure]\n"
+                  "--threads: the thread counts to time (default: 1 and every hardware thread)\n");
       return 0;
     } else if (argv[i][0] == '-') {
       std::fprintf(stderr, "bench_bake: unknown option '%s' (--help lists them)\n", argv[i]);
@@ -158,6 +171,8 @@ int main(int argc, char** argv) {
   }
 #endif
   const unsigned all = vatkit::hardware_threads();
+  if (thread_counts.empty()) thread_counts = {1u, all};
+  const unsigned measured_threads = *std::max_element(thread_counts.begin(), thread_counts.end());  // errors of one bake each
   std::printf("Bake throughput (30 fps, every clip; median of %d after warm-ups until the heap is steady; %u hardware threads; rig kernel %u "
               "lanes; %s pages; load average at start %s)\n\n",
               reps, all, vatkit::detail::simd_lanes(), pages.c_str(), loadavg().c_str());
@@ -191,7 +206,7 @@ int main(int argc, char** argv) {
     const std::string name = f == "<sample>" ? "sample character" : std::filesystem::path(f).stem().string();
     for (vatkit::EncodingChoice enc : encodings) {
       for (vatkit::Precision prec : precisions) {
-        for (unsigned threads : {1u, all}) {
+        for (unsigned threads : thread_counts) {
           vatkit::BakeOptions o;
           o.encoding = enc;
           o.precision = prec;
@@ -265,7 +280,7 @@ int main(int argc, char** argv) {
           row.cells = buf;
           row.asset = asset;
           row.options = o;
-          row.measure = measure && threads == all;
+          row.measure = measure && threads == measured_threads;
           rows.push_back(row);
           std::fprintf(stderr, "\r%zu configurations timed", rows.size());
         }

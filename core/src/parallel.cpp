@@ -79,7 +79,7 @@ class Pool {
 
  private:
   Pool() {
-    const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned n = hardware_threads();
     for (unsigned i = 1; i < n; ++i) workers_.emplace_back([this] { loop(); });
   }
   ~Pool() {
@@ -167,7 +167,12 @@ thread_local bool Pool::in_job_ = false;
 
 }  // namespace
 
-unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+// Asked once: glibc reads /sys/devices/system/cpu/online for every call (7 us on the VM, paid by
+// every AsyncTask and every parallel_for of all threads before this).
+unsigned hardware_threads() {
+  static const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  return n;
+}
 
 void parallel_for(size_t count, size_t grain, unsigned threads,
                   const std::function<void(size_t, size_t)>& fn) {
