@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -279,6 +280,20 @@ TEST(PlaybackEdges, SpeedZeroHoldsTheFirstRowForEver) {
     for (float t : {0.0f, 2.0f, 3.0f, 1e4f, 1e9f}) expect_band(resolve(in, t).a, 10, 11, 0.0f, 0.0f, false, false, "speed 0");
     EXPECT_EQ(ends_at(in), std::nullopt);
   }
+}
+
+// A speed so small that the cycle rate is subnormal: GPUs that flush subnormals to zero would
+// hold the first row where the CPU creeps, so the write refuses it; the smallest normal rate
+// plays.
+TEST(PlaybackEdges, SubnormalCycleRatesAreRefusedWhenWritten) {
+  Instance in = five(LoopMode::Repeat);  // 5 rows at 4 fps: rate = speed
+  in.policy.speed = 1e-40f;
+  Result<Playback> p = compile(in);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("too slow for float32"), std::string::npos) << p.error().message;
+  in.policy.speed = std::numeric_limits<float>::min();
+  ASSERT_TRUE(compile(in).ok());
+  EXPECT_EQ(compile(in)->primary.cycle_rate, std::numeric_limits<float>::min());
 }
 
 TEST(PlaybackEdges, NegativeSpeedIsRefusedWhenWritten) {

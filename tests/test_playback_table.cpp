@@ -464,6 +464,73 @@ TEST(InstanceTableRebase, OldLoopsAreFoldedAndRegainResolution) {
               worst_after);
 }
 
+// After a rebase, a caller re-issues the instances it wrote with their start times minus the
+// shift (docs/playback.md). A loop playing for longer than kRebaseFoldAfterSeconds was folded
+// (its start advanced by whole cycles, its repetitions shrunk): set_instance must still see it
+// as the band on screen, or a fade into a blend with it is refused and turning back mid-fade
+// pops to the dominant band.
+TEST(InstanceTableRebase, ReissuedInstancesAreRecognisedAfterAFold) {
+  const float before = 3300.0f, fade_at = 3600.2f, now = 3600.5f;
+  Instance walk = play(kWalk, before);
+  Instance walk_finite = walk;
+  walk_finite.policy.repetitions = 100000;
+  Instance bounce = play(kWave, before);
+  bounce.policy.loop_mode = LoopMode::PingPong;
+  InstanceTable table(4);
+  ASSERT_TRUE(set_instance(table, 0, walk, before).ok());
+  ASSERT_TRUE(set_instance(table, 1, walk, before).ok());
+  ASSERT_TRUE(set_instance(table, 1, play(kRun, fade_at, 1.0f), fade_at).ok());  // walk fading out
+  ASSERT_TRUE(set_instance(table, 2, walk_finite, before).ok());
+  ASSERT_TRUE(set_instance(table, 3, bounce, before).ok());
+  const RebaseReport report = rebase_clock(table, now);
+  ASSERT_EQ(report.shift, 3600.0f);
+  ASSERT_GE(report.folded, 4u);
+  auto reissued = [&](Instance in) {
+    in.start_time -= report.shift;  // exact in float32 here
+    return in;
+  };
+  const float t = now - report.shift;
+  ASSERT_NE(playback(table, 0).primary, compile(reissued(walk)).value().primary) << "not folded: the test tests nothing";
+
+  // A fade into a blend of the (folded) walk and the run.
+  for (uint32_t i : {0u, 2u}) {
+    Instance blend = reissued(i == 0 ? walk : walk_finite);
+    blend.blend = Blend{kRun, 0.5f, BlendSync::Phase};
+    blend.blend->weight_from = 0.0f;
+    blend.fade_duration = 0.5f;
+    const Frame shown = resolve(table, i, t);
+    ASSERT_TRUE(set_instance(table, i, blend, t).ok()) << i;
+    const Frame after = resolve(table, i, t);
+    EXPECT_EQ(after.a, shown.a) << i;  // the walk goes on where it was: its folded track is kept
+    EXPECT_EQ(after.weight, 0.0f) << i;
+  }
+  // Turning back to the walk mid-fade: the weights swap, nothing pops.
+  {
+    const Frame shown = resolve(table, 1, t);
+    ASSERT_EQ(shown.kind, MixKind::Fade);
+    ASSERT_GT(shown.weight, 0.0f);
+    Instance back = reissued(walk);
+    back.fade_duration = 0.5f;
+    ASSERT_TRUE(set_instance(table, 1, back, t).ok());
+    const Frame after = resolve(table, 1, t);
+    EXPECT_EQ(after.a, shown.b);
+    EXPECT_EQ(after.b, shown.a);
+    EXPECT_NEAR(after.weight, 1.0f - shown.weight, 1e-6f);
+  }
+  // A PingPong folded by an even count is the same band; a start half a cycle off is not.
+  {
+    const Frame shown = resolve(table, 3, t);
+    Instance again = reissued(bounce);
+    again.fade_duration = 0.5f;
+    ASSERT_TRUE(set_instance(table, 3, again, t).ok());
+    EXPECT_EQ(resolve(table, 3, t), shown);
+    Instance other = again;
+    other.start_time += 1.0f;  // half of the wave's 2 s cycle
+    ASSERT_TRUE(set_instance(table, 3, other, t).ok());
+    EXPECT_EQ(playback(table, 3).kind, MixKind::Fade);  // a new band fades in
+  }
+}
+
 TEST(InstanceTableRebase, FinishedTracksAndOverFadesStayPut) {
   InstanceTable table(3);
   Instance death = play(kWave, 10.0f);

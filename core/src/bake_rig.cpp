@@ -76,7 +76,12 @@ std::string fmt(const char* f, double v) {
 
 // "\"name\"", or "#index" when the file named none.
 std::string label(const std::string& name, size_t index) {
-  return name.empty() ? "#" + std::to_string(index) : "\"" + name + "\"";
+  // Appended rather than `"#" + std::to_string(index)`, for which GCC 12 warns of an
+  // overlapping memcpy inside std::string (-Wrestrict, a false positive).
+  std::string s(1, name.empty() ? '#' : '"');
+  s += name.empty() ? std::to_string(index) : name;
+  if (!name.empty()) s += '"';
+  return s;
 }
 
 inline bool is_identity(const glm::mat4& m) { return m == glm::mat4(1.0f); }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <string>
 
@@ -82,6 +83,12 @@ Result<float> rate_of(uint32_t rows, float fps, float speed, const std::string& 
   if (!std::isfinite(rf)) {
     return make_error("", what + ": speed " + num(speed) + " x fps " + num(fps) +
                               " is too fast for float32");
+  }
+  // A subnormal rate (a cycle longer than 1e30 years) would resolve differently on GPUs that
+  // flush subnormals to zero, breaking the bit-for-bit port (docs/playback.md, "Porting").
+  if (rf < std::numeric_limits<float>::min()) {
+    return make_error("", what + ": speed " + num(speed) + " x fps " + num(fps) +
+                              " is too slow for float32 (use speed 0 to hold the first row)");
   }
   return rf;
 }

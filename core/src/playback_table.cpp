@@ -62,6 +62,30 @@ Playback fade(const Track& incoming, const Track& outgoing, float from_weight, f
   return p;
 }
 
+// Whether `written` (a track as its caller writes it, on the current clock) plays the same
+// motion as `held` (a track in the table): equal, or `held` is `written` folded by rebase_clock,
+// its start advanced by m >= 1 whole cycles (an even m for PingPong) and its repetitions shrunk
+// by m. A caller re-issuing the instance it wrote before a rebase (start time minus the shift,
+// docs/playback.md) cannot know the folded start; the two starts agree to rounding: within
+// 1e-3 cycles plus the written start's own float32 step.
+bool same_motion(const Track& written, const Track& held) {
+  if (written == held) return true;
+  if (written.first_row != held.first_row || written.rows != held.rows || written.loop_mode != held.loop_mode ||
+      written.end_phase != held.end_phase || written.cycle_rate != held.cycle_rate || !(held.cycle_rate > 0.0f)) {
+    return false;
+  }
+  const double rate = double(held.cycle_rate);
+  const double cycles = (double(held.start_time) - double(written.start_time)) * rate;
+  const double m = std::round(cycles);
+  const double step = double(std::nextafter(std::fabs(written.start_time), kNever) - std::fabs(written.start_time));
+  if (!(m >= 1.0) || std::fabs(cycles - m) > std::min(1e-3 + 2.0 * step * rate, 0.25)) return false;
+  if (written.loop_mode == LoopMode::PingPong && std::fmod(m, 2.0) != 0.0) return false;
+  if (written.repetitions == kInfiniteRepetitions || held.repetitions == kInfiniteRepetitions) {
+    return written.repetitions == held.repetitions;
+  }
+  return double(written.repetitions) - m == double(held.repetitions);
+}
+
 }  // namespace
 
 PackedInstance pack(const Playback& p) {
@@ -155,12 +179,26 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
   if (auto r = check_rows(next.primary, table.frame_rows(), "clip"); !r) return fail(r.error().message);
   if (auto r = check_rows(next.second, table.frame_rows(), "blend.clip"); !r) return fail(r.error().message);
 
-  if (!table.written(index) || in.fade_duration == 0.0f) {
+  if (!table.written(index)) {
     table.store(index, next);
     return {};
   }
-
   const Playback old = playback(table, index);
+  // A band the table holds is re-issued as the table holds it (rebase_clock may have folded it):
+  // the comparisons below then see it as the same band.
+  Playback next_held = next;
+  for (Track* t : {&next_held.primary, &next_held.second}) {
+    if (same_motion(*t, old.primary)) {
+      *t = old.primary;
+    } else if (old.kind != MixKind::Single && same_motion(*t, old.second)) {
+      *t = old.second;
+    }
+  }
+  if (next.kind == MixKind::Single) next_held.second = next_held.primary;
+  if (in.fade_duration == 0.0f) {
+    table.store(index, next_held);
+    return {};
+  }
   const Frame shown = resolve(old, now);
   const bool two = shown.kind != MixKind::Single && shown.weight > 0.0f;
   const float w = two ? shown.weight : 0.0f;
@@ -170,20 +208,20 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
   const Track& dominant = two && w > 0.5f ? y : x;
 
   Playback out;
-  if (next.kind != MixKind::Blend) {
-    const Track& n = next.primary;
+  if (next_held.kind != MixKind::Blend) {
+    const Track& n = next_held.primary;
     if (two && n == x) {
       out = fade(n, y, w, now, in);            // retarget: Y keeps fading from where it is
     } else if (two && n == y) {
       out = fade(n, x, 1.0f - w, now, in);     // turn back: X fades out from where it is
     } else if (n == dominant) {
-      out = next;                              // nothing to fade from (drops Y's weight, if any)
+      out = next_held;                         // nothing to fade from (drops Y's weight, if any)
     } else {
       out = fade(n, dominant, 1.0f, now, in);  // fade in over the dominant band
     }
   } else {
-    const Track& a = next.primary;
-    const Track& b = next.second;
+    const Track& a = next_held.primary;
+    const Track& b = next_held.second;
     float from = 0.0f;
     if (two && x == a && y == b) {
       from = w;
@@ -197,7 +235,7 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
       return fail("a fade into a blend needs the blend's band A or B on screen (a Frame holds two "
                   "bands): fade to A first, then write the blend with weight_from 0 on FadeEnd");
     }
-    out = next;
+    out = next_held;
     out.weight_from = from;
     out.ramp_start = now;
     out.ramp_rate = static_cast<float>(1.0 / double(in.fade_duration));

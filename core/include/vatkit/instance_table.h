@@ -141,7 +141,9 @@ class InstanceTable {
 //    over D (D fades from 1 to 0), or the blend ramps in from D (D is A: B from 0; D is B: from 1).
 //    The collapse pops by the weight it drops: at most min(w, 1 - w) times the distance between
 //    the two poses on screen (docs/playback.md has the measured numbers).
-// "Is" compares the resolved tracks: same band, start, rate and policy. Errors: what compile()
+// "Is" compares the resolved tracks: same band, start, rate and policy; a track rebase_clock
+// folded is the instance it came from (re-issued with its start time minus the shift), and the
+// table keeps the folded track. Errors: what compile()
 // refuses, a band past frame_rows, instance.from set (this fills it), a non-finite `now`, and a
 // fade into a blend from a band that is neither A nor B (that needs three bands: fade to A, and on
 // its FadeEnd event write the blend with weight_from 0). A first write, or fade_duration 0, cuts.
@@ -187,7 +189,9 @@ size_t pop_events(InstanceTable& table, float until, std::vector<PlaybackEvent>&
 //    full resolution (docs/playback.md measures both);
 //  - a weight ramp that is over becomes a constant; a fade that is over becomes Single.
 // Pending events shift with their rows. Every row is marked dirty. Call it when the clock passes
-// an hour or so; the GPU and the table must switch clocks on the same frame.
+// an hour or so; the GPU and the table must switch clocks on the same frame, and the caller
+// subtracts the shift from the start times it keeps (set_instance recognises a re-issued
+// instance by them, folded tracks included).
 RebaseReport rebase_clock(InstanceTable& table, float now);
 
 // The float32 clock's resolution at `clock` seconds: the gap to the next float (its ulp).
