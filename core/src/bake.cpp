@@ -588,7 +588,9 @@ struct Baker {
     // (1) The key grid.
     const uint32_t M = key_grid_intervals(asset.animations[size_t(clip.animation)]);
     if (M > 0 && M + 1 <= max_rows) {
-      for (uint32_t m = 1; uint64_t(M) * m + 1 <= max_rows && hi == 0; m *= 2) {
+      // Every multiple, not only powers of two: CesiumMan's 24 fps keys met 0.7 mm at 3x (72
+      // fps), which doubling skipped for 4x (96 fps: a third more rows).
+      for (uint32_t m = 1; uint64_t(M) * m + 1 <= max_rows && hi == 0; ++m) {
         auto ok = eval(M * m + 1);
         if (!ok) return ok.error();
         if (*ok) hi = M * m + 1;

@@ -36,9 +36,11 @@ struct BakeOptions {
   EncodingChoice encoding = EncodingChoice::Auto;
   Precision precision = Precision::F32;
   float fps = 30.0f;            // nominal frame rate (ignored when max_error_mm > 0)
-  float max_error_mm = 0.0f;    // > 0: for each clip, the lowest row count whose interpolated
-                                // decode stays within this budget against the reference, on the
-                                // rows and between them (VerifyOptions{} sampling); rates up to
+  float max_error_mm = 0.0f;    // > 0: for each clip, a row count n whose interpolated decode
+                                // stays within this budget against the reference, on the rows
+                                // and between them (VerifyOptions{} sampling), where n - 1 rows
+                                // and every multiple of the key rate below n do not (the lowest
+                                // where the error falls with the rate; docs/encodings.md); rates up to
                                 // max_search_fps are tried, and a clip that cannot meet the
                                 // budget there fails the bake with its best error
   float max_search_fps = 480.0f;
