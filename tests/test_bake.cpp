@@ -285,6 +285,34 @@ TEST(BakeClipTable, RigBoundsContainEveryPosedVertex) {
   }
 }
 
+// Keys and positions that are finite each can pose a vertex past float32's range: the bake says
+// so by clip, in both encodings, before anything is written.
+TEST(BakeClipTable, PosesBeyondFloat32AreRefusedByClip) {
+  Asset a;
+  a.source = "far.gltf";
+  Mesh mesh;
+  Primitive p;
+  p.positions = {glm::vec3(0), glm::vec3(3e38f, 0, 0), glm::vec3(0, 1, 0)};
+  p.normals.assign(3, glm::vec3(0, 0, 1));
+  p.indices = {0, 1, 2};
+  mesh.primitives.push_back(p);
+  a.meshes.push_back(mesh);
+  Node n;
+  n.mesh = 0;
+  a.nodes.push_back(n);
+  Animation anim;
+  anim.name = "slide";
+  test::add_channel(anim, 0, Path::Translation,
+                    test::make_sampler(Interpolation::Linear, {0.0f, 1.0f}, {0, 0, 0, 3e38f, 0, 0}, 3));
+  a.animations.push_back(anim);
+  test::finalize(a);
+  for (EncodingChoice e : {EncodingChoice::Delta, EncodingChoice::Rig}) {
+    auto r = bake(a, options_for(e));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, "far.gltf: clip \"slide\": posed vertices leave float32's range (the clip's bounds are not finite)");
+  }
+}
+
 TEST(BakeClipTable, OneRowForAZeroLengthClipAndErrorsForBadOptions) {
   Asset a;
   a.source = "static.gltf";
@@ -723,7 +751,16 @@ TEST(BakeTextureLimits, TooBigFailsSayingWhatFits) {
   o.max_texture_size = 64;
   r = bake(a, o);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("clips fit"), std::string::npos) << r.error().message;
+  std::smatch least;
+  ASSERT_TRUE(std::regex_search(r.error().message, least, std::regex("limit of at least ([0-9]+) holds one row per clip")))
+      << r.error().message;
+  // What it says fits, fits, with one row per clip (a frame rate that rounds every clip to one
+  // row), and one texel less does not.
+  o.max_texture_size = uint32_t(std::stoul(least[1]));
+  o.fps = 1e-3f;
+  EXPECT_TRUE(bake(a, o).ok()) << o.max_texture_size;
+  o.max_texture_size -= 1;
+  EXPECT_FALSE(bake(a, o).ok()) << o.max_texture_size;
 }
 
 // ---- the frame-rate search ---------------------------------------------------------------------

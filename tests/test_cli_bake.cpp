@@ -507,8 +507,15 @@ TEST(CliBake, BadInputGivesOneErrorLineAndNoOutputFile) {
   expect_one_error_line(vatkit_cli("pose " + quoted(vat) + " --clip walk --time inf"), "--time");
   expect_one_error_line(vatkit_cli("bake " + asset("khronos/SimpleMorph.gltf") + " --encoding rig" + o), "SimpleMorph.gltf: ");
   // Option values.
-  expect_one_error_line(vatkit_cli("bake --fps -1" + o), "--fps -1: not a positive number");
-  expect_one_error_line(vatkit_cli("bake --fps 0" + o), "--fps 0: not a positive number");
+  expect_one_error_line(vatkit_cli("bake --fps -1" + o), "--fps -1: must be a positive number");
+  expect_one_error_line(vatkit_cli("bake --fps 0" + o), "--fps 0: must be a positive number");
+  expect_one_error_line(vatkit_cli("bake --fps 1e9" + o), "--fps 1e+09: must be a positive number of frames per second, at most 1e6");
+  // vatkit writes binary glTF: a .gltf output name is refused before anything is baked.
+  expect_one_error_line(vatkit_cli("bake --no-measure -o " + quoted(dir / "x.gltf")), "x.gltf: vatkit writes binary glTF");
+  expect_one_error_line(vatkit_cli("sample -o " + quoted(dir / "x.GLTF")), "x.GLTF: vatkit writes binary glTF");
+  EXPECT_FALSE(fs::exists(dir / "x.gltf"));
+  // verify with a VAT measures it as it is: a bake option would be ignored, so it is refused.
+  expect_one_error_line(vatkit_cli("verify '' " + quoted(vat) + " --fps 10"), "--fps is a bake option, but");
   expect_one_error_line(vatkit_cli("bake --fps nan" + o), "--fps nan");
   expect_one_error_line(vatkit_cli("bake --fps 0 --max-error 1" + o), "--fps", 2);
   expect_one_error_line(vatkit_cli("bake --max-error -2" + o), "--max-error -2");

@@ -38,7 +38,7 @@ const AssimpCase kAssimpCases[] = {
     {"BoxTextured-glTF-Embedded/BoxTextured.gltf", nullptr},
     {"BoxTextured-glTF-pbrSpecularGlossiness/BoxTextured.gltf", nullptr},  // extension only used
     {"BoxTextured-glTF-techniqueWebGL/BoxTextured.gltf",
-     "extension KHR_technique_webgl is required but not supported"},
+     "extensionsRequired[0]: extension KHR_technique_webgl is required but not supported"},
     {"BoxTextured-glTF/BoxTextured.gltf", nullptr},
     {"BoxWithInfinites-glTF-Binary/BoxWithInfinites.glb",
      "meshes[0].primitives[0].attributes.POSITION: accessors[2] element 0 is infinite"},
@@ -55,7 +55,7 @@ const AssimpCase kAssimpCases[] = {
     {"TestNoRootNode/NoScene.gltf", "scene: scene 0 does not exist (the file has 0 scenes)"},
     {"TestNoRootNode/SceneWithoutNodes.gltf", nullptr},  // an empty scene is valid
     {"cameras/Cameras.gltf", nullptr},
-    {"draco/2CylinderEngine.gltf", "extension KHR_draco_mesh_compression is required but not supported"},
+    {"draco/2CylinderEngine.gltf", "extensionsRequired[0]: extension KHR_draco_mesh_compression is required but not supported"},
     {"glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_00.gltf", nullptr},  // points: dropped
     {"glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_01.gltf", nullptr},  // lines: dropped
     {"glTF-Asset-Generator/Mesh_PrimitiveMode/Mesh_PrimitiveMode_02.gltf", nullptr},
@@ -273,9 +273,12 @@ std::vector<Mutation> mutations() {
       {"JOINTS_0 without WEIGHTS_0", [](Base& m) { m.doc()["meshes"][0]["primitives"][0]["attributes"].erase("WEIGHTS_0"); },
        [](const Base&) { return "meshes[0].primitives[0].attributes: has JOINTS_0 but no WEIGHTS_0"; }},
       {"Draco required", [](Base& m) { m.doc()["extensionsRequired"] = {"KHR_draco_mesh_compression"}; },
-       [](const Base&) { return "extension KHR_draco_mesh_compression is required but not supported (vatkit has no Draco decoder)"; }},
+       [](const Base&) {
+         return "extensionsRequired[0]: extension KHR_draco_mesh_compression is required but not supported (vatkit has no Draco "
+                "decoder)";
+       }},
       {"unknown required extension", [](Base& m) { m.doc()["extensionsRequired"] = {"KHR_mesh_quantization", "EXT_future"}; },
-       [](const Base&) { return "extension EXT_future is required but not supported"; }},
+       [](const Base&) { return "extensionsRequired[1]: extension EXT_future is required but not supported"; }},
       {"Draco primitive without fallback data",
        [](Base& m) {
          m.doc()["extensionsUsed"] = {"KHR_draco_mesh_compression"};

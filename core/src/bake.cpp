@@ -448,8 +448,19 @@ Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<C
                      " frame rows = " + std::to_string(height) + " rows, over the texture size limit " +
                      std::to_string(limit);
   if (max_frame_rows < clips.size()) {
-    return make_error(setup.name, what + "; even one row per clip does not fit: at most " +
-                                      std::to_string(max_frame_rows) + " clips fit, or raise the limit");
+    // The smallest limit that holds one row per clip: the planes' rows per frame shrink as the
+    // limit grows, so the test is monotonic.
+    auto holds = [&](uint64_t l) {
+      uint64_t per_frame = 1;
+      for (const Need& n : needs) per_frame = std::max<uint64_t>(per_frame, (uint64_t(n.texels) + l - 1) / l);
+      return uint64_t(clips.size()) * per_frame <= l;
+    };
+    uint64_t lo = limit, hi = uint64_t(1) << 32;  // lo fails
+    while (hi - lo > 1) (holds((lo + hi) / 2) ? hi : lo) = (lo + hi) / 2;
+    return make_error(setup.name, what + "; even one row per clip does not fit (" + std::to_string(max_frame_rows) +
+                                      " frame rows fit, " + std::to_string(clips.size()) +
+                                      " clips): a texture size limit of at least " + std::to_string(hi) +
+                                      " holds one row per clip, or bake fewer clips");
   }
   // The largest common frame rate that fits (rows grow with the rate).
   auto rows_at = [&](double fps) {
@@ -524,7 +535,19 @@ struct Baker {
   // geometry (detail::bake_rig).
   Result<Vat> bake_encoding(Encoding e, const std::vector<ClipPlan>& clips, detail::Progress& progress, bool last) {
     if (auto fit = detail::check_fits(setup, e, clips); !fit) return fit.error();
-    return e == Encoding::Rig ? detail::bake_rig(setup, clips, progress, last) : detail::bake_delta(setup, clips, progress, last);
+    auto vat = e == Encoding::Rig ? detail::bake_rig(setup, clips, progress, last) : detail::bake_delta(setup, clips, progress, last);
+    if (!vat) return vat;
+    // Keys and transforms that are finite each can still pose a vertex past float32's range
+    // (a translation of 3e38 under a scale of 2): said here, by clip, not by the file writer.
+    for (const VatClip& c : vat->clips) {
+      auto finite3 = [](const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+      const bool finite = std::isfinite(c.max_delta) && finite3(c.bounds.min) && finite3(c.bounds.max);
+      if (!finite) {
+        return make_error(setup.name, "clip \"" + (c.name.empty() ? clip_label(asset, c.source_animation) : c.name) +
+                                          "\": posed vertices leave float32's range (the clip's bounds are not finite)");
+      }
+    }
+    return vat;
   }
 
   Result<std::vector<detail::ClipMeasure>> measure(const Vat& vat, float abort_above_mm, const std::string& stage,

@@ -104,14 +104,16 @@ void check_required_extensions(Context& ctx) {
   auto check_list = [&](const char* key, bool required) {
     auto it = ctx.doc.find(key);
     if (it == ctx.doc.end() || !it->is_array()) return;
-    for (const json& e : *it) {
+    for (size_t i = 0; i < it->size(); ++i) {
+      const json& e = (*it)[i];
       if (!e.is_string()) continue;  // the shape pass reports it
       const std::string& name = e.get_ref<const std::string&>();
       if (name == "KHR_mesh_quantization") ctx.quantization_declared = true;
       if (!required || name == "KHR_mesh_quantization" || name == "EXT_meshopt_compression") continue;
+      const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
       if (name == "KHR_draco_mesh_compression")
-        fail("", "extension KHR_draco_mesh_compression is required but not supported (vatkit has no Draco decoder)");
-      fail("", "extension " + name + " is required but not supported");
+        fail(where, "extension KHR_draco_mesh_compression is required but not supported (vatkit has no Draco decoder)");
+      fail(where, "extension " + name + " is required but not supported");
     }
   };
   check_list("extensionsUsed", false);

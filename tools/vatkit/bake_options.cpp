@@ -191,12 +191,12 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
     b.max_error_mm = static_cast<float>(o.max_error_mm);
   } else if (!positive(o.fps) || o.fps > 1e6) {
     return make_error("", "--fps " + number_text(o.fps) +
-                              ": not a positive number of frames per second");
+                              ": must be a positive number of frames per second, at most 1e6");
   }
   b.fps = static_cast<float>(o.fps);
   if (!positive(o.max_search_fps) || o.max_search_fps > 1e6) {
     return make_error("", "--max-search-fps " + number_text(o.max_search_fps) +
-                              ": not a positive number of frames per second");
+                              ": must be a positive number of frames per second, at most 1e6");
   }
   b.max_search_fps = static_cast<float>(o.max_search_fps);
   if (!positive(o.auto_budget_mm)) {

@@ -52,6 +52,10 @@ extern const char* const kFileHelp;
 Result<void> parse_size(const std::string& command, const std::string& text, const char* example, int& width,
                         int& height);
 
+// Refuses an output name that says text glTF (".gltf", any case) for a binary glTF file:
+// vatkit writes .glb containers, and a viewer would parse those bytes as JSON.
+Result<void> check_binary_gltf_name(const std::string& path);
+
 // Writes `text` to `path` atomically, or to stdout when `path` is empty.
 Result<void> write_output(const std::string& path, const std::string& text);
 

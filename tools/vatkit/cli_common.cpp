@@ -2,9 +2,11 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +36,15 @@ Result<void> parse_size(const std::string& command, const std::string& text, con
 Result<Asset> load_input(const std::string& file) {
   if (file.empty()) return load_sample_character();
   return import_gltf(file);
+}
+
+Result<void> check_binary_gltf_name(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".gltf") {
+    return make_error(path, "vatkit writes binary glTF: name the output .glb (a viewer would read this name as JSON)");
+  }
+  return {};
 }
 
 Result<void> write_output(const std::string& path, const std::string& text) {

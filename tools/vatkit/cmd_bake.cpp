@@ -29,10 +29,11 @@ Result<void> run_bake(const BakeCommandOptions& options) {
   Result<BakeOptions> bake_options = make_bake_options(options.bake);
   if (!bake_options) return bake_options.error();
   if (Result<void> source = check_source_file(options.file); !source) return source;
+  const std::string output = options.output.empty() ? default_output(options.file) : options.output;
+  if (auto named = check_binary_gltf_name(output); !named) return named;
   Result<Asset> asset = load_input(options.file);
   if (!asset) return asset.error();
   if (Result<void> r = resolve_clip_defaults(*bake_options, *asset); !r) return r;
-  const std::string output = options.output.empty() ? default_output(options.file) : options.output;
 
   ProgressBar progress;
   bake_options->progress = progress.callback();

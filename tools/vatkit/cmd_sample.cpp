@@ -20,6 +20,7 @@ Command add_sample_command(CLI::App& parent) {
       "its bytes are the same on every run.\n\n"
       "Example: vatkit sample -o sample.glb");
   return {app, [output]() -> Result<void> {
+            if (auto named = check_binary_gltf_name(*output); !named) return named;
             const std::vector<uint8_t> bytes = sample_character_glb();
             if (auto written = write_file_atomic(*output, bytes); !written) return written;
             std::printf("wrote %s (%zu bytes)\n", output->c_str(), bytes.size());

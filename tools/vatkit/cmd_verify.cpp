@@ -43,8 +43,25 @@ double tolerance_of(const VerifyCommandOptions& o) {
   return -1.0;
 }
 
-Result<void> run_verify(const VerifyCommandOptions& options, int& failure_exit) {
+// With VAT given nothing is baked: a bake option (other than --max-error, the tolerance's
+// fallback, and --threads, which the measurement uses) would be ignored, so it is refused.
+Result<void> check_no_bake_options(const CLI::App& app, const std::string& vat_file) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_group() != "Bake" || opt->count() == 0) continue;
+    const std::string name = opt->get_name();
+    if (name == "--max-error" || name == "--threads") continue;
+    return make_error("", name + " is a bake option, but " + vat_file +
+                              " is given: verify measures that file as it is (leave out " + name +
+                              ", or leave out the VAT to bake FILE with it)");
+  }
+  return {};
+}
+
+Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app, int& failure_exit) {
   failure_exit = kExitError;
+  if (!options.vat_file.empty()) {
+    if (auto r = check_no_bake_options(app, options.vat_file); !r) return r;
+  }
   Result<BakeOptions> bake_options = make_bake_options(options.bake);
   if (!bake_options) return bake_options.error();
   const double tolerance = tolerance_of(options);
@@ -184,7 +201,7 @@ Command add_verify_command(CLI::App& parent) {
       "  vatkit verify CesiumMan.glb --precision q16 --tolerance 0.5\n"
       "  vatkit verify '' sample.vat.glb --tolerance 1");
   return {app,
-          [options, failure_exit]() { return run_verify(*options, *failure_exit); },
+          [options, app, failure_exit]() { return run_verify(*options, *app, *failure_exit); },
           [failure_exit]() { return *failure_exit; }};
 }
 
