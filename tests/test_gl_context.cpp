@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "gl_test_support.h"
 #include "vatkit/gl/context.h"
+#include "vatkit/gl/decode_glsl.h"
 #include "vatkit/gl/gl.h"
 #include "vatkit/gl/objects.h"
 #include "vatkit/gl/program.h"
@@ -293,6 +296,32 @@ TEST_F(GlProgramTest, PreambleVersionExtensionDefinesAndLine) {
             0u);
   Result<gl::Program> program = gl::build_program(desc);
   ASSERT_TRUE(program.ok()) << program.error().message;
+}
+
+// docs/rendering.md shows how to call the decode chunk from a vertex shader of one's own: that
+// block, with the chunk pasted where it says so, must compile (it once declared a vertex input
+// `flat`, which GLSL refuses).
+TEST_F(GlProgramTest, TheRenderingGuidesExampleCompiles) {
+  std::ifstream in(std::string(VATKIT_SOURCE_DIR) + "/docs/rendering.md");
+  ASSERT_TRUE(in) << "docs/rendering.md";
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t step = doc.find("**5. Call it**");
+  ASSERT_NE(step, std::string::npos);
+  const size_t begin = doc.find("```glsl\n", step);
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = doc.find("```", begin + 8);
+  ASSERT_NE(end, std::string::npos);
+  std::string source = doc.substr(begin + 8, end - begin - 8);
+  const std::string placeholder = "// ... the text of vat_decode.glsl ...";
+  const size_t at = source.find(placeholder);
+  ASSERT_NE(at, std::string::npos) << source;
+  source.replace(at, placeholder.size(), std::string(gl::decode_glsl()));
+  gl::ProgramDesc desc;
+  desc.name = "rendering_md_example";
+  desc.shaders = {{gl::ShaderStage::vertex, source, "rendering.md example"},
+                  {gl::ShaderStage::fragment, "in vec3 v_normal;\nout vec4 c;\nvoid main() { c = vec4(v_normal, 1.0); }\n", ""}};
+  Result<gl::Program> program = gl::build_program(desc);
+  EXPECT_TRUE(program.ok()) << program.error().message;
 }
 
 TEST_F(GlTimerTest, ReportsItsMethod) {
