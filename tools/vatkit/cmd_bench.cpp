@@ -74,6 +74,7 @@ struct BenchOptions {
   std::string camera = "overview";
   bool no_culling = false;
   bool shadows = false;
+  bool pipelined = false;
   std::string json;
   uint32_t lods = 10;  // deep levels: a crowd of a million is mostly a few pixels tall
   float lod_error_px = 1.0f;
@@ -351,9 +352,14 @@ Result<void> run_bench(const BenchOptions& options) {
   const int samples = std::min(options.samples, std::max(info.limits.max_samples, 1));
   Result<gl::RenderTarget> target = gl::RenderTarget::create({width, height, samples});
   if (!target) return target.error();
-  Result<gl::GpuTimer> timer = gl::GpuTimer::create(*context);
-  if (!timer) return timer.error();
-  const char* timer_name = gl::timer_method_name(timer->method());
+  // --pipelined: three frames in flight, each with its own timer.
+  std::vector<gl::GpuTimer> timers;
+  for (int i = 0; i < (options.pipelined ? 3 : 1); ++i) {
+    Result<gl::GpuTimer> timer = gl::GpuTimer::create(*context);
+    if (!timer) return timer.error();
+    timers.push_back(std::move(*timer));
+  }
+  const char* timer_name = gl::timer_method_name(timers[0].method());
 
   gl::RenderOptions render_options;
   render_options.shadows = options.shadows;
@@ -449,11 +455,48 @@ Result<void> run_bench(const BenchOptions& options) {
       std::fflush(stderr);
 
       bool culling_stats = culling && variant != Variant::Live && culling_note.empty();
+      // The triangles of a frame just finished: the GPU culling's count, or what was submitted.
+      auto frame_triangles = [&]() -> double {
+        if (live) {
+          row.triangles_from = "submitted";
+          return double(live->triangles_per_draw());
+        }
+        if (culling_stats) {
+          Result<gl::CullingStats> stats = renderer->read_culling_stats(*crowd);
+          if (stats) {
+            row.triangles_from = "gpu culling stats";
+            row.culling = std::move(*stats);
+            return double(row.culling->triangles + row.culling->shadow_triangles);
+          }
+          culling_note = stats.error().message;
+          culling_stats = false;
+          std::fprintf(stderr, "\nbench: no culling statistics (%s): triangles are the submitted ones\n",
+                       culling_note.c_str());
+        }
+        row.triangles_from = "submitted";
+        return double(renderer->stats().triangles);
+      };
+      // One timer per frame in flight: frame k reads the timer of frame k - in_flight before it
+      // reuses it (pipelined), or its own right after it (in_flight 1: each frame waits for the
+      // GPU, and its culling statistics are read).
+      const uint32_t in_flight = uint32_t(timers.size());
+      std::vector<int64_t> timed(in_flight, -1);  // the frame each timer holds, -1: none
+      auto collect = [&](uint32_t slot) -> Result<void> {
+        if (timed[slot] < 0) return {};
+        Result<double> gpu_ms = timers[slot].elapsed_ms();
+        if (!gpu_ms) return gpu_ms.error();
+        if (timed[slot] >= int64_t(options.warmup)) row.gpu_ms.push_back(*gpu_ms);
+        timed[slot] = -1;
+        return {};
+      };
       for (uint32_t k = 0; k < total_frames; ++k) {
         const float t = float(k) / 60.0f;
-        timer->begin();
-        const auto cpu_start = std::chrono::steady_clock::now();
+        const uint32_t slot = k % in_flight;
+        if (auto r = collect(slot); !r) return r.error();
+        timers[slot].begin();
+        // The process clock sums every thread's time: read outside the wall-clock window.
         const double work_start = process_cpu_ms();
+        const auto cpu_start = std::chrono::steady_clock::now();
         if (live) {
           live->update(t);
           live->upload();
@@ -461,39 +504,24 @@ Result<void> run_bench(const BenchOptions& options) {
         } else {
           renderer->render(*target, *crowd, *camera, t, render_options);
         }
-        const double work_stop = process_cpu_ms();
         const auto cpu_stop = std::chrono::steady_clock::now();
-        timer->end();
-        Result<double> gpu_ms = timer->elapsed_ms();
-        if (!gpu_ms) return gpu_ms.error();
-        double triangles = 0.0;
-        if (live) {
-          triangles = double(live->triangles_per_draw());
-          row.triangles_from = "submitted";
-        } else if (culling_stats) {
-          Result<gl::CullingStats> stats = renderer->read_culling_stats(*crowd);
-          if (stats) {
-            triangles = double(stats->triangles + stats->shadow_triangles);
-            row.triangles_from = "gpu culling stats";
-            row.culling = std::move(*stats);
-          } else {
-            culling_note = stats.error().message;
-            culling_stats = false;
-            std::fprintf(stderr, "\nbench: no culling statistics (%s): triangles are the submitted ones\n",
-                         culling_note.c_str());
-          }
-        }
-        if (!live && !culling_stats) {
-          triangles = double(renderer->stats().triangles);
-          row.triangles_from = "submitted";
-        }
+        const double work_stop = process_cpu_ms();
+        timers[slot].end();
+        timed[slot] = k;
         if (k >= options.warmup) {
-          row.gpu_ms.push_back(*gpu_ms);
           row.cpu_ms.push_back(std::chrono::duration<double, std::milli>(cpu_stop - cpu_start).count());
           row.cpu_work_ms.push_back(work_stop - work_start);
-          row.triangles.push_back(triangles);
+        }
+        if (in_flight == 1) {
+          if (auto r = collect(slot); !r) return r.error();
+          const double triangles = frame_triangles();
+          if (k >= options.warmup) row.triangles.push_back(triangles);
         }
       }
+      for (uint32_t slot = 0; slot < in_flight; ++slot) {
+        if (auto r = collect(slot); !r) return r.error();
+      }
+      if (in_flight > 1) row.triangles.assign(row.cpu_ms.size(), frame_triangles());  // the last frame's
       if (auto ok = context->check("bench"); !ok) {
         std::fprintf(stderr, "\n");
         fail(ok.error().message);
@@ -523,10 +551,10 @@ Result<void> run_bench(const BenchOptions& options) {
 
   const std::string source = bakes->asset ? bakes->asset->source : options.file;
   std::printf("vatkit bench: %s, %dx%d (%d sample%s), %u frames after %u warm-up, 1/60 s per frame, camera %s, "
-              "culling+LOD %s (%u levels baked, %.3g px budget), shadows %s, ground off\n",
+              "culling+LOD %s (%u levels baked, %.3g px budget), shadows %s, ground off%s\n",
               source.c_str(), width, height, samples, samples == 1 ? "" : "s", options.frames, options.warmup,
               options.camera.c_str(), culling ? "on" : "off", options.lods, double(options.lod_error_px),
-              options.shadows ? "on (VAT and static)" : "off");
+              options.shadows ? "on (VAT and static)" : "off", options.pipelined ? ", 3 frames in flight" : ", each frame waited for");
   std::printf("GPU: %s (%s, %s); GPU timer: %s; CPU: %u hardware threads\n", info.renderer.c_str(),
               info.vendor.c_str(), info.version.c_str(), timer_name, hardware_threads());
   std::printf("frame ms = max(median GPU ms, median CPU ms); x static, x live = frame ms / that variant's at the same N;\n"
@@ -573,6 +601,7 @@ Result<void> run_bench(const BenchOptions& options) {
     doc["camera"] = options.camera;
     doc["culling"] = culling;
     doc["shadows"] = options.shadows;
+    doc["pipelined"] = options.pipelined;
     doc["frame_ms"] = "max(gpu_ms_median, cpu_ms_median)";
     if (!culling_note.empty()) doc["culling_note"] = culling_note;
     if (live_check) {
@@ -650,6 +679,9 @@ Command add_bench_command(CLI::App& parent) {
   app->add_flag("--no-culling", options->no_culling,
                 "VAT and static variants: no GPU culling, no LOD (direct draws of every instance)");
   app->add_flag("--shadows", options->shadows, "Shadow pass on for the VAT and static variants (default off)");
+  app->add_flag("--pipelined", options->pipelined,
+                "Keep three frames in flight, as a renderer that does not wait for the GPU every frame "
+                "(default: each frame waits for the last); triangles are then the last frame's");
   app->add_option("--json", options->json, "Also write the rows, the machine and the command line as JSON")
       ->option_text("FILE");
   app->add_option("--lods", options->lods, "Levels of detail baked per VAT (default 10: far instances are a few pixels tall; bake --lods)")->option_text("N");
