@@ -10,6 +10,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "gl_test_support.h"
+#include "test_support.h"
 #include "test_gl_crowd_util.h"
 #include "vatkit/gl/crowd.h"
 #include "vatkit/gl/decode_glsl.h"
@@ -134,8 +135,14 @@ TEST_F(GlCrowd, NothingIsUploadedWhenNothingChanged) {
   EXPECT_EQ(renderer->stats().draw_calls, 2u * gpu->groups().size() + 1u);
   EXPECT_EQ(renderer->stats().triangles, 2u * n * (gpu->index_count() / 3) + 2u);
   EXPECT_FALSE(renderer->read_culling_stats(*crowd).ok()) << "the direct frame did not cull";
-  // Then nothing, frame after frame, while the clock runs.
-  s = render_frames(*renderer, *target, *crowd, camera, 3, 0.6f);
+  // Then nothing, frame after frame, while the clock runs: no upload, and no heap allocation
+  // (render_frames passes the crowd by reference and every buffer was made at creation).
+  {
+    render_frames(*renderer, *target, *crowd, camera, 2, 0.55f);  // the culled frame's programs warm
+    test::CountAllocations allocations;
+    s = render_frames(*renderer, *target, *crowd, camera, 3, 0.6f);
+    EXPECT_EQ(allocations.count(), 0u) << "a frame allocated";
+  }
   EXPECT_EQ(s.uploaded_bytes, 0u);
 
   // One instance changes its animation: its row, 96 bytes, and nothing else.

@@ -14,27 +14,10 @@
 #include <vector>
 
 #include "synthetic.h"
+#include "test_support.h"
 #include "vatkit/scene.h"
 #include "vatkit/skin.h"
 
-// Counts heap allocations while g_count_allocations is set, to check that the hot paths
-// allocate nothing. Replacing the global operator new is the only portable hook; it forwards
-// to malloc, so sanitizers still see every block.
-namespace {
-std::atomic<bool> g_count_allocations{false};
-std::atomic<size_t> g_allocations{0};
-}  // namespace
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t size) {
-  if (g_count_allocations.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
 
 namespace vatkit {
 namespace {
@@ -315,32 +298,30 @@ TEST(SceneEvaluatorThreads, PoseAndSkinAllocateNothing) {
   Output out(a);
   ev.pose(0, 0.1f);
   ev.skin(out.positions, out.normals, out.tangents, 0);  // warm up the thread pool
-  g_allocations = 0;
-  g_count_allocations = true;
-  for (int i = 0; i < 5; ++i) {
-    ev.pose(i % 2 ? 0 : -1, 0.2f * float(i));
-    ev.skin(out.positions, out.normals, out.tangents, 0);
-    ev.skin(out.positions, {}, out.tangents, 1);
+  {
+    test::CountAllocations allocations;
+    for (int i = 0; i < 5; ++i) {
+      ev.pose(i % 2 ? 0 : -1, 0.2f * float(i));
+      ev.skin(out.positions, out.normals, out.tangents, 0);
+      ev.skin(out.positions, {}, out.tangents, 1);
+    }
+    EXPECT_EQ(allocations.count(), 0u) << "pose() or skin() allocated";
   }
-  g_count_allocations = false;
-  EXPECT_EQ(g_allocations.load(), 0u) << "pose() or skin() allocated";
 
   std::vector<Pose> poses(64, make_rest_pose(a));
   std::vector<float> times(poses.size());
   for (size_t k = 0; k < times.size(); ++k) times[k] = 0.015f * float(k);
-  g_allocations = 0;
-  g_count_allocations = true;
-  sample_animation_batch(a, a.animations[0], times, poses, 0);
-  sample_animation_batch(a, a.animations[0], times, poses, 1);
-  g_count_allocations = false;
-  EXPECT_EQ(g_allocations.load(), 0u) << "sample_animation_batch allocated";
+  {
+    test::CountAllocations allocations;
+    sample_animation_batch(a, a.animations[0], times, poses, 0);
+    sample_animation_batch(a, a.animations[0], times, poses, 1);
+    EXPECT_EQ(allocations.count(), 0u) << "sample_animation_batch allocated";
+  }
 
   // The counter does count.
-  g_allocations = 0;
-  g_count_allocations = true;
+  test::CountAllocations allocations;
   const Pose extra = make_rest_pose(a);
-  g_count_allocations = false;
-  EXPECT_GT(g_allocations.load(), 0u);
+  EXPECT_GT(allocations.count(), 0u);
 }
 
 }  // namespace

@@ -1,13 +1,42 @@
 #include "test_support.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cassert>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <new>
 #include <sys/wait.h>
 
+// Counts heap allocations while a CountAllocations lives. Replacing the global operator new is
+// the only portable hook; it forwards to malloc, so sanitizers still see every block.
+namespace {
+std::atomic<bool> g_count_allocations{false};
+std::atomic<size_t> g_allocations{0};
+}  // namespace
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t size) {
+  if (g_count_allocations.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
+
 namespace vatkit::test {
+
+CountAllocations::CountAllocations() {
+  assert(!g_count_allocations.load());
+  g_allocations = 0;
+  g_count_allocations = true;
+}
+CountAllocations::~CountAllocations() { g_count_allocations = false; }
+size_t CountAllocations::count() const { return g_allocations.load(); }
 
 // The shared assets: $VATKIT_ASSETS when set (a copy of some of them on another machine, e.g. the
 // GPU machine), else ../shared/assets as configured.

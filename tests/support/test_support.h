@@ -30,4 +30,15 @@ CommandResult run_command(const std::string& command_line);
 // Quotes a path for a shell command line.
 std::string shell_quote(const std::string& s);
 
+// Heap allocations (global operator new, any thread) while an instance lives: the suite replaces
+// operator new (test_support.cpp) to check that hot paths allocate nothing. Not nestable.
+class CountAllocations {
+ public:
+  CountAllocations();
+  ~CountAllocations();
+  CountAllocations(const CountAllocations&) = delete;
+  CountAllocations& operator=(const CountAllocations&) = delete;
+  size_t count() const;  // so far
+};
+
 }  // namespace vatkit::test
