@@ -46,6 +46,24 @@ TEST(GlCrowdCli, RendersTheSampleCrowd) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1) << "stray files";
 }
 
+// --seed and --time each change the picture; the same command line gives the same bytes.
+TEST(GlCrowdCli, SeedAndTimeChangeThePictureAndRunsRepeat) {
+  const fs::path dir = test::scratch_dir("render_cli_seed_time");
+  auto render = [&](const std::string& options, const char* name) {
+    const CommandResult r = vatkit_gl_cli("render --encoding rig --instances 6 --size 96x64 " + options + " -o " +
+                                          shell_quote((dir / name).string()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return expect_picture(dir / name, 96, 64);
+  };
+  const gl::Image base = render("--seed 1 --time 0.5", "base.png");
+  const gl::Image again = render("--seed 1 --time 0.5", "again.png");
+  const gl::Image seed = render("--seed 2 --time 0.5", "seed.png");
+  const gl::Image time = render("--seed 1 --time 0.9", "time.png");
+  EXPECT_EQ(again.pixels, base.pixels) << "the same command gave another picture";
+  EXPECT_NE(seed.pixels, base.pixels) << "--seed changed nothing";
+  EXPECT_NE(time.pixels, base.pixels) << "--time changed nothing";
+}
+
 TEST(GlCrowdCli, WritesASequenceThatMoves) {
   const fs::path dir = test::scratch_dir("render_cli_sequence");
   const CommandResult r = vatkit_gl_cli("render --encoding rig --instances 3 --size 96x64 --frames 3 --fps 8 --layout random -o " +
