@@ -163,6 +163,58 @@ TEST_F(GlCulling, NeverDropsAVisibleInstance) {
   }
 }
 
+// The shadow pass culls casters against the light's box, not the camera's view. With that box
+// around part of the crowd (RenderOptions::shadow_bounds) and the camera turned away from it,
+// the culled pass drops the casters outside the box and keeps those the camera does not see: its
+// shadow map is the map of drawing every caster.
+TEST_F(GlCulling, ShadowPassNeverDropsACasterInTheLightsBox) {
+  Scene s;
+  const uint32_t n = 160;
+  make_scene(s, BakeKey{"sample", Encoding::Delta, Precision::Q16}, n, 1.0f);
+  if (HasFatalFailure()) return;
+  Result<gl::RenderTarget> target = gl::RenderTarget::create({96, 54, 1});
+  ASSERT_TRUE(target.ok());
+  gl::RendererDesc rd;
+  rd.shadow_map_size = 256;
+  Result<gl::Renderer> renderer = gl::Renderer::create(rd);
+  ASSERT_TRUE(renderer.ok()) << renderer.error().message;
+  gl::Camera camera = person_camera(*s.crowd, 50.0f);
+  camera.target = camera.eye + (camera.eye - camera.target);  // looking away: nothing in view
+  const Bounds world = s.crowd->world_bounds();
+  gl::RenderOptions culled;
+  culled.lod = false;
+  culled.shadow_bounds = world;
+  // A corner of the crowd: a third of it in x and in z.
+  culled.shadow_bounds.max.x = world.min.x + (world.max.x - world.min.x) / 3.0f;
+  culled.shadow_bounds.max.z = world.min.z + (world.max.z - world.min.z) / 3.0f;
+  auto shadow_map = [&] {
+    std::vector<float> depth(size_t(renderer->shadow_map_size()) * size_t(renderer->shadow_map_size()));
+    glGetTextureImage(renderer->shadow_map(), 0, GL_DEPTH_COMPONENT, GL_FLOAT, GLsizei(depth.size() * 4), depth.data());
+    return depth;
+  };
+  for (float t : {0.4f, 1.2f}) {
+    SCOPED_TRACE("t = " + std::to_string(t));
+    renderer->render(*target, *s.crowd, camera, t, culled);
+    Result<gl::CullingStats> stats = renderer->read_culling_stats(*s.crowd);
+    ASSERT_TRUE(stats.ok()) << stats.error().message;
+    EXPECT_EQ(stats->visible, 0u) << "the camera looks away";
+    EXPECT_LT(stats->shadow_visible, n / 2) << "the light's box should leave casters out";
+    EXPECT_GT(stats->shadow_visible, 0u);
+    const std::vector<float> with_culling = shadow_map();
+    gl::RenderOptions everything = culled;
+    everything.gpu_culling = false;
+    renderer->render(*target, *s.crowd, camera, t, everything);
+    const std::vector<float> without = shadow_map();
+    size_t differing = 0, covered = 0;
+    for (size_t k = 0; k < without.size(); ++k) {
+      differing += without[k] != with_culling[k] ? 1 : 0;
+      covered += without[k] < 1.0f ? 1 : 0;
+    }
+    EXPECT_GT(covered, without.size() / 50) << "casters in the map";
+    EXPECT_LE(differing, without.size() / 1000) << "texels differ between the culled and the full shadow pass";
+  }
+}
+
 TEST_F(GlCulling, LevelsAreSelectLodOfTheProjectedSize) {
   const BakeKey key{"sample", Encoding::Delta, Precision::F16, 16384, true, 30.0f, 3};
   Scene s;
