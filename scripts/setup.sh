@@ -14,6 +14,7 @@ packages=(
   libegl-dev libegl-mesa0 libgl1-mesa-dri libopengl-dev libepoxy-dev libpng-dev libglfw3-dev
   # tests, benchmarks, fuzzing
   libgtest-dev libgmock-dev libbenchmark-dev assimp-testmodels clang libclang-rt-14-dev
+  xvfb xauth  # a virtual X display for the GLFW window test
   nodejs npm
 )
 

@@ -121,10 +121,11 @@ Result<void> run_render(const RenderOptions& options) {
   if (Result<gl::CullingStats> culled = renderer->read_culling_stats(*crowd)) {
     triangles += culled->triangles + culled->shadow_triangles;
   }
-  std::printf("%s: %u instances of %s (%s %s, %zu clips), %dx%d, %u frame%s, %llu triangles per frame\n",
-              frame_path(options.output, options.frames, 0).c_str(), options.instances, vat->source.c_str(),
-              to_string(vat->encoding), to_string(vat->precision), vat->clips.size(), width, height, options.frames,
-              options.frames == 1 ? "" : "s", static_cast<unsigned long long>(triangles));
+  std::printf("%s: %u instance%s of %s (%s %s, %zu clip%s), %dx%d, %u frame%s, %llu triangles per frame\n",
+              frame_path(options.output, options.frames, 0).c_str(), options.instances,
+              options.instances == 1 ? "" : "s", vat->source.c_str(), to_string(vat->encoding),
+              to_string(vat->precision), vat->clips.size(), vat->clips.size() == 1 ? "" : "s", width, height,
+              options.frames, options.frames == 1 ? "" : "s", static_cast<unsigned long long>(triangles));
   return {};
 }
 }  // namespace
