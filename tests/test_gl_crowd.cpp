@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
+#include <fstream>
+#include <filesystem>
 #include <cstdio>
 #include <cstring>
 
@@ -19,11 +22,13 @@
 #include "vatkit/gl/vat_gpu.h"
 #include "vatkit/instance_table.h"
 #include "vatkit/playback.h"
+#include "vatkit/vat_file.h"
 
 namespace vatkit {
 namespace {
 
 using test::BakeKey;
+namespace fs = std::filesystem;
 using GlCrowd = test::GlTest;
 
 TEST_F(GlCrowd, UploadKeepsPlanesInTheirFormatsAndBytes) {
@@ -57,6 +62,64 @@ TEST_F(GlCrowd, UploadKeepsPlanesInTheirFormatsAndBytes) {
       ASSERT_FALSE(gpu->materials().empty());
       EXPECT_NE(gpu->materials()[0].base_color_texture, 0u) << "Fox's texture was not uploaded";
       EXPECT_EQ(gpu->defines(), gl::decode_defines(*vat));
+    }
+  }
+}
+
+// A .vat.glb goes to the GPU straight from its mapping: load_vat leaves the planes in the mapped
+// file (/proc/self/maps shows their addresses inside it), and VatGpu::upload copies none of them
+// on the CPU (no heap block as large as the smallest plane) yet the textures hold the file's bytes.
+TEST_F(GlCrowd, UploadGoesStraightFromTheMappedFile) {
+  const fs::path dir = test::scratch_dir("gl_upload_mapped");
+  for (const BakeKey& key : {BakeKey{"khronos/Fox.glb", Encoding::Delta, Precision::F32},
+                             BakeKey{"khronos/Fox.glb", Encoding::Rig, Precision::Q16}}) {
+    SCOPED_TRACE(test::describe(key));
+    const Vat* baked = test::test_bake(key);
+    ASSERT_NE(baked, nullptr);
+    const fs::path path = dir / (key.encoding == Encoding::Rig ? "rig.vat.glb" : "delta.vat.glb");
+    ASSERT_TRUE(save_vat(*baked, path).ok());
+    Result<Vat> loaded = load_vat(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    // The mapping of the file, from the kernel's list of this process's mappings.
+    std::ifstream maps("/proc/self/maps");
+    std::vector<std::pair<uintptr_t, uintptr_t>> file_ranges;
+    const std::string canonical = fs::canonical(path).string();
+    for (std::string line; std::getline(maps, line);) {
+      if (line.size() < canonical.size() || line.compare(line.size() - canonical.size(), canonical.size(), canonical) != 0)
+        continue;
+      file_ranges.emplace_back(std::stoull(line.substr(0, line.find('-')), nullptr, 16),
+                               std::stoull(line.substr(line.find('-') + 1), nullptr, 16));
+    }
+    ASSERT_FALSE(file_ranges.empty()) << canonical << " is not mapped";
+    size_t smallest = SIZE_MAX;
+    for (const Plane& plane : loaded->planes) {
+      const auto begin = reinterpret_cast<uintptr_t>(plane.data.data());
+      const bool inside = std::any_of(file_ranges.begin(), file_ranges.end(), [&](const auto& r) {
+        return begin >= r.first && begin + plane.data.size() <= r.second;
+      });
+      EXPECT_TRUE(inside) << "a plane of the loaded file is not in its mapping";
+      smallest = std::min(smallest, plane.data.size());
+    }
+    std::optional<gl::VatGpu> gpu;
+    {
+      gl::VatUploadOptions planes_only;  // the base colour texture is decoded on the CPU: not a plane
+      planes_only.base_color_textures = false;
+      test::CountAllocations allocations;
+      Result<gl::VatGpu> uploaded = gl::VatGpu::upload(*loaded, planes_only);
+      ASSERT_TRUE(uploaded.ok()) << uploaded.error().message;
+      EXPECT_LT(allocations.largest(), smallest) << "upload made a block as large as a plane";
+      gpu.emplace(std::move(*uploaded));
+    }
+    const PlaneSemantic main = key.encoding == Encoding::Rig ? PlaneSemantic::Slots : PlaneSemantic::Position;
+    ASSERT_NE(gpu->plane(main), nullptr);
+    for (const Plane& cpu : loaded->planes) {
+      const gl::GpuPlane* plane = gpu->plane(cpu.semantic);
+      if (plane == nullptr) continue;  // a plane this encoding's decode does not read
+      std::vector<uint8_t> back(cpu.byte_size());
+      const GLenum fmt = key.precision == Precision::Q16 ? GL_RGBA_INTEGER : GL_RGBA;
+      const GLenum type = key.precision == Precision::F32 ? GL_FLOAT : key.precision == Precision::F16 ? GL_HALF_FLOAT : GL_UNSIGNED_SHORT;
+      glGetTextureImage(plane->texture, 0, fmt, type, GLsizei(back.size()), back.data());
+      EXPECT_TRUE(std::equal(back.begin(), back.end(), cpu.data.begin())) << "the texture is not the file's bytes";
     }
   }
 }

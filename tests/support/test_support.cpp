@@ -15,12 +15,18 @@
 namespace {
 std::atomic<bool> g_count_allocations{false};
 std::atomic<size_t> g_allocations{0};
+std::atomic<size_t> g_largest_allocation{0};
 }  // namespace
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t size) {
-  if (g_count_allocations.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
+  if (g_count_allocations.load(std::memory_order_relaxed)) {
+    g_allocations.fetch_add(1);
+    size_t seen = g_largest_allocation.load();
+    while (size > seen && !g_largest_allocation.compare_exchange_weak(seen, size)) {
+    }
+  }
   if (void* p = std::malloc(size ? size : 1)) return p;
   throw std::bad_alloc();
 }
@@ -33,10 +39,12 @@ namespace vatkit::test {
 CountAllocations::CountAllocations() {
   assert(!g_count_allocations.load());
   g_allocations = 0;
+  g_largest_allocation = 0;
   g_count_allocations = true;
 }
 CountAllocations::~CountAllocations() { g_count_allocations = false; }
 size_t CountAllocations::count() const { return g_allocations.load(); }
+size_t CountAllocations::largest() const { return g_largest_allocation.load(); }
 
 // The shared assets: $VATKIT_ASSETS when set (a copy of some of them on another machine, e.g. the
 // GPU machine), else ../shared/assets as configured.

@@ -38,7 +38,8 @@ class CountAllocations {
   ~CountAllocations();
   CountAllocations(const CountAllocations&) = delete;
   CountAllocations& operator=(const CountAllocations&) = delete;
-  size_t count() const;  // so far
+  size_t count() const;    // so far
+  size_t largest() const;  // the largest block asked for so far, bytes
 };
 
 }  // namespace vatkit::test
