@@ -287,19 +287,28 @@ TEST(BakeClipTable, RigBoundsContainEveryPosedVertex) {
 
 // Keys and positions that are finite each can pose a vertex past float32's range: the bake says
 // so by clip, in both encodings, before anything is written.
-TEST(BakeClipTable, PosesBeyondFloat32AreRefusedByClip) {
+// One triangle (0,0,0), (x1,0,0), (0,1,0) on node 0, named "tri", in a file named `source`; no
+// animation yet.
+Asset one_triangle(const char* source, float x1 = 1.0f) {
   Asset a;
-  a.source = "far.gltf";
+  a.source = source;
   Mesh mesh;
   Primitive p;
-  p.positions = {glm::vec3(0), glm::vec3(3e38f, 0, 0), glm::vec3(0, 1, 0)};
+  p.positions = {glm::vec3(0), glm::vec3(x1, 0, 0), glm::vec3(0, 1, 0)};
   p.normals.assign(3, glm::vec3(0, 0, 1));
   p.indices = {0, 1, 2};
   mesh.primitives.push_back(p);
   a.meshes.push_back(mesh);
   Node n;
+  n.name = "tri";
   n.mesh = 0;
   a.nodes.push_back(n);
+  test::finalize(a);
+  return a;
+}
+
+TEST(BakeClipTable, PosesBeyondFloat32AreRefusedByClip) {
+  Asset a = one_triangle("far.gltf", 3e38f);
   Animation anim;
   anim.name = "slide";
   test::add_channel(anim, 0, Path::Translation,
@@ -314,20 +323,7 @@ TEST(BakeClipTable, PosesBeyondFloat32AreRefusedByClip) {
 }
 
 TEST(BakeClipTable, OneRowForAZeroLengthClipAndErrorsForBadOptions) {
-  Asset a;
-  a.source = "static.gltf";
-  Mesh mesh;
-  Primitive p;
-  p.positions = {glm::vec3(0), glm::vec3(1, 0, 0), glm::vec3(0, 1, 0)};
-  p.normals.assign(3, glm::vec3(0, 0, 1));
-  p.indices = {0, 1, 2};
-  mesh.primitives.push_back(p);
-  a.meshes.push_back(mesh);
-  Node n;
-  n.name = "tri";
-  n.mesh = 0;
-  a.nodes.push_back(n);
-  test::finalize(a);
+  Asset a = one_triangle("static.gltf");
   auto none = bake(a, options_for(EncodingChoice::Delta));
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("static.gltf: has no animations"), std::string::npos) << none.error().message;
