@@ -459,7 +459,7 @@ TEST(PlaybackTiers, ACountBelongsToItsLoopMode) {
   in.policy.loop_mode = LoopMode::Repeat;  // naming the same mode keeps the clip's count
   EXPECT_EQ(resolve_policy(in.policy, in.clip.defaults).repetitions, 4);
   in.policy.loop_mode = LoopMode::PingPong;  // another mode: that mode's default count
-  EXPECT_EQ(resolve_policy(in.policy, in.clip.defaults).repetitions, -1);
+  EXPECT_EQ(resolve_policy(in.policy, in.clip.defaults).repetitions, 1);
   in.policy.loop_mode = LoopMode::Once;  // a one-shot over a looping clip finishes
   EXPECT_EQ(ends_at(in), 1.0f);
   in.policy.loop_mode = LoopMode::PingPong;
@@ -470,16 +470,22 @@ TEST(PlaybackTiers, ACountBelongsToItsLoopMode) {
   bare.clip.defaults.repetitions = 2;
   EXPECT_EQ(resolve_policy(bare.policy, bare.clip.defaults).repetitions, 2);
   bare.policy.loop_mode = LoopMode::PingPong;
-  EXPECT_EQ(resolve_policy(bare.policy, bare.clip.defaults).repetitions, -1);
+  EXPECT_EQ(resolve_policy(bare.policy, bare.clip.defaults).repetitions, 1);
 }
 
-TEST(PlaybackTiers, PingPongDefaultsToEndlessUnlikeThreeVat) {
-  // three-vat 2.1 defaults every mode but Repeat to a single play, which makes a default PingPong
-  // a Once; vatkit follows three.js's LoopPingPong (Infinity) instead.
+TEST(PlaybackTiers, EveryModeButRepeatDefaultsToOnePlayAsInThreeVat) {
+  // three-vat 2.1: "endless for LoopMode.Repeat and a single play for anything else". A default
+  // PingPong plays one traversal and holds its last row (three.js's own LoopPingPong would bounce
+  // for ever: write repetitions -1 for that).
   EXPECT_EQ(default_repetitions(LoopMode::Repeat), -1);
-  EXPECT_EQ(default_repetitions(LoopMode::PingPong), -1);
+  EXPECT_EQ(default_repetitions(LoopMode::PingPong), 1);
   EXPECT_EQ(default_repetitions(LoopMode::Once), 1);
-  Instance in = five(LoopMode::PingPong);
+  Instance in = five(LoopMode::PingPong);  // 5 rows at 4 fps from t = 2: one traversal is 1 s
+  EXPECT_EQ(ends_at(in), 3.0f);
+  const Frame end = resolve(in, 2.0f + 1001.25f);
+  EXPECT_TRUE(end.a.finished);
+  EXPECT_EQ(end.a.phase, 1.0f);  // Clamp after an odd count: the last row
+  in.policy.repetitions = -1;
   EXPECT_EQ(ends_at(in), std::nullopt);
   EXPECT_EQ(resolve(in, 2.0f + 1001.25f).a.phase, 0.75f);  // still bouncing, backwards
 }
@@ -714,7 +720,7 @@ TEST(PlaybackJson, FloatsReadBackExactly) {
 
 // The conformance vectors: every line's query, answered by the library, equals its "expect".
 TEST(PlaybackConformance, LibraryMatchesTheVectorFile) {
-  const std::string path = std::string(VATKIT_SOURCE_DIR) + "/tests/conformance/playback_v1.jsonl";
+  const std::string path = std::string(VATKIT_SOURCE_DIR) + "/tests/conformance/playback_v2.jsonl";
   std::ifstream file(path);
   ASSERT_TRUE(file.good()) << path;
   std::string line;
@@ -734,7 +740,7 @@ TEST(PlaybackConformance, LibraryMatchesTheVectorFile) {
     finished += a->frame.a.finished;
     wraps += a->frame.a.wraps;
   }
-  // The file covers what it claims to (see make_playback_v1.py).
+  // The file covers what it claims to (see make_playback_v2.py).
   EXPECT_GE(n, 300u);
   EXPECT_GE(with_writes, 30u);
   EXPECT_GE(fades, 30u);
@@ -761,7 +767,7 @@ TEST(PlaybackCli, FrameCommand) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "vatkit: error: <stdin>: line 2: instance: missing \"clip\"\n");
-  const std::string vectors = std::string(VATKIT_SOURCE_DIR) + "/tests/conformance/playback_v1.jsonl";
+  const std::string vectors = std::string(VATKIT_SOURCE_DIR) + "/tests/conformance/playback_v2.jsonl";
   r = test::run_command(test::shell_quote(cli) + " frame --check < " + test::shell_quote(vectors));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(" frames match"), std::string::npos) << r.out;

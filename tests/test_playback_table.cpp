@@ -426,7 +426,7 @@ TEST(InstanceTableRebase, OldLoopsAreFoldedAndRegainResolution) {
     Instance in = play(band(0, 2 + rng() % 60, 30.0f), float(rng() % 100000) * 0.001f);  // day 0
     in.policy.speed = 0.5f + float(rng() % 100) * 0.02f;
     in.policy.loop_mode = i % 3 == 0 ? LoopMode::PingPong : LoopMode::Repeat;
-    if (i % 5 == 0) in.policy.repetitions = 10000000;  // finite, but far from its end
+    in.policy.repetitions = i % 5 == 0 ? 10000000 : -1;  // finite but far from its end, or endless
     if (i % 7 == 0) in.blend = Blend{band(100, 2 + rng() % 40, 24.0f), 0.5f, BlendSync(i % 2)};
     ASSERT_TRUE(set_instance(table, i, in, 0.0f).ok());
   }
@@ -476,6 +476,7 @@ TEST(InstanceTableRebase, ReissuedInstancesAreRecognisedAfterAFold) {
   walk_finite.policy.repetitions = 100000;
   Instance bounce = play(kWave, before);
   bounce.policy.loop_mode = LoopMode::PingPong;
+  bounce.policy.repetitions = -1;
   InstanceTable table(4);
   ASSERT_TRUE(set_instance(table, 0, walk, before).ok());
   ASSERT_TRUE(set_instance(table, 1, walk, before).ok());

@@ -162,8 +162,9 @@ ClipBand clip_band(const Vat& vat, uint32_t clip) {
   return b;
 }
 
+// three-vat 2.1's library tier: endless for Repeat, a single play for anything else.
 int32_t default_repetitions(LoopMode mode) {
-  return mode == LoopMode::Once ? 1 : kInfiniteRepetitions;
+  return mode == LoopMode::Repeat ? kInfiniteRepetitions : 1;
 }
 
 ClipDefaults resolve_policy(const PolicyOverrides& instance, const PolicyOverrides& clip) {

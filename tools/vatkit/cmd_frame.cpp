@@ -92,7 +92,7 @@ Command add_frame_command(CLI::App& parent) {
       "Examples:\n"
       "  echo '{\"instance\": {\"clip\": {\"startFrame\": 0, \"frames\": 5, \"fps\": 4}, "
       "\"startTime\": 0}, \"time\": 0.3}' | vatkit frame\n"
-      "  vatkit frame --check < tests/conformance/playback_v1.jsonl");
+      "  vatkit frame --check < tests/conformance/playback_v2.jsonl");
   return {app, [options]() {
             if (options->check && options->annotate) {
               return Result<void>(make_error("", "--check and --annotate exclude each other"));

@@ -31,7 +31,7 @@
 //    arithmetic above reaches u >= n; ends_at() returns that very number.
 //  - Policy tiers: a field the instance names wins; otherwise the clip's default (ClipBand::
 //    defaults, from the bake); otherwise the library's (Repeat, Clamp, speed 1, and repetitions
-//    endless for Repeat and PingPong, 1 for Once). A count belongs to the loop mode it was
+//    endless for Repeat, 1 for Once and PingPong, as three-vat). A count belongs to the loop mode it was
 //    configured under: an instance that changes the clip's loop mode and names no count gets the
 //    new mode's default count, not the clip's.
 //  - Cross-fade: the outgoing band keeps playing (its own start, speed and policy) while its
@@ -89,8 +89,9 @@ struct ClipBand {
 // The band of `vat.clips[clip]`, with every default the bake recorded (asserts clip in range).
 ClipBand clip_band(const Vat& vat, uint32_t clip);
 
-// The library's default repetition count for a loop mode: endless for Repeat and PingPong (three.js
-// LoopPingPong's Infinity; three-vat's single play would make PingPong a Once), 1 for Once.
+// The library's default repetition count for a loop mode, three-vat 2.1's: endless for Repeat, a
+// single play for Once and PingPong (one traversal; three.js's LoopPingPong bounces for ever by
+// default: name repetitions -1 for that).
 int32_t default_repetitions(LoopMode mode);
 
 // The policy after the three tiers (instance, clip, library). Does not validate.

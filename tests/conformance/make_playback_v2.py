@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes tests/conformance/playback_v1.jsonl: playback queries covering every edge case of
+"""Writes tests/conformance/playback_v2.jsonl: playback queries covering every edge case of
 vatkit's resolve (docs/playback.md), each answered by `vatkit frame --annotate`.
 
-Usage: tests/conformance/make_playback_v1.py [PATH/TO/vatkit]   (default: build/bin/vatkit)
+Usage: tests/conformance/make_playback_v2.py [PATH/TO/vatkit]   (default: build/bin/vatkit)
 
 The queries are listed here, deterministically; the answers come from the CLI, which is the
 library. Regenerate only when the playback semantics change on purpose (and bump the version in
@@ -150,7 +150,7 @@ def main():
                             capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(result.stderr.strip())
-    path = os.path.join(HERE, "playback_v1.jsonl")
+    path = os.path.join(HERE, "playback_v2.jsonl")
     with open(path, "w") as f:
         f.write(result.stdout)
     print(f"{path}: {len(lines)} cases")
