@@ -321,7 +321,7 @@ TEST(CliBake, OptionsReachTheFile) {
   const CommandResult r = vatkit_cli(
       "bake " + asset("khronos/Fox.glb") + " --encoding delta --no-normals --no-measure --fps 12" +
       " --clips Run,Survey --clip-defaults Run=pingpong,repetitions=3,rewind,speed=1.5" +
-      " --clip-defaults '#0=once' --max-texture-size 1000 --threads 1 -o " + quoted(file));
+      " --clip-defaults '#0=pingpong' --max-texture-size 1000 --threads 1 -o " + quoted(file));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json info = parse_json(vatkit_cli("info --json " + quoted(file)));
   ASSERT_EQ(info["clips"].size(), 2u);
@@ -329,8 +329,9 @@ TEST(CliBake, OptionsReachTheFile) {
   EXPECT_EQ(info["clips"][1]["name"], "Survey");
   EXPECT_EQ(info["clips"][0]["defaults"],
             json({{"loop_mode", "pingpong"}, {"repetitions", 3}, {"end_mode", "rewind"}, {"speed", 1.5}}));
+  // No count given: the mode's default count, three-vat's (one play for pingpong and once).
   EXPECT_EQ(info["clips"][1]["defaults"],
-            json({{"loop_mode", "once"}, {"repetitions", -1}, {"end_mode", "clamp"}, {"speed", 1.0}}));
+            json({{"loop_mode", "pingpong"}, {"repetitions", 1}, {"end_mode", "clamp"}, {"speed", 1.0}}));
   // 12 fps: round(D * 12) + 1 rows (Run 1.1583 s, Survey 3.4167 s).
   EXPECT_EQ(info["clips"][0]["rows"], 15);
   EXPECT_EQ(info["clips"][1]["rows"], 42);
@@ -347,7 +348,7 @@ TEST(CliBake, OptionsReachTheFile) {
   ASSERT_EQ(vatkit_cli("bake " + asset("khronos/Fox.glb") +
                        " --encoding delta --no-normals --no-measure --fps 12 --clips Run,Survey" +
                        " --clip-defaults Run=pingpong,repetitions=3,rewind,speed=1.5" +
-                       " --clip-defaults '#0=once' --max-texture-size 1000 --threads 2 -o " + quoted(two))
+                       " --clip-defaults '#0=pingpong' --max-texture-size 1000 --threads 2 -o " + quoted(two))
                 .exit_code,
             0);
   EXPECT_EQ(test::read_file(file), test::read_file(two));

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "vatkit/playback.h"
 #include "vatkit/summary.h"
 #include "vatkit/vat_file.h"
 
@@ -47,6 +48,7 @@ Result<std::pair<std::string, ClipDefaults>> parse_clip_defaults(const std::stri
   ClipDefaults& d = out.second;
   std::string_view rest = std::string_view(text).substr(eq + 1);
   if (rest.empty()) return make_error("", where + ": nothing after '='");
+  bool counted = false;  // repetitions= given; otherwise the loop mode's default count
   while (!rest.empty()) {
     const size_t comma = rest.find(',');
     const std::string_view token = rest.substr(0, comma);
@@ -62,6 +64,7 @@ Result<std::pair<std::string, ClipDefaults>> parse_clip_defaults(const std::stri
     } else if (token == "rewind") {
       d.end_mode = EndMode::Rewind;
     } else if (token.rfind("repetitions=", 0) == 0) {
+      counted = true;
       const std::string_view value = token.substr(12);
       int64_t n = 0;
       if (value == "endless") {
@@ -84,6 +87,7 @@ Result<std::pair<std::string, ClipDefaults>> parse_clip_defaults(const std::stri
                                 "repetitions=N or speed=S)");
     }
   }
+  if (!counted) d.repetitions = default_repetitions(d.loop_mode);  // endless for repeat, one play otherwise
   return out;
 }
 
@@ -127,7 +131,8 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
   app.add_option("--clip-defaults", o.clip_defaults,
                  "Playback defaults stored for a clip (repeatable): NAME=SPEC, SPEC a comma list "
                  "of repeat|once|pingpong, clamp|rewind, repetitions=N|endless, speed=S; e.g. "
-                 "die=once,clamp (default: repeat, endless, clamp, speed 1)")
+                 "die=once,clamp (default: repeat, clamp, speed 1; repetitions endless for repeat, 1 "
+                 "for once and pingpong, as three-vat)")
       ->allow_extra_args(false)
       ->option_text("NAME=SPEC")
       ->group(group);
