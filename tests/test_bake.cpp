@@ -810,7 +810,9 @@ TEST(BakeFrameRateSearch, NoMultipleOfTheKeyRateBelowItMeetsTheBudget) {
       const auto err = measure_ok(a, w);
       EXPECT_GT(std::max(err[0].on_rows_max_mm, err[0].between_rows_max_mm), budget) << k << "x the key rate";
     }
-    if (budget == 0.7f) EXPECT_GE(below, 2u) << c.rows << " rows: the test tests too little";
+    if (budget == 0.7f) {
+      EXPECT_GE(below, 2u) << c.rows << " rows: the test tests too little";
+    }
   }
 }
 
