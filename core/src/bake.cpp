@@ -539,11 +539,11 @@ struct Baker {
     if (!vat) return vat;
     // Keys and transforms that are finite each can still pose a vertex past float32's range
     // (a translation of 3e38 under a scale of 2): said here, by clip, not by the file writer.
-    for (const VatClip& c : vat->clips) {
-      auto finite3 = [](const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
-      const bool finite = std::isfinite(c.max_delta) && finite3(c.bounds.min) && finite3(c.bounds.max);
-      if (!finite) {
-        return make_error(setup.name, "clip \"" + (c.name.empty() ? clip_label(asset, c.source_animation) : c.name) +
+    auto finite3 = [](const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+    for (size_t i = 0; i < vat->clips.size(); ++i) {
+      const VatClip& c = vat->clips[i];
+      if (!std::isfinite(c.max_delta) || !finite3(c.bounds.min) || !finite3(c.bounds.max)) {
+        return make_error(setup.name, "clip \"" + clip_label(*vat, int(i)) +
                                           "\": posed vertices leave float32's range (the clip's bounds are not finite)");
       }
     }

@@ -175,7 +175,7 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
   }
   Result<Playback> compiled = compile(in);
   if (!compiled) return fail(compiled.error().message);
-  const Playback& next = *compiled;
+  Playback next = *compiled;
   if (auto r = check_rows(next.primary, table.frame_rows(), "clip"); !r) return fail(r.error().message);
   if (auto r = check_rows(next.second, table.frame_rows(), "blend.clip"); !r) return fail(r.error().message);
 
@@ -186,17 +186,16 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
   const Playback old = playback(table, index);
   // A band the table holds is re-issued as the table holds it (rebase_clock may have folded it):
   // the comparisons below then see it as the same band.
-  Playback next_held = next;
-  for (Track* t : {&next_held.primary, &next_held.second}) {
+  for (Track* t : {&next.primary, &next.second}) {
     if (same_motion(*t, old.primary)) {
       *t = old.primary;
     } else if (old.kind != MixKind::Single && same_motion(*t, old.second)) {
       *t = old.second;
     }
   }
-  if (next.kind == MixKind::Single) next_held.second = next_held.primary;
+  if (next.kind == MixKind::Single) next.second = next.primary;  // a Single's second is its primary
   if (in.fade_duration == 0.0f) {
-    table.store(index, next_held);
+    table.store(index, next);
     return {};
   }
   const Frame shown = resolve(old, now);
@@ -208,20 +207,20 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
   const Track& dominant = two && w > 0.5f ? y : x;
 
   Playback out;
-  if (next_held.kind != MixKind::Blend) {
-    const Track& n = next_held.primary;
+  if (next.kind != MixKind::Blend) {
+    const Track& n = next.primary;
     if (two && n == x) {
       out = fade(n, y, w, now, in);            // retarget: Y keeps fading from where it is
     } else if (two && n == y) {
       out = fade(n, x, 1.0f - w, now, in);     // turn back: X fades out from where it is
     } else if (n == dominant) {
-      out = next_held;                         // nothing to fade from (drops Y's weight, if any)
+      out = next;                              // nothing to fade from (drops Y's weight, if any)
     } else {
       out = fade(n, dominant, 1.0f, now, in);  // fade in over the dominant band
     }
   } else {
-    const Track& a = next_held.primary;
-    const Track& b = next_held.second;
+    const Track& a = next.primary;
+    const Track& b = next.second;
     float from = 0.0f;
     if (two && x == a && y == b) {
       from = w;
@@ -235,7 +234,7 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
       return fail("a fade into a blend needs the blend's band A or B on screen (a Frame holds two "
                   "bands): fade to A first, then write the blend with weight_from 0 on FadeEnd");
     }
-    out = next_held;
+    out = next;
     out.weight_from = from;
     out.ramp_start = now;
     out.ramp_rate = static_cast<float>(1.0 / double(in.fade_duration));
