@@ -65,6 +65,7 @@ struct Synth {
   std::vector<uint32_t> clip_rows = {5, 3, 1};
   uint32_t seed = 1;
   bool lods = false;  // two levels of detail
+  bool measured = false;  // every clip but the last carries a measured error (VatClip::accuracy)
 };
 
 TexelFormat natural_format(Precision p) {
@@ -156,6 +157,10 @@ Vat synthetic_vat(const Synth& o) {
     clip.translation_range = {{-1.0f, 0.0f, -1.0f}, {1.0f, 2.0f, 1.0f / 3.0f}};
     clip.scale_min = 0.9f;
     clip.scale_max = 1.1f;
+    if (o.measured && c + 1 < o.clip_rows.size()) {
+      const float k = float(c + 1);
+      clip.accuracy = ClipAccuracy{0.001f * k, 0.0008f * k, 0.25f * k, 0.125f * k, 1.5f * k};
+    }
     vat.clips.push_back(clip);
     row += clip.rows;
   }
@@ -247,6 +252,10 @@ void expect_same_vat(const Vat& a, const Vat& b) {
     EXPECT_TRUE(same_bytes(x.translation_range, y.translation_range));
     EXPECT_TRUE(same_bytes(x.scale_min, y.scale_min));
     EXPECT_TRUE(same_bytes(x.scale_max, y.scale_max));
+    ASSERT_EQ(x.accuracy.has_value(), y.accuracy.has_value());
+    if (x.accuracy) {
+      EXPECT_TRUE(same_bytes(*x.accuracy, *y.accuracy));
+    }
   }
   const VatGeometry &g = a.geometry, &h = b.geometry;
   expect_same_array(g.positions, h.positions, "positions");
@@ -420,6 +429,10 @@ std::vector<uint8_t> assemble(const json& doc, const std::vector<uint8_t>& bin, 
 }
 
 json& ext_of(json& doc) { return doc["extensions"][kVatExtensionName]; }
+json ext_of_file(const std::vector<uint8_t>& file) {
+  Parts parts = split(file);
+  return ext_of(parts.doc);
+}
 
 // The checksum as docs/format.md defines it, computed here without the library's helpers.
 uint64_t independent_checksum(const std::vector<uint8_t>& file, const std::string& digits) {
@@ -615,7 +628,9 @@ fs::path golden_path(const char* name) {
   return fs::path(VATKIT_SOURCE_DIR) / "tests" / "golden" / name;
 }
 
-std::vector<std::pair<const char*, Synth>> golden_variants() {
+// The files of format `version`: v1's were written by version 1's writer and are never
+// regenerated; v2 added each clip's measured error (VatClip::accuracy).
+std::vector<std::pair<const char*, Synth>> golden_variants(uint32_t version) {
   Synth delta;
   delta.precision = Precision::F16;
   delta.width = 3;
@@ -630,12 +645,15 @@ std::vector<std::pair<const char*, Synth>> golden_variants() {
   rig.colors = false;
   rig.clip_rows = {3, 2, 1};
   rig.seed = 1002;
-  return {{"v1_delta_f16.vat.glb", delta}, {"v1_rig_q16.vat.glb", rig}};
+  if (version == 1) return {{"v1_delta_f16.vat.glb", delta}, {"v1_rig_q16.vat.glb", rig}};
+  delta.measured = true;  // the rig's clips stay unmeasured: both kinds of clip in version 2
+  return {{"v2_delta_f16.vat.glb", delta}, {"v2_rig_q16.vat.glb", rig}};
 }
 
-TEST(VatFile, GoldenFilesOfVersion1) {
+TEST(VatFile, GoldenFilesOfVersion2) {
+  static_assert(kVatFormatVersion == 2, "a new version needs its golden files (tests/golden/README.md)");
   const bool regenerate = std::getenv("VATKIT_REGENERATE_GOLDEN") != nullptr;
-  for (const auto& [name, synth] : golden_variants()) {
+  for (const auto& [name, synth] : golden_variants(2)) {
     SCOPED_TRACE(name);
     const Vat vat = synthetic_vat(synth);
     const std::vector<uint8_t> bytes = write_ok(vat);
@@ -651,9 +669,28 @@ TEST(VatFile, GoldenFilesOfVersion1) {
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     expect_same_vat(vat, *loaded);
     // ...and writing that Vat today reproduces it byte for byte. A failure here means the format
-    // changed: if on purpose, bump kVatFormatVersion and add v2 golden files (README.md).
-    EXPECT_EQ(bytes, golden) << "the writer no longer produces format version 1's bytes";
+    // changed: if on purpose, bump kVatFormatVersion and add v3 golden files (README.md).
+    EXPECT_EQ(bytes, golden) << "the writer no longer produces format version 2's bytes";
     EXPECT_EQ(write_ok(*loaded), golden);
+  }
+}
+
+TEST(VatFile, GoldenFilesOfVersion1StillLoad) {
+  // Version 2 only added an optional property: a version-1 file loads as the Vat it was made
+  // from (no clip has a measured error), and writing it again gives a version-2 file of it.
+  for (const auto& [name, synth] : golden_variants(1)) {
+    SCOPED_TRACE(name);
+    const Vat vat = synthetic_vat(synth);
+    const std::vector<uint8_t> golden = test::read_file(golden_path(name));
+    Result<Vat> loaded = load_vat(golden_path(name));
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    expect_same_vat(vat, *loaded);
+    const std::vector<uint8_t> rewritten = write_ok(*loaded);
+    EXPECT_EQ(ext_of_file(rewritten)["version"], 2);
+    EXPECT_EQ(ext_of_file(golden)["version"], 1);
+    Result<Vat> again = load_vat_memory(rewritten, name);
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    expect_same_vat(vat, *again);
   }
 }
 
@@ -665,6 +702,7 @@ TEST(VatFile, FuzzSeedsAreCurrent) {
     tiny.clip_rows = {2, 1};
     tiny.tangents = false;
     tiny.width = 3;
+    tiny.measured = true;
     Synth rig;
     rig.encoding = Encoding::Rig;
     rig.precision = Precision::F16;
@@ -795,6 +833,7 @@ std::vector<uint8_t> small_file() {
   s.encoding = Encoding::Rig;
   s.clip_rows = {2, 1};
   s.width = 4;
+  s.measured = true;
   return write_ok(synthetic_vat(s));
 }
 
@@ -867,8 +906,18 @@ size_t attribute_view(const json& doc, const char* attribute) {
 TEST(VatFile, ResealedMutationsAreRefusedByName) {
   const std::vector<uint8_t> file = small_file();
   const std::vector<Mutation> mutations = {
-      {"version", [](json& d, auto&) { ext_of(d)["version"] = 2; },
-       "extensions.VATKIT_vertex_animation.version: 2 is not supported"},
+      {"version", [](json& d, auto&) { ext_of(d)["version"] = 3; },
+       "extensions.VATKIT_vertex_animation.version: 3 is not supported"},
+      {"version 0", [](json& d, auto&) { ext_of(d)["version"] = 0; },
+       "extensions.VATKIT_vertex_animation.version: 0 is not supported"},
+      {"error type", [](json& d, auto&) { ext_of(d)["clips"][0]["error"] = 0.5; },
+       "extensions.VATKIT_vertex_animation.clips[0].error: expected an object"},
+      {"error key", [](json& d, auto&) { ext_of(d)["clips"][0]["error"].erase("betweenRowsP99Mm"); },
+       "extensions.VATKIT_vertex_animation.clips[0].error: missing \"betweenRowsP99Mm\""},
+      {"error negative", [](json& d, auto&) { ext_of(d)["clips"][0]["error"]["normalMaxDeg"] = -1.0; },
+       "extensions.VATKIT_vertex_animation.clips[0].error.normalMaxDeg: -1 is negative"},
+      {"error not a number", [](json& d, auto&) { ext_of(d)["clips"][0]["error"]["onRowsMaxMm"] = "1"; },
+       "extensions.VATKIT_vertex_animation.clips[0].error.onRowsMaxMm: expected a number"},
       {"extension missing", [](json& d, auto&) { d["extensions"].erase(kVatExtensionName); d["x"] = {{"checksum", "0000000000000000"}}; },
        "extensions: missing \"VATKIT_vertex_animation\""},
       {"not listed", [](json& d, auto&) { d.erase("extensionsUsed"); }, "extensionsUsed"},
@@ -967,11 +1016,23 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
   // A file of another version is named as such even when its checksum does not match (a later
   // version may hash differently).
   Parts future = split(file);
-  ext_of(future.doc)["version"] = 2;
-  Result<Vat> v2 = load_vat_memory(assemble(future.doc, future.bin, false), "v2.vat.glb");
-  ASSERT_FALSE(v2.ok());
-  EXPECT_EQ(v2.error().message,
-            "v2.vat.glb: extensions.VATKIT_vertex_animation.version: 2 is not supported (this vatkit reads version 1)");
+  ext_of(future.doc)["version"] = 3;
+  Result<Vat> v3 = load_vat_memory(assemble(future.doc, future.bin, false), "v3.vat.glb");
+  ASSERT_FALSE(v3.ok());
+  EXPECT_EQ(v3.error().message,
+            "v3.vat.glb: extensions.VATKIT_vertex_animation.version: 3 is not supported (this vatkit reads "
+            "versions 1 to 2)");
+  // A version-1 file has no measured errors: a clip's "error" there is an unknown property, which
+  // a loader ignores (docs/format.md, section 7).
+  Parts v1 = split(file);
+  ext_of(v1.doc)["version"] = 1;
+  Result<Vat> old = load_vat_memory(assemble(v1.doc, v1.bin), "v1.vat.glb");
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_FALSE(old->clips[0].accuracy.has_value());
+  Result<Vat> current = load_vat_memory(file, "v2.vat.glb");
+  ASSERT_TRUE(current.ok()) << current.error().message;
+  ASSERT_TRUE(current->clips[0].accuracy.has_value());
+  EXPECT_FALSE(current->clips[1].accuracy.has_value());
   // ...and without re-sealing, an edit is a checksum mismatch.
   ext_of(parts.doc)["clips"][0]["speed"] = 2.0;
   Result<Vat> unsealed = load_vat_memory(assemble(parts.doc, parts.bin, false), "u.vat.glb");
@@ -1053,7 +1114,7 @@ TEST(VatFile, ResealedLodMutationsAreRefusedByName) {
 TEST(VatFile, VatsWithoutLodsWriteTheSameBytesAsBefore) {
   // The golden files pin the bytes of Vats without levels; a Vat with levels adds only the
   // "lods" property and its views after the planes.
-  for (const auto& [name, synth] : golden_variants()) {
+  for (const auto& [name, synth] : golden_variants(kVatFormatVersion)) {
     Synth with = synth;
     with.lods = true;
     const std::vector<uint8_t> golden = test::read_file(golden_path(name));
@@ -1114,6 +1175,10 @@ TEST(VatFile, InconsistentVatsAreNotWritten) {
       {"no clips", [](Vat& v) { v.clips.clear(); }, "synthetic: clips: none"},
       {"band", [](Vat& v) { v.clips[2].first_row = 9; }, "synthetic: clips[2]: band firstRow 9 + rows 1 runs past frameRows 9"},
       {"nan fps", [](Vat& v) { v.clips[0].fps = std::nanf(""); }, "clips[0].fps: not a finite number"},
+      {"nan error", [](Vat& v) { v.clips[1].accuracy = ClipAccuracy{.between_rows_p99_mm = std::nanf("")}; },
+       "clips[1].error.betweenRowsP99Mm: not a finite number"},
+      {"negative error", [](Vat& v) { v.clips[0].accuracy = ClipAccuracy{.on_rows_max_mm = -0.5f}; },
+       "clips[0].error.onRowsMaxMm: -0.5 is negative"},
       {"inf bounds", [](Vat& v) { v.bounds.max.y = INFINITY; }, "bounds.max: not a finite number"},
       {"plane bytes", [](Vat& v) { v.planes[1].data = v.planes[1].data.first(16); },
        "planes[1].data: 16 bytes, expected width * height * 16 = 1152"},

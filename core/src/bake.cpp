@@ -847,6 +847,10 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     auto lods = build_lods(*vat, lod_options);
     if (!lods) return lods.error();
     clock.lap("levels");
+    // The file keeps what was measured: `vatkit info` prints it.
+    if (have_measure && measured.size() == vat->clips.size()) {
+      for (size_t c = 0; c < measured.size(); ++c) vat->clips[c].accuracy = static_cast<const ClipAccuracy&>(measured[c]);
+    }
     if (report) {
       rep.encoding = e;
       if (options.encoding != EncodingChoice::Auto) {

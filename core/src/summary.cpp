@@ -407,6 +407,12 @@ VatSummary summarize(const Vat& vat, std::span<const ClipError> errors) {
     if (c < errors.size()) {
       cs.measured = true;
       cs.error = errors[c];
+    } else if (clip.accuracy) {  // what the bake measured, as the .vat.glb keeps it
+      cs.measured = true;
+      static_cast<ClipAccuracy&>(cs.error) = *clip.accuracy;
+      cs.error.clip = clip_label(vat, int(c));
+      cs.error.rows = clip.rows;
+      cs.error.fps = clip.fps;
     }
     s.clips.push_back(std::move(cs));
   }
@@ -575,8 +581,8 @@ std::string summary_text(const VatSummary& s) {
   }
   out.append(table(rows, measured ? "rlrrrrlrrrrrr" : "rlrrrrlr", "    "));
   if (!measured) {
-    line("error", "not measured (a .vat.glb stores none: measure_error, or `vatkit verify "
-                  "SOURCE FILE.vat.glb`, compares it with its source)");
+    line("error", "not measured (baked without measuring, or a format version 1 file: `vatkit verify "
+                  "SOURCE FILE.vat.glb` compares it with its source)");
   }
 
   line("planes", plural(s.planes.size(), "plane", "planes"));
@@ -607,6 +613,8 @@ std::string summary_text(const VatSummary& s) {
   if (s.baked) {
     line("bake time", cat({fixed(s.bake_seconds, 3), " s (levels of detail ", fixed(s.lod_seconds, 3),
                            " s, measuring against the reference ", fixed(s.measure_seconds, 3), " s)"}));
+  } else if (s.file_bytes > 0) {
+    line("bake time", "not stored (a .vat.glb is the same bytes on any machine: `vatkit bake` prints it)");
   }
   for (size_t n = 0; n < s.notes.size(); ++n) line(n == 0 ? "notes" : "", s.notes[n]);
   return out;

@@ -16,6 +16,7 @@
 #include "vatkit/vat_file.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cerrno>
 #include <cmath>
@@ -186,6 +187,22 @@ void check_bounds(const Bounds& b, const std::string& where) {
   check_finite(b.max, where + ".max");
 }
 
+// A clip's measured error under the names the file gives it (a clip's "error", format version 2).
+template <class Accuracy>  // ClipAccuracy, or const ClipAccuracy
+auto accuracy_fields(Accuracy& a) {
+  return std::array{std::pair{&a.on_rows_max_mm, "onRowsMaxMm"}, std::pair{&a.on_rows_p99_mm, "onRowsP99Mm"},
+                    std::pair{&a.between_rows_max_mm, "betweenRowsMaxMm"},
+                    std::pair{&a.between_rows_p99_mm, "betweenRowsP99Mm"},
+                    std::pair{&a.normal_max_deg, "normalMaxDeg"}};
+}
+
+// The versions this vatkit reads, for messages.
+std::string readable_versions() {
+  return "this vatkit reads versions " + std::to_string(kVatOldestFormatVersion) + " to " +
+         std::to_string(kVatFormatVersion);
+}
+bool readable_version(uint64_t v) { return v >= kVatOldestFormatVersion && v <= kVatFormatVersion; }
+
 void check_clip(const VatClip& c, uint32_t frame_rows, const std::string& where) {
   if (c.rows < 1) fail(where + ".rows", "0, a clip has at least one row");
   if (uint64_t(c.first_row) + c.rows > frame_rows) {
@@ -215,6 +232,13 @@ void check_clip(const VatClip& c, uint32_t frame_rows, const std::string& where)
   check_bounds(c.translation_range, where + ".translationRange");
   check_finite(c.scale_min, where + ".scaleRange[0]");
   check_finite(c.scale_max, where + ".scaleRange[1]");
+  if (c.accuracy) {
+    for (const auto& [value, key] : accuracy_fields(*c.accuracy)) {
+      const std::string w = where + ".error." + key;
+      check_finite(*value, w);
+      if (*value < 0) fail(w, num(*value) + " is negative");
+    }
+  }
 }
 
 // A VAT's precision decides every plane's texel format (vat.h, Precision).
@@ -539,7 +563,7 @@ json bounds_json(const Bounds& b) {
 }
 
 json clip_json(const VatClip& c) {
-  return {{"name", c.name},
+  json out = {{"name", c.name},
           {"sourceAnimation", c.source_animation},
           {"firstRow", c.first_row},
           {"rows", c.rows},
@@ -554,6 +578,12 @@ json clip_json(const VatClip& c) {
           {"deltaRange", bounds_json(c.delta_range)},
           {"translationRange", bounds_json(c.translation_range)},
           {"scaleRange", {glb::json_number(c.scale_min), glb::json_number(c.scale_max)}}};
+  if (c.accuracy) {
+    json error = json::object();
+    for (const auto& [value, key] : accuracy_fields(*c.accuracy)) error[key] = glb::json_number(*value);
+    out["error"] = std::move(error);
+  }
+  return out;
 }
 
 json material_json(const Material& m) {
@@ -830,6 +860,7 @@ class Reader {
   }
 
   std::span<const uint8_t> file_;
+  uint32_t version_ = 0;  // the extension's format version, once read
   const std::string& name_;
   glb::Chunks chunks_;
   json doc_;
@@ -870,10 +901,9 @@ void Reader::check_checksum() {
         doc["extensions"].contains(kVatExtensionName) && doc["extensions"][kVatExtensionName].is_object()) {
       version = find(doc["extensions"][kVatExtensionName], "version");
     }
-    if (version && version->is_number_unsigned() && version->get<uint64_t>() != kVatFormatVersion) {
-      fail(std::string(kExt) + ".version", num(version->get<uint64_t>()) +
-                                               " is not supported (this vatkit reads version " +
-                                               num(kVatFormatVersion) + ")");
+    if (version && version->is_number_unsigned() && !readable_version(version->get<uint64_t>())) {
+      fail(std::string(kExt) + ".version",
+           num(version->get<uint64_t>()) + " is not supported (" + readable_versions() + ")");
     }
     throw Failure{"checksum mismatch: the file says " + checksum_digits_ +
                   ", its bytes hash to " + vat_file_detail::checksum_hex(actual) +
@@ -1170,6 +1200,14 @@ void Reader::read_extension(Vat& vat, const json& ext) {
     const glm::vec2 scale = as_vec<2>(member(o, "scaleRange", w), w + ".scaleRange");
     c.scale_min = scale[0];
     c.scale_max = scale[1];
+    if (const json* error = version_ >= 2 ? find(o, "error") : nullptr) {
+      const json& eo = as_object(*error, w + ".error");
+      ClipAccuracy a;
+      for (const auto& [value, key] : accuracy_fields(a)) {
+        *value = as_float(member(eo, key, w + ".error"), w + ".error." + key);
+      }
+      c.accuracy = a;
+    }
     check_clip(c, vat.frame_rows, w);
     vat.clips.push_back(std::move(c));
   }
@@ -1216,10 +1254,9 @@ Vat Reader::read(std::shared_ptr<const void> keep_alive) {
   }
   const json& extensions = as_object(member(doc_, "extensions", "document"), "extensions");
   const json& ext = as_object(member(extensions, kVatExtensionName, "extensions"), kExt);
-  const uint32_t version = as_u32(member(ext, "version", kExt), std::string(kExt) + ".version");
-  if (version != kVatFormatVersion) {
-    fail(std::string(kExt) + ".version",
-         num(version) + " is not supported (this vatkit reads version " + num(kVatFormatVersion) + ")");
+  version_ = as_u32(member(ext, "version", kExt), std::string(kExt) + ".version");
+  if (!readable_version(version_)) {
+    fail(std::string(kExt) + ".version", num(version_) + " is not supported (" + readable_versions() + ")");
   }
   const std::string& digits = as_string(member(ext, "checksum", kExt), std::string(kExt) + ".checksum");
   if (digits != checksum_digits_) {

@@ -34,8 +34,10 @@ Command add_info_command(CLI::App& parent) {
       "targets; the drawn primitive instances; skins and their joints; clips with duration,\n"
       "channels, animated paths and interpolation modes; materials, images and import warnings.\n"
       "For a .vat.glb: the encoding and precision, the clip table (rows, fps, playback\n"
-      "defaults, max delta), the planes with their dimensions and bytes, and the file's size, as\n"
-      "'vatkit bake' prints it (errors are not stored in the file: 'vatkit verify' measures them).\n\n"
+      "defaults, max delta, and the error against the reference the bake measured, which the\n"
+      "file keeps), the planes with their dimensions and bytes, the levels of detail, and the\n"
+      "file's size, as 'vatkit bake' prints it (all but the bake time, which a file does not\n"
+      "keep: the same bake gives the same bytes on any machine).\n\n"
       "Examples:\n  vatkit info Fox.glb\n  vatkit info --json Fox.glb\n  vatkit info Fox.vat.glb\n"
       "  vatkit info");
   return {app, [options]() -> Result<void> {

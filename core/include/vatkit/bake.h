@@ -68,14 +68,12 @@ struct BakeOptions {
   ProgressFn progress;             // stages "search" (max_error_mm), "bake", "measure", "levels"
 };
 
-// Error of one clip of a Vat against the reference skinner.
-struct ClipError {
+// Error of one clip of a Vat against the reference skinner: the numbers (vat.h's ClipAccuracy,
+// what a bake stores in VatClip::accuracy) with the clip they are of.
+struct ClipError : ClipAccuracy {
   std::string clip;
   uint32_t rows = 0;
   float fps = 0.0f;
-  float on_rows_max_mm = 0.0f, on_rows_p99_mm = 0.0f;          // at the row times
-  float between_rows_max_mm = 0.0f, between_rows_p99_mm = 0.0f;  // at times between rows
-  float normal_max_deg = 0.0f;                                   // worst normal direction error
 };
 
 struct BakeReport {

@@ -119,7 +119,8 @@ struct VatClipSummary {
   ClipDefaults defaults;
   float max_delta = 0.0f;         // file units
   Bounds bounds;
-  bool measured = false;          // `error` holds a measurement (a bake's report, measure_error)
+  bool measured = false;          // `error` holds a measurement (a bake's report, measure_error,
+                                  // or the bake's as the file keeps it: VatClip::accuracy)
   ClipError error;                // millimetres (file units taken as metres)
 };
 
@@ -161,7 +162,8 @@ struct VatSummary {
 };
 
 // What `vat` holds; clip errors from `errors` (measure_error's result, one per Vat clip in
-// order; empty = not measured, which is all a .vat.glb can say: the format stores no errors).
+// order), else what the bake measured (VatClip::accuracy, which a .vat.glb of format version 2
+// keeps), else not measured.
 VatSummary summarize(const Vat& vat, std::span<const ClipError> errors = {});
 // The same with what the bake reported: errors, the encoding's reason, notes and times.
 VatSummary summarize(const Vat& vat, const BakeReport& report);

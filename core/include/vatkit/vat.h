@@ -40,6 +40,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -92,6 +93,15 @@ struct Bounds {
   glm::vec3 max{0.0f};
 };
 
+// A clip's error against the reference skinner, as the bake measured it (BakeOptions::measure,
+// bake.h; VerifyOptions{} sampling), in millimetres (file units taken as metres). The .vat.glb
+// stores it (format version 2, docs/format.md) so that `vatkit info` prints what the bake did.
+struct ClipAccuracy {
+  float on_rows_max_mm = 0.0f, on_rows_p99_mm = 0.0f;          // at the row times
+  float between_rows_max_mm = 0.0f, between_rows_p99_mm = 0.0f;  // at times between rows
+  float normal_max_deg = 0.0f;                                   // worst normal direction error
+};
+
 struct VatClip {
   std::string name;               // the source animation's name ("" when the file named none)
   int32_t source_animation = -1;  // its index in the source asset's animations
@@ -112,6 +122,10 @@ struct VatClip {
   Bounds delta_range;        // Delta: per-axis range of position deltas
   Bounds translation_range;  // Slots plane (either encoding): per-axis range of translations
   float scale_min = 1.0f, scale_max = 1.0f;  // Slots plane: range of scales
+
+  // The bake's measurement of this clip; absent where it measured nothing (BakeOptions::measure
+  // false with an encoding requested) and in files of format version 1.
+  std::optional<ClipAccuracy> accuracy;
 };
 
 enum class PlaneSemantic : uint8_t { Position, Normal, Tangent, Slots };

@@ -21,7 +21,10 @@
 
 namespace vatkit {
 
-inline constexpr uint32_t kVatFormatVersion = 1;
+// The version this vatkit writes, and the oldest it reads (docs/format.md, "Versioning"): version
+// 2 added each clip's measured error (VatClip::accuracy); a version-1 file loads without it.
+inline constexpr uint32_t kVatFormatVersion = 2;
+inline constexpr uint32_t kVatOldestFormatVersion = 1;
 inline constexpr const char* kVatExtensionName = "VATKIT_vertex_animation";
 
 // Checks that `vat` is internally consistent and can be stored: what write_vat_glb requires and
