@@ -18,6 +18,7 @@
 #include "vatkit/gl/crowd.h"
 #include "vatkit/gl/decode_glsl.h"
 #include "vatkit/gl/gl.h"
+#include "vatkit/gl/program.h"
 #include "vatkit/gl/render_target.h"
 #include "vatkit/gl/vat_gpu.h"
 #include "vatkit/instance_table.h"
@@ -224,6 +225,106 @@ TEST_F(GlCrowd, NothingIsUploadedWhenNothingChanged) {
   EXPECT_EQ(s.uploaded_bytes, 2u * 96u + 64u);
   s = render_frames(*renderer, *target, *crowd, camera, 2, 0.9f);
   EXPECT_EQ(s.uploaded_bytes, 0u);
+}
+
+TEST_F(GlCrowd, AChangedFrameDrawsWhatAFreshRendererDraws) {
+  // The renderer sets a uniform only when its value changed (gl::UniformCache): a frame whose
+  // camera, light, clock, levels of detail and shadows all changed since the last must draw
+  // exactly what a fresh renderer and crowd draw for it, in both culling passes.
+  const Vat* vat = test::test_bake({"sample", Encoding::Rig, Precision::F16, 16384, true, 30.0f, 2});
+  ASSERT_NE(vat, nullptr);
+  Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
+  ASSERT_TRUE(gpu.ok()) << gpu.error().message;
+  const uint32_t n = 24;
+  Result<gl::RenderTarget> target = gl::RenderTarget::create({160, 120, 1});
+  ASSERT_TRUE(target.ok());
+  auto make_crowd = [&]() {
+    Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, n);
+    EXPECT_TRUE(crowd.ok()) << crowd.error().message;
+    gl::SpreadOptions spread;
+    spread.seed = 11;
+    EXPECT_TRUE(gl::spread_crowd(*crowd, spread).ok());
+    return std::move(*crowd);
+  };
+  gl::Crowd used = make_crowd(), fresh = make_crowd();
+  Result<gl::Renderer> renderer = gl::Renderer::create({256});
+  Result<gl::Renderer> fresh_renderer = gl::Renderer::create({256});
+  ASSERT_TRUE(renderer.ok() && fresh_renderer.ok());
+
+  const gl::Camera near = gl::frame_bounds(used.world_bounds(), 160.0f / 120.0f, 30.0f, 20.0f);
+  gl::Camera far = gl::frame_bounds(used.world_bounds(), 160.0f / 120.0f, -60.0f, 35.0f);
+  far.eye = far.target + (far.eye - far.target) * 4.0f;  // coarser levels
+  gl::RenderOptions first;
+  first.lod_error_px = 4.0f;
+  gl::RenderOptions second = first;
+  second.light.direction = glm::vec3(0.6f, 0.5f, -0.3f);
+  second.light.color = glm::vec3(0.8f, 0.9f, 1.0f);
+  second.lod_error_px = 1.0f;
+  second.shadows = false;
+
+  renderer->render(*target, used, near, 0.4f, first);
+  const gl::Image before = target->read_rgba8();
+  renderer->render(*target, used, far, 1.3f, second);
+  const gl::Image after = target->read_rgba8();
+  Result<gl::CullingStats> after_stats = renderer->read_culling_stats(used);
+  fresh_renderer->render(*target, fresh, far, 1.3f, second);
+  const gl::Image expected = target->read_rgba8();
+  Result<gl::CullingStats> expected_stats = fresh_renderer->read_culling_stats(fresh);
+  ASSERT_TRUE(after_stats.ok() && expected_stats.ok());
+  EXPECT_GT(test::image_diff(before, after).differing, 0.05) << "the two frames should differ";
+  EXPECT_EQ(test::image_diff(expected, after).differing, 0.0) << "a uniform kept its last frame's value";
+  EXPECT_EQ(after_stats->per_level, expected_stats->per_level);
+  EXPECT_GT(after_stats->per_level.size(), 1u);
+
+  // And back: the first frame again, from the renderer that drew the second.
+  renderer->render(*target, used, near, 0.4f, first);
+  EXPECT_EQ(test::image_diff(before, target->read_rgba8()).differing, 0.0);
+}
+
+TEST_F(GlCrowd, UniformCacheSetsOnlyChangedValues) {
+  gl::ProgramDesc desc;
+  desc.name = "cache";
+  desc.shaders = {{gl::ShaderStage::compute,
+                   "layout(local_size_x = 1) in;\n"
+                   "uniform float u_f; uniform uint u_u; uniform vec3 u_v; uniform vec4 u_a[2];\n"
+                   "layout(std430, binding = 0) buffer Out { vec4 o[]; };\n"
+                   "void main() { o[0] = vec4(u_f, float(u_u), u_v.x, u_a[1].w); }\n",
+                   ""}};
+  Result<gl::Program> program = gl::build_program(desc);
+  ASSERT_TRUE(program.ok()) << program.error().message;
+  const GLuint p = program->id();
+  const GLint f = gl::uniform_location(*program, "u_f"), u = gl::uniform_location(*program, "u_u");
+  const GLint a = gl::uniform_location(*program, "u_a");
+  ASSERT_GE(f, 0);
+  ASSERT_GE(u, 0);
+  ASSERT_GE(a, 0);
+  auto get_f = [&] {
+    GLfloat v = -1.0f;
+    glGetUniformfv(p, f, &v);
+    return v;
+  };
+  gl::UniformCache cache;
+  cache.set(p, f, 2.5f);
+  EXPECT_EQ(get_f(), 2.5f);
+  // Another writer changes it behind the cache's back: setting the value the cache holds is
+  // skipped (what makes a steady frame cost no uniform call)...
+  glProgramUniform1f(p, f, 7.0f);
+  cache.set(p, f, 2.5f);
+  EXPECT_EQ(get_f(), 7.0f);
+  // ...and a different value is set.
+  cache.set(p, f, 3.0f);
+  EXPECT_EQ(get_f(), 3.0f);
+  cache.set(p, u, 9u);
+  GLuint got_u = 0;
+  glGetUniformuiv(p, u, &got_u);
+  EXPECT_EQ(got_u, 9u);
+  const glm::vec4 arr[2] = {glm::vec4(1.0f), glm::vec4(2.0f, 3.0f, 4.0f, 5.0f)};
+  cache.set(p, a, std::span<const glm::vec4>(arr));
+  GLfloat second[4] = {};
+  glGetUniformfv(p, gl::uniform_location(*program, "u_a[1]"), second);
+  EXPECT_EQ(second[3], 5.0f);
+  cache.set(p, -1, 1.0f);  // no such uniform: ignored, as GL does
+  EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
 TEST_F(GlCrowd, DrawnListSelectsInstancesWithoutMixingThemUp) {

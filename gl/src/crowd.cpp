@@ -49,6 +49,7 @@ struct CullProgram {
   GLint cull_counter_base = -1, cache_counter = -1, cache_capacity = -1, slot_count = -1;
   GLint time = -1, count = -1, first = -1, capacity = -1, planes = -1, is_static = -1, static_min = -1, static_max = -1;
   GLint lod_levels = -1, lod_screen_size = -1, lod_eye = -1, lod_pixels = -1, lod_radius = -1, lod_centre = -1;
+  UniformCache uniforms, command_uniforms;  // of `program` and of `commands`
 };
 
 bool empty_bounds(const Bounds& b) { return b.min.x > b.max.x || b.min.y > b.max.y || b.min.z > b.max.z; }
@@ -80,6 +81,7 @@ struct CrowdProgram {
   GLint view_projection = -1, time = -1;
   MaterialUniforms material;
   LightingSlots lighting;
+  UniformCache uniforms;
 };
 
 void set_crowd_samplers(GLuint p) {
@@ -598,6 +600,7 @@ struct Renderer::Impl {
   Program ground;
   GLint ground_params = -1, ground_vp = -1, ground_tile = -1;
   LightingSlots ground_lighting;
+  UniformCache ground_uniforms;
   glm::mat4 light_vp{1.0f};
   float shadow_texel_world = 0.0f;
   FrameStats stats;
@@ -654,16 +657,15 @@ Result<Renderer> Renderer::create(const RendererDesc& desc) {
 
 namespace {
 
-void set_lighting(const LightingSlots& s, GLuint p, const Light& light, bool shadows, const glm::mat4& light_vp,
-                  float texel_world) {
-  const glm::vec3 l = glm::normalize(light.direction);
-  glProgramUniform3f(p, s.direction, l.x, l.y, l.z);
-  glProgramUniform3f(p, s.color, light.color.x, light.color.y, light.color.z);
-  glProgramUniform3f(p, s.sky, light.sky.x, light.sky.y, light.sky.z);
-  glProgramUniform3f(p, s.bounce, light.bounce.x, light.bounce.y, light.bounce.z);
-  glProgramUniform1i(p, s.shadows, shadows ? 1 : 0);
-  glProgramUniformMatrix4fv(p, s.light_vp, 1, GL_FALSE, &light_vp[0][0]);
-  glProgramUniform1f(p, s.texel_world, texel_world);
+void set_lighting(const LightingSlots& s, UniformCache& u, GLuint p, const Light& light, bool shadows,
+                  const glm::mat4& light_vp, float texel_world) {
+  u.set(p, s.direction, glm::normalize(light.direction));
+  u.set(p, s.color, light.color);
+  u.set(p, s.sky, light.sky);
+  u.set(p, s.bounce, light.bounce);
+  u.set(p, s.shadows, int32_t(shadows ? 1 : 0));
+  u.set(p, s.light_vp, light_vp);
+  u.set(p, s.texel_world, texel_world);
 }
 
 // Where the camera is, for the level-of-detail choice of both passes.
@@ -719,7 +721,8 @@ void ensure_cache(Crowd::Impl& m, int pass) {
 // cull.comp over the drawn list, and copies each level's count into that level's commands.
 void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, const LodView& lod, float time_s) {
   ensure_cull_buffers(m);
-  const CullProgram& c = m.cull;
+  CullProgram& c = m.cull;
+  UniformCache& u = c.uniforms;
   const GLuint p = c.program.id();
   glm::vec4 planes[6];
   frustum_planes(view_projection, planes);
@@ -728,27 +731,27 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   for (uint32_t l = 0; l < m.levels; ++l) sizes[l] = m.vat->levels()[l].screen_size;
   const Bounds& b = m.vat->bounds();
   const glm::vec3 centre = (b.min + b.max) * 0.5f;
-  glProgramUniform1f(p, c.time, time_s);
-  glProgramUniform1ui(p, c.count, m.drawn_count);
-  glProgramUniform1ui(p, c.capacity, m.count);
-  glProgramUniform4fv(p, c.planes, 6, &planes[0].x);
-  glProgramUniform1i(p, c.is_static, m.use_static ? 1 : 0);
-  glProgramUniform3fv(p, c.static_min, 1, &m.static_box.min.x);
-  glProgramUniform3fv(p, c.static_max, 1, &m.static_box.max.x);
-  glProgramUniform1i(p, c.lod_levels, int(levels));
-  glProgramUniform1fv(p, c.lod_screen_size, GLsizei(kMaxLevels), sizes);
-  glProgramUniform3fv(p, c.lod_eye, 1, &lod.eye.x);
-  glProgramUniform1f(p, c.lod_pixels, lod.pixels);
-  glProgramUniform1f(p, c.lod_radius, m.vat->lod_radius());
-  glProgramUniform3fv(p, c.lod_centre, 1, &centre.x);
+  u.set(p, c.time, time_s);
+  u.set(p, c.count, m.drawn_count);
+  u.set(p, c.capacity, m.count);
+  u.set(p, c.planes, std::span<const glm::vec4>(planes));
+  u.set(p, c.is_static, int32_t(m.use_static ? 1 : 0));
+  u.set(p, c.static_min, m.static_box.min);
+  u.set(p, c.static_max, m.static_box.max);
+  u.set(p, c.lod_levels, int32_t(levels));
+  u.set(p, c.lod_screen_size, std::span<const float>(sizes));
+  u.set(p, c.lod_eye, lod.eye);
+  u.set(p, c.lod_pixels, lod.pixels);
+  u.set(p, c.lod_radius, m.vat->lod_radius());
+  u.set(p, c.lod_centre, centre);
 
   const uint32_t cache_capacity = m.use_static ? 0u : m.cache_capacity;
   if (cache_capacity > 0) {
     ensure_cache(m, pass);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, m.cache[pass].id());
   }
-  glProgramUniform1ui(p, c.cache_counter, uint32_t(pass) * kCounters + kCacheCounter);
-  glProgramUniform1ui(p, c.cache_capacity, cache_capacity);
+  u.set(p, c.cache_counter, uint32_t(pass) * kCounters + kCacheCounter);
+  u.set(p, c.cache_capacity, cache_capacity);
   const uint32_t zero = 0;
   glClearNamedBufferSubData(m.cull_counters.id(), GL_R32UI, GLintptr(pass * kCounters * sizeof(uint32_t)),
                             GLsizeiptr(kCounters * sizeof(uint32_t)), GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
@@ -761,23 +764,24 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m.cull_out[pass].id());
   // Whole buffers with base offsets as uniforms: bound ranges would need the SSBO offset alignment.
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, m.cull_counters.id());
-  glProgramUniform1ui(p, c.cull_counter_base, uint32_t(pass) * kCounters);
+  u.set(p, c.cull_counter_base, uint32_t(pass) * kCounters);
   const uint32_t per_dispatch = kCullMaxGroups * kCullGroupSize;
   for (uint32_t first = 0; first < m.drawn_count; first += per_dispatch) {
     const uint32_t n = std::min(per_dispatch, m.drawn_count - first);
-    glProgramUniform1ui(p, c.first, first);
+    u.set(p, c.first, first);
     glDispatchCompute((n + kCullGroupSize - 1) / kCullGroupSize, 1, 1);
   }
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   // The counts into the commands' instance counts (cull_commands.comp), on the GPU.
   const auto commands = uint32_t(m.vat->groups().size() * m.levels);
   const GLuint pc = c.commands.id();
-  glProgramUniform1ui(pc, c.command_count, commands);
-  glProgramUniform1ui(pc, c.command_levels, m.levels);
-  glProgramUniform1ui(pc, c.command_levels_drawn, levels);
+  UniformCache& uc = c.command_uniforms;
+  uc.set(pc, c.command_count, commands);
+  uc.set(pc, c.command_levels, m.levels);
+  uc.set(pc, c.command_levels_drawn, levels);
   glUseProgram(pc);
-  glProgramUniform1ui(pc, c.counter_base, uint32_t(pass) * kCounters);
-  glProgramUniform1ui(pc, c.command_base, uint32_t(command_offset(m, pass, 0, 0) / sizeof(uint32_t)));
+  uc.set(pc, c.counter_base, uint32_t(pass) * kCounters);
+  uc.set(pc, c.command_base, uint32_t(command_offset(m, pass, 0, 0) / sizeof(uint32_t)));
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, m.cull_commands.id());
   glDispatchCompute((commands + kCullGroupSize - 1) / kCullGroupSize, 1, 1);
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
@@ -791,7 +795,7 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
 // One draw per material group of `crowd`; `blend_pass` selects the BLEND groups (else the others).
 // `cull_pass` >= 0: the indirect draws of that culling pass (one multi-draw over the levels);
 // else every drawn instance at full detail.
-void draw_crowd(Crowd::Impl& m, const CrowdProgram& prog, const glm::mat4& view_projection, float time_s,
+void draw_crowd(Crowd::Impl& m, CrowdProgram& prog, const glm::mat4& view_projection, float time_s,
                 bool shadow_pass, bool blend_pass, int cull_pass, FrameStats& stats) {
   const VatGpu& vat = *m.vat;
   const GLuint p = prog.program.id();
@@ -803,13 +807,13 @@ void draw_crowd(Crowd::Impl& m, const CrowdProgram& prog, const glm::mat4& view_
     if (m.cache[cull_pass]) glBindTextureUnit(kUnitCache, m.cache_texture[cull_pass].id());
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, m.cull_commands.id());
   }
-  glProgramUniformMatrix4fv(p, prog.view_projection, 1, GL_FALSE, &view_projection[0][0]);
-  glProgramUniform1f(p, prog.time, time_s);
+  prog.uniforms.set(p, prog.view_projection, view_projection);
+  prog.uniforms.set(p, prog.time, time_s);
   for (size_t gi = 0; gi < vat.groups().size(); ++gi) {
     const GpuDrawGroup& g = vat.groups()[gi];
     const GpuMaterial& mat = vat.materials()[g.material];
     if (!shadow_pass && (mat.alpha_mode == AlphaMode::Blend) != blend_pass) continue;
-    if (!shadow_pass) prog.material.apply(p, mat, kUnitBaseColor);
+    if (!shadow_pass) prog.material.apply(p, mat, kUnitBaseColor, &prog.uniforms);
     if (cull_pass >= 0) {
       glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT,
                                   reinterpret_cast<const void*>(command_offset(m, cull_pass, gi, 0)),
@@ -917,29 +921,42 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
 
   if (options.ground) {
     const GLuint g = m.ground.id();
-    set_lighting(m.ground_lighting, g, options.light, options.shadows, m.light_vp, m.shadow_texel_world);
+    UniformCache& u = m.ground_uniforms;
+    set_lighting(m.ground_lighting, u, g, options.light, options.shadows, m.light_vp, m.shadow_texel_world);
     const glm::vec3 extent = scene.max - scene.min;
     const float half = std::max(extent.x, extent.z) * 0.5f + std::max(extent.y, tile) * 3.0f;
-    glProgramUniform4f(g, m.ground_params, (scene.min.x + scene.max.x) * 0.5f, scene.min.y,
-                       (scene.min.z + scene.max.z) * 0.5f, half);
-    glProgramUniformMatrix4fv(g, m.ground_vp, 1, GL_FALSE, &view_projection[0][0]);
-    glProgramUniform1f(g, m.ground_tile, tile);
+    u.set(g, m.ground_params,
+          glm::vec4((scene.min.x + scene.max.x) * 0.5f, scene.min.y, (scene.min.z + scene.max.z) * 0.5f, half));
+    u.set(g, m.ground_vp, view_projection);
+    u.set(g, m.ground_tile, tile);
     glUseProgram(g);
     glBindVertexArray(m.empty_vao.id());
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     ++m.stats.draw_calls;
     m.stats.triangles += 2;
   }
+  // Opaque and masked groups, then blended ones over them; a pass a crowd has no group for costs
+  // no call.
+  auto has_groups = [](const Crowd::Impl& cm, bool blend) {
+    const VatGpu& vat = *cm.vat;
+    return std::any_of(vat.groups().begin(), vat.groups().end(), [&](const GpuDrawGroup& g) {
+      return (vat.materials()[g.material].alpha_mode == AlphaMode::Blend) == blend;
+    });
+  };
   for (int blend_pass = 0; blend_pass < 2; ++blend_pass) {
-    if (blend_pass) {
-      glEnable(GL_BLEND);
-      glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);  // keep alpha 1
-      glDepthMask(GL_FALSE);
-    }
+    bool blend_state = false;
     for (Crowd* c : crowds) {
       Crowd::Impl& cm = *c->impl_;
-      const CrowdProgram& prog = cm.use_static ? cm.static_lit : cm.lit;
-      set_lighting(prog.lighting, prog.program.id(), options.light, options.shadows, m.light_vp, m.shadow_texel_world);
+      if (!has_groups(cm, blend_pass != 0)) continue;
+      if (blend_pass && !blend_state) {
+        glEnable(GL_BLEND);
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);  // keep alpha 1
+        glDepthMask(GL_FALSE);
+        blend_state = true;
+      }
+      CrowdProgram& prog = cm.use_static ? cm.static_lit : cm.lit;
+      set_lighting(prog.lighting, prog.uniforms, prog.program.id(), options.light, options.shadows, m.light_vp,
+                   m.shadow_texel_world);
       draw_crowd(cm, prog, view_projection, time_s, false, blend_pass != 0, camera_pass, m.stats);
     }
   }

@@ -1,6 +1,8 @@
 #include "vatkit/gl/program.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <cstdlib>
 
 #include "vatkit/gl/gl.h"
@@ -205,6 +207,52 @@ Result<Program> build_program(const ProgramDesc& desc) {
 
 int uniform_location(const Program& program, const char* name) {
   return glGetUniformLocation(program.id(), name);
+}
+
+bool UniformCache::changed(int location, const void* bytes, size_t size) {
+  const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.location == location; });
+  if (it == entries_.end()) {
+    entries_.push_back({location, uint32_t(values_.size()), uint32_t(size)});
+    const auto* b = static_cast<const uint8_t*>(bytes);
+    values_.insert(values_.end(), b, b + size);
+    return true;
+  }
+  if (it->size != size) return true;  // not the length it was first set with: not cached
+  uint8_t* held = values_.data() + it->offset;
+  if (std::memcmp(held, bytes, size) == 0) return false;
+  std::memcpy(held, bytes, size);
+  return true;
+}
+
+void UniformCache::set(uint32_t program, int location, float v) {
+  if (location >= 0 && changed(location, &v, sizeof v)) glProgramUniform1f(program, location, v);
+}
+void UniformCache::set(uint32_t program, int location, int32_t v) {
+  if (location >= 0 && changed(location, &v, sizeof v)) glProgramUniform1i(program, location, v);
+}
+void UniformCache::set(uint32_t program, int location, uint32_t v) {
+  if (location >= 0 && changed(location, &v, sizeof v)) glProgramUniform1ui(program, location, v);
+}
+void UniformCache::set(uint32_t program, int location, const glm::vec3& v) {
+  if (location >= 0 && changed(location, &v, sizeof v)) glProgramUniform3fv(program, location, 1, &v.x);
+}
+void UniformCache::set(uint32_t program, int location, const glm::vec4& v) {
+  if (location >= 0 && changed(location, &v, sizeof v)) glProgramUniform4fv(program, location, 1, &v.x);
+}
+void UniformCache::set(uint32_t program, int location, const glm::mat4& v) {
+  if (location >= 0 && changed(location, &v, sizeof v)) {
+    glProgramUniformMatrix4fv(program, location, 1, GL_FALSE, &v[0][0]);
+  }
+}
+void UniformCache::set(uint32_t program, int location, std::span<const float> v) {
+  if (location >= 0 && changed(location, v.data(), v.size_bytes())) {
+    glProgramUniform1fv(program, location, GLsizei(v.size()), v.data());
+  }
+}
+void UniformCache::set(uint32_t program, int location, std::span<const glm::vec4> v) {
+  if (location >= 0 && changed(location, v.data(), v.size_bytes())) {
+    glProgramUniform4fv(program, location, GLsizei(v.size()), &v[0].x);
+  }
 }
 
 }  // namespace vatkit::gl

@@ -401,12 +401,19 @@ MaterialUniforms MaterialUniforms::find(uint32_t program) {
   return u;
 }
 
-void MaterialUniforms::apply(uint32_t program, const GpuMaterial& m, int unit) const {
-  glProgramUniform4f(program, factor, m.base_color_factor.x, m.base_color_factor.y, m.base_color_factor.z,
-                     m.base_color_factor.w);
-  glProgramUniform1i(program, has_texture, m.base_color_texture != 0 ? 1 : 0);
-  glProgramUniform1i(program, alpha_mode, int(m.alpha_mode));
-  glProgramUniform1f(program, alpha_cutoff, m.alpha_cutoff);
+void MaterialUniforms::apply(uint32_t program, const GpuMaterial& m, int unit, UniformCache* cache) const {
+  const int32_t textured = m.base_color_texture != 0 ? 1 : 0;
+  if (cache) {
+    cache->set(program, factor, m.base_color_factor);
+    cache->set(program, has_texture, textured);
+    cache->set(program, alpha_mode, int32_t(m.alpha_mode));
+    cache->set(program, alpha_cutoff, m.alpha_cutoff);
+  } else {
+    glProgramUniform4fv(program, factor, 1, &m.base_color_factor.x);
+    glProgramUniform1i(program, has_texture, textured);
+    glProgramUniform1i(program, alpha_mode, int32_t(m.alpha_mode));
+    glProgramUniform1f(program, alpha_cutoff, m.alpha_cutoff);
+  }
   glBindTextureUnit(GLuint(unit), m.base_color_texture);
   if (m.double_sided) {
     glDisable(GL_CULL_FACE);

@@ -14,10 +14,16 @@
 // Link errors quote the program's log the same way. A build that succeeds leaves no GL error.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <glm/mat4x4.hpp>
+#include <glm/vec3.hpp>
+#include <glm/vec4.hpp>
 
 #include "vatkit/gl/objects.h"
 #include "vatkit/result.h"
@@ -55,5 +61,35 @@ Result<Program> build_program(const ProgramDesc& desc);
 
 // glGetUniformLocation; -1 when the program has no such active uniform.
 int uniform_location(const Program& program, const char* name);
+
+// The values one program's uniforms were last given through this cache. set() calls
+// glProgramUniform* only when the value's bytes differ from the last set, so a frame that
+// changes nothing issues no uniform calls: each is a driver call, a microsecond or more on a CPU
+// just woken from waiting for the GPU (docs/benchmarks.md, "CPU time per frame"). It assumes
+// that nothing else sets those uniforms and that the program is not relinked; keep one cache per
+// program, next to it (a deleted program's name may be reused by a new one). Location -1 (no such
+// active uniform) is ignored, as GL does. A location keeps the type and length it was first set
+// with. After the first frame set() allocates nothing.
+class UniformCache {
+ public:
+  void set(uint32_t program, int location, float v);
+  void set(uint32_t program, int location, int32_t v);
+  void set(uint32_t program, int location, uint32_t v);
+  void set(uint32_t program, int location, const glm::vec3& v);
+  void set(uint32_t program, int location, const glm::vec4& v);
+  void set(uint32_t program, int location, const glm::mat4& v);
+  void set(uint32_t program, int location, std::span<const float> v);      // float[]
+  void set(uint32_t program, int location, std::span<const glm::vec4> v);  // vec4[]
+
+ private:
+  // Whether `bytes` differ from the location's last value (true the first time); stores them.
+  bool changed(int location, const void* bytes, size_t size);
+  struct Entry {
+    int location;
+    uint32_t offset, size;  // into values_
+  };
+  std::vector<Entry> entries_;
+  std::vector<uint8_t> values_;
+};
 
 }  // namespace vatkit::gl

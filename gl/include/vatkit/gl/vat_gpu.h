@@ -35,6 +35,7 @@
 
 #include "vatkit/gl/decode_glsl.h"
 #include "vatkit/gl/objects.h"
+#include "vatkit/gl/program.h"
 #include "vatkit/result.h"
 #include "vatkit/vat.h"
 
@@ -67,13 +68,14 @@ struct GpuMaterial {
 
 // The material uniforms of vatkit's lit shaders (crowd.frag, and any fragment shader using the
 // same names: u_base_color_factor, u_has_base_color_texture, u_alpha_mode, u_alpha_cutoff), found
-// once per program; apply() sets them for one material, binds its base colour texture to `unit`
-// and turns back-face culling on for single-sided materials, off for double-sided ones.
+// once per program; apply() sets them for one material (through `cache` when given: program.h,
+// UniformCache), binds its base colour texture to `unit` and turns back-face culling on for
+// single-sided materials, off for double-sided ones.
 struct MaterialUniforms {
   int factor = -1, has_texture = -1, alpha_mode = -1, alpha_cutoff = -1;
 
   static MaterialUniforms find(uint32_t program);
-  void apply(uint32_t program, const GpuMaterial& material, int unit) const;
+  void apply(uint32_t program, const GpuMaterial& material, int unit, UniformCache* cache = nullptr) const;
 };
 
 // One draw: a range of the index buffer drawn with one material.
