@@ -72,23 +72,37 @@ void default_log(const DebugMessage& message) {
 void GLAPIENTRY debug_callback(GLenum source, GLenum type, GLuint id, GLenum severity,
                                GLsizei length, const GLchar* text, const void* user) {
   auto* impl = static_cast<Context::Impl*>(const_cast<void*>(user));
-  DebugMessage message{source, type, id, severity,
-                       length >= 0 ? std::string(text, static_cast<size_t>(length)) : std::string(text)};
+  // The message is built in a buffer the context reuses: drivers that talk every frame (NVIDIA's
+  // buffer notifications in a debug context) cost no allocation once it has grown to their size.
+  DebugMessage reentered;  // a log that makes GL calls may get here again while it reads impl->message
+  DebugMessage& message = impl->in_log ? reentered : impl->message;
+  message.source = source;
+  message.type = type;
+  message.id = id;
+  message.severity = severity;
+  if (length >= 0) {
+    message.text.assign(text, static_cast<size_t>(length));
+  } else {
+    message.text.assign(text);
+  }
   while (!message.text.empty() && (message.text.back() == '\n' || message.text.back() == ' '))
     message.text.pop_back();
   // Mesa also sends each GLSL compile error as a debug error. build_program reports those as
   // values (with the quoted source), and glGetError stays clean: they are not GL errors.
   if (message.is_error() && message.source != GL_DEBUG_SOURCE_SHADER_COMPILER) {
     // A runaway loop of errors should not eat memory; the first ones tell the story.
-    if (impl->errors.size() < 256) impl->errors.push_back(std::move(message));
+    if (impl->errors.size() < 256) impl->errors.push_back(message);
     return;
   }
   ++impl->logged;
+  const bool outer = !impl->in_log;
+  impl->in_log = true;
   if (impl->log) {
     impl->log(message);
   } else {
     default_log(message);
   }
+  if (outer) impl->in_log = false;
 }
 
 bool is_software_renderer(const std::string& renderer) {

@@ -37,6 +37,8 @@ struct Context::Impl {
   DebugLog log;
   std::vector<DebugMessage> errors;
   uint64_t logged = 0;
+  DebugMessage message;  // the debug callback's buffer, reused message after message
+  bool in_log = false;   // the callback is inside the log (which may make GL calls)
 
   // The path shared by headless and windowed contexts, run once the backend's context is
   // current: loads GL, checks the version, reads strings and limits, installs the debug callback.

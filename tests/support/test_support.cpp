@@ -16,12 +16,13 @@ namespace {
 std::atomic<bool> g_count_allocations{false};
 std::atomic<size_t> g_allocations{0};
 std::atomic<size_t> g_largest_allocation{0};
+thread_local int t_uncounted = 0;  // UncountedAllocations alive on this thread
 }  // namespace
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t size) {
-  if (g_count_allocations.load(std::memory_order_relaxed)) {
+  if (g_count_allocations.load(std::memory_order_relaxed) && t_uncounted == 0) {
     g_allocations.fetch_add(1);
     size_t seen = g_largest_allocation.load();
     while (size > seen && !g_largest_allocation.compare_exchange_weak(seen, size)) {
@@ -45,6 +46,8 @@ CountAllocations::CountAllocations() {
 CountAllocations::~CountAllocations() { g_count_allocations = false; }
 size_t CountAllocations::count() const { return g_allocations.load(); }
 size_t CountAllocations::largest() const { return g_largest_allocation.load(); }
+UncountedAllocations::UncountedAllocations() { ++t_uncounted; }
+UncountedAllocations::~UncountedAllocations() { --t_uncounted; }
 
 // The shared assets: $VATKIT_ASSETS when set (a copy of some of them on another machine, e.g. the
 // GPU machine), else ../shared/assets as configured.

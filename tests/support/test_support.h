@@ -42,4 +42,15 @@ class CountAllocations {
   size_t largest() const;  // the largest block asked for so far, bytes
 };
 
+// While an instance lives, this thread's allocations are not counted: for test code that runs
+// inside a counted window but is not what is measured (the GL log of the tests' context, which
+// records every driver message).
+class UncountedAllocations {
+ public:
+  UncountedAllocations();
+  ~UncountedAllocations();
+  UncountedAllocations(const UncountedAllocations&) = delete;
+  UncountedAllocations& operator=(const UncountedAllocations&) = delete;
+};
+
 }  // namespace vatkit::test
