@@ -847,9 +847,17 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     auto lods = build_lods(*vat, lod_options);
     if (!lods) return lods.error();
     clock.lap("levels");
-    // The file keeps what was measured: `vatkit info` prints it.
+    // The file keeps what was measured (`vatkit info` prints it); a measurement that is not a
+    // finite number (a pose beyond float range) is reported, not stored.
     if (have_measure && measured.size() == vat->clips.size()) {
-      for (size_t c = 0; c < measured.size(); ++c) vat->clips[c].accuracy = static_cast<const ClipAccuracy&>(measured[c]);
+      for (size_t c = 0; c < measured.size(); ++c) {
+        const ClipError& m = measured[c];
+        const float values[] = {m.on_rows_max_mm, m.on_rows_p99_mm, m.between_rows_max_mm, m.between_rows_p99_mm,
+                                m.normal_max_deg};
+        if (std::all_of(std::begin(values), std::end(values), [](float v) { return std::isfinite(v) && v >= 0.0f; })) {
+          vat->clips[c].accuracy = static_cast<const ClipAccuracy&>(m);
+        }
+      }
     }
     if (report) {
       rep.encoding = e;
