@@ -793,8 +793,9 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
 }
 
 // One draw per material group of `crowd`; `blend_pass` selects the BLEND groups (else the others).
-// `cull_pass` >= 0: the indirect draws of that culling pass (one multi-draw over the levels);
-// else every drawn instance at full detail.
+// `cull_pass` >= 0: the indirect draws of that culling pass (one multi-draw over the levels per
+// group; the shadow pass, which needs no material, one over every group); else every drawn
+// instance at full detail.
 void draw_crowd(Crowd::Impl& m, CrowdProgram& prog, const glm::mat4& view_projection, float time_s,
                 bool shadow_pass, bool blend_pass, int cull_pass, FrameStats& stats) {
   const VatGpu& vat = *m.vat;
@@ -809,6 +810,15 @@ void draw_crowd(Crowd::Impl& m, CrowdProgram& prog, const glm::mat4& view_projec
   }
   prog.uniforms.set(p, prog.view_projection, view_projection);
   prog.uniforms.set(p, prog.time, time_s);
+  if (shadow_pass && cull_pass >= 0) {
+    // Casters need no material: one multi-draw over every group's commands, which are contiguous
+    // within a pass (command_offset); a level the pass did not use has no instances.
+    glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, reinterpret_cast<const void*>(command_offset(m, cull_pass, 0, 0)),
+                                GLsizei(vat.groups().size() * m.levels), 0);
+    ++stats.draw_calls;
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+    return;
+  }
   for (size_t gi = 0; gi < vat.groups().size(); ++gi) {
     const GpuDrawGroup& g = vat.groups()[gi];
     const GpuMaterial& mat = vat.materials()[g.material];
