@@ -3,6 +3,7 @@
 #include "vatkit/gl/crowd.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -41,6 +42,7 @@ constexpr uint32_t kCacheCounter = kMaxLevels;
 constexpr uint32_t kCullGroupSize = 64;
 constexpr uint32_t kCullMaxGroups = 65535;
 constexpr size_t kCommandBytes = 5 * sizeof(uint32_t);  // DrawElementsIndirectCommand
+constexpr GLsizei kStorageBindings = 6;  // the culling passes' storage buffers, bindings 0-5
 
 struct CullProgram {
   Program program;
@@ -337,14 +339,26 @@ struct Crowd::Impl {
 };
 
 namespace {
+// Texture names by unit, for units 0-15.
+using UnitTable = std::array<GLuint, 16>;
+
+// The textures a crowd's vertex stage reads, by unit: the VAT's decode textures, the playback
+// table, the world matrices, the drawn list and the rig's influences (0: a unit it does not use).
+UnitTable crowd_vertex_units(const Crowd::Impl& m) {
+  UnitTable t{};
+  m.vat->decode_textures(t);
+  t[size_t(DecodeUnits{}.instances)] = m.table_gpu.texture.id();
+  t[kUnitWorld] = m.world_gpu.texture.id();
+  t[kUnitDrawn] = m.drawn_gpu.texture.id();
+  for (int k = 0; k < 4; ++k) t[size_t(kUnitInfluences + k)] = m.vat->influence_textures()[size_t(k)];
+  return t;
+}
+
+// For a program of the caller's: binds what it uses, unit by unit, leaving the other units alone.
 void bind_crowd_textures(const Crowd::Impl& m) {
-  m.vat->bind_decode_textures();
-  glBindTextureUnit(GLuint(DecodeUnits{}.instances), m.table_gpu.texture.id());
-  glBindTextureUnit(kUnitWorld, m.world_gpu.texture.id());
-  glBindTextureUnit(kUnitDrawn, m.drawn_gpu.texture.id());
-  for (int k = 0; k < 4; ++k) {
-    const uint32_t t = m.vat->influence_textures()[size_t(k)];
-    if (t != 0) glBindTextureUnit(GLuint(kUnitInfluences + k), t);
+  const UnitTable t = crowd_vertex_units(m);
+  for (size_t unit = 0; unit < t.size(); ++unit) {
+    if (t[unit] != 0) glBindTextureUnit(GLuint(unit), t[unit]);
   }
 }
 
@@ -746,24 +760,24 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   u.set(p, c.lod_centre, centre);
 
   const uint32_t cache_capacity = m.use_static ? 0u : m.cache_capacity;
-  if (cache_capacity > 0) {
-    ensure_cache(m, pass);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, m.cache[pass].id());
-  }
+  if (cache_capacity > 0) ensure_cache(m, pass);
   u.set(p, c.cache_counter, uint32_t(pass) * kCounters + kCacheCounter);
   u.set(p, c.cache_capacity, cache_capacity);
   const uint32_t zero = 0;
   glClearNamedBufferSubData(m.cull_counters.id(), GL_R32UI, GLintptr(pass * kCounters * sizeof(uint32_t)),
                             GLsizeiptr(kCounters * sizeof(uint32_t)), GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
   glUseProgram(p);
-  m.vat->bind_decode_textures();
-  glBindTextureUnit(GLuint(DecodeUnits{}.instances), m.table_gpu.texture.id());
-  glBindTextureUnit(kUnitRowBounds, m.vat->row_bounds_texture());
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m.drawn_gpu.buffer.id());
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.world_gpu.buffer.id());
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m.cull_out[pass].id());
+  // Units 0-15 and storage buffers 0-5 in one call each (units a pass does not use unbound).
+  UnitTable units{};
+  m.vat->decode_textures(units);
+  units[size_t(DecodeUnits{}.instances)] = m.table_gpu.texture.id();
+  units[kUnitRowBounds] = m.vat->row_bounds_texture();
+  glBindTextures(0, GLsizei(units.size()), units.data());
   // Whole buffers with base offsets as uniforms: bound ranges would need the SSBO offset alignment.
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, m.cull_counters.id());
+  const GLuint storage[kStorageBindings] = {m.drawn_gpu.buffer.id(), m.world_gpu.buffer.id(), m.cull_out[pass].id(),
+                                            m.cull_counters.id(),    m.cull_commands.id(),
+                                            cache_capacity > 0 ? m.cache[pass].id() : 0u};
+  glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, kStorageBindings, storage);
   u.set(p, c.cull_counter_base, uint32_t(pass) * kCounters);
   const uint32_t per_dispatch = kCullMaxGroups * kCullGroupSize;
   for (uint32_t first = 0; first < m.drawn_count; first += per_dispatch) {
@@ -782,11 +796,10 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   glUseProgram(pc);
   uc.set(pc, c.counter_base, uint32_t(pass) * kCounters);
   uc.set(pc, c.command_base, uint32_t(command_offset(m, pass, 0, 0) / sizeof(uint32_t)));
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, m.cull_commands.id());
   glDispatchCompute((commands + kCullGroupSize - 1) / kCullGroupSize, 1, 1);
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
                   GL_BUFFER_UPDATE_BARRIER_BIT);
-  for (int i = 0; i < 6; ++i) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, GLuint(i), 0);
+  glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, kStorageBindings, nullptr);
   m.culled = true;
   m.culled_levels = levels;
   if (pass == kCullShadow) m.culled_shadow = true;
@@ -797,17 +810,20 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
 // group; the shadow pass, which needs no material, one over every group); else every drawn
 // instance at full detail.
 void draw_crowd(Crowd::Impl& m, CrowdProgram& prog, const glm::mat4& view_projection, float time_s,
-                bool shadow_pass, bool blend_pass, int cull_pass, FrameStats& stats) {
+                bool shadow_pass, bool blend_pass, int cull_pass, GLuint shadow_map, FrameStats& stats) {
   const VatGpu& vat = *m.vat;
   const GLuint p = prog.program.id();
   glUseProgram(p);
   glBindVertexArray(m.use_static ? m.static_vao.id() : vat.vertex_array());
-  bind_crowd_textures(m);
+  // Units 0-15 in one call (the material's base colour texture follows per group).
+  UnitTable units = crowd_vertex_units(m);
   if (cull_pass >= 0) {
-    glBindTextureUnit(kUnitDrawn, m.cull_out_texture[cull_pass].id());
-    if (m.cache[cull_pass]) glBindTextureUnit(kUnitCache, m.cache_texture[cull_pass].id());
+    units[kUnitDrawn] = m.cull_out_texture[cull_pass].id();
+    if (m.cache[cull_pass]) units[kUnitCache] = m.cache_texture[cull_pass].id();
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, m.cull_commands.id());
   }
+  units[kUnitShadow] = shadow_map;
+  glBindTextures(0, GLsizei(units.size()), units.data());
   prog.uniforms.set(p, prog.view_projection, view_projection);
   prog.uniforms.set(p, prog.time, time_s);
   if (shadow_pass && cull_pass >= 0) {
@@ -919,7 +935,8 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
     glPolygonOffset(1.5f, 2.0f);
     for (Crowd* c : crowds) {
       Crowd::Impl& cm = *c->impl_;
-      draw_crowd(cm, cm.use_static ? cm.static_shadow : cm.shadow, m.light_vp, time_s, true, false, shadow_pass, m.stats);
+      draw_crowd(cm, cm.use_static ? cm.static_shadow : cm.shadow, m.light_vp, time_s, true, false, shadow_pass, 0,
+                 m.stats);
     }
     glDisable(GL_POLYGON_OFFSET_FILL);
   }
@@ -967,7 +984,7 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
       CrowdProgram& prog = cm.use_static ? cm.static_lit : cm.lit;
       set_lighting(prog.lighting, prog.uniforms, prog.program.id(), options.light, options.shadows, m.light_vp,
                    m.shadow_texel_world);
-      draw_crowd(cm, prog, view_projection, time_s, false, blend_pass != 0, camera_pass, m.stats);
+      draw_crowd(cm, prog, view_projection, time_s, false, blend_pass != 0, camera_pass, m.shadow_depth.id(), m.stats);
     }
   }
   glDisable(GL_BLEND);

@@ -422,16 +422,32 @@ void MaterialUniforms::apply(uint32_t program, const GpuMaterial& m, int unit, U
   }
 }
 
-void VatGpu::bind_decode_textures(const DecodeUnits& units) const {
-  for (const GpuPlane& p : planes_) {
+namespace {
+// Calls bind(unit, texture) for each plane of `planes` and the q16 row ranges (0: none).
+template <class Bind>
+void for_each_decode_texture(const std::vector<GpuPlane>& planes, uint32_t row_ranges, const DecodeUnits& units,
+                             Bind&& bind) {
+  for (const GpuPlane& p : planes) {
     switch (p.semantic) {
-      case PlaneSemantic::Position: glBindTextureUnit(GLuint(units.position), p.texture); break;
-      case PlaneSemantic::Normal: glBindTextureUnit(GLuint(units.normal), p.texture); break;
-      case PlaneSemantic::Tangent: glBindTextureUnit(GLuint(units.tangent), p.texture); break;
-      case PlaneSemantic::Slots: glBindTextureUnit(GLuint(units.slots), p.texture); break;
+      case PlaneSemantic::Position: bind(units.position, p.texture); break;
+      case PlaneSemantic::Normal: bind(units.normal, p.texture); break;
+      case PlaneSemantic::Tangent: bind(units.tangent, p.texture); break;
+      case PlaneSemantic::Slots: bind(units.slots, p.texture); break;
     }
   }
-  if (row_ranges_) glBindTextureUnit(GLuint(units.row_ranges), row_ranges_.id());
+  if (row_ranges != 0) bind(units.row_ranges, row_ranges);
+}
+}  // namespace
+
+void VatGpu::bind_decode_textures(const DecodeUnits& units) const {
+  for_each_decode_texture(planes_, row_ranges_.id(), units,
+                          [](int unit, uint32_t texture) { glBindTextureUnit(GLuint(unit), texture); });
+}
+
+void VatGpu::decode_textures(std::span<uint32_t> names, const DecodeUnits& units) const {
+  for_each_decode_texture(planes_, row_ranges_.id(), units, [&](int unit, uint32_t texture) {
+    if (unit >= 0 && size_t(unit) < names.size()) names[size_t(unit)] = texture;
+  });
 }
 
 void VatGpu::set_decode_uniforms(uint32_t program, const DecodeUnits& units) const {

@@ -165,6 +165,10 @@ class VatGpu {
   // for uniforms the program does not use.
   void bind_decode_textures(const DecodeUnits& units = {}) const;
   void set_decode_uniforms(uint32_t program, const DecodeUnits& units = {}) const;
+  // What bind_decode_textures binds, into a table of texture names by unit (`names[unit]`, for
+  // glBindTextures; units of `units` past names.size() are skipped): to bind the decode textures
+  // with others in one call.
+  void decode_textures(std::span<uint32_t> names, const DecodeUnits& units = {}) const;
 
   // GPU memory held, in bytes (planes, row ranges, geometry, images at their base level x 4/3).
   size_t gpu_bytes() const { return gpu_bytes_; }
