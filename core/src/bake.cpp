@@ -197,7 +197,9 @@ inline v4 load4(const float* p) {
   return r;
 }
 inline void store4(float* p, v4 v) { std::memcpy(p, &v, 16); }
+#if !defined(__SSE__)
 inline v4 select4(i4v m, v4 a, v4 b) { return (v4)((m & (i4v)a) | (~m & (i4v)b)); }
+#endif
 // a < b ? a : b and a > b ? a : b per lane, -0 against +0 and NaN included: MINPS and MAXPS are
 // exactly that. One instruction on the running ranges' chain instead of four (compare, and,
 // andnot, or): the chain through every slot of every row was most of write_slot_rows' time.
