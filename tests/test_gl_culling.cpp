@@ -288,6 +288,80 @@ TEST_F(GlCulling, LevelsAreSelectLodOfTheProjectedSize) {
   }
 }
 
+// The shadow pass takes the camera's level or, if coarser, the coarsest whose error fits in the
+// budget in shadow-map texels: per instance on the CPU (every instance is in the light's box),
+// counted per level against the GPU's, with a small and a large shadow map.
+TEST_F(GlCulling, ShadowLevelsAreTheCoarserOfTheCamerasAndTheTexels) {
+  const BakeKey key{"sample", Encoding::Delta, Precision::F16, 16384, true, 30.0f, 3};
+  Scene s;
+  const uint32_t n = 200;
+  make_scene(s, key, n, 0.5f);
+  if (HasFatalFailure()) return;
+  ASSERT_GE(s.vat->geometry.lods.size(), 2u);
+  const int width = 320, height = 180;
+  Result<gl::RenderTarget> target = gl::RenderTarget::create({width, height, 1});
+  ASSERT_TRUE(target.ok());
+  const gl::Camera camera = person_camera(*s.crowd, 45.0f);
+  const float t = 0.8f, budget = 1.0f;
+  const float pixels = float(height) / (2.0f * std::tan(glm::radians(camera.fov_y_deg) * 0.5f));
+  const Bounds& b = s.vat->bounds;
+  const glm::vec3 centre = (b.min + b.max) * 0.5f;
+  for (int map : {16, 4096}) {
+    SCOPED_TRACE("shadow map " + std::to_string(map));
+    gl::RendererDesc rd;
+    rd.shadow_map_size = map;
+    Result<gl::Renderer> renderer = gl::Renderer::create(rd);
+    ASSERT_TRUE(renderer.ok()) << renderer.error().message;
+    gl::RenderOptions options;
+    options.lod_error_px = budget;
+    renderer->render(*target, *s.crowd, camera, t, options);
+    Result<gl::CullingStats> stats = renderer->read_culling_stats(*s.crowd);
+    ASSERT_TRUE(stats.ok()) << stats.error().message;
+    ASSERT_EQ(stats->shadow_visible, n) << "the light's box holds the whole crowd";
+    ASSERT_EQ(stats->shadow_per_level.size(), s.gpu->levels().size());
+    const float texel = renderer->shadow_texel_world() * budget;
+    ASSERT_GT(texel, 0.0f);
+    // Per level: the instances that must be there, and those that may be (single precision near a
+    // switching point).
+    std::vector<uint64_t> lo(stats->shadow_per_level.size(), 0), hi = lo;
+    uint32_t coarser = 0;  // instances whose texel level is coarser than the camera's
+    for (uint32_t i = 0; i < n; ++i) {
+      const glm::mat4& w = s.crowd->world(i);
+      const float scale = std::max({glm::length(glm::vec3(w[0])), glm::length(glm::vec3(w[1])), glm::length(glm::vec3(w[2]))});
+      const float radius = lod_sphere_radius(*s.vat) * scale;
+      const float d = glm::length(camera.eye - glm::vec3(w * glm::vec4(centre, 1.0f)));
+      const float diameter = d > radius ? 2.0f * radius * pixels / d : 0.0f;
+      const float texels = 2.0f * radius / texel;
+      const uint32_t camera_level = d > radius ? select_lod(*s.vat, diameter, budget) : 0u;
+      const uint32_t expected = std::max(camera_level, select_lod(*s.vat, texels, 1.0f));
+      coarser += expected > camera_level ? 1 : 0;
+      bool near_switch = false;
+      for (const LodLevel& l : s.vat->geometry.lods) {
+        near_switch |= std::abs(diameter - budget * l.screen_size) <= 1e-4f * diameter;
+        near_switch |= std::abs(texels - l.screen_size) <= 1e-4f * texels;
+      }
+      ++hi[expected];
+      if (near_switch) {
+        if (expected > 0) ++hi[expected - 1];
+        if (expected + 1 < hi.size()) ++hi[expected + 1];
+      } else {
+        ++lo[expected];
+      }
+    }
+    for (size_t level = 0; level < lo.size(); ++level) {
+      EXPECT_GE(stats->shadow_per_level[level], lo[level]) << "level " << level;
+      EXPECT_LE(stats->shadow_per_level[level], hi[level]) << "level " << level;
+    }
+    // The coarse map's texels decide some casters' levels (the far ones are coarse for the
+    // camera already); the fine map's none.
+    if (map == 16) {
+      EXPECT_GT(coarser, 0u);
+    } else {
+      EXPECT_EQ(coarser, 0u);
+    }
+  }
+}
+
 size_t differing_pixels(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
   size_t n = 0;
   for (size_t k = 0; k + 4 <= std::min(a.size(), b.size()); k += 4) n += std::memcmp(&a[k], &b[k], 4) != 0 ? 1 : 0;

@@ -50,13 +50,15 @@ uniform vec4 u_cull_planes[6];            // inside: dot(plane.xyz, p) + plane.w
 uniform int u_cull_static;                // 1: the crowd draws a static pose whose box is below
 uniform vec3 u_cull_static_min;
 uniform vec3 u_cull_static_max;
-// Level of detail (all from the camera, in both passes).
+// Level of detail: from the camera, in both passes; the shadow pass may go coarser (u_lod_texel).
 uniform int u_lod_levels;                 // levels, full mesh included; 1: no choice
 uniform float u_lod_screen_size[16];       // per level, non-increasing; [0] unused
 uniform vec3 u_lod_eye;
 uniform float u_lod_pixels;               // H / (2 tan(fovy / 2)) times the error budget in pixels
 uniform float u_lod_radius;               // VatGpu::lod_radius
 uniform vec3 u_lod_centre;                // centre of the VAT's bounds, object space
+uniform float u_lod_texel;                // shadow pass: world size of a shadow-map texel times the
+                                          // error budget; 0: the camera's level alone
 
 void cull_row_box(int row, out vec3 lo, out vec3 hi) {
   lo = texelFetch(u_cull_row_bounds, row * 2).xyz;
@@ -109,6 +111,17 @@ bool cull_instance(uint slot, out uint logical, out mat4 w, out VatPose pose, ou
       float diameter = 2.0 * radius * u_lod_pixels / d;
       for (int l = u_lod_levels - 1; l >= 1; --l) {
         if (diameter <= u_lod_screen_size[l]) {
+          level = l;
+          break;
+        }
+      }
+    }
+    // The light's orthographic view: the diameter in shadow-map texels over the budget. A caster
+    // whose error stays within the budget in texels there draws that level, if coarser.
+    if (u_lod_texel > 0.0) {
+      float texels = 2.0 * radius / u_lod_texel;
+      for (int l = u_lod_levels - 1; l > level; --l) {
+        if (texels <= u_lod_screen_size[l]) {
           level = l;
           break;
         }

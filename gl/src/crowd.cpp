@@ -51,6 +51,7 @@ struct CullProgram {
   GLint cull_counter_base = -1, cache_counter = -1, cache_capacity = -1, slot_count = -1;
   GLint time = -1, count = -1, first = -1, capacity = -1, planes = -1, is_static = -1, static_min = -1, static_max = -1;
   GLint lod_levels = -1, lod_screen_size = -1, lod_eye = -1, lod_pixels = -1, lod_radius = -1, lod_centre = -1;
+  GLint lod_texel = -1;
   UniformCache uniforms, command_uniforms;  // of `program` and of `commands`
 };
 
@@ -170,6 +171,7 @@ Result<CullProgram> build_cull_program(const VatGpu& vat) {
   out.lod_pixels = glGetUniformLocation(p, "u_lod_pixels");
   out.lod_radius = glGetUniformLocation(p, "u_lod_radius");
   out.lod_centre = glGetUniformLocation(p, "u_lod_centre");
+  out.lod_texel = glGetUniformLocation(p, "u_lod_texel");
 
   ProgramDesc commands;
   commands.name = "crowd cull commands";
@@ -686,6 +688,7 @@ void set_lighting(const LightingSlots& s, UniformCache& u, GLuint p, const Light
 struct LodView {
   glm::vec3 eye{0.0f};
   float pixels = 0.0f;  // target height / (2 tan(fovy / 2)) / error budget in pixels
+  float texel = 0.0f;   // shadow pass: world size of a shadow-map texel x error budget; 0: camera only
   bool enabled = false;
 };
 
@@ -758,6 +761,7 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   u.set(p, c.lod_pixels, lod.pixels);
   u.set(p, c.lod_radius, m.vat->lod_radius());
   u.set(p, c.lod_centre, centre);
+  u.set(p, c.lod_texel, lod.texel);
 
   const uint32_t cache_capacity = m.use_static ? 0u : m.cache_capacity;
   if (cache_capacity > 0) ensure_cache(m, pass);
@@ -911,7 +915,12 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
       Crowd::Impl& cm = *c->impl_;
       cm.culled_shadow = false;
       cull_crowd(cm, kCullCamera, view_projection, lod, time_s);
-      if (options.shadows) cull_crowd(cm, kCullShadow, m.light_vp, lod, time_s);
+      if (options.shadows) {
+        // Casters a shadow-map texel already blurs take the level whose error fits in it.
+        LodView light = lod;
+        light.texel = m.shadow_texel_world * std::max(options.lod_error_px, 1e-6f);
+        cull_crowd(cm, kCullShadow, m.light_vp, light, time_s);
+      }
     }
   } else {
     for (Crowd* c : crowds) c->impl_->culled = false;
@@ -1013,6 +1022,8 @@ Result<CullingStats> Renderer::read_culling_stats(const Crowd& crowd) const {
     out.visible += out.per_level[level];
     out.triangles += out.per_level[level] * triangles;
     if (m.culled_shadow) {
+      out.shadow_per_level.resize(m.culled_levels, 0);
+      out.shadow_per_level[level] = counts[kCullShadow * kCounters + level];
       out.shadow_visible += counts[kCullShadow * kCounters + level];
       out.shadow_triangles += uint64_t(counts[kCullShadow * kCounters + level]) * triangles;
     }
@@ -1045,5 +1056,6 @@ Result<std::vector<std::vector<uint32_t>>> Renderer::read_visible(const Crowd& c
 uint32_t Renderer::shadow_map() const { return impl_->shadow_depth.id(); }
 int Renderer::shadow_map_size() const { return impl_->shadow_size; }
 const glm::mat4& Renderer::light_view_projection() const { return impl_->light_vp; }
+float Renderer::shadow_texel_world() const { return impl_->shadow_texel_world; }
 
 }  // namespace vatkit::gl

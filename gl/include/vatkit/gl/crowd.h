@@ -203,7 +203,9 @@ struct RenderOptions {
   bool gpu_culling = true;
   // With gpu_culling: each instance draws the coarsest level whose error_in_motion projects to
   // at most lod_error_px pixels (lod.h's select_lod, evaluated on the GPU from the camera); the
-  // shadow pass uses the level the camera chose. The full mesh and up to 15 coarser levels are
+  // shadow pass uses the level the camera chose or, if coarser, the one whose error stays within
+  // lod_error_px texels of the shadow map (a crowd seen from far above costs the shadow pass the
+  // levels its texels can show). The full mesh and up to 15 coarser levels are
   // used (vatkit bake allows 16; the finest 15 are drawn). false: every visible instance at full
   // detail.
   bool lod = true;
@@ -225,6 +227,7 @@ struct CullingStats {
   std::vector<uint64_t> per_level;       // visible instances per level (0 = full mesh)
   uint64_t triangles = 0;                // camera pass, all materials and levels
   uint64_t shadow_visible = 0;           // passed the light's box
+  std::vector<uint64_t> shadow_per_level;  // of those, per level (empty without shadows)
   uint64_t shadow_triangles = 0;
   // Visible instances of the camera pass whose pose the culling pass cached (CrowdDesc); the
   // others (visible - cached) worked it out per vertex.
@@ -260,6 +263,7 @@ class Renderer {
   uint32_t shadow_map() const;  // GL_DEPTH_COMPONENT32F texture of the last shadow pass
   int shadow_map_size() const;
   const glm::mat4& light_view_projection() const;  // of the last shadow pass
+  float shadow_texel_world() const;  // world size of a shadow-map texel in the last frame's light box
 
   struct Impl;
 
