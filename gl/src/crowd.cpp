@@ -1016,13 +1016,13 @@ Result<CullingStats> Renderer::read_culling_stats(const Crowd& crowd) const {
   CullingStats out;
   out.instances = m.drawn_count;
   out.per_level.assign(m.culled_levels, 0);
+  if (m.culled_shadow) out.shadow_per_level.assign(m.culled_levels, 0);
   for (uint32_t level = 0; level < m.culled_levels; ++level) {
     const uint64_t triangles = m.vat->levels()[level].triangles;
     out.per_level[level] = counts[kCullCamera * kCounters + level];
     out.visible += out.per_level[level];
     out.triangles += out.per_level[level] * triangles;
     if (m.culled_shadow) {
-      out.shadow_per_level.resize(m.culled_levels, 0);
       out.shadow_per_level[level] = counts[kCullShadow * kCounters + level];
       out.shadow_visible += counts[kCullShadow * kCounters + level];
       out.shadow_triangles += uint64_t(counts[kCullShadow * kCounters + level]) * triangles;
