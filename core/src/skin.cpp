@@ -52,7 +52,10 @@ struct Cofactor {
   float sign;     // sign of det: +1 or -1 (a singular matrix counts as +1)
 };
 
-inline Cofactor cofactor(const float* m) {
+// cofactor, transform_point, transform_normal, transform_tangent and accumulate are the scalar
+// kernels' (the reference the lane kernels match, and the build without SIMD): [[maybe_unused]]
+// where SSE kernels replace them.
+[[maybe_unused]] inline Cofactor cofactor(const float* m) {
   const float* a0 = m;
   const float* a1 = m + 4;
   const float* a2 = m + 8;
@@ -87,20 +90,20 @@ inline glm::vec3 normalized_or(float x, float y, float z, const glm::vec3& colla
   return glm::vec3(x * inv, y * inv, z * inv);
 }
 
-inline glm::vec3 transform_point(const float* m, const glm::vec3& p) {
+[[maybe_unused]] inline glm::vec3 transform_point(const float* m, const glm::vec3& p) {
   return glm::vec3(m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12],
                    m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13],
                    m[2] * p.x + m[6] * p.y + m[10] * p.z + m[14]);
 }
 
-inline glm::vec3 transform_normal(const Cofactor& cf, const glm::vec3& n) {
+[[maybe_unused]] inline glm::vec3 transform_normal(const Cofactor& cf, const glm::vec3& n) {
   const float* c = cf.c;
   return normalized_or(cf.sign * (c[0] * n.x + c[3] * n.y + c[6] * n.z),
                        cf.sign * (c[1] * n.x + c[4] * n.y + c[7] * n.z),
                        cf.sign * (c[2] * n.x + c[5] * n.y + c[8] * n.z), n);
 }
 
-inline glm::vec4 transform_tangent(const float* m, const glm::vec4& t) {
+[[maybe_unused]] inline glm::vec4 transform_tangent(const float* m, const glm::vec4& t) {
   const glm::vec3 d = normalized_or(m[0] * t.x + m[4] * t.y + m[8] * t.z,
                                     m[1] * t.x + m[5] * t.y + m[9] * t.z,
                                     m[2] * t.x + m[6] * t.y + m[10] * t.z, glm::vec3(t));
@@ -143,7 +146,7 @@ inline SkinStreams streams_from(const SkinStreams& s, size_t v0) {
   return t;
 }
 
-inline void accumulate(float* __restrict m, const float* __restrict j, float w) {
+[[maybe_unused]] inline void accumulate(float* __restrict m, const float* __restrict j, float w) {
   for (int e = 0; e < 16; ++e) m[e] += w * j[e];
 }
 
