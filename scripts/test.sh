@@ -13,7 +13,8 @@ echo "== release build and tests"
 ctest --test-dir "$here/build" --output-on-failure --parallel "$jobs" --timeout 900
 
 # One clang build serves both later stages: the tests under AddressSanitizer + UBSan, and the
-# libFuzzer targets (the library carries coverage instrumentation for them).
+# libFuzzer targets (they link a copy of the library with coverage instrumentation, which the
+# tests do not: core/CMakeLists.txt).
 san=$here/build-san
 if [[ ${VATKIT_SKIP_SANITIZE:-0} != 1 || ${VATKIT_SKIP_FUZZ:-0} != 1 ]]; then
   echo "== clang ASan + UBSan build (tests and fuzz targets)"
