@@ -391,6 +391,48 @@ TEST(CliBake, MaxErrorGivesEachClipItsOwnRate) {
   // verify holds the bake to its promise by default (--tolerance = --max-error).
   const CommandResult verified = vatkit_cli("verify '' " + quoted(file) + " --max-error 5");
   EXPECT_EQ(verified.exit_code, 0) << verified.err << verified.out;
+  // Each clip has its budget: no note points at --max-error.
+  for (const json& note : bake["notes"]) EXPECT_EQ(note.get<std::string>().find("--max-error"), std::string::npos) << note;
+}
+
+// At a fixed rate the summary names the clip that strays furthest between its rows, with its
+// error, and points at --max-error; not when every clip is within the 1 mm budget.
+TEST(CliBake, FixedRateNamesTheClipThatStraysFurthestBetweenRows) {
+  const fs::path dir = test::scratch_dir("cli_bake_between_note");
+  auto notes_about_max_error = [](const json& bake) {
+    std::vector<std::string> found;
+    for (const json& note : bake["notes"]) {
+      if (note.get<std::string>().find("--max-error MM") != std::string::npos) found.push_back(note.get<std::string>());
+    }
+    return found;
+  };
+  const CommandResult r = vatkit_cli("bake --json -o " + quoted(dir / "a.vat.glb"));  // the sample at 30 fps
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json bake = parse_json(r);
+  std::string worst;
+  double worst_mm = -1.0, worst_fps = 0.0;
+  for (const json& clip : bake["clips"]) {
+    const double mm = clip["error"]["between_rows_max_mm"].get<double>();
+    if (mm > worst_mm) worst_mm = mm, worst = clip["name"].get<std::string>(), worst_fps = clip["fps"].get<double>();
+  }
+  ASSERT_GT(worst_mm, 1.0) << "the sample's fastest clip strays more than 1 mm between rows at 30 fps";
+  const std::vector<std::string> notes = notes_about_max_error(bake);
+  ASSERT_EQ(notes.size(), 1u) << bake["notes"];
+  char expected[256];
+  std::snprintf(expected, sizeof(expected), "clip \"%s\" (%.3f fps) strays up to %.3g mm", worst.c_str(), worst_fps,
+                worst_mm);
+  EXPECT_NE(notes[0].find(expected), std::string::npos) << notes[0] << "\nexpected " << expected;
+  // The table prints it under "notes".
+  const CommandResult text = vatkit_cli("bake -o " + quoted(dir / "b.vat.glb"));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("notes       " + notes[0]), std::string::npos) << text.out;
+
+  // idle at 120 fps is within 1 mm between its rows: nothing to say.
+  const CommandResult fine = vatkit_cli("bake --clips idle --fps 120 --json -o " + quoted(dir / "c.vat.glb"));
+  ASSERT_EQ(fine.exit_code, 0) << fine.err;
+  const json fine_bake = parse_json(fine);
+  ASSERT_LT(fine_bake["clips"][0]["error"]["between_rows_max_mm"].get<double>(), 1.0);
+  EXPECT_TRUE(notes_about_max_error(fine_bake).empty()) << fine_bake["notes"];
 }
 
 // ---- verify --------------------------------------------------------------------------------

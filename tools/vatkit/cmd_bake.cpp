@@ -1,7 +1,9 @@
 // vatkit bake [FILE] [-o OUT.vat.glb] [bake options] [--json]: bakes a glTF file (or the built-in
 // sample) into a .vat.glb (vatkit::bake, vatkit::save_vat) and prints the summary table.
+#include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <system_error>
 
 #include "bake_options.h"
@@ -25,6 +27,23 @@ std::string default_output(const std::string& file) {
   return std::filesystem::path(file).stem().string() + ".vat.glb";
 }
 
+// A fixed frame rate's cost, said where it shows: the clip whose decode strays furthest from the
+// source between the rows, when that is over `budget_mm`, and the option that picks each clip's
+// rate for a budget instead. Nothing when no clip was measured or all are within it.
+std::optional<std::string> between_rows_note(const Vat& vat, const VatSummary& summary, float budget_mm) {
+  const VatClipSummary* worst = nullptr;
+  for (const VatClipSummary& c : summary.clips) {
+    if (c.measured && (!worst || c.error.between_rows_max_mm > worst->error.between_rows_max_mm)) worst = &c;
+  }
+  if (!worst || !(worst->error.between_rows_max_mm > budget_mm)) return std::nullopt;
+  char text[512];
+  std::snprintf(text, sizeof(text),
+                "clip \"%s\" (%.3f fps) strays up to %.3g mm from the source between its rows: "
+                "--max-error MM gives each clip the lowest rate that keeps it within MM",
+                clip_label(vat, int(worst->index)).c_str(), double(worst->fps), double(worst->error.between_rows_max_mm));
+  return std::string(text);
+}
+
 Result<void> run_bake(const BakeCommandOptions& options) {
   Result<BakeOptions> bake_options = make_bake_options(options.bake);
   if (!bake_options) return bake_options.error();
@@ -45,6 +64,9 @@ Result<void> run_bake(const BakeCommandOptions& options) {
 
   VatSummary summary = summarize(*vat, report);
   summary.source = output;
+  if (bake_options->max_error_mm <= 0.0f) {
+    if (auto note = between_rows_note(*vat, summary, bake_options->auto_budget_mm)) summary.notes.push_back(*note);
+  }
   std::error_code ec;
   const auto size = std::filesystem::file_size(output, ec);
   if (!ec) summary.file_bytes = size;
