@@ -6,9 +6,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
+start=$SECONDS
+# Each stage's header says when it began (seconds since the start): where CI's time goes.
+stage() { echo "== $1 (at $((SECONDS - start)) s)"; }
+stage "set-up"
 "$here/scripts/setup.sh"
 
-echo "== release build and tests"
+stage "release build and tests"
 "$here/scripts/build.sh" "$here/build"
 ctest --test-dir "$here/build" --output-on-failure --parallel "$jobs" --timeout 900
 
@@ -17,7 +21,7 @@ ctest --test-dir "$here/build" --output-on-failure --parallel "$jobs" --timeout 
 # tests do not: core/CMakeLists.txt).
 san=$here/build-san
 if [[ ${VATKIT_SKIP_SANITIZE:-0} != 1 || ${VATKIT_SKIP_FUZZ:-0} != 1 ]]; then
-  echo "== clang ASan + UBSan build (tests and fuzz targets)"
+  stage "clang ASan + UBSan build (tests and fuzz targets)"
   # -gline-tables-only: symbolized sanitizer reports at a fraction of full debug info's compile time.
   CXX=clang++ CC=clang "$here/scripts/build.sh" "$san" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVATKIT_SANITIZE=ON \
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG" \
@@ -25,7 +29,7 @@ if [[ ${VATKIT_SKIP_SANITIZE:-0} != 1 || ${VATKIT_SKIP_FUZZ:-0} != 1 ]]; then
 fi
 
 if [[ ${VATKIT_SKIP_SANITIZE:-0} != 1 ]]; then
-  echo "== tests under ASan + UBSan"
+  stage "tests under ASan + UBSan"
   # The breadth tests (every asset x encoding x precision through the CLI and the file, every LOD
   # level of every asset, the Node validator, the culling test's CPU mirror of every instance,
   # bakes repeated at several thread counts) ran in the release stage; under the sanitizers they
@@ -36,7 +40,7 @@ if [[ ${VATKIT_SKIP_SANITIZE:-0} != 1 ]]; then
 fi
 
 if [[ ${VATKIT_SKIP_FUZZ:-0} != 1 ]]; then
-  echo "== fuzzing"
+  stage "fuzzing"
   "$here/scripts/fuzz.sh" "${VATKIT_FUZZ_SECONDS:-60}" "$san"
 fi
-echo "== all tests passed"
+stage "all tests passed"
