@@ -282,62 +282,6 @@ TEST_F(GlCrowd, AChangedFrameDrawsWhatAFreshRendererDraws) {
   EXPECT_EQ(test::image_diff(before, target->read_rgba8()).differing, 0.0);
 }
 
-// A context without error checking (HeadlessOptions::no_error: GL_KHR_no_error, which Mesa
-// offers) draws a crowd, shadows and culling included, to the pixel as the checking context does;
-// debug mode wins over it.
-TEST_F(GlCrowd, NoErrorContextDrawsWhatACheckingContextDraws) {
-  const Vat* vat = test::test_bake({"sample", Encoding::Rig, Precision::F16, 16384, true, 30.0f, 2});
-  ASSERT_NE(vat, nullptr);
-  // Everything made, drawn and released in the current context.
-  auto draw = [&]() -> gl::Image {
-    Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
-    EXPECT_TRUE(gpu.ok()) << gpu.error().message;
-    Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, 24);
-    EXPECT_TRUE(crowd.ok()) << crowd.error().message;
-    gl::SpreadOptions spread;
-    spread.seed = 5;
-    EXPECT_TRUE(gl::spread_crowd(*crowd, spread).ok());
-    Result<gl::RenderTarget> target = gl::RenderTarget::create({160, 120, 1});
-    Result<gl::Renderer> renderer = gl::Renderer::create({256});
-    EXPECT_TRUE(target.ok() && renderer.ok());
-    const gl::Camera camera = gl::frame_bounds(crowd->world_bounds(), 160.0f / 120.0f, 30.0f, 20.0f);
-    gl::RenderOptions options;
-    options.shadows = true;
-    renderer->render(*target, *crowd, camera, 0.7f, options);
-    return target->read_rgba8();
-  };
-  EXPECT_FALSE(ctx->info().no_error);
-  const gl::Image checked = draw();
-  ASSERT_TRUE(ctx->check("checking context").ok());
-  bool granted = false;
-  {
-    Result<gl::Context> unchecked = gl::Context::create_headless({.no_error = true});
-    ASSERT_TRUE(unchecked.ok()) << unchecked.error().message;
-    granted = unchecked->info().no_error;
-    if (granted) {
-      EXPECT_NE(unchecked->info().describe().find("no error checking"), std::string::npos);
-      const gl::Image drawn = draw();
-      EXPECT_EQ(test::image_diff(checked, drawn).differing, 0.0);
-      // The crowd is in the picture: not only the background of the corner pixel.
-      size_t crowd_pixels = 0;
-      for (int y = 0; y < drawn.height; ++y)
-        for (int x = 0; x < drawn.width; ++x) crowd_pixels += std::memcmp(drawn.at(x, y), drawn.at(0, 0), 4) != 0;
-      EXPECT_GT(crowd_pixels, size_t(drawn.width * drawn.height / 50));
-    }
-  }
-  {
-    Result<gl::Context> debug = gl::Context::create_headless({.debug = true, .no_error = true});
-    ASSERT_TRUE(debug.ok()) << debug.error().message;
-    EXPECT_TRUE(debug->info().debug);
-    EXPECT_FALSE(debug->info().no_error);
-  }
-  ASSERT_TRUE(ctx->make_current().ok());
-  if (!granted) {
-    EXPECT_EQ(ctx->info().renderer.find("llvmpipe"), std::string::npos) << "Mesa offers GL_KHR_no_error";
-    GTEST_SKIP() << "this driver offers no context without error checking";
-  }
-}
-
 TEST_F(GlCrowd, UniformCacheSetsOnlyChangedValues) {
   gl::ProgramDesc desc;
   desc.name = "cache";

@@ -199,7 +199,7 @@ std::string ContextInfo::describe() const {
   out << "renderer: " << renderer << "\n"
       << "vendor: " << vendor << "\n"
       << "version: " << version << " (context " << major << "." << minor << " core"
-      << (software ? ", software" : "") << (debug ? ", debug" : "") << (no_error ? ", no error checking" : "") << ")\n"
+      << (software ? ", software" : "") << (debug ? ", debug" : "") << ")\n"
       << "glsl: " << glsl_version << "\n"
       << "platform: " << platform << "\n"
       << "max texture size: " << l.max_texture_size << ", 3D: " << l.max_3d_texture_size
@@ -253,7 +253,6 @@ Result<Context> Context::Impl::finish(std::unique_ptr<Backend> backend, std::str
                                     ") has neither GL 4.5 nor GL_ARB_direct_state_access");
   }
   info.limits = read_limits();
-  info.no_error = (get_int(GL_CONTEXT_FLAGS) & GL_CONTEXT_FLAG_NO_ERROR_BIT) != 0;
 
   if (debug) {
     // KHR_debug is core since 4.3. The callback's user pointer is the heap-allocated Impl, which

@@ -106,9 +106,8 @@ struct Candidate {
 
 // Initialises the display, creates a core context (4.6, 4.5, 4.3) and makes it current.
 // On failure returns null and says why in `why`.
-std::unique_ptr<Backend> try_display(const Candidate& candidate, const HeadlessOptions& options,
-                                     std::string& platform, std::string& why) {
-  const bool debug = options.debug;
+std::unique_ptr<Backend> try_display(const Candidate& candidate, bool debug, std::string& platform,
+                                     std::string& why) {
   EGLDisplay display = candidate.display;
   EGLint egl_major = 0, egl_minor = 0;
   if (eglInitialize(display, &egl_major, &egl_minor) != EGL_TRUE) {
@@ -141,7 +140,6 @@ std::unique_ptr<Backend> try_display(const Candidate& candidate, const HeadlessO
   if (!egl15 && !has_word(extensions, "EGL_KHR_create_context"))
     return fail("EGL " + std::to_string(egl_major) + "." + std::to_string(egl_minor) +
                 " without EGL_KHR_create_context cannot make a core context");
-  const bool no_error = options.no_error && !debug && has_word(extensions, "EGL_KHR_create_context_no_error");
   EGLContext context = EGL_NO_CONTEXT;
   std::string refusals;
   for (const auto& v : kContextVersions) {
@@ -154,12 +152,6 @@ std::unique_ptr<Backend> try_display(const Candidate& candidate, const HeadlessO
       } else {
         attributes.insert(attributes.end(), {EGL_CONTEXT_FLAGS_KHR, EGL_CONTEXT_OPENGL_DEBUG_BIT_KHR});
       }
-    }
-    if (no_error) {  // the same without it if the driver refuses the combination
-      std::vector<EGLint> unchecked = attributes;
-      unchecked.insert(unchecked.end(), {EGL_CONTEXT_OPENGL_NO_ERROR_KHR, EGL_TRUE, EGL_NONE});
-      context = eglCreateContext(display, config, EGL_NO_CONTEXT, unchecked.data());
-      if (context != EGL_NO_CONTEXT) break;
     }
     attributes.push_back(EGL_NONE);
     context = eglCreateContext(display, config, EGL_NO_CONTEXT, attributes.data());
@@ -210,7 +202,7 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& optio
       std::string why;
       if (c.display == EGL_NO_DISPLAY) {
         note(c.name, "no display (" + egl_error() + ")");
-      } else if (auto backend = try_display(c, options, platform, why)) {
+      } else if (auto backend = try_display(c, options.debug, platform, why)) {
         return backend;
       } else {
         note(c.name, why);
@@ -255,7 +247,7 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& optio
           std::string why;
           if (c.display == EGL_NO_DISPLAY) {
             note(c.name, "no display (" + egl_error() + ")");
-          } else if (auto backend = try_display(c, options, platform, why)) {
+          } else if (auto backend = try_display(c, options.debug, platform, why)) {
             return backend;
           } else {
             note(c.name, why);

@@ -75,7 +75,6 @@ struct BenchOptions {
   bool no_culling = false;
   bool shadows = false;
   bool pipelined = false;
-  bool gl_no_error = false;
   std::string json;
   uint32_t lods = 10;  // deep levels: a crowd of a million is mostly a few pixels tall
   float lod_error_px = 1.0f;
@@ -316,7 +315,7 @@ Result<void> run_bench(const BenchOptions& options) {
   }
   const bool culling = !options.no_culling;
 
-  Result<gl::Context> context = gl::Context::create_headless({.no_error = options.gl_no_error});
+  Result<gl::Context> context = gl::Context::create_headless();
   if (!context) return make_error("bench", "no headless OpenGL context: " + context.error().message);
   const gl::ContextInfo& info = context->info();
 
@@ -556,11 +555,8 @@ Result<void> run_bench(const BenchOptions& options) {
               source.c_str(), width, height, samples, samples == 1 ? "" : "s", options.frames, options.warmup,
               options.camera.c_str(), culling ? "on" : "off", options.lods, double(options.lod_error_px),
               options.shadows ? "on (VAT and static)" : "off", options.pipelined ? ", 3 frames in flight" : ", each frame waited for");
-  std::printf("GPU: %s (%s, %s%s); GPU timer: %s; CPU: %u hardware threads\n", info.renderer.c_str(),
-              info.vendor.c_str(), info.version.c_str(),
-              info.no_error ? ", no error checking"
-                            : (options.gl_no_error ? ", error checking: the driver offers no other" : ""),
-              timer_name, hardware_threads());
+  std::printf("GPU: %s (%s, %s); GPU timer: %s; CPU: %u hardware threads\n", info.renderer.c_str(),
+              info.vendor.c_str(), info.version.c_str(), timer_name, hardware_threads());
   std::printf("frame ms = max(median GPU ms, median CPU ms); x static, x live = frame ms / that variant's at the same N;\n"
               "CPU ms = wall time of the submission; CPU work = the process's CPU time in it (every thread: the\n"
               "driver's, live's samplers), less than CPU ms where the submission waited\n");
@@ -606,7 +602,6 @@ Result<void> run_bench(const BenchOptions& options) {
     doc["culling"] = culling;
     doc["shadows"] = options.shadows;
     doc["pipelined"] = options.pipelined;
-    doc["gl_no_error"] = info.no_error;
     doc["frame_ms"] = "max(gpu_ms_median, cpu_ms_median)";
     if (!culling_note.empty()) doc["culling_note"] = culling_note;
     if (live_check) {
@@ -687,9 +682,6 @@ Command add_bench_command(CLI::App& parent) {
   app->add_flag("--pipelined", options->pipelined,
                 "Keep three frames in flight, as a renderer that does not wait for the GPU every frame "
                 "(default: each frame waits for the last); triangles are then the last frame's");
-  app->add_flag("--gl-no-error", options->gl_no_error,
-                "Measure in a context that does not check GL calls (GL_KHR_no_error, where the driver "
-                "offers it), as a shipping renderer makes it (default: a checking context)");
   app->add_option("--json", options->json, "Also write the rows, the machine and the command line as JSON")
       ->option_text("FILE");
   app->add_option("--lods", options->lods, "Levels of detail baked per VAT (default 10: far instances are a few pixels tall; bake --lods)")->option_text("N");

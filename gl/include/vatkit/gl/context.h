@@ -60,12 +60,6 @@ enum class HeadlessPlatform {
 
 struct HeadlessOptions {
   bool debug = false;  // debug context + KHR_debug callback (see check())
-  // A context without error checking (GL_KHR_no_error, through EGL_KHR_create_context_no_error)
-  // where the driver offers one, as a shipping renderer would make it: the driver skips the
-  // validation of every call. A GL error is then undefined behaviour and check() sees none:
-  // develop and test with a checking context. Ignored with `debug`; ContextInfo::no_error says
-  // whether it was granted.
-  bool no_error = false;
   HeadlessPlatform platform = HeadlessPlatform::automatic;
   int device_index = -1;  // device platform: use this EGL device only (-1: choose)
   DebugLog log;
@@ -111,7 +105,6 @@ struct ContextInfo {
   std::string platform;      // how it was made: "EGL 1.5 (Mesa Project) surfaceless", "GLFW 3.3.8 window"
   bool software = false;     // a CPU rasterizer (llvmpipe, softpipe, swrast)
   bool debug = false;        // debug mode on (KHR_debug callback installed)
-  bool no_error = false;     // GL_CONTEXT_FLAG_NO_ERROR_BIT: calls are not checked (HeadlessOptions)
   ContextLimits limits;
   std::vector<std::string> extensions;  // sorted
 
