@@ -36,12 +36,16 @@ std::optional<std::string> between_rows_note(const Vat& vat, const VatSummary& s
     if (c.measured && (!worst || c.error.between_rows_max_mm > worst->error.between_rows_max_mm)) worst = &c;
   }
   if (!worst || !(worst->error.between_rows_max_mm > budget_mm)) return std::nullopt;
-  char text[512];
-  std::snprintf(text, sizeof(text),
-                "clip \"%s\" (%.3f fps) strays up to %.3g mm from the source between its rows: "
-                "--max-error MM gives each clip the lowest rate that keeps it within MM",
-                clip_label(vat, int(worst->index)).c_str(), double(worst->fps), double(worst->error.between_rows_max_mm));
-  return std::string(text);
+  auto number = [](const char* format, double v) {
+    char text[64];  // any float in %.3f
+    std::snprintf(text, sizeof(text), format, v);
+    return std::string(text);
+  };
+  // The clip's name as it is (no fixed buffer to cut it short), the numbers formatted.
+  return "clip \"" + clip_label(vat, int(worst->index)) + "\" (" + number("%.3f", double(worst->fps)) +
+         " fps) strays up to " + number("%.3g", double(worst->error.between_rows_max_mm)) +
+         " mm from the source between its rows: --max-error MM gives each clip the lowest rate that keeps it "
+         "within MM";
 }
 
 Result<void> run_bake(const BakeCommandOptions& options) {
