@@ -552,7 +552,7 @@ Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progr
   // thread that bakes a clip's last block finishes that clip (finish_clip) in the same loop: a
   // separate pass cost a second wake-up of the pool and ran the last clips' writes alone.
   constexpr size_t kStageJointFrames = size_t(1) << 20;
-  const uint32_t lanes = kernel.block_rows();
+  const uint32_t lanes = kernel.block_rows(~0u);
   for (size_t g0 = 0; g0 < clips.size();) {
     size_t g1 = g0, group_rows = 0;
     while (g1 < clips.size() && (g1 == g0 || (group_rows + clips[g1].rows) * S <= kStageJointFrames)) {
@@ -565,13 +565,17 @@ Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progr
       stage.own(S, uint32_t(group_rows));
     }
     struct Block {
-      uint32_t clip, k0;
+      uint32_t clip, k0, rows;
     };
     std::vector<Block> blocks;
     const std::unique_ptr<std::atomic<uint32_t>[]> blocks_left(new std::atomic<uint32_t>[g1 - g0]);
     for (size_t ci = g0; ci < g1; ++ci) {
       uint32_t count = 0;
-      for (uint32_t k0 = 0; k0 < clips[ci].rows; k0 += lanes, ++count) blocks.push_back({uint32_t(ci), k0});
+      for (uint32_t k0 = 0; k0 < clips[ci].rows; ++count) {
+        const uint32_t rows = kernel.block_rows(clips[ci].rows - k0);
+        blocks.push_back({uint32_t(ci), k0, rows});
+        k0 += rows;
+      }
       blocks_left[ci - g0].store(count, std::memory_order_relaxed);
     }
     std::vector<Result<void>> written(g1 - g0);
@@ -589,9 +593,9 @@ Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progr
           const Block& blk = blocks[i];
           const ClipPlan& plan = clips[blk.clip];
           ClipWork& cw = work[blk.clip];
-          kernel.run_block(cw.kernel_clip, blk.k0, *w->scratch, stage, cw.stage_row, cw.results.data(), tol);
+          kernel.run_block(cw.kernel_clip, blk.k0, blk.rows, *w->scratch, stage, cw.stage_row, cw.results.data(), tol);
           if (!cw.weight_channels.empty()) {
-            for (uint32_t k = blk.k0; k < std::min(blk.k0 + lanes, plan.rows); ++k) check_morphs(*w, cw, plan, k);
+            for (uint32_t k = blk.k0; k < std::min(blk.k0 + blk.rows, plan.rows); ++k) check_morphs(*w, cw, plan, k);
           }
           if (blocks_left[blk.clip - g0].fetch_sub(1, std::memory_order_acq_rel) == 1) {
             written[blk.clip - g0] = finish_clip(blk.clip);
@@ -599,7 +603,7 @@ Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progr
         }
       });
       size_t rows_done = 0;
-      for (size_t i = b; i < b + n; ++i) rows_done += std::min(lanes, clips[blocks[i].clip].rows - blocks[i].k0);
+      for (size_t i = b; i < b + n; ++i) rows_done += std::min(blocks[i].rows, clips[blocks[i].clip].rows - blocks[i].k0);
       progress.advance(rows_done);
     }
     for (size_t ci = g0; ci < g1; ++ci) {

@@ -240,7 +240,11 @@ RigKernel::RigKernel(const BakeSetup& setup) : impl_(new Impl) {
 
 RigKernel::~RigKernel() { delete impl_; }
 
-unsigned RigKernel::block_rows() const { return impl_->lanes; }
+unsigned RigKernel::block_rows(uint32_t rows_left) const {
+  unsigned lanes = impl_->lanes;
+  if (lanes == 16 && rows_left <= 8) lanes = 8;
+  return lanes;
+}
 
 RigKernel::Scratch* RigKernel::make_scratch() const { return new Scratch; }
 void RigKernel::free_scratch(Scratch* s) { delete s; }
@@ -309,16 +313,17 @@ uint32_t RigKernel::add_clip(const Animation& anim, const ClipPlan& plan) {
   return uint32_t(m.clips.size() - 1);
 }
 
-void RigKernel::run_block(uint32_t clip, uint32_t k0, Scratch& sc, SlotStage& stage, uint32_t stage_row,
-                          RigRowResult* results, float tolerance) const {
+void RigKernel::run_block(uint32_t clip, uint32_t k0, unsigned rows, Scratch& sc, SlotStage& stage,
+                          uint32_t stage_row, RigRowResult* results, float tolerance) const {
   const Impl& m = *impl_;
+  assert(rows == 4 || (rows <= m.lanes && (rows == 8 || rows == 16)));
   const size_t stride4 = stage.stride / 4;  // in 4-float units
 #if VATKIT_SIMD_AVX2
-  if (m.lanes == 16) {
+  if (rows == 16) {
     lanes16::run_block(m.data, clip, k0, sc, stage.data, stride4, stage_row, results, tolerance);
     return clear_upper_state();  // simd.h: legacy SSE code after AVX code
   }
-  if (m.lanes == 8) {
+  if (rows == 8) {
     lanes8::run_block(m.data, clip, k0, sc, stage.data, stride4, stage_row, results, tolerance);
     return clear_upper_state();  // simd.h: legacy SSE code after AVX code
   }

@@ -37,13 +37,16 @@ class RigKernel {
   Scratch* make_scratch() const;
   static void free_scratch(Scratch*);
 
-  // Frame rows per block: the lane count.
-  unsigned block_rows() const;
+  // Frame rows of a block with `rows_left` rows of its clip from its first: the lane count of the
+  // widest code the CPU runs, or of a narrower one (8, 4) where that still covers the rows left,
+  // so a clip's last block does not compute lanes it throws away (Fox's three clips: 164 lanes
+  // for 162 rows instead of 192). Every width gives the same bits.
+  unsigned block_rows(uint32_t rows_left) const;
 
-  // Rows [k0, k0 + block_rows()) of clip `clip` (lanes past its last row repeat it and are not written):
-  // stage.q(stage_row + k, s), stage.ts(stage_row + k, s) and results[k]. Blocks of any clips may run
-  // concurrently on different scratches.
-  void run_block(uint32_t clip, uint32_t k0, Scratch& scratch, SlotStage& stage, uint32_t stage_row,
+  // Rows [k0, k0 + rows) of clip `clip`, rows = block_rows(rows left) (lanes past its last row repeat
+  // it and are not written): stage.q(stage_row + k, s), stage.ts(stage_row + k, s) and results[k].
+  // Blocks of any clips may run concurrently on different scratches.
+  void run_block(uint32_t clip, uint32_t k0, unsigned rows, Scratch& scratch, SlotStage& stage, uint32_t stage_row,
                  RigRowResult* results, float tolerance) const;
 
  private:
