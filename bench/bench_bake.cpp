@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "../core/src/simd.h"
 #include "vatkit/bake.h"
 #include "vatkit/import.h"
@@ -38,20 +39,8 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string si(double v) {
-  char buf[32];
-  if (v >= 1e9) {
-    std::snprintf(buf, sizeof buf, "%.2f G", v / 1e9);
-  } else if (v >= 1e6) {
-    std::snprintf(buf, sizeof buf, "%.1f M", v / 1e6);
-  } else if (v >= 1e3) {
-    std::snprintf(buf, sizeof buf, "%.1f k", v / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  }
-  return buf;
-}
+using vatkit::bench::cpu_seconds;
+using vatkit::bench::si;
 
 std::string bytes(double v) {
   char buf[32];
@@ -61,12 +50,6 @@ std::string bytes(double v) {
     std::snprintf(buf, sizeof buf, "%.1f kB", v / 1e3);
   }
   return buf;
-}
-
-double cpu_seconds() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
 std::string loadavg() {

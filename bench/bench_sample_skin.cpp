@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "../core/src/simd.h"
 #include "vatkit/import.h"
 #include "vatkit/parallel.h"
@@ -36,12 +37,8 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double cpu_seconds() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
+using vatkit::bench::cpu_seconds;
+using vatkit::bench::si;
 
 // Wall-clock median and best, and the median of the process CPU time (all threads summed).
 // On a shared machine the CPU time is the robust number for one thread: time spent preempted
@@ -67,18 +64,6 @@ Timing time_it(int reps, F&& f) {
   std::sort(wall.begin(), wall.end());
   std::sort(cpu.begin(), cpu.end());
   return {wall[wall.size() / 2], wall.front(), cpu[cpu.size() / 2]};
-}
-
-std::string si(double v) {
-  char buf[32];
-  if (v >= 1e9) {
-    std::snprintf(buf, sizeof buf, "%.2f G", v / 1e9);
-  } else if (v >= 1e6) {
-    std::snprintf(buf, sizeof buf, "%.1f M", v / 1e6);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f k", v / 1e3);
-  }
-  return buf;
 }
 
 volatile float g_sink = 0.0f;  // keeps results observable

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "test_support.h"
 
@@ -23,6 +25,24 @@ inline CommandResult vatkit_cli(const std::string& arguments) {
 inline CommandResult vatkit_gl_cli(const std::string& arguments) {
   return run_command("ASAN_OPTIONS=detect_leaks=0:alloc_dealloc_mismatch=0 " + shell_quote(VATKIT_CLI) + " " +
                      arguments);
+}
+
+// `vatkit --help` names every command of `commands`, and `vatkit COMMAND --help` every text of its
+// list (options, placeholders, defaults).
+inline void expect_help_documents(const std::vector<std::string>& commands,
+                                  const std::vector<std::pair<std::string, std::vector<std::string>>>& options) {
+  const CommandResult help = vatkit_cli("--help");
+  ASSERT_EQ(help.exit_code, 0);
+  for (const std::string& command : commands) {
+    EXPECT_NE(help.out.find(command), std::string::npos) << command;
+  }
+  for (const auto& [command, names] : options) {
+    const CommandResult r = vatkit_cli(command + " --help");
+    EXPECT_EQ(r.exit_code, 0) << command;
+    for (const std::string& name : names) {
+      EXPECT_NE(r.out.find(name), std::string::npos) << command << " --help lacks " << name;
+    }
+  }
 }
 
 // Bad input: a non-zero exit (exactly `exit_code` when given), one line on stderr,

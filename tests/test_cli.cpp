@@ -23,6 +23,7 @@ using nlohmann::json;
 using test::CommandResult;
 using test::shell_quote;
 using test::expect_one_error_line;
+using test::expect_help_documents;
 using test::vatkit_cli;
 
 
@@ -41,23 +42,12 @@ TEST(Cli, VersionAndHelpDocumentEveryOption) {
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("vatkit ", 0), 0u) << version.out;
 
-  const CommandResult help = vatkit_cli("--help");
-  EXPECT_EQ(help.exit_code, 0);
-  for (const char* command : {"sample", "info", "pose", "--version"}) {
-    EXPECT_NE(help.out.find(command), std::string::npos) << command;
-  }
-  const std::vector<std::pair<std::string, std::vector<std::string>>> options = {
-      {"sample", {"-o,--output"}},
-      {"info", {"FILE", "--json"}},
-      {"pose", {"FILE", "-c,--clip", "-t,--time", "-o,--output", "#INDEX"}},
-  };
-  for (const auto& [command, names] : options) {
-    const CommandResult r = vatkit_cli(command + " --help");
-    EXPECT_EQ(r.exit_code, 0) << command;
-    for (const std::string& name : names) {
-      EXPECT_NE(r.out.find(name), std::string::npos) << command << " --help lacks " << name;
-    }
-  }
+  expect_help_documents({"sample", "info", "pose", "--version"},
+                        {
+                            {"sample", {"-o,--output"}},
+                            {"info", {"FILE", "--json"}},
+                            {"pose", {"FILE", "-c,--clip", "-t,--time", "-o,--output", "#INDEX"}},
+                        });
 }
 
 TEST(Cli, SampleWritesTheSampleBytesAndNothingElse) {

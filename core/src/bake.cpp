@@ -94,6 +94,31 @@ uint32_t total_rows(const std::vector<ClipPlan>& clips) {
 
 }  // namespace
 
+Vat start_vat(const BakeSetup& setup, Encoding encoding, VatGeometry geometry, std::vector<VatSlot> slots,
+              const std::vector<ClipPlan>& clips) {
+  Vat vat;
+  vat.encoding = encoding;
+  vat.precision = setup.options->precision;
+  vat.source = setup.name;
+  vat.geometry = std::move(geometry);
+  vat.slots = std::move(slots);
+  vat.materials = setup.asset->materials;
+  vat.images = setup.asset->images;
+  for (const ClipPlan& c : clips) {
+    VatClip vc;
+    vc.name = c.name;
+    vc.source_animation = c.animation;
+    vc.first_row = vat.frame_rows;
+    vc.rows = c.rows;
+    vc.duration_s = c.duration_s;
+    vc.fps = c.rows > 1 ? float(double(c.rows - 1) / double(c.duration_s)) : 0.0f;
+    vc.defaults = c.defaults;
+    vat.frame_rows += c.rows;
+    vat.clips.push_back(vc);
+  }
+  return vat;
+}
+
 // ---- planes ------------------------------------------------------------------------------------
 
 VatGeometry take_vertices(VatGeometry& from) {

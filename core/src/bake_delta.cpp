@@ -268,26 +268,8 @@ QuantizeRow pick_quantizer() {
 Result<Vat> bake_delta(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress, bool take_geometry) {
   const Asset& asset = *setup.asset;
   const BakeOptions& o = *setup.options;
-  Vat vat;
-  vat.encoding = Encoding::Delta;
-  vat.precision = o.precision;
-  vat.source = setup.name;
-  vat.geometry = take_geometry ? take_vertices(setup.rest) : setup.rest;
-  vat.slots = setup.joint_slots;
-  vat.materials = asset.materials;
-  vat.images = asset.images;
-  for (const ClipPlan& c : clips) {
-    VatClip vc;
-    vc.name = c.name;
-    vc.source_animation = c.animation;
-    vc.first_row = vat.frame_rows;
-    vc.rows = c.rows;
-    vc.duration_s = c.duration_s;
-    vc.fps = c.rows > 1 ? float(double(c.rows - 1) / double(c.duration_s)) : 0.0f;
-    vc.defaults = c.defaults;
-    vat.frame_rows += c.rows;
-    vat.clips.push_back(vc);
-  }
+  Vat vat = start_vat(setup, Encoding::Delta, take_geometry ? take_vertices(setup.rest) : setup.rest,
+                      setup.joint_slots, clips);
 
   const auto frames_start = std::chrono::steady_clock::now();
   const Precision prec = o.precision;

@@ -258,6 +258,12 @@ Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progr
 // full mesh's vertex-cache ordering (bake.cpp) may still be reading.
 VatGeometry take_vertices(VatGeometry& from);
 
+// A VAT with everything but its planes and the clips' bounds and maxDelta: the encoding, the
+// precision, the geometry and slots given, the asset's materials and images, and the clip table
+// (first rows, rows, fps and playback defaults of `clips`, in order).
+Vat start_vat(const BakeSetup& setup, Encoding encoding, VatGeometry geometry, std::vector<VatSlot> slots,
+              const std::vector<ClipPlan>& clips);
+
 // Texture limits: an error saying what would fit when `clips` do not (for a delta bake, with the
 // rig's size when the asset can be a rig: prepares the rig to know).
 Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<ClipPlan>& clips);

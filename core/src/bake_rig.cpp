@@ -394,26 +394,8 @@ Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progr
   const Asset& asset = *setup.asset;
   const BakeOptions& o = *setup.options;
   if (!setup.rig_error.empty()) return make_error(setup.name, setup.rig_error);
-  Vat vat;
-  vat.encoding = Encoding::Rig;
-  vat.precision = o.precision;
-  vat.source = setup.name;
-  vat.geometry = take_geometry ? std::move(setup.rig_geometry) : setup.rig_geometry;
-  vat.slots = setup.rig_slots;
-  vat.materials = asset.materials;
-  vat.images = asset.images;
-  for (const ClipPlan& c : clips) {
-    VatClip vc;
-    vc.name = c.name;
-    vc.source_animation = c.animation;
-    vc.first_row = vat.frame_rows;
-    vc.rows = c.rows;
-    vc.duration_s = c.duration_s;
-    vc.fps = c.rows > 1 ? float(double(c.rows - 1) / double(c.duration_s)) : 0.0f;
-    vc.defaults = c.defaults;
-    vat.frame_rows += c.rows;
-    vat.clips.push_back(vc);
-  }
+  Vat vat = start_vat(setup, Encoding::Rig, take_geometry ? std::move(setup.rig_geometry) : setup.rig_geometry,
+                      setup.rig_slots, clips);
   const auto frames_start = std::chrono::steady_clock::now();
   const TexelFormat format = o.precision == Precision::F32   ? TexelFormat::RGBA32F
                              : o.precision == Precision::F16 ? TexelFormat::RGBA16F

@@ -184,6 +184,18 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& optio
   auto note = [&](const std::string& name, const std::string& why) {
     tried += (tried.empty() ? "" : "; ") + name + ": " + why;
   };
+  // A context on the candidate's display, or null with a note of why not.
+  auto attempt = [&](const Candidate& c) -> std::unique_ptr<Backend> {
+    std::string why;
+    if (c.display == EGL_NO_DISPLAY) {
+      note(c.name, "no display (" + egl_error() + ")");
+    } else if (auto backend = try_display(c, options.debug, platform, why)) {
+      return backend;
+    } else {
+      note(c.name, why);
+    }
+    return nullptr;
+  };
 
   if (!get_platform_display || !has_word(client, "EGL_EXT_platform_base")) {
     return make_error("EGL", "no EGL_EXT_platform_base: cannot open a headless display (is libEGL "
@@ -197,16 +209,9 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& optio
     if (!has_word(client, "EGL_MESA_platform_surfaceless")) {
       note("surfaceless", "EGL_MESA_platform_surfaceless not offered");
     } else {
-      Candidate c{"surfaceless",
-                  get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr)};
-      std::string why;
-      if (c.display == EGL_NO_DISPLAY) {
-        note(c.name, "no display (" + egl_error() + ")");
-      } else if (auto backend = try_display(c, options.debug, platform, why)) {
-        return backend;
-      } else {
-        note(c.name, why);
-      }
+      const Candidate c{"surfaceless",
+                        get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr)};
+      if (auto backend = attempt(c)) return backend;
     }
   }
 
@@ -244,14 +249,7 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& optio
                            std::to_string(count));
       for (const auto& group : candidates) {
         for (const Candidate& c : group) {
-          std::string why;
-          if (c.display == EGL_NO_DISPLAY) {
-            note(c.name, "no display (" + egl_error() + ")");
-          } else if (auto backend = try_display(c, options.debug, platform, why)) {
-            return backend;
-          } else {
-            note(c.name, why);
-          }
+          if (auto backend = attempt(c)) return backend;
         }
       }
     }

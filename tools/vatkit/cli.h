@@ -59,10 +59,6 @@ Result<void> check_binary_gltf_name(const std::string& path);
 // Writes `text` to `path` atomically, or to stdout when `path` is empty.
 Result<void> write_output(const std::string& path, const std::string& text);
 
-// The shortest decimal that reads back (as a double narrowed to float, or straight to float) as
-// exactly `value`; JSON-compatible. `value` must be finite.
-std::string format_float(float value);
-
 // `text` as a JSON string literal (quotes and escapes included).
 std::string json_string(const std::string& text);
 

@@ -12,6 +12,7 @@
 
 #include "vatkit/file_io.h"
 #include "vatkit/import.h"
+#include "vatkit/playback_json.h"
 #include "vatkit/sample_character.h"
 
 namespace vatkit::cli {
@@ -58,19 +59,6 @@ Result<void> write_output(const std::string& path, const std::string& text) {
   return {};
 }
 
-std::string format_float(float value) {
-  char text[48];
-  auto written = std::to_chars(text, text + sizeof(text), value);
-  double as_double = 0.0;
-  std::from_chars(text, written.ptr, as_double);
-  // JSON readers parse a double and narrow it; where that double rounding would land on another
-  // float, write the float's exact value instead.
-  if (static_cast<float>(as_double) != value) {
-    written = std::to_chars(text, text + sizeof(text), static_cast<double>(value));
-  }
-  return std::string(text, written.ptr);
-}
-
 std::string json_string(const std::string& text) {
   return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -82,7 +70,7 @@ namespace vatkit::cli {
 Result<std::string> pose_json(const std::string& source, const std::optional<std::string>& clip,
                               float time_s, std::span<const PosedPrimitive> primitives) {
   std::string out = "{\"clip\": " + (clip ? json_string(*clip) : std::string("null")) +
-                    ", \"time\": " + format_float(time_s) + ", \"primitives\": [";
+                    ", \"time\": " + float_text(time_s) + ", \"primitives\": [";
   for (size_t i = 0; i < primitives.size(); ++i) {
     const PosedPrimitive& p = primitives[i];
     out += i ? ",\n" : "\n";
@@ -98,7 +86,7 @@ Result<std::string> pose_json(const std::string& source, const std::optional<std
                                         std::to_string(v) + " is not finite");
         }
         if (v || c) out += ", ";
-        out += format_float(x);
+        out += float_text(x);
       }
     }
     out += "]}";

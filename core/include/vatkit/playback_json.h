@@ -63,7 +63,10 @@ std::string frame_json(const FrameAnswer& answer);  // one line, no newline
 // The error names the first field that differs: "rowNext: expected 4, got 5".
 Result<void> check_frame_json(std::string_view expected, const FrameAnswer& answer);
 
-// The shortest decimal that reads back (through a double) as exactly `value`.
+// The shortest decimal that reads back as exactly `value`, whether a reader parses it straight to
+// float or (as JSON readers do) to a double narrowed to float: where the shortest float text would
+// round differently through a double, the float's exact value as a double. JSON-compatible for a
+// finite `value`.
 std::string float_text(float value);
 
 }  // namespace vatkit
