@@ -119,6 +119,15 @@ Vat start_vat(const BakeSetup& setup, Encoding encoding, VatGeometry geometry, s
   return vat;
 }
 
+void finish_vat(Vat& vat, Progress& progress, std::chrono::steady_clock::time_point frames_start) {
+  vat.bounds = vat.clips[0].bounds;
+  for (const VatClip& c : vat.clips) {
+    vat.bounds.min = glm::min(vat.bounds.min, c.bounds.min);
+    vat.bounds.max = glm::max(vat.bounds.max, c.bounds.max);
+  }
+  progress.frame_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - frames_start).count();
+}
+
 // ---- planes ------------------------------------------------------------------------------------
 
 VatGeometry take_vertices(VatGeometry& from) {

@@ -417,12 +417,7 @@ Result<Vat> bake_delta(BakeSetup& setup, const std::vector<ClipPlan>& clips, Pro
       if (auto r = write_slot_rows(slots, 0, vat, size_t(slot_plane), clip, setup.name); !r) return r.error();
     }
   }
-  vat.bounds = vat.clips[0].bounds;
-  for (const VatClip& c : vat.clips) {
-    vat.bounds.min = glm::min(vat.bounds.min, c.bounds.min);
-    vat.bounds.max = glm::max(vat.bounds.max, c.bounds.max);
-  }
-  progress.frame_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - frames_start).count();
+  finish_vat(vat, progress, frames_start);
   return vat;
 }
 

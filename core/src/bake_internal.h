@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -263,6 +264,10 @@ VatGeometry take_vertices(VatGeometry& from);
 // (first rows, rows, fps and playback defaults of `clips`, in order).
 Vat start_vat(const BakeSetup& setup, Encoding encoding, VatGeometry geometry, std::vector<VatSlot> slots,
               const std::vector<ClipPlan>& clips);
+
+// The VAT's bounds (the union of its clips'), and the time since `frames_start` added to the
+// progress's frame seconds: the end of both encodings' bakes.
+void finish_vat(Vat& vat, Progress& progress, std::chrono::steady_clock::time_point frames_start);
 
 // Texture limits: an error saying what would fit when `clips` do not (for a delta bake, with the
 // rig's size when the asset can be a rig: prepares the rig to know).

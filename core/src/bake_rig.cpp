@@ -596,12 +596,7 @@ Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progr
     }
     g0 = g1;
   }
-  vat.bounds = vat.clips[0].bounds;
-  for (const VatClip& c : vat.clips) {
-    vat.bounds.min = glm::min(vat.bounds.min, c.bounds.min);
-    vat.bounds.max = glm::max(vat.bounds.max, c.bounds.max);
-  }
-  progress.frame_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - frames_start).count();
+  finish_vat(vat, progress, frames_start);
   return vat;
 }
 

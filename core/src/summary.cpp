@@ -443,25 +443,6 @@ VatSummary summarize(const Vat& vat, const BakeReport& report) {
 
 namespace {
 
-const char* semantic_text(PlaneSemantic p) {
-  switch (p) {
-    case PlaneSemantic::Position: return "position";
-    case PlaneSemantic::Normal: return "normal";
-    case PlaneSemantic::Tangent: return "tangent";
-    case PlaneSemantic::Slots: return "slots";
-  }
-  return "?";
-}
-
-const char* format_text(TexelFormat f) {
-  switch (f) {
-    case TexelFormat::RGBA32F: return "rgba32f";
-    case TexelFormat::RGBA16F: return "rgba16f";
-    case TexelFormat::RGBA16Unorm: return "rgba16unorm";
-  }
-  return "?";
-}
-
 // About three significant digits; an exponent only below 1e-4 (errors span 1e-6 to 1e4 mm).
 std::string sig3(double v) {
   if (!std::isfinite(v)) return v > 0 ? "inf" : (v < 0 ? "-inf" : "nan");
@@ -589,7 +570,7 @@ std::string summary_text(const VatSummary& s) {
   rows.clear();
   rows.push_back({"plane", "format", "width", "height", "rows/frame", "texels/frame", "bytes"});
   for (const VatPlaneSummary& p : s.planes) {
-    rows.push_back({semantic_text(p.semantic), format_text(p.format), num(p.width), num(p.height),
+    rows.push_back({to_string(p.semantic), to_string(p.format), num(p.width), num(p.height),
                     num(p.rows_per_frame), num(p.texels_per_frame), bytes_text(p.bytes)});
   }
   out.append(table(rows, "llrrrrl", "    "));
@@ -678,8 +659,8 @@ std::string summary_json(const VatSummary& s) {
   out["clips"] = std::move(clips);
   json planes = json::array();
   for (const VatPlaneSummary& p : s.planes) {
-    planes.push_back({{"semantic", semantic_text(p.semantic)},
-                      {"format", format_text(p.format)},
+    planes.push_back({{"semantic", to_string(p.semantic)},
+                      {"format", to_string(p.format)},
                       {"texels_per_frame", p.texels_per_frame},
                       {"width", p.width},
                       {"height", p.height},

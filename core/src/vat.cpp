@@ -20,6 +20,25 @@ const char* to_string(Precision p) {
   return "?";
 }
 
+const char* to_string(PlaneSemantic s) {
+  switch (s) {
+    case PlaneSemantic::Position: return "position";
+    case PlaneSemantic::Normal: return "normal";
+    case PlaneSemantic::Tangent: return "tangent";
+    case PlaneSemantic::Slots: return "slots";
+  }
+  return "?";
+}
+
+const char* to_string(TexelFormat f) {
+  switch (f) {
+    case TexelFormat::RGBA32F: return "rgba32f";
+    case TexelFormat::RGBA16F: return "rgba16f";
+    case TexelFormat::RGBA16Unorm: return "rgba16unorm";
+  }
+  return "?";
+}
+
 const char* to_string(LoopMode m) {
   switch (m) {
     case LoopMode::Repeat: return "repeat";

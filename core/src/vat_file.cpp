@@ -72,32 +72,6 @@ std::string num(float v) {
 
 // ---- names in the file ---------------------------------------------------------------------
 
-const char* encoding_name(Encoding e) { return e == Encoding::Rig ? "rig" : "delta"; }
-const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::F32: return "f32";
-    case Precision::F16: return "f16";
-    case Precision::Q16: return "q16";
-  }
-  return "?";
-}
-const char* semantic_name(PlaneSemantic s) {
-  switch (s) {
-    case PlaneSemantic::Position: return "position";
-    case PlaneSemantic::Normal: return "normal";
-    case PlaneSemantic::Tangent: return "tangent";
-    case PlaneSemantic::Slots: return "slots";
-  }
-  return "?";
-}
-const char* format_name(TexelFormat f) {
-  switch (f) {
-    case TexelFormat::RGBA32F: return "rgba32f";
-    case TexelFormat::RGBA16F: return "rgba16f";
-    case TexelFormat::RGBA16Unorm: return "rgba16unorm";
-  }
-  return "?";
-}
 const char* loop_name(LoopMode m) {
   switch (m) {
     case LoopMode::Repeat: return "repeat";
@@ -277,9 +251,9 @@ void check_plane_shape(const Plane& p, const Vat& vat, const std::string& where)
   if (p.semantic > PlaneSemantic::Slots) fail(where + ".semantic", "unknown plane semantic");
   if (p.format > TexelFormat::RGBA16Unorm) fail(where + ".format", "unknown texel format");
   if (p.format != format_of(vat.precision)) {
-    fail(where + ".format", std::string(format_name(p.format)) + ", but precision " +
-                                precision_name(vat.precision) + " stores " +
-                                format_name(format_of(vat.precision)));
+    fail(where + ".format", std::string(to_string(p.format)) + ", but precision " +
+                                to_string(vat.precision) + " stores " +
+                                to_string(format_of(vat.precision)));
   }
   const uint32_t expected = expected_texels_per_frame(p.semantic, vat);
   if (p.texels_per_frame != expected) {
@@ -546,7 +520,7 @@ void check_vat(const Vat& vat) {
     const Plane& p = vat.planes[i];
     const std::string where = "planes[" + std::to_string(i) + "]";
     check_plane_shape(p, vat, where);
-    if (seen[int(p.semantic)]) fail(where, std::string("a second ") + semantic_name(p.semantic) + " plane");
+    if (seen[int(p.semantic)]) fail(where, std::string("a second ") + to_string(p.semantic) + " plane");
     seen[int(p.semantic)] = true;
     if (p.data.size() != plane_bytes(p)) {
       fail(where + ".data", num(uint64_t(p.data.size())) + " bytes, expected width * height * " +
@@ -666,8 +640,8 @@ glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
   }
 
   json ext = {{"version", kVatFormatVersion},
-              {"encoding", encoding_name(vat.encoding)},
-              {"precision", precision_name(vat.precision)},
+              {"encoding", to_string(vat.encoding)},
+              {"precision", to_string(vat.precision)},
               {"frameRows", vat.frame_rows},
               {"mesh", mesh},
               {"bounds", bounds_json(vat.bounds)},
@@ -687,8 +661,8 @@ glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
     glb::ViewOptions view;
     view.alignment = kPlaneAlignment;
     view.borrow = true;
-    ext["planes"].push_back({{"semantic", semantic_name(p.semantic)},
-                             {"format", format_name(p.format)},
+    ext["planes"].push_back({{"semantic", to_string(p.semantic)},
+                             {"format", to_string(p.format)},
                              {"texelsPerFrame", p.texels_per_frame},
                              {"width", p.width},
                              {"rowsPerFrame", p.rows_per_frame},
@@ -1301,7 +1275,7 @@ Vat Reader::read(std::shared_ptr<const void> keep_alive) {
         {"rgba16unorm", TexelFormat::RGBA16Unorm}};
     Plane p;
     p.semantic = as_enum(member(o, "semantic", w), w + ".semantic", kSemantics);
-    if (seen[int(p.semantic)]) fail(w + ".semantic", std::string("a second ") + semantic_name(p.semantic) + " plane");
+    if (seen[int(p.semantic)]) fail(w + ".semantic", std::string("a second ") + to_string(p.semantic) + " plane");
     seen[int(p.semantic)] = true;
     p.format = as_enum(member(o, "format", w), w + ".format", kFormats);
     p.texels_per_frame = as_u32(member(o, "texelsPerFrame", w), w + ".texelsPerFrame");

@@ -16,16 +16,6 @@ namespace vatkit::gl {
 
 namespace {
 
-const char* plane_name(PlaneSemantic s) {
-  switch (s) {
-    case PlaneSemantic::Position: return "position";
-    case PlaneSemantic::Normal: return "normal";
-    case PlaneSemantic::Tangent: return "tangent";
-    case PlaneSemantic::Slots: return "slots";
-  }
-  return "?";
-}
-
 struct TexelUpload {
   GLenum internal_format;
   GLenum format;
@@ -138,14 +128,14 @@ Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
   for (const Plane& p : vat.planes) {
     // A delta's Slots plane only serves CPU sockets: the vertex shader never reads it.
     if (!rig && p.semantic == PlaneSemantic::Slots) continue;
-    if (p.width == 0 || p.height == 0) return make_error(where, std::string("plane ") + plane_name(p.semantic) + " is empty");
+    if (p.width == 0 || p.height == 0) return make_error(where, std::string("plane ") + to_string(p.semantic) + " is empty");
     if (p.width > uint32_t(max_texture) || p.height > uint32_t(max_texture)) {
-      return make_error(where, std::string("plane ") + plane_name(p.semantic) + " is " + std::to_string(p.width) +
+      return make_error(where, std::string("plane ") + to_string(p.semantic) + " is " + std::to_string(p.width) +
                                    " x " + std::to_string(p.height) + " texels, over this GPU's texture limit of " +
                                    std::to_string(max_texture) + " (bake with max_texture_size " +
                                    std::to_string(max_texture) + ")");
     }
-    if (p.data.size() < p.byte_size()) return make_error(where, std::string("plane ") + plane_name(p.semantic) + " is truncated");
+    if (p.data.size() < p.byte_size()) return make_error(where, std::string("plane ") + to_string(p.semantic) + " is truncated");
     const TexelUpload f = upload_format(p.format);
     Texture t = create_texture_2d(f.internal_format, int(p.width), int(p.height), 1);
     glTextureSubImage2D(t.id(), 0, 0, 0, GLsizei(p.width), GLsizei(p.height), f.format, f.type, p.data.data());
@@ -462,7 +452,7 @@ void VatGpu::set_decode_uniforms(uint32_t program, const DecodeUnits& units) con
   sampler("u_vat_row_ranges", units.row_ranges);
   sampler("u_vat_instances", units.instances);
   for (const GpuPlane& p : planes_) {
-    const std::string name = std::string("u_vat_") + plane_name(p.semantic) + "_layout";
+    const std::string name = std::string("u_vat_") + to_string(p.semantic) + "_layout";
     const GLint at = glGetUniformLocation(program, name.c_str());
     if (at >= 0) glProgramUniform2i(program, at, GLint(p.width), GLint(p.rows_per_frame));
   }

@@ -242,8 +242,13 @@ struct Vat {
   }
 };
 
+// Lower-case names, as reports and the CLI print them. Those of the encoding, the precision, a
+// plane's semantic and its texel format are also the names the .vat.glb file stores
+// (docs/format.md); the file spells a loop mode in camelCase ("pingPong").
 const char* to_string(Encoding);
 const char* to_string(Precision);
+const char* to_string(PlaneSemantic);
+const char* to_string(TexelFormat);
 const char* to_string(LoopMode);
 const char* to_string(EndMode);
 
