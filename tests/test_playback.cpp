@@ -13,12 +13,15 @@
 #include <vector>
 
 #include "test_support.h"
+#include "playback_test_util.h"
 #include "vatkit/instance_table.h"
 #include "vatkit/playback.h"
 #include "vatkit/playback_json.h"
 
 namespace vatkit {
 namespace {
+
+using test::band;
 
 // ---- the brute-force reference -----------------------------------------------------------------
 // Written from the documented semantics, not from resolve: a playhead on the clip's timeline
@@ -95,14 +98,6 @@ Instance instance_of(const RefSpec& s) {
 }
 
 float ulp(float x) { return clock_resolution(x); }
-
-ClipBand band(uint32_t first, uint32_t rows, float fps) {
-  ClipBand b;
-  b.first_row = first;
-  b.rows = rows;
-  b.fps = fps;
-  return b;
-}
 
 Instance simple(uint32_t first, uint32_t rows, float fps, float start = 0.0f) {
   Instance in;

@@ -16,6 +16,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "test_support.h"
+#include "playback_test_util.h"
 #include "vatkit/bake.h"
 #include "vatkit/import.h"
 #include "vatkit/instance_table.h"
@@ -24,6 +25,8 @@
 
 namespace vatkit {
 namespace {
+
+using test::play;
 
 struct Baked {
   std::string name;
@@ -54,14 +57,6 @@ ClipBand named(const Vat& vat, const char* name) {
   const int c = vat.find_clip(name);
   EXPECT_GE(c, 0) << name;
   return clip_band(vat, uint32_t(std::max(c, 0)));
-}
-
-Instance play(const ClipBand& b, float start, float fade = 0.0f) {
-  Instance in;
-  in.clip = b;
-  in.start_time = start;
-  in.fade_duration = fade;
-  return in;
 }
 
 constexpr float kDt = 1.0f / 60.0f;

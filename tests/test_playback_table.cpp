@@ -10,27 +10,15 @@
 #include <random>
 #include <vector>
 
+#include "playback_test_util.h"
 #include "vatkit/instance_table.h"
 #include "vatkit/playback.h"
 
 namespace vatkit {
 namespace {
 
-ClipBand band(uint32_t first, uint32_t rows, float fps) {
-  ClipBand b;
-  b.first_row = first;
-  b.rows = rows;
-  b.fps = fps;
-  return b;
-}
-
-Instance play(const ClipBand& b, float start, float fade = 0.0f) {
-  Instance in;
-  in.clip = b;
-  in.start_time = start;
-  in.fade_duration = fade;
-  return in;
-}
+using test::band;
+using test::play;
 
 // Three clips of a small VAT: walk (rows 0-30, 1 s), run (31-51, 2/3 s), wave (52-112, 2 s).
 const ClipBand kWalk = band(0, 31, 30.0f);
