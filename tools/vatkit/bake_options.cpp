@@ -179,15 +179,19 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
   }
 }
 
+EncodingChoice encoding_choice(const std::string& word) {
+  return word == "rig" ? EncodingChoice::Rig : word == "delta" ? EncodingChoice::Delta : EncodingChoice::Auto;
+}
+
+Precision precision_choice(const std::string& word) {
+  return word == "f16" ? Precision::F16 : word == "q16" ? Precision::Q16 : Precision::F32;
+}
+
 Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
   auto positive = [](double v) { return std::isfinite(v) && v > 0.0 && v < 1e30; };
   BakeOptions b;
-  b.encoding = o.encoding == "rig"     ? EncodingChoice::Rig
-               : o.encoding == "delta" ? EncodingChoice::Delta
-                                       : EncodingChoice::Auto;
-  b.precision = o.precision == "f16"   ? Precision::F16
-                : o.precision == "q16" ? Precision::Q16
-                                       : Precision::F32;
+  b.encoding = encoding_choice(o.encoding);
+  b.precision = precision_choice(o.precision);
   if (o.max_error_option != nullptr && o.max_error_option->count() > 0) {
     if (!positive(o.max_error_mm)) {
       return make_error("", "--max-error " + number_text(o.max_error_mm) +

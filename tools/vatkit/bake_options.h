@@ -40,6 +40,11 @@ struct BakeCliOptions {
 // only: verify always measures).
 void add_bake_options(CLI::App& app, BakeCliOptions& options, bool with_measure);
 
+// The --encoding and --precision words (checked by CLI11 against auto|rig|delta and f32|f16|q16)
+// as the values they name.
+EncodingChoice encoding_choice(const std::string& word);
+Precision precision_choice(const std::string& word);
+
 // Checks the values (finite, in range) and builds the BakeOptions; errors name the option, e.g.
 // "--fps -1: not a positive number of frames per second". Does not look at the asset.
 Result<BakeOptions> make_bake_options(const BakeCliOptions& options);

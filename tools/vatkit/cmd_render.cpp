@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "bake_options.h"
 #include "cli.h"
 #include "vatkit/bake.h"
 #include "vatkit/gl/context.h"
@@ -43,12 +44,8 @@ Result<Vat> load_vat_input(const RenderOptions& options) {
   Result<Asset> asset = load_input(options.file);
   if (!asset) return asset.error();
   BakeOptions bake_options;
-  bake_options.encoding = options.encoding == "rig"     ? EncodingChoice::Rig
-                          : options.encoding == "delta" ? EncodingChoice::Delta
-                                                        : EncodingChoice::Auto;
-  bake_options.precision = options.precision == "q16"   ? Precision::Q16
-                           : options.precision == "f16" ? Precision::F16
-                                                        : Precision::F32;
+  bake_options.encoding = encoding_choice(options.encoding);
+  bake_options.precision = precision_choice(options.precision);
   bake_options.measure = false;
   return bake(*asset, bake_options);
 }
