@@ -527,7 +527,8 @@ TEST(BakeDeterminism, ThreadCountsGiveIdenticalBytes) {
 
 // The bake kernels (simd.h: the rig kernel, the delta's octahedral normals) run 16 lanes (the rig
 // kernel) where the CPU has AVX-512, 8 where it has AVX2 and 4 elsewhere: the same operations per
-// lane, so the same bytes. Every interpolation mode (InterpolationTest: STEP, LINEAR, CUBICSPLINE
+// lane, so the same bytes; with 16 lanes a clip's last block of 8 rows or fewer runs the 8-lane
+// code, so such a bake mixes both widths (Fox's 22-row and 36-row clips). Every interpolation mode (InterpolationTest: STEP, LINEAR, CUBICSPLINE
 // on rigid parts), several skins (RobotExpressive), every rig precision, and the q16 delta (its
 // normals are octahedral codes).
 TEST(BakeDeterminism, KernelWidthsGiveIdenticalBytes) {
