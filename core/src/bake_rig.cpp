@@ -6,6 +6,7 @@
 // (non-uniform scale, shear) beyond BakeOptions::rig_tolerance, and morph weights that change
 // over the baked clips (constant ones are folded into the bind geometry).
 #include <algorithm>
+#include <type_traits>
 #include <atomic>
 #include <memory>
 #include <chrono>
@@ -306,40 +307,62 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
       continue;
     }
     const std::vector<uint32_t>& joint_slot = skin_slots[size_t(node.skin)];
-    const bool prim8 = !prim.joints1.empty();
-    for (uint32_t v = 0; v < count; ++v) {
-      const glm::vec4 wa = prim.weights0[v];
-      const glm::vec4 wb = prim8 ? prim.weights1[v] : glm::vec4(0.0f);
-      // The reference skinner's sum and normalization, to the bit.
-      const float sum = (wa.x + wa.y) + (wa.z + wa.w) + ((wb.x + wb.y) + (wb.z + wb.w));
-      if (sum == 0.0f) {  // the reference leaves such a vertex to the mesh node's matrix
-        const RigidBind& r = rigid_of_instance();
-        const float shift = put_rigid(v, r);
-        accum(r.slot).add(bind_p[v], bind_p[v], shift);
-        continue;
+    // Positions, normals and tangents as the source has them, in bulk (a vertex without weights
+    // is written again below, as a rigid one).
+    std::copy_n(P.begin(), count, bind_p);
+    if (N.empty()) {
+      std::fill_n(bind_n, count, glm::vec3(0.0f));
+    } else {
+      std::copy_n(N.begin(), count, bind_n);
+    }
+    if (bind_t) {
+      if (T.empty()) {
+        std::fill_n(bind_t, count, glm::vec4(0.0f));
+      } else {
+        std::copy_n(T.begin(), count, bind_t);
       }
-      const glm::vec3 p = P[v];
-      bind_p[v] = p;
-      bind_n[v] = N.empty() ? glm::vec3(0.0f) : N[v];
-      if (bind_t) bind_t[v] = T.empty() ? glm::vec4(0.0f) : T[v];
-      const float shift = morphed ? glm::length(pos_r[v] - pos_f[v]) : 0.0f;
-      const float inv = 1.0f / sum;
-      const glm::u16vec4 ja = prim.joints0[v];
-      const glm::u16vec4 sa(joint_slot[ja.x], joint_slot[ja.y], joint_slot[ja.z], joint_slot[ja.w]);
-      const glm::vec4 na = wa * inv;
-      slots0[v] = sa;
-      weights0[v] = na;
-      for (int k = 0; k < 4; ++k)
-        if (na[k] != 0.0f) acc[sa[k]].add(p, p, shift);
-      if (prim8) {
-        const glm::u16vec4 jb = prim.joints1[v];
-        const glm::u16vec4 sb(joint_slot[jb.x], joint_slot[jb.y], joint_slot[jb.z], joint_slot[jb.w]);
-        const glm::vec4 nb = wb * inv;
-        g.slots1[first + v] = sb;
-        g.slot_weights1[first + v] = nb;
+    }
+    // The slots and normalized weights, and the slot boxes; one loop for 4 influences, one for 8.
+    auto skin_loop = [&](auto eight_influences) {
+      constexpr bool kEight = decltype(eight_influences)::value;
+      for (uint32_t v = 0; v < count; ++v) {
+        const glm::vec4 wa = prim.weights0[v];
+        const glm::vec4 wb = kEight ? prim.weights1[v] : glm::vec4(0.0f);
+        // The reference skinner's sum and normalization, to the bit (with 4 influences the sum
+        // of the second four, +0, changes nothing: a -0 sum is 0 either way).
+        const float sum = kEight ? (wa.x + wa.y) + (wa.z + wa.w) + ((wb.x + wb.y) + (wb.z + wb.w))
+                                : (wa.x + wa.y) + (wa.z + wa.w);
+        if (sum == 0.0f) {  // the reference leaves such a vertex to the mesh node's matrix
+          const RigidBind& r = rigid_of_instance();
+          const float shift = put_rigid(v, r);
+          accum(r.slot).add(bind_p[v], bind_p[v], shift);
+          continue;
+        }
+        const glm::vec3 p = P[v];
+        const float shift = morphed ? glm::length(pos_r[v] - pos_f[v]) : 0.0f;
+        const float inv = 1.0f / sum;
+        const glm::u16vec4 ja = prim.joints0[v];
+        const glm::u16vec4 sa(joint_slot[ja.x], joint_slot[ja.y], joint_slot[ja.z], joint_slot[ja.w]);
+        const glm::vec4 na = wa * inv;
+        slots0[v] = sa;
+        weights0[v] = na;
         for (int k = 0; k < 4; ++k)
-          if (nb[k] != 0.0f) acc[sb[k]].add(p, p, shift);
+          if (na[k] != 0.0f) acc[sa[k]].add(p, p, shift);
+        if constexpr (kEight) {
+          const glm::u16vec4 jb = prim.joints1[v];
+          const glm::u16vec4 sb(joint_slot[jb.x], joint_slot[jb.y], joint_slot[jb.z], joint_slot[jb.w]);
+          const glm::vec4 nb = wb * inv;
+          g.slots1[first + v] = sb;
+          g.slot_weights1[first + v] = nb;
+          for (int k = 0; k < 4; ++k)
+            if (nb[k] != 0.0f) acc[sb[k]].add(p, p, shift);
+        }
       }
+    };
+    if (!prim.joints1.empty()) {
+      skin_loop(std::true_type{});
+    } else {
+      skin_loop(std::false_type{});
     }
   }
   if (setup.rig_slots.size() > 65536) {
