@@ -681,13 +681,22 @@ std::vector<uint32_t> vertex_cache_order(const std::vector<uint32_t>& indices, c
   }
   tiled &= next == indices.size();
   if (!tiled || indices.empty()) return {};
-  std::vector<uint32_t> out(indices.size());
+  std::vector<uint32_t> out(indices);  // a group kept as it is needs nothing more
   // A group whose triangles share no vertex keeps its order: no order can save a vertex
   // invocation there, and meshopt_optimizeVertexCache would return the same order anyway (with
   // no neighbours to prefer, it takes the triangles as they come) after a search that cost Fox's
   // unwelded 576 triangles 24 us of a 110 us rig bake.
   std::vector<uint64_t> seen((vertex_count + 63) / 64);
   auto shares_vertices = [&](std::span<const uint32_t> group) {
+    // The indices of a primitive without an index buffer (0, 1, 2, ... from the importer, as
+    // Fox's): distinct, found in passes of 64 that the compiler vectorizes (a welded mesh leaves
+    // after the first).
+    bool sequential = true;
+    for (size_t k0 = 0; k0 < group.size() && sequential; k0 += 64) {
+      const size_t k1 = std::min(group.size(), k0 + 64);
+      for (size_t k = k0; k < k1; ++k) sequential &= group[k] == group[0] + uint32_t(k);
+    }
+    if (sequential && size_t(group[0]) + group.size() <= vertex_count) return false;
     size_t n = 0;  // indices looked at: a welded mesh repeats one within its first triangles
     bool shared = false;
     for (; n < group.size() && !shared; ++n) {
@@ -709,8 +718,6 @@ std::vector<uint32_t> vertex_cache_order(const std::vector<uint32_t>& indices, c
     const std::span<const uint32_t> group(indices.data() + grp.first_index, grp.index_count);
     if (shares_vertices(group)) {
       meshopt_optimizeVertexCache(out.data() + grp.first_index, group.data(), group.size(), vertex_count);
-    } else {
-      std::copy(group.begin(), group.end(), out.begin() + grp.first_index);
     }
   }
   return out;
