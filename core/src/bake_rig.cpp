@@ -325,37 +325,49 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
     // The slots and normalized weights, and the slot boxes; one loop for 4 influences, one for 8.
     auto skin_loop = [&](auto eight_influences) {
       constexpr bool kEight = decltype(eight_influences)::value;
+      // Raw pointers, read once: through the captured vectors every store below (which may alias
+      // a vector's members, as far as the compiler knows) reloaded them, most of this loop's time.
+      const glm::vec4* const w0 = prim.weights0.data();
+      const glm::vec4* const w1 = kEight ? prim.weights1.data() : nullptr;
+      const glm::u16vec4* const j0 = prim.joints0.data();
+      const glm::u16vec4* const j1 = kEight ? prim.joints1.data() : nullptr;
+      glm::u16vec4* const slots1 = kEight ? g.slots1.data() + first : nullptr;
+      glm::vec4* const weights1 = kEight ? g.slot_weights1.data() + first : nullptr;
+      const uint32_t* const js = joint_slot.data();
+      const glm::vec3* const pos = P.data();
+      SlotAccum* boxes = acc.data();
       for (uint32_t v = 0; v < count; ++v) {
-        const glm::vec4 wa = prim.weights0[v];
-        const glm::vec4 wb = kEight ? prim.weights1[v] : glm::vec4(0.0f);
+        const glm::vec4 wa = w0[v];
+        const glm::vec4 wb = kEight ? w1[v] : glm::vec4(0.0f);
         // The reference skinner's sum and normalization, to the bit (with 4 influences the sum
         // of the second four, +0, changes nothing: a -0 sum is 0 either way).
         const float sum = kEight ? (wa.x + wa.y) + (wa.z + wa.w) + ((wb.x + wb.y) + (wb.z + wb.w))
-                                : (wa.x + wa.y) + (wa.z + wa.w);
+                                 : (wa.x + wa.y) + (wa.z + wa.w);
         if (sum == 0.0f) {  // the reference leaves such a vertex to the mesh node's matrix
           const RigidBind& r = rigid_of_instance();
           const float shift = put_rigid(v, r);
           accum(r.slot).add(bind_p[v], bind_p[v], shift);
+          boxes = acc.data();  // a new rigid slot may have grown it
           continue;
         }
-        const glm::vec3 p = P[v];
+        const glm::vec3 p = pos[v];
         const float shift = morphed ? glm::length(pos_r[v] - pos_f[v]) : 0.0f;
         const float inv = 1.0f / sum;
-        const glm::u16vec4 ja = prim.joints0[v];
-        const glm::u16vec4 sa(joint_slot[ja.x], joint_slot[ja.y], joint_slot[ja.z], joint_slot[ja.w]);
+        const glm::u16vec4 ja = j0[v];
+        const glm::u16vec4 sa(js[ja.x], js[ja.y], js[ja.z], js[ja.w]);
         const glm::vec4 na = wa * inv;
         slots0[v] = sa;
         weights0[v] = na;
         for (int k = 0; k < 4; ++k)
-          if (na[k] != 0.0f) acc[sa[k]].add(p, p, shift);
+          if (na[k] != 0.0f) boxes[sa[k]].add(p, p, shift);
         if constexpr (kEight) {
-          const glm::u16vec4 jb = prim.joints1[v];
-          const glm::u16vec4 sb(joint_slot[jb.x], joint_slot[jb.y], joint_slot[jb.z], joint_slot[jb.w]);
+          const glm::u16vec4 jb = j1[v];
+          const glm::u16vec4 sb(js[jb.x], js[jb.y], js[jb.z], js[jb.w]);
           const glm::vec4 nb = wb * inv;
-          g.slots1[first + v] = sb;
-          g.slot_weights1[first + v] = nb;
+          slots1[v] = sb;
+          weights1[v] = nb;
           for (int k = 0; k < 4; ++k)
-            if (nb[k] != 0.0f) acc[sb[k]].add(p, p, shift);
+            if (nb[k] != 0.0f) boxes[sb[k]].add(p, p, shift);
         }
       }
     };
