@@ -218,39 +218,10 @@ void allocate_planes(Vat& vat, const std::vector<PlaneSpec>& specs, uint32_t max
 
 namespace {
 
-// write_slot_rows' lanes: one slot's rotation or translation-scale as a 4-float vector (GCC/Clang
-// vector extensions: SSE on x86-64, NEON on arm64). Each lane does what the scalar codec does, in
-// the same IEEE operations, so the bytes are the codec's (bake_codec.h).
-typedef float v4 __attribute__((vector_size(16)));
-typedef int32_t i4v __attribute__((vector_size(16)));
+// write_slot_rows' lanes: one slot's rotation or translation-scale as a v4 (bake_internal.h). Each
+// lane does what the scalar codec does, in the same IEEE operations, so the bytes are the codec's
+// (bake_codec.h).
 typedef uint32_t u4v __attribute__((vector_size(16)));
-
-inline v4 load4(const float* p) {
-  v4 r;
-  std::memcpy(&r, p, 16);
-  return r;
-}
-inline void store4(float* p, v4 v) { std::memcpy(p, &v, 16); }
-#if !defined(__SSE__)
-inline v4 select4(i4v m, v4 a, v4 b) { return (v4)((m & (i4v)a) | (~m & (i4v)b)); }
-#endif
-// a < b ? a : b and a > b ? a : b per lane, -0 against +0 and NaN included: MINPS and MAXPS are
-// exactly that. One instruction on the running ranges' chain instead of four (compare, and,
-// andnot, or): the chain through every slot of every row was most of write_slot_rows' time.
-inline v4 min4(v4 a, v4 b) {
-#if defined(__SSE__)
-  return (v4)_mm_min_ps((__m128)a, (__m128)b);
-#else
-  return select4(a < b, a, b);
-#endif
-}
-inline v4 max4(v4 a, v4 b) {
-#if defined(__SSE__)
-  return (v4)_mm_max_ps((__m128)a, (__m128)b);
-#else
-  return select4(a > b, a, b);
-#endif
-}
 
 // codec::quantize_unorm16_scaled per lane (scale: codec::unorm16_scale of each lane's range).
 inline void quantize4(v4 v, v4 lo, v4 scale, uint16_t* out) {

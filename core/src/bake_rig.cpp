@@ -153,13 +153,22 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
   // not 0) and their largest morph shift. Folded in vertex order, so the result does not depend
   // on how the vertices are grouped (min and max keep the first of equal values).
   struct SlotAccum {
-    glm::vec3 lo{std::numeric_limits<float>::max()}, hi{-std::numeric_limits<float>::max()};
-    float morph_shift = 0.0f;
+    // lo: the box's minimum (w unused); hi: its maximum and, in w, the largest morph shift. In
+    // one register each: the folds of neighbouring vertices, which mostly move the same slots,
+    // are one MINPS and one MAXPS on the chain through memory instead of seven scalar ones.
+    v4 lo = v4{} + std::numeric_limits<float>::max();
+    v4 hi = v4{-std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+               -std::numeric_limits<float>::max(), 0.0f};
     bool used = false;
+    // p: a point and, in w, its morph shift (min4(p, lo) has glm::min(lo, p)'s bits).
+    void add(v4 p) {
+      lo = min4(p, lo);
+      hi = max4(p, hi);
+      used = true;
+    }
     void add(const glm::vec3& lo_in, const glm::vec3& hi_in, float shift) {
-      lo = glm::min(lo, lo_in);
-      hi = glm::max(hi, hi_in);
-      morph_shift = std::max(morph_shift, shift);
+      lo = min4(v4{lo_in.x, lo_in.y, lo_in.z, 0.0f}, lo);
+      hi = max4(v4{hi_in.x, hi_in.y, hi_in.z, shift}, hi);
       used = true;
     }
   };
@@ -335,6 +344,9 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
       glm::vec4* const weights1 = kEight ? g.slot_weights1.data() + first : nullptr;
       const uint32_t* const js = joint_slot.data();
       const glm::vec3* const pos = P.data();
+      glm::u16vec4* const slots_out = slots0;
+      glm::vec4* const weights_out = weights0;
+      const bool shifts = morphed;
       SlotAccum* boxes = acc.data();
       for (uint32_t v = 0; v < count; ++v) {
         const glm::vec4 wa = w0[v];
@@ -351,15 +363,16 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
           continue;
         }
         const glm::vec3 p = pos[v];
-        const float shift = morphed ? glm::length(pos_r[v] - pos_f[v]) : 0.0f;
+        const float shift = shifts ? glm::length(pos_r[v] - pos_f[v]) : 0.0f;
+        const v4 p4{p.x, p.y, p.z, shift};
         const float inv = 1.0f / sum;
         const glm::u16vec4 ja = j0[v];
         const glm::u16vec4 sa(js[ja.x], js[ja.y], js[ja.z], js[ja.w]);
         const glm::vec4 na = wa * inv;
-        slots0[v] = sa;
-        weights0[v] = na;
+        slots_out[v] = sa;
+        weights_out[v] = na;
         for (int k = 0; k < 4; ++k)
-          if (na[k] != 0.0f) boxes[sa[k]].add(p, p, shift);
+          if (na[k] != 0.0f) boxes[sa[k]].add(p4);
         if constexpr (kEight) {
           const glm::u16vec4 jb = j1[v];
           const glm::u16vec4 sb(js[jb.x], js[jb.y], js[jb.z], js[jb.w]);
@@ -367,7 +380,7 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
           slots1[v] = sb;
           weights1[v] = nb;
           for (int k = 0; k < 4; ++k)
-            if (nb[k] != 0.0f) boxes[sb[k]].add(p, p, shift);
+            if (nb[k] != 0.0f) boxes[sb[k]].add(p4);
         }
       }
     };
@@ -398,9 +411,10 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
     if (!acc[s].used) continue;
     BakeSetup::SlotBox& box = setup.slot_boxes[s];
     box.used = true;
-    box.morph_shift = acc[s].morph_shift;
-    box.center = 0.5f * (acc[s].lo + acc[s].hi);
-    box.extent = 0.5f * (acc[s].hi - acc[s].lo);
+    const glm::vec3 lo(acc[s].lo[0], acc[s].lo[1], acc[s].lo[2]), hi(acc[s].hi[0], acc[s].hi[1], acc[s].hi[2]);
+    box.morph_shift = acc[s].hi[3];
+    box.center = 0.5f * (lo + hi);
+    box.extent = 0.5f * (hi - lo);
   }
   setup.rest_slot_matrices.resize(S);
   for (size_t s = 0; s < S; ++s) setup.rest_slot_matrices[s] = slot_matrix(rest_world, setup.rig_slots[s]);
