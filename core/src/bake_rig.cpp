@@ -366,22 +366,18 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
         const float shift = shifts ? glm::length(pos_r[v] - pos_f[v]) : 0.0f;
         const v4 p4{p.x, p.y, p.z, shift};
         const float inv = 1.0f / sum;
-        const glm::u16vec4 ja = j0[v];
-        const glm::u16vec4 sa(js[ja.x], js[ja.y], js[ja.z], js[ja.w]);
-        const glm::vec4 na = wa * inv;
-        slots_out[v] = sa;
-        weights_out[v] = na;
-        for (int k = 0; k < 4; ++k)
-          if (na[k] != 0.0f) boxes[sa[k]].add(p4);
-        if constexpr (kEight) {
-          const glm::u16vec4 jb = j1[v];
-          const glm::u16vec4 sb(js[jb.x], js[jb.y], js[jb.z], js[jb.w]);
-          const glm::vec4 nb = wb * inv;
-          slots1[v] = sb;
-          weights1[v] = nb;
+        // Four influences: their slots and normalized weights, and the point into the boxes of
+        // the slots it moves.
+        auto four = [&](glm::u16vec4 joints, glm::vec4 weights, glm::u16vec4& slots_to, glm::vec4& weights_to) {
+          const glm::u16vec4 sl(js[joints.x], js[joints.y], js[joints.z], js[joints.w]);
+          const glm::vec4 nw = weights * inv;
+          slots_to = sl;
+          weights_to = nw;
           for (int k = 0; k < 4; ++k)
-            if (nb[k] != 0.0f) boxes[sb[k]].add(p4);
-        }
+            if (nw[k] != 0.0f) boxes[sl[k]].add(p4);
+        };
+        four(j0[v], wa, slots_out[v], weights_out[v]);
+        if constexpr (kEight) four(j1[v], wb, slots1[v], weights1[v]);
       }
     };
     if (!prim.joints1.empty()) {
