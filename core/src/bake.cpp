@@ -409,12 +409,13 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
     group.index_count = uint32_t(g.indices.size()) - group.first_index;
     if (group.index_count > 0) g.groups.push_back(group);
   }
-  // Socket slots of a delta bake: every distinct skin joint.
+  // Socket slots of a delta bake: every distinct skin joint, in first-seen order.
+  std::vector<char> is_slot(asset.nodes.size(), 0);
   for (const Skin& skin : asset.skins) {
     for (uint32_t j : skin.joints) {
-      const bool seen = std::any_of(setup.joint_slots.begin(), setup.joint_slots.end(),
-                                    [&](const VatSlot& s) { return s.node == int32_t(j); });
-      if (!seen) setup.joint_slots.push_back(VatSlot{asset.nodes[j].name, int32_t(j), glm::mat4(1.0f)});
+      if (is_slot[j]) continue;
+      is_slot[j] = 1;
+      setup.joint_slots.push_back(VatSlot{asset.nodes[j].name, int32_t(j), glm::mat4(1.0f)});
     }
   }
   return setup;
@@ -424,7 +425,16 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
 
 Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<ClipPlan>& clips) {
   const uint32_t limit = setup.options->max_texture_size;
-  const uint32_t slots = uint32_t(encoding == Encoding::Rig ? setup.rig_slots.size() : setup.joint_slots.size());
+  const size_t slot_count = encoding == Encoding::Rig ? setup.rig_slots.size() : setup.joint_slots.size();
+  if (slot_count > kMaxVatSlots) {
+    // Before any row is made: a .vat.glb could not hold the result.
+    return make_error(setup.name, std::string(to_string(encoding)) + " encoding: " +
+                                      (encoding == Encoding::Rig ? "the rig needs " : "the skins have ") +
+                                      std::to_string(slot_count) +
+                                      (encoding == Encoding::Rig ? " slots" : " distinct joints (one socket slot each)") +
+                                      ", more than the " + std::to_string(kMaxVatSlots) + " a .vat.glb holds");
+  }
+  const uint32_t slots = uint32_t(slot_count);
   struct Need {
     const char* what;
     uint32_t texels;

@@ -386,8 +386,9 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips) {
       skin_loop(std::false_type{});
     }
   }
-  if (setup.rig_slots.size() > 65536) {
-    setup.rig_error = "the rig would need " + std::to_string(setup.rig_slots.size()) + " slots, more than 65536";
+  if (setup.rig_slots.size() > kMaxVatSlots) {
+    setup.rig_error = "the rig would need " + std::to_string(setup.rig_slots.size()) + " slots, more than " +
+                      std::to_string(kMaxVatSlots);
     return;
   }
   if (!setup.morphs.empty()) {

@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <new>
 #include <string_view>
@@ -15,7 +14,6 @@ namespace vatkit {
 namespace {
 
 using namespace import_detail;
-namespace fs = std::filesystem;
 
 constexpr uint32_t kChunkJson = 0x4E4F534Au;  // "JSON"
 constexpr uint32_t kChunkBin = 0x004E4942u;   // "BIN\0"
@@ -26,47 +24,78 @@ uint32_t load_u32(const uint8_t* p) {
          static_cast<uint32_t>(p[3]) << 24;
 }
 
-// Splits a GLB into its JSON and BIN chunks, or takes the bytes as JSON text.
-std::string_view split_container(std::span<const uint8_t> bytes, Context& ctx) {
-  if (bytes.size() >= 4 && std::memcmp(bytes.data(), "glTF", 4) == 0) {
+std::string byte_count(uint64_t bytes) { return std::to_string(bytes) + " bytes"; }
+
+// JSON text must start (after a byte order mark and white space) with '{'. `complete`: `text` is
+// the whole file, not a prefix of it (a prefix of white space cannot be judged yet).
+std::string_view json_start(std::string_view text, bool complete) {
+  if (text.size() >= 3 && static_cast<uint8_t>(text[0]) == 0xEF && static_cast<uint8_t>(text[1]) == 0xBB &&
+      static_cast<uint8_t>(text[2]) == 0xBF)
+    text.remove_prefix(3);  // UTF-8 byte order mark
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if ((first == std::string_view::npos && complete) || (first != std::string_view::npos && text[first] != '{'))
+    fail("", "not a glTF file (neither JSON starting with '{' nor a GLB starting with \"glTF\")");
+  return text;
+}
+
+void check_json_size(const Context& ctx, uint64_t bytes, const std::string& where) {
+  if (bytes > ctx.options.max_json_bytes)
+    fail(where, "the JSON is " + byte_count(bytes) + ", more than the limit of " + byte_count(ctx.options.max_json_bytes) +
+                    " (ImportOptions::max_json_bytes)");
+}
+
+// Finds the JSON and BIN chunks of a GLB, or takes the container as JSON text; returns the JSON.
+// Reads only what it needs: a GLB's 12-byte header, its first two chunk headers and the JSON
+// chunk (the BIN chunk's bytes are read by load_buffers, as many as buffers[0] declares; further
+// chunks are for extensions, which the spec has readers skip, so not even their headers are
+// read). A length the container does not have is refused before anything is allocated for it.
+std::string_view split_container(Context& ctx) {
+  const uint64_t size = ctx.container_size;
+  std::vector<uint8_t> head_storage;
+  const std::span<const uint8_t> head = ctx.container_bytes(0, std::min<uint64_t>(size, 12), head_storage, "");
+  if (head.size() >= 4 && std::memcmp(head.data(), "glTF", 4) == 0) {
     ctx.is_glb = true;
-    if (bytes.size() < 12) fail("GLB", "the header is truncated (" + std::to_string(bytes.size()) + " bytes)");
-    const uint32_t version = load_u32(bytes.data() + 4);
+    if (size < 12) fail("GLB", "the header is truncated (" + std::to_string(size) + " bytes)");
+    const uint32_t version = load_u32(head.data() + 4);
     if (version != 2) fail("GLB", "version " + std::to_string(version) + " is not supported (only glTF 2.0)");
-    const uint32_t length = load_u32(bytes.data() + 8);
-    if (length > bytes.size())
-      fail("GLB", "the header says " + std::to_string(length) + " bytes, but there are only " +
-                      std::to_string(bytes.size()) + " (truncated file?)");
+    const uint64_t length = load_u32(head.data() + 8);
+    if (length > size)
+      fail("GLB", "the header says " + std::to_string(length) + " bytes, but there are only " + std::to_string(size) +
+                      " (truncated file?)");
     std::string_view json_text;
-    size_t offset = 12;
-    for (size_t chunk = 0; offset < length; ++chunk) {
+    uint64_t offset = 12;
+    for (size_t chunk = 0; chunk < 2 && offset < length; ++chunk) {
       if (length - offset < 8) fail("GLB", "chunk " + std::to_string(chunk) + " has a truncated header");
-      const uint32_t chunk_length = load_u32(bytes.data() + offset);
-      const uint32_t chunk_type = load_u32(bytes.data() + offset + 4);
+      std::vector<uint8_t> header_storage;
+      const std::span<const uint8_t> header = ctx.container_bytes(offset, 8, header_storage, "GLB");
+      const uint32_t chunk_length = load_u32(header.data());
+      const uint32_t chunk_type = load_u32(header.data() + 4);
       if (chunk_length > length - offset - 8)
         fail("GLB", "chunk " + std::to_string(chunk) + " (" + std::to_string(chunk_length) + " bytes) runs past the end of the file");
-      const uint8_t* data = bytes.data() + offset + 8;
       if (chunk == 0) {
         if (chunk_type != kChunkJson) fail("GLB", "the first chunk is not JSON");
-        json_text = std::string_view(reinterpret_cast<const char*>(data), chunk_length);
-      } else if (chunk == 1 && chunk_type == kChunkBin) {
-        ctx.glb_bin = std::span<const uint8_t>(data, chunk_length);
-      }  // other chunks are for extensions; skipped as the spec says
-      offset += 8 + static_cast<size_t>(chunk_length);
+        check_json_size(ctx, chunk_length, "GLB");
+        if (ctx.file) ctx.take_input(chunk_length, "GLB");
+        const std::span<const uint8_t> data = ctx.container_bytes(offset + 8, chunk_length, ctx.json_storage, "GLB");
+        json_text = std::string_view(reinterpret_cast<const char*>(data.data()), data.size());
+        if (json_text.data() == nullptr) json_text = std::string_view("", 0);
+      } else if (chunk_type == kChunkBin) {
+        ctx.glb_bin_offset = offset + 8;
+        ctx.glb_bin_length = chunk_length;
+      }
+      offset += 8 + uint64_t{chunk_length};
     }
     if (json_text.data() == nullptr) fail("GLB", "has no JSON chunk");
     // Writers pad the JSON chunk with spaces; some use zeros.
     while (!json_text.empty() && (json_text.back() == '\0' || json_text.back() == ' ')) json_text.remove_suffix(1);
     return json_text;
   }
-  std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  if (text.size() >= 3 && static_cast<uint8_t>(text[0]) == 0xEF && static_cast<uint8_t>(text[1]) == 0xBB &&
-      static_cast<uint8_t>(text[2]) == 0xBF)
-    text.remove_prefix(3);  // UTF-8 byte order mark
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos || text[first] != '{')
-    fail("", "not a glTF file (neither JSON starting with '{' nor a GLB starting with \"glTF\")");
-  return text;
+  // Text: judge the first bytes before reading (and allocating for) the rest.
+  json_start(std::string_view(reinterpret_cast<const char*>(head.data()), head.size()), head.size() == size);
+  check_json_size(ctx, size, "");
+  if (ctx.file) ctx.take_input(size, "");
+  const std::span<const uint8_t> bytes = ctx.container_bytes(0, size, ctx.json_storage, "");
+  return json_start(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), true);
 }
 
 // nlohmann parses without recursion, but tinygltf walks `extras` recursively: bound the depth
@@ -164,10 +193,9 @@ std::string one_line(std::string s) {
   return s;
 }
 
-void run(Context& ctx, std::span<const uint8_t> bytes) {
-  if (bytes.empty()) fail("", "the file is empty");
-  ctx.input_bytes = bytes.size();
-  const std::string_view text = split_container(bytes, ctx);
+void run(Context& ctx) {
+  if (ctx.container_size == 0) fail("", "the file is empty");
+  const std::string_view text = split_container(ctx);
   check_depth(text);
   ctx.doc = parse_json(text);
   if (!ctx.doc.is_object()) fail("JSON", "the top level is not an object");
@@ -193,7 +221,37 @@ void run(Context& ctx, std::span<const uint8_t> bytes) {
   finish_scene(ctx);
 }
 
+// Imports from ctx's container (memory or file), turning failures into an Error.
+Result<Asset> import_container(Context& ctx) {
+  try {
+    run(ctx);
+  } catch (const Failure& failure) {
+    return make_error(ctx.name, one_line(failure.what));
+  } catch (const std::bad_alloc&) {
+    return make_error(ctx.name, "out of memory while importing");
+  } catch (const std::exception& e) {
+    return make_error(ctx.name, one_line(std::string("internal error: ") + e.what()));
+  }
+  ctx.asset.source = ctx.name;
+  return std::move(ctx.asset);
+}
+
 }  // namespace
+
+std::span<const uint8_t> Context::container_bytes(uint64_t offset, uint64_t length, std::vector<uint8_t>& storage,
+                                                  const std::string& path) {
+  if (offset > container_size || length > container_size - offset)
+    fail(path, "bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) + " are past the end of the file");
+  if (!file) return memory.subspan(static_cast<size_t>(offset), static_cast<size_t>(length));
+  storage.resize(static_cast<size_t>(length));
+  if (Result<void> r = file->read_at(offset, storage); !r) {
+    // The entry point names the file; keep only the reason.
+    const std::string prefix = file->name() + ": ";
+    const std::string& message = r.error().message;
+    fail(path, message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message);
+  }
+  return storage;
+}
 
 Result<Asset> import_gltf_memory(std::span<const uint8_t> bytes, const std::string& name,
                                  const std::filesystem::path& base_dir, const ImportOptions& options) {
@@ -201,44 +259,26 @@ Result<Asset> import_gltf_memory(std::span<const uint8_t> bytes, const std::stri
   ctx.name = name;
   ctx.base_dir = base_dir;
   ctx.options = options;
-  try {
-    run(ctx, bytes);
-  } catch (const Failure& failure) {
-    return make_error(name, one_line(failure.what));
-  } catch (const std::bad_alloc&) {
-    return make_error(name, "out of memory while importing");
-  } catch (const std::exception& e) {
-    return make_error(name, one_line(std::string("internal error: ") + e.what()));
-  }
-  ctx.asset.source = name;
-  return std::move(ctx.asset);
+  ctx.memory = bytes;
+  ctx.container_size = bytes.size();
+  if (bytes.size() > options.max_input_bytes)
+    return make_error(name, "is " + byte_count(bytes.size()) + ", more than the input limit of " + byte_count(options.max_input_bytes) +
+                                " (ImportOptions::max_input_bytes)");
+  ctx.input_bytes = bytes.size();
+  return import_container(ctx);
 }
 
 Result<Asset> import_gltf(const std::filesystem::path& path, const ImportOptions& options) {
-  const std::string name = path.string();
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory)
-    return make_error(name, "cannot read the file: " + ec.message());
-  if (!fs::exists(status)) return make_error(name, "cannot read the file: no such file");
-  if (fs::is_directory(status)) return make_error(name, "cannot read the file: it is a directory");
-  if (!fs::is_regular_file(status)) return make_error(name, "cannot read the file: not a regular file");
-  const uintmax_t size = fs::file_size(path, ec);
-  if (ec) return make_error(name, "cannot read the file: " + ec.message());
-  if (size == 0) return make_error(name, "the file is empty");
-  if (size > (uintmax_t{1} << 32)) return make_error(name, "the file is larger than 4 GiB, the glTF limit");
-  std::vector<uint8_t> bytes;
-  try {
-    bytes.resize(static_cast<size_t>(size));
-  } catch (const std::bad_alloc&) {
-    return make_error(name, "out of memory while reading the file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
-    return make_error(name, std::string("cannot read the file: ") + std::strerror(errno));
-  fs::path base_dir = path.parent_path();
-  if (base_dir.empty()) base_dir = ".";
-  return import_gltf_memory(bytes, name, base_dir, options);
+  Result<InputFile> file = InputFile::open(path);
+  if (!file) return file.error();
+  Context ctx;
+  ctx.name = path.string();
+  ctx.base_dir = path.parent_path();
+  if (ctx.base_dir.empty()) ctx.base_dir = ".";
+  ctx.options = options;
+  ctx.file = &*file;
+  ctx.container_size = file->size();
+  return import_container(ctx);
 }
 
 }  // namespace vatkit

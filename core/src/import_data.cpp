@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 
 #include <meshoptimizer.h>
@@ -24,6 +23,14 @@ void fail(const std::string& path, const std::string& reason) {
 
 std::string indexed(const char* array, size_t index) {
   return std::string(array) + "[" + std::to_string(index) + "]";
+}
+
+void Context::take_input(uint64_t bytes, const std::string& path) {
+  if (bytes > options.max_input_bytes || input_bytes > options.max_input_bytes - bytes)
+    fail(path, std::to_string(bytes) + " more bytes would take the import past its input limit of " +
+                   std::to_string(options.max_input_bytes) + " bytes (ImportOptions::max_input_bytes; " +
+                   std::to_string(input_bytes) + " taken so far)");
+  input_bytes += bytes;
 }
 
 void Context::charge(uint64_t bytes, const std::string& path) {
@@ -138,30 +145,73 @@ bool has_scheme(const std::string& uri) {
   return false;
 }
 
-// Reads a file referenced by `uri` next to the glTF: at least `min_size` bytes, at most
-// `max_size` (the rest is not read).
-std::vector<uint8_t> read_external(const Context& ctx, const std::string& uri, const std::string& path,
-                                   uint64_t min_size, uint64_t max_size) {
+// Is `path` (canonical) `root` (canonical) or inside it? Component by component: /x/ab is not
+// inside /x/a.
+bool is_within(const fs::path& path, const fs::path& root) {
+  auto p = path.begin();
+  for (auto r = root.begin(); r != root.end(); ++r, ++p) {
+    if (r->empty()) continue;  // the empty last component of a root written with a trailing '/'
+    if (p == path.end() || *p != *r) return false;
+  }
+  return true;
+}
+
+const std::vector<fs::path>& allowed_roots(Context& ctx, const std::string& path) {
+  if (!ctx.roots.empty()) return ctx.roots;
+  std::error_code ec;
+  fs::path own = fs::canonical(ctx.base_dir, ec);
+  if (ec) fail(path, "cannot resolve the asset's folder " + ctx.base_dir.string() + " (" + ec.message() + ")");
+  ctx.roots.push_back(std::move(own));
+  for (const fs::path& root : ctx.options.allowed_roots) {
+    fs::path canonical = fs::canonical(root, ec);
+    if (!ec) ctx.roots.push_back(std::move(canonical));  // a folder that does not exist holds nothing
+  }
+  return ctx.roots;
+}
+
+constexpr uint64_t kWholeFile = ~uint64_t{0};
+
+// Reads the file an external `uri` names: `byte_length` bytes of it (refused when it has fewer),
+// or all of it (kWholeFile). Only inside the folders ImportOptions allows (import.h); the
+// canonical path checked is the one opened.
+std::vector<uint8_t> read_external(Context& ctx, const std::string& uri, const std::string& path, uint64_t byte_length) {
+  const std::string upath = path + ".uri";
+  const std::string quoted = "\"" + uri.substr(0, 200) + (uri.size() > 200 ? "...\"" : "\"");
   if (has_scheme(uri))
-    fail(path, "uri \"" + uri.substr(0, 64) + "\" is not a relative file reference (only data URIs and files next to the glTF are read)");
+    fail(upath, quoted + " is not a relative file reference (only data URIs and files inside the asset's folder are read)");
   const std::string relative = percent_decode(uri);
+  if (relative.empty()) fail(upath, "is empty");
+  if (relative.find('\0') != std::string::npos) fail(upath, quoted + " decodes to a NUL byte, which no file name holds");
   if (ctx.base_dir.empty())
     fail(path, "refers to the external file \"" + relative + "\", but the glTF was read from memory with no base directory");
-  const fs::path file = ctx.base_dir / fs::path(relative);
+  const fs::path named = fs::path(relative).is_absolute() ? fs::path(relative) : ctx.base_dir / fs::path(relative);
+  auto cannot_read = [&](const std::string& where, const std::string& reason) {
+    fail(path, "cannot read \"" + relative + "\" (" + where + "): " + reason);
+  };
   std::error_code ec;
-  const auto status = fs::status(file, ec);
-  if (ec || !fs::exists(status))
-    fail(path, "cannot read \"" + relative + "\" (" + file.string() + "): no such file");
-  if (!fs::is_regular_file(status)) fail(path, "cannot read \"" + relative + "\" (" + file.string() + "): not a regular file");
-  const uint64_t size = fs::file_size(file, ec);
-  if (ec) fail(path, "cannot read \"" + relative + "\" (" + file.string() + "): " + ec.message());
-  if (size < min_size)
-    fail(path, "\"" + relative + "\" has " + std::to_string(size) + " bytes, byteLength says " + std::to_string(min_size));
-  const uint64_t wanted = std::min(size, max_size);
+  const fs::path file = fs::canonical(named, ec);
+  if (ec) cannot_read(named.string(), ec == std::errc::no_such_file_or_directory ? "no such file" : ec.message());
+  const std::vector<fs::path>& roots = allowed_roots(ctx, path);
+  if (std::none_of(roots.begin(), roots.end(), [&](const fs::path& root) { return is_within(file, root); })) {
+    std::string where = "outside the asset's folder " + roots[0].string();
+    for (size_t r = 1; r < roots.size(); ++r) where += (r == 1 ? " and the allowed folders " : ", ") + roots[r].string();
+    fail(upath, quoted + " resolves to " + file.string() + ", " + where + " (external files are read only inside " +
+                    (roots.size() > 1 ? "these" : "it") +
+                    "; --allow-root DIR, or ImportOptions::allowed_roots, allows another folder)");
+  }
+  Result<InputFile> input = InputFile::open(file);
+  auto reason = [&](const Error& error) {
+    const std::string prefix = file.string() + ": ";
+    return error.message.rfind(prefix, 0) == 0 ? error.message.substr(prefix.size()) : error.message;
+  };
+  if (!input) cannot_read(file.string(), reason(input.error()));
+  const uint64_t size = input->size();
+  if (byte_length != kWholeFile && size < byte_length)
+    fail(path, "\"" + relative + "\" has " + std::to_string(size) + " bytes, byteLength says " + std::to_string(byte_length));
+  const uint64_t wanted = byte_length == kWholeFile ? size : byte_length;
+  ctx.take_input(wanted, path);
   std::vector<uint8_t> bytes(static_cast<size_t>(wanted));
-  std::ifstream in(file, std::ios::binary);
-  if (!in || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(wanted)))
-    fail(path, "cannot read \"" + relative + "\" (" + file.string() + "): " + std::strerror(errno));
+  if (Result<void> r = input->read_at(0, bytes); !r) cannot_read(file.string(), reason(r.error()));
   return bytes;
 }
 
@@ -436,11 +486,12 @@ void load_buffers(Context& ctx) {
       if (is_fallback) {
         out.fallback = true;  // only compressed views may point here; checked in load_views
       } else if (ctx.is_glb && i == 0) {
-        if (ctx.glb_bin.empty()) fail(path, "has no uri and the GLB has no binary chunk");
-        if (byte_length > ctx.glb_bin.size())
+        if (ctx.glb_bin_length == 0) fail(path, "has no uri and the GLB has no binary chunk");
+        if (byte_length > ctx.glb_bin_length)
           fail(path, "byteLength " + std::to_string(byte_length) + " is larger than the GLB binary chunk (" +
-                         std::to_string(ctx.glb_bin.size()) + " bytes)");
-        out.bytes = ctx.glb_bin.first(static_cast<size_t>(byte_length));
+                         std::to_string(ctx.glb_bin_length) + " bytes)");
+        if (ctx.file) ctx.take_input(byte_length, path);  // a memory import took the whole container
+        out.bytes = ctx.container_bytes(ctx.glb_bin_offset, byte_length, out.owned, path);
       } else {
         fail(path, ctx.is_glb ? "has no uri, and only buffers[0] can be the GLB binary chunk" : "has no uri");
       }
@@ -454,8 +505,7 @@ void load_buffers(Context& ctx) {
                        std::to_string(byte_length));
       out.owned = std::move(data.bytes);
     } else {
-      out.owned = read_external(ctx, uri, path, byte_length, byte_length);
-      ctx.input_bytes += out.owned.size();
+      out.owned = read_external(ctx, uri, path, byte_length);
     }
     out.bytes = std::span<const uint8_t>(out.owned).first(static_cast<size_t>(byte_length));
   }
@@ -654,7 +704,7 @@ void load_images(Context& ctx) {
         if (out.mime_type.empty()) out.mime_type = data.mime_type;
         out.bytes = std::move(data.bytes);
       } else {
-        out.bytes = read_external(ctx, u, path, 0, uint64_t{1} << 30);
+        out.bytes = read_external(ctx, u, path, kWholeFile);
         file_name = u;
       }
       ctx.charge(out.bytes.size(), path);

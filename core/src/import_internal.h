@@ -1,8 +1,10 @@
 // Internals of the glTF importer (import.h), shared by core/src/import_*.cpp. Not installed.
 //
 // The pipeline, in order:
-//  1. import.cpp: read the file, split a GLB container, refuse JSON nested too deeply, parse the
-//     JSON with nlohmann (exceptions caught), and check extensionsRequired.
+//  1. import.cpp: read the file in stages (a GLB's header, its JSON chunk; the BIN bytes only
+//     when load_buffers knows how many buffers[0] uses), split a GLB container, refuse JSON
+//     nested too deeply, parse the JSON with nlohmann (exceptions caught), and check
+//     extensionsRequired.
 //  2. import_json.cpp: check the shape of every JSON property the importer reads (types, array
 //     sizes, non-negative indices) and extract a clean document holding only those properties.
 //     This is what makes tinygltf 2.7 safe to use: it silently drops primitives and channels it
@@ -12,8 +14,8 @@
 //  3. import.cpp: tinygltf parses the clean document into its typed model. Buffers and images
 //     are not in that document: import_data.cpp loads them itself (data URIs, files next to the
 //     .gltf, the GLB BIN chunk, EXT_meshopt_compression fallback buffers), so that a missing
-//     file is an error naming buffers[i], nothing is read from the current directory, and no
-//     image is ever decoded.
+//     file is an error naming buffers[i], nothing is read outside the folders import.h allows,
+//     and no image is ever decoded.
 //  4. import_data.cpp: validate every bufferView and accessor against the real byte counts,
 //     decode EXT_meshopt_compression views, and decode accessors (every component type,
 //     normalized integers, byteStride, sparse) into floats or integers.
@@ -34,6 +36,7 @@
 #include <tiny_gltf.h>
 
 #include "vatkit/asset.h"
+#include "vatkit/file_io.h"
 #include "vatkit/import.h"
 
 namespace vatkit::import_detail {
@@ -111,9 +114,29 @@ struct Context {
   std::string name;  // the file, for messages (added at the entry point)
   std::filesystem::path base_dir;
   ImportOptions options;
+
+  // The container's bytes: the caller's memory (import_gltf_memory), or an open file that is
+  // read in stages (import_gltf), so that a declared length is checked before it is read.
+  std::span<const uint8_t> memory;
+  const InputFile* file = nullptr;
+  uint64_t container_size = 0;
+  std::vector<uint8_t> json_storage;  // the JSON text, when read from `file`
+  // Bytes [offset, offset + length) of the container, in `storage` when read from the file.
+  std::span<const uint8_t> container_bytes(uint64_t offset, uint64_t length, std::vector<uint8_t>& storage,
+                                           const std::string& path);
+
   bool is_glb = false;
-  std::span<const uint8_t> glb_bin;  // the BIN chunk, empty when none
-  uint64_t input_bytes = 0;          // size of the file plus external buffers, for the budget
+  uint64_t glb_bin_offset = 0;  // the BIN chunk's data in the container
+  uint64_t glb_bin_length = 0;  // 0 when there is none
+
+  // Bytes taken in so far (JSON, buffers, images): checked against options.max_input_bytes by
+  // take_input before each is read, and the base of the decode budget.
+  uint64_t input_bytes = 0;
+  void take_input(uint64_t bytes, const std::string& path);
+
+  // The canonical folders external files may be read from (the asset's folder first), made on
+  // first use.
+  std::vector<std::filesystem::path> roots;
 
   json doc;                 // the original document (extensions are read from here)
   std::vector<std::vector<uint32_t>> channel_sources;  // see check_and_extract

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "cli.h"
 #include "vatkit/playback.h"
 #include "vatkit/summary.h"
 #include "vatkit/vat_file.h"
@@ -251,7 +252,10 @@ Result<void> resolve_clip_defaults(BakeOptions& options, const Asset& asset) {
 }
 
 Result<void> check_source_file(const std::string& file) {
-  if (!file.empty() && is_vat_file(file)) {
+  if (file.empty()) return {};
+  Result<bool> is_vat = is_vat_input(file);
+  if (!is_vat) return is_vat.error();
+  if (*is_vat) {
     return make_error(file, "is a .vat.glb (a baked VAT), not a source glTF file");
   }
   return {};

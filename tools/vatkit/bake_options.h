@@ -54,7 +54,8 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& options);
 Result<void> resolve_clip_defaults(BakeOptions& options, const Asset& asset);
 
 // Fails when `file` is a .vat.glb (a baked VAT is not a source to bake or to measure against):
-// "FILE: is a .vat.glb (a baked VAT), not a source glTF file". An empty `file` (the sample) passes.
+// "FILE: is a .vat.glb (a baked VAT), not a source glTF file", or when it cannot be an input at all
+// (is_vat_input). An empty `file` (the sample) passes.
 Result<void> check_source_file(const std::string& file);
 
 // A one-line progress bar on stderr, drawn only when stderr is a terminal (never in tests or CI

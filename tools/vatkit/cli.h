@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -43,7 +44,17 @@ Command add_render_command(CLI::App& parent);
 Command add_bench_command(CLI::App& parent);
 
 // The input of a command: `file`, or the built-in sample character when `file` is empty.
-Result<Asset> load_input(const std::string& file);
+// `allow_roots`: folders besides the file's own that its external buffers and images may be read
+// from (ImportOptions::allowed_roots).
+Result<Asset> load_input(const std::string& file, const std::vector<std::string>& allow_roots);
+
+// `--allow-root DIR`, repeatable, for every command that imports glTF (fills `roots`).
+void add_allow_root_option(CLI::App* app, std::vector<std::string>& roots);
+
+// Whether `file` (non-empty) is a .vat.glb. The file is first opened as every input is
+// (InputFile::open), so that a FIFO, a device or a directory is refused by name, at once, before
+// is_vat_file reads it.
+Result<bool> is_vat_input(const std::string& file);
 
 // Help text for the FILE positional shared by the commands.
 extern const char* const kFileHelp;

@@ -14,6 +14,7 @@
 #include "vatkit/import.h"
 #include "vatkit/playback_json.h"
 #include "vatkit/sample_character.h"
+#include "vatkit/vat_file.h"
 
 namespace vatkit::cli {
 
@@ -34,9 +35,25 @@ Result<void> parse_size(const std::string& command, const std::string& text, con
   return {};
 }
 
-Result<Asset> load_input(const std::string& file) {
+Result<Asset> load_input(const std::string& file, const std::vector<std::string>& allow_roots) {
   if (file.empty()) return load_sample_character();
-  return import_gltf(file);
+  ImportOptions options;
+  options.allowed_roots.assign(allow_roots.begin(), allow_roots.end());
+  return import_gltf(file, options);
+}
+
+void add_allow_root_option(CLI::App* app, std::vector<std::string>& roots) {
+  app->add_option("--allow-root", roots,
+                  "Also read the glTF's external buffers and images from inside DIR (repeatable); by "
+                  "default only files inside the glTF's own folder are read")
+      ->option_text("DIR")
+      ->check(CLI::ExistingDirectory)
+      ->allow_extra_args(false);
+}
+
+Result<bool> is_vat_input(const std::string& file) {
+  if (Result<InputFile> opened = InputFile::open(file); !opened) return opened.error();
+  return is_vat_file(file);
 }
 
 Result<void> check_binary_gltf_name(const std::string& path) {

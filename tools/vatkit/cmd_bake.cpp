@@ -17,6 +17,7 @@ namespace {
 struct BakeCommandOptions {
   std::string file;
   std::string output;
+  std::vector<std::string> allow_roots;
   bool json = false;
   BakeCliOptions bake;
 };
@@ -54,7 +55,7 @@ Result<void> run_bake(const BakeCommandOptions& options) {
   if (Result<void> source = check_source_file(options.file); !source) return source;
   const std::string output = options.output.empty() ? default_output(options.file) : options.output;
   if (auto named = check_binary_gltf_name(output); !named) return named;
-  Result<Asset> asset = load_input(options.file);
+  Result<Asset> asset = load_input(options.file, options.allow_roots);
   if (!asset) return asset.error();
   if (Result<void> r = resolve_clip_defaults(*bake_options, *asset); !r) return r;
 
@@ -87,6 +88,7 @@ Command add_bake_command(CLI::App& parent) {
                   "Output file, written atomically (default: FILE's name with .vat.glb, in the "
                   "current directory; sample.vat.glb for the sample)")
       ->option_text("OUT.vat.glb");
+  add_allow_root_option(app, options->allow_roots);
   app->add_flag("--json", options->json,
                 "Print the summary as one JSON object (vatkit::VatSummary's fields) instead of "
                 "the table");

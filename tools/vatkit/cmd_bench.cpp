@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -66,6 +65,7 @@ const char* variant_name(Variant v) {
 
 struct BenchOptions {
   std::string file;
+  std::vector<std::string> allow_roots;
   std::string instances = "1000,10000,100000";
   uint32_t frames = 60;
   uint32_t warmup = 5;
@@ -156,8 +156,8 @@ double percentile(std::vector<double> v, double p) {
 
 // The command line as the process got it (Linux), shell-quoted where needed.
 std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const Result<std::vector<uint8_t>> bytes = read_file("/proc/self/cmdline", 1 << 20);
+  const std::string all = bytes ? std::string(bytes->begin(), bytes->end()) : std::string();
   std::string out;
   size_t begin = 0;
   while (begin < all.size()) {
@@ -239,7 +239,9 @@ Result<Vat> bake_variant(const Asset& asset, Encoding encoding, Precision precis
 Result<Bakes> prepare(const BenchOptions& options, std::vector<Variant>& variants) {
   Bakes bakes;
   auto wanted = [&](Variant v) { return std::find(variants.begin(), variants.end(), v) != variants.end(); };
-  if (!options.file.empty() && is_vat_file(options.file)) {
+  Result<bool> is_vat = options.file.empty() ? Result<bool>(false) : is_vat_input(options.file);
+  if (!is_vat) return is_vat.error();
+  if (*is_vat) {
     Result<Vat> vat = load_vat(options.file);
     if (!vat) return vat.error();
     const Variant own = vat->encoding == Encoding::Rig          ? Variant::Rig
@@ -262,7 +264,7 @@ Result<Bakes> prepare(const BenchOptions& options, std::vector<Variant>& variant
     if (wanted(own) || (own == Variant::Rig && wanted(Variant::RigDecode))) bakes.vats.emplace_back(own, *vat);
     return bakes;
   }
-  Result<Asset> asset = load_input(options.file);
+  Result<Asset> asset = load_input(options.file, options.allow_roots);
   if (!asset) return asset.error();
   bakes.asset = std::move(*asset);
   const Asset& a = *bakes.asset;
@@ -661,6 +663,7 @@ Command add_bench_command(CLI::App& parent) {
                   "Input: a glTF 2.0 file (.gltf/.glb) baked here in every encoding, or a .vat.glb (its own "
                   "encoding and the static floor only); the built-in sample character when left out")
       ->option_text("FILE");
+  add_allow_root_option(app, options->allow_roots);
   app->add_option("-n,--instances", options->instances,
                   "Crowd sizes, comma-separated, k = 1000, M = 1000000 (default 1000,10000,100000)")
       ->option_text("LIST");

@@ -13,6 +13,7 @@ namespace vatkit::cli {
 namespace {
 struct InfoOptions {
   std::string file;
+  std::vector<std::string> allow_roots;
   bool json = false;
 };
 }  // namespace
@@ -29,6 +30,7 @@ Command add_info_command(CLI::App& parent) {
                 "Print one JSON object instead of text (counts under the names of "
                 "vatkit::AssetSummary, or vatkit::VatSummary for a .vat.glb; durations in "
                 "seconds)");
+  add_allow_root_option(app, options->allow_roots);
   app->footer(
       "Lists scenes and nodes; meshes with primitives, vertices (the file's), triangles and morph\n"
       "targets; the drawn primitive instances; skins and their joints; clips with duration,\n"
@@ -41,7 +43,9 @@ Command add_info_command(CLI::App& parent) {
       "Examples:\n  vatkit info Fox.glb\n  vatkit info --json Fox.glb\n  vatkit info Fox.vat.glb\n"
       "  vatkit info");
   return {app, [options]() -> Result<void> {
-            if (!options->file.empty() && is_vat_file(options->file)) {
+            Result<bool> is_vat = options->file.empty() ? Result<bool>(false) : is_vat_input(options->file);
+            if (!is_vat) return is_vat.error();
+            if (*is_vat) {
               Result<Vat> vat = load_vat(options->file);
               if (!vat) return vat.error();
               VatSummary summary = summarize(*vat);
@@ -51,7 +55,7 @@ Command add_info_command(CLI::App& parent) {
               if (!ec) summary.file_bytes = size;
               return write_output("", options->json ? summary_json(summary) : summary_text(summary));
             }
-            Result<Asset> asset = load_input(options->file);
+            Result<Asset> asset = load_input(options->file, options->allow_roots);
             if (!asset) return asset.error();
             const AssetSummary summary = summarize(*asset);
             return write_output("", options->json ? summary_json(summary) : summary_text(summary));

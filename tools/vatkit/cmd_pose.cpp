@@ -19,6 +19,7 @@ struct PoseOptions {
   std::string clip;
   double time_s = 0.0;
   std::string output;
+  std::vector<std::string> allow_roots;
   CLI::Option* clip_option = nullptr;
 };
 
@@ -60,8 +61,12 @@ Result<void> run_pose_vat(const PoseOptions& options) {
 }
 
 Result<void> run_pose(const PoseOptions& options) {
-  if (!options.file.empty() && is_vat_file(options.file)) return run_pose_vat(options);
-  Result<Asset> loaded = load_input(options.file);
+  if (!options.file.empty()) {
+    Result<bool> is_vat = is_vat_input(options.file);
+    if (!is_vat) return is_vat.error();
+    if (*is_vat) return run_pose_vat(options);
+  }
+  Result<Asset> loaded = load_input(options.file, options.allow_roots);
   if (!loaded) return loaded.error();
   const Asset& asset = *loaded;
 
@@ -116,6 +121,7 @@ Command add_pose_command(CLI::App& parent) {
   app->add_option("-o,--output", options->output,
                   "Write the JSON to this file (atomically) instead of stdout")
       ->option_text("OUT.json");
+  add_allow_root_option(app, options->allow_roots);
   app->footer(
       "Output:\n"
       "  {\"clip\": NAME, \"time\": T, \"primitives\": [{\"node\": N, \"mesh\": M, \"primitive\": P,\n"

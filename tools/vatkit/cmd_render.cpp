@@ -24,6 +24,7 @@ namespace vatkit::cli {
 namespace {
 struct RenderOptions {
   std::string file;
+  std::vector<std::string> allow_roots;
   uint32_t instances = 64;
   double time_s = 1.0;
   std::string size = "960x540";
@@ -40,8 +41,12 @@ struct RenderOptions {
 
 // FILE as a .vat.glb (loaded, mapped), or a glTF baked here; the built-in sample without FILE.
 Result<Vat> load_vat_input(const RenderOptions& options) {
-  if (!options.file.empty() && is_vat_file(options.file)) return load_vat(options.file);
-  Result<Asset> asset = load_input(options.file);
+  if (!options.file.empty()) {
+    Result<bool> is_vat = is_vat_input(options.file);
+    if (!is_vat) return is_vat.error();
+    if (*is_vat) return load_vat(options.file);
+  }
+  Result<Asset> asset = load_input(options.file, options.allow_roots);
   if (!asset) return asset.error();
   BakeOptions bake_options;
   bake_options.encoding = encoding_choice(options.encoding);
@@ -135,6 +140,7 @@ Command add_render_command(CLI::App& parent) {
                   "Input: a .vat.glb, or a glTF 2.0 file (.gltf/.glb) baked on the fly; the built-in "
                   "sample character when left out")
       ->option_text("FILE");
+  add_allow_root_option(app, options->allow_roots);
   app->add_option("-n,--instances", options->instances, "Number of instances (default 64)")->option_text("N");
   app->add_option("-t,--time", options->time_s, "Clock time of the (first) frame, in seconds (default 1)")
       ->option_text("SECONDS");

@@ -22,6 +22,7 @@ namespace vatkit::cli {
 namespace {
 struct VerifyCommandOptions {
   std::string file;
+  std::vector<std::string> allow_roots;
   std::string vat_file;
   double tolerance_mm = 0.0;
   CLI::Option* tolerance_option = nullptr;
@@ -74,13 +75,15 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
     return make_error("", "--between-samples " + std::to_string(options.between_samples) +
                               ": at most 1000");
   }
-  if (Result<void> source = check_source_file(options.file); !source) {
+  Result<bool> is_vat = options.file.empty() ? Result<bool>(false) : is_vat_input(options.file);
+  if (!is_vat) return is_vat.error();
+  if (*is_vat) {
     return make_error(options.file,
                       "is a .vat.glb (a baked VAT), not a source glTF file: give the source "
                       "first, 'vatkit verify SOURCE " + options.file +
                           "' ('' for the built-in sample)");
   }
-  Result<Asset> asset = load_input(options.file);
+  Result<Asset> asset = load_input(options.file, options.allow_roots);
   if (!asset) return asset.error();
   if (Result<void> r = resolve_clip_defaults(*bake_options, *asset); !r) return r;
 
@@ -179,6 +182,7 @@ Command add_verify_command(CLI::App& parent) {
                   "A .vat.glb baked from FILE to measure; when left out, FILE is baked with the "
                   "bake options below and the result measured (nothing is written)")
       ->option_text("VAT");
+  add_allow_root_option(app, options->allow_roots);
   options->tolerance_option =
       app->add_option("--tolerance", options->tolerance_mm,
                       "Largest error allowed, in mm, on the rows and between them (default: "

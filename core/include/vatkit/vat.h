@@ -144,6 +144,9 @@ struct Plane {
   size_t byte_size() const { return size_t(width) * height * texel_bytes(format); }
 };
 
+// The most slots a .vat.glb holds (slot indices are 16-bit in the rig's influence planes).
+inline constexpr size_t kMaxVatSlots = 65536;
+
 // A slot of the rig encoding (also carried by delta bakes for joint sockets).
 struct VatSlot {
   std::string name;               // the joint or node name
