@@ -69,6 +69,32 @@ TEST(CliOutput, DevNullStaysACharacterDevice) {
   EXPECT_TRUE(S_ISCHR(after.st_mode)) << "/dev/null was replaced";
   EXPECT_EQ(after.st_rdev, before.st_rdev);
   EXPECT_EQ(after.st_mode, before.st_mode);
+
+  // /dev/stdout: a link to this process's descriptor 1, kept a link.
+  struct stat link_before {};
+  ASSERT_EQ(::lstat("/dev/stdout", &link_before), 0);
+  const CommandResult r2 = vatkit_cli("sample -o /dev/stdout");
+  EXPECT_EQ(r2.exit_code, 0) << r2.err;
+  const std::vector<uint8_t> sample = sample_character_glb();
+  EXPECT_EQ(r2.out, std::string(sample.begin(), sample.end()) + "wrote /dev/stdout (" + std::to_string(sample.size()) +
+                        " bytes)\n");
+  struct stat link_after {};
+  ASSERT_EQ(::lstat("/dev/stdout", &link_after), 0);
+  EXPECT_EQ(link_after.st_mode, link_before.st_mode);
+  EXPECT_EQ(link_after.st_ino, link_before.st_ino);
+}
+
+// A descriptor link writes the descriptor itself, at its offset: the report printed afterwards
+// follows the file's bytes (the shell's file is neither replaced nor overwritten).
+TEST(CliOutput, DescriptorLinkWritesTheDescriptor) {
+  const std::vector<uint8_t> sample = sample_character_glb();
+  for (const std::string link : {"/dev/fd/1", "/proc/self/fd/1"}) {
+    const CommandResult r = vatkit_cli("sample -o " + link);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, std::string(sample.begin(), sample.end()) + "wrote " + link + " (" +
+                         std::to_string(sample.size()) + " bytes)\n")
+        << link;
+  }
 }
 
 // The same on a null device of the test's own (where the process may create one: root), so that

@@ -87,17 +87,30 @@ extern "C" void remove_temporaries_and_reraise(int signal_number) {
 
 struct Destination {
   std::filesystem::path path;  // the file to replace or create, or the path to open in place
+  int descriptor = -1;         // a descriptor of this process to write (a /proc/self/fd/N link)
   bool in_place = false;       // open `path` and write it directly
-  bool append = false;         // in place onto a regular file (a descriptor link)
+  bool append = false;         // in place onto a regular file (another process's descriptor link)
   bool exists = false;         // a regular file is there (its mode in `st`)
   struct stat st {};
 };
 
+// N when `link` is the descriptor link /proc/PID/fd/N of this process (what /dev/stdout,
+// /dev/fd/N and /proc/self/fd/N lead to), else -1.
+int own_descriptor(const std::filesystem::path& link) {
+  char dir[PATH_MAX];
+  if (::realpath(link.parent_path().empty() ? "." : link.parent_path().c_str(), dir) == nullptr) return -1;
+  if (std::string(dir) != "/proc/" + std::to_string(::getpid()) + "/fd") return -1;
+  const std::string n = link.filename().string();
+  if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(n);
+}
+
 // Follows `path` through symbolic links to the name that ends the chain (an existing non-link, or
-// a name that does not exist yet). `through_descriptor` is set when a link points into /proc (the
-// descriptor links behind /dev/stdout and /dev/fd/N name an open file, not a path to replace).
+// a name that does not exist yet). Stops at a descriptor link of this process (`descriptor` set to
+// its number): it names an open file, not a path to replace. `through_proc` is set when a link
+// points into /proc (another process's descriptor links, which only the kernel can resolve).
 Result<std::filesystem::path> follow_links(const std::filesystem::path& path, const std::string& name,
-                                           bool& through_descriptor) {
+                                           int& descriptor, bool& through_proc) {
   std::filesystem::path p = path;
   for (int depth = 0; depth < 40; ++depth) {
     struct stat st {};
@@ -106,13 +119,14 @@ Result<std::filesystem::path> follow_links(const std::filesystem::path& path, co
       return make_error(name, "cannot stat " + p.string() + " (" + errno_text(errno) + ")");
     }
     if (!S_ISLNK(st.st_mode)) return p;
+    if ((descriptor = own_descriptor(p)) >= 0) return p;
     std::string link(PATH_MAX, '\0');
     const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
     if (n < 0 || static_cast<size_t>(n) >= link.size()) {
       return make_error(name, "cannot read the symbolic link " + p.string());
     }
     link.resize(static_cast<size_t>(n));
-    if (link.rfind("/proc/", 0) == 0) through_descriptor = true;
+    if (link.rfind("/proc/", 0) == 0) through_proc = true;
     const std::filesystem::path next(link);
     p = next.is_absolute() ? next : p.parent_path() / next;
   }
@@ -122,6 +136,10 @@ Result<std::filesystem::path> follow_links(const std::filesystem::path& path, co
 Result<Destination> find_destination(const std::filesystem::path& path, const std::string& name) {
   if (path.empty()) return make_error(name, "an empty name is not a file name");
   Destination d;
+  bool through_proc = false;
+  Result<std::filesystem::path> final_path = follow_links(path, name, d.descriptor, through_proc);
+  if (!final_path) return final_path.error();
+  if (d.descriptor >= 0) return d;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return make_error(name, "is a directory, not a file");
@@ -133,13 +151,10 @@ Result<Destination> find_destination(const std::filesystem::path& path, const st
       return d;
     }
     if (!S_ISREG(st.st_mode)) return make_error(name, "not a regular file");
-    bool through_descriptor = false;
-    Result<std::filesystem::path> final_path = follow_links(path, name, through_descriptor);
-    if (!final_path) return final_path.error();
     struct stat final_st {};
-    // A descriptor link, or a chain that does not lead to the file the kernel found (a race, a
-    // link only the kernel can resolve): write through the path as given, as a shell would.
-    if (through_descriptor || ::lstat(final_path->c_str(), &final_st) != 0 || final_st.st_dev != st.st_dev ||
+    // Another process's descriptor link, or a chain that does not lead to the file the kernel
+    // found (a race): write through the path as given, as a shell would.
+    if (through_proc || ::lstat(final_path->c_str(), &final_st) != 0 || final_st.st_dev != st.st_dev ||
         final_st.st_ino != st.st_ino) {
       d.path = path;
       d.in_place = true;
@@ -152,9 +167,6 @@ Result<Destination> find_destination(const std::filesystem::path& path, const st
     return d;
   }
   if (errno != ENOENT) return make_error(name, "cannot stat (" + errno_text(errno) + ")");
-  bool through_descriptor = false;
-  Result<std::filesystem::path> final_path = follow_links(path, name, through_descriptor);
-  if (!final_path) return final_path.error();
   if (!final_path->has_filename()) return make_error(name, "not a file name");
   d.path = *final_path;
   return d;
@@ -186,9 +198,14 @@ Result<OutputFile> OutputFile::create(const std::filesystem::path& path) {
   OutputFile out;
   out.name_ = name;
   out.target_ = d.path;
-  if (d.in_place) {
-    const int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | (d.append ? O_APPEND : 0);
-    out.fd_ = ::open(d.path.c_str(), flags);
+  if (d.descriptor >= 0 || d.in_place) {
+    // This process's own descriptor is duplicated: the bytes land where it points, at its offset
+    // (what the process prints to it afterwards follows them).
+    if (d.descriptor >= 0) {
+      out.fd_ = ::fcntl(d.descriptor, F_DUPFD_CLOEXEC, 0);
+    } else {
+      out.fd_ = ::open(d.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | (d.append ? O_APPEND : 0));
+    }
     if (out.fd_ < 0) return make_error(name, "cannot open (" + errno_text(errno) + ")");
     struct stat st {};
     // Checked again on the open file: the path may have changed since it was looked at.

@@ -13,10 +13,13 @@
 //     Other hard links to the old file keep the old bytes.
 //   - a symbolic link: followed to its final target, which is replaced as above in the target's
 //     own directory; the link stays a link and points at the new file.
-//   - a character device or FIFO (/dev/null, a terminal, a named pipe), or a path through a
-//     descriptor link (/dev/stdout, /dev/fd/N, /proc/self/fd/N): written in place, no temporary,
-//     as a shell redirection would; what was written stays written if the command then fails.
-//     A descriptor link to a regular file is appended to.
+//   - a descriptor link of the process (/dev/stdout, /dev/fd/N, /proc/self/fd/N): that open
+//     descriptor is written (duplicated, so at its offset, whatever it is: a file, a pipe, a
+//     terminal, a socket), never replaced.
+//   - a character device or FIFO (/dev/null, a terminal, a named pipe): written in place, no
+//     temporary, as a shell redirection would; what was written stays written if the command
+//     then fails. Another process's descriptor link (/proc/PID/fd/N) to a regular file is opened
+//     and appended to.
 //   - a directory, socket or block device: refused, nothing written.
 // A failed or abandoned output (never committed) leaves nothing behind: the destructor removes
 // the temporary. What is not done: create missing directories, or fsync the directory itself.
