@@ -744,7 +744,8 @@ TEST(PlaybackConformance, LibraryMatchesTheVectorFile) {
   EXPECT_GE(wraps, 30u);
 }
 
-// The CLI: one Frame per line; a bad line is one error naming it, nothing on stdout, exit 1.
+// The CLI: one Frame per line; a bad line is one error naming it, exit 1, after the answers of the
+// lines before it (each answer is written as its line is read).
 TEST(PlaybackCli, FrameCommand) {
   const std::string cli = VATKIT_CLI;
   const std::string good =
@@ -760,7 +761,7 @@ TEST(PlaybackCli, FrameCommand) {
   r = test::run_command("printf '%s\\n%s\\n' " + test::shell_quote(good) + " " +
                         test::shell_quote(R"({"instance": {}, "time": 1})") + " | " + test::shell_quote(cli) + " frame");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.out, frame + "\n");
   EXPECT_EQ(r.err, "vatkit: error: <stdin>: line 2: instance: missing \"clip\"\n");
   const std::string vectors = std::string(VATKIT_SOURCE_DIR) + "/tests/conformance/playback_v2.jsonl";
   r = test::run_command(test::shell_quote(cli) + " frame --check < " + test::shell_quote(vectors));

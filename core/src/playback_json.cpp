@@ -178,8 +178,13 @@ std::string float_text(float value) {
 }
 
 Result<FrameQuery> parse_frame_query(std::string_view line) {
-  json j = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Error{"not a JSON value (one object per line)"};
+  json j;
+  try {
+    j = json::parse(line.begin(), line.end());
+  } catch (const json::parse_error& e) {
+    // e.byte: the 1-based position of the byte where the parser gave up (the line's column).
+    return Error{"column " + std::to_string(e.byte) + ": not a JSON value (one object per line)"};
+  }
   try {
     only_fields(j, "line", {"instance", "time", "set", "expect"});
     FrameQuery q;

@@ -1405,18 +1405,27 @@ Result<std::vector<uint8_t>> write_vat_glb(const Vat& vat) {
   return parts->join();
 }
 
-Result<void> save_vat(const Vat& vat, const std::filesystem::path& path) {
+Result<void> write_vat(const Vat& vat, OutputFile& out, const std::string& name) {
   // Written from the Vat's own planes, never joined into one buffer: a large bake's file costs
   // no second copy of its planes in memory.
   glb::Writer w(4);
   Result<glb::Writer::Parts> parts = checked_parts(vat, w);
   if (!parts) {
-    // Name the destination as well as the Vat: the caller was saving to `path`.
-    return make_error(path.string(), "not written: " + parts.error().message);
+    // Name the destination as well as the Vat: the caller was saving to `name`.
+    return make_error(name, "not written: " + parts.error().message);
   }
-  std::vector<std::span<const uint8_t>> pieces{parts->head};
-  pieces.insert(pieces.end(), parts->body.begin(), parts->body.end());
-  return write_file_atomic_pieces(path, pieces);
+  if (Result<void> r = out.write(parts->head); !r) return r;
+  for (const std::span<const uint8_t>& piece : parts->body) {
+    if (Result<void> r = out.write(piece); !r) return r;
+  }
+  return {};
+}
+
+Result<void> save_vat(const Vat& vat, const std::filesystem::path& path) {
+  Result<OutputFile> out = OutputFile::create(path);
+  if (!out) return out.error();
+  if (Result<void> r = write_vat(vat, *out, path.string()); !r) return r;
+  return out->commit();
 }
 
 Result<Vat> load_vat_memory(std::span<const uint8_t> bytes, const std::string& name,

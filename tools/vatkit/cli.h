@@ -3,8 +3,9 @@
 // Every command is a thin client of vatkit::core: it loads its input (a glTF file, or the
 // built-in sample when none is given), calls the library, and prints or writes the result.
 // Errors travel as vatkit::Error values up to main(), which prints exactly one line,
-// "vatkit: error: FILE: what and where", and exits non-zero. Output files are written atomically
-// and only once everything succeeded, so a failed command leaves no partial file behind.
+// "vatkit: error: FILE: what and where", and exits non-zero. Output files are OutputFiles
+// (vatkit/file_io.h), committed only once everything succeeded, stdout's report included, so a
+// failed command leaves no output file behind (a device or FIFO is written as it goes).
 #pragma once
 
 #include <functional>
@@ -16,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "vatkit/asset.h"
+#include "vatkit/file_io.h"
 #include "vatkit/result.h"
 
 namespace vatkit::cli {
@@ -67,8 +69,22 @@ Result<void> parse_size(const std::string& command, const std::string& text, con
 // vatkit writes .glb containers, and a viewer would parse those bytes as JSON.
 Result<void> check_binary_gltf_name(const std::string& path);
 
-// Writes `text` to `path` atomically, or to stdout when `path` is empty.
+// Writes `text` to `path` (an OutputFile: vatkit/file_io.h), or to stdout when `path` is empty.
 Result<void> write_output(const std::string& path, const std::string& text);
+
+// The check on every option that names an output file: an empty name is refused at parsing
+// ("--output: an empty name is not a file name") rather than read as "the default".
+const CLI::Validator& output_name();
+
+// Flushes stdout; an error (a full disk, a closed pipe, /dev/full) names "<stdout>".
+Result<void> flush_stdout();
+
+// How a command that prints a report and writes files ends: the report is flushed first, and the
+// files are committed only when that succeeded, so a failed command leaves no output file.
+Result<void> flush_stdout_then_commit(std::span<OutputFile> files);
+
+// "vatkit: error: MESSAGE" on stderr, on one line whatever the message holds.
+void print_error(std::string message);
 
 // `text` as a JSON string literal (quotes and escapes included).
 std::string json_string(const std::string& text);

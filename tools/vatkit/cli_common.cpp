@@ -66,14 +66,41 @@ Result<void> check_binary_gltf_name(const std::string& path) {
 }
 
 Result<void> write_output(const std::string& path, const std::string& text) {
-  if (!path.empty()) {
-    return write_file_atomic(path, std::span<const uint8_t>(
-                                       reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  if (!path.empty()) return write_file_atomic(path, std::span<const uint8_t>(
+                                                        reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+    return make_error("<stdout>", std::string("write failed (") + std::strerror(errno) + ")");
   }
-  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+  return flush_stdout();
+}
+
+const CLI::Validator& output_name() {
+  static const CLI::Validator validator(
+      [](const std::string& name) { return name.empty() ? std::string("an empty name is not a file name") : std::string(); },
+      "", "OUTPUT_NAME");
+  return validator;
+}
+
+Result<void> flush_stdout() {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     return make_error("<stdout>", std::string("write failed (") + std::strerror(errno) + ")");
   }
   return {};
+}
+
+Result<void> flush_stdout_then_commit(std::span<OutputFile> files) {
+  if (Result<void> flushed = flush_stdout(); !flushed) return flushed;
+  for (OutputFile& file : files) {
+    if (Result<void> committed = file.commit(); !committed) return committed;
+  }
+  return {};
+}
+
+void print_error(std::string message) {
+  for (char& c : message) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  std::fprintf(stderr, "vatkit: error: %s\n", message.c_str());
 }
 
 std::string json_string(const std::string& text) {

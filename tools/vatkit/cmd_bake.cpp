@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <system_error>
 
 #include "bake_options.h"
 #include "cli.h"
@@ -65,17 +64,20 @@ Result<void> run_bake(const BakeCommandOptions& options) {
   Result<Vat> vat = bake(*asset, *bake_options, &report);
   progress.finish();
   if (!vat) return vat.error();
-  if (Result<void> saved = save_vat(*vat, output); !saved) return saved;
+  // Written now, committed only after the summary reached stdout: a failed command leaves no file.
+  Result<OutputFile> file = OutputFile::create(output);
+  if (!file) return file.error();
+  if (Result<void> written = write_vat(*vat, *file, output); !written) return written;
 
   VatSummary summary = summarize(*vat, report);
   summary.source = output;
   if (bake_options->max_error_mm <= 0.0f) {
     if (auto note = between_rows_note(*vat, summary, bake_options->auto_budget_mm)) summary.notes.push_back(*note);
   }
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(output, ec);
-  if (!ec) summary.file_bytes = size;
-  return write_output("", options.json ? summary_json(summary) : summary_text(summary));
+  summary.file_bytes = file->size();
+  const std::string text = options.json ? summary_json(summary) : summary_text(summary);
+  if (Result<void> printed = write_output("", text); !printed) return printed;
+  return file->commit();
 }
 }  // namespace
 
@@ -87,6 +89,7 @@ Command add_bake_command(CLI::App& parent) {
   app->add_option("-o,--output", options->output,
                   "Output file, written atomically (default: FILE's name with .vat.glb, in the "
                   "current directory; sample.vat.glb for the sample)")
+      ->check(output_name())
       ->option_text("OUT.vat.glb");
   add_allow_root_option(app, options->allow_roots);
   app->add_flag("--json", options->json,

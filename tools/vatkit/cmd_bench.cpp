@@ -583,7 +583,8 @@ Result<void> run_bench(const BenchOptions& options) {
                   static_cast<unsigned long long>(row.culling->visible));
     }
   }
-  std::fflush(stdout);
+  // The table reached stdout before the JSON file is written: a failed command leaves no file.
+  if (Result<void> flushed = flush_stdout(); !flushed) return flushed;
 
   if (!options.json.empty()) {
     nlohmann::ordered_json doc;
@@ -686,6 +687,7 @@ Command add_bench_command(CLI::App& parent) {
                 "Keep three frames in flight, as a renderer that does not wait for the GPU every frame "
                 "(default: each frame waits for the last); triangles are then the last frame's");
   app->add_option("--json", options->json, "Also write the rows, the machine and the command line as JSON")
+      ->check(output_name())
       ->option_text("FILE");
   app->add_option("--lods", options->lods, "Levels of detail baked per VAT (default 10: far instances are a few pixels tall; bake --lods)")->option_text("N");
   app->add_option("--lod-error", options->lod_error_px,

@@ -120,6 +120,7 @@ Command add_pose_command(CLI::App& parent) {
       ->option_text("SECONDS");
   app->add_option("-o,--output", options->output,
                   "Write the JSON to this file (atomically) instead of stdout")
+      ->check(output_name())
       ->option_text("OUT.json");
   add_allow_root_option(app, options->allow_roots);
   app->footer(

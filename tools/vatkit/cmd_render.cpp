@@ -111,13 +111,20 @@ Result<void> run_render(const RenderOptions& options) {
   image.width = width;
   image.height = height;
   image.pixels.resize(size_t(width) * size_t(height) * 4);
+  std::vector<OutputFile> files;  // committed once the report reached stdout
   for (uint32_t k = 0; k < options.frames; ++k) {
     const auto t = static_cast<float>(options.time_s + double(k) / options.fps);
     renderer->render(*target, *crowd, camera, t, render_options);
     if (auto ok = context->check("render"); !ok) return ok.error();
     if (auto ok = target->read_rgba8(image.pixels); !ok) return ok.error();
     const std::string path = frame_path(options.output, options.frames, k);
-    if (auto ok = gl::write_png(path, image.view()); !ok) return ok.error();
+    Result<std::vector<uint8_t>> png = gl::encode_png(image.view());
+    if (!png) return make_error(path, png.error().message);
+    Result<OutputFile> file = OutputFile::create(path);
+    if (!file) return file.error();
+    if (auto ok = file->write(*png); !ok) return ok.error();
+    if (auto ok = file->finish(); !ok) return ok.error();  // a long sequence holds no descriptors
+    files.push_back(std::move(*file));
   }
   uint64_t triangles = renderer->stats().triangles;
   if (Result<gl::CullingStats> culled = renderer->read_culling_stats(*crowd)) {
@@ -128,7 +135,7 @@ Result<void> run_render(const RenderOptions& options) {
               options.instances == 1 ? "" : "s", vat->source.c_str(), to_string(vat->encoding),
               to_string(vat->precision), vat->clips.size(), vat->clips.size() == 1 ? "" : "s", width, height,
               options.frames, options.frames == 1 ? "" : "s", static_cast<unsigned long long>(triangles));
-  return {};
+  return flush_stdout_then_commit(files);
 }
 }  // namespace
 
@@ -155,6 +162,7 @@ Command add_render_command(CLI::App& parent) {
       ->option_text("K");
   app->add_option("--fps", options->fps, "Frame rate of a sequence (default 30)")->option_text("F");
   app->add_option("-o,--output", options->output, "Output PNG (default crowd.png); written atomically")
+      ->check(output_name())
       ->option_text("OUT.png");
   app->add_option("--encoding", options->encoding, "When baking FILE: auto, delta or rig (default auto)")
       ->check(CLI::IsMember({"auto", "delta", "rig"}))

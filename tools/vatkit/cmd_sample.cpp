@@ -13,6 +13,7 @@ Command add_sample_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("sample", "Write the built-in sample character as a .glb");
   app->add_option("-o,--output", *output, "Output file (.glb); written atomically")
       ->required()
+      ->check(output_name())
       ->option_text("FILE.glb");
   app->footer(
       "The sample is generated procedurally: a skinned humanoid on 22 joints with looping clips\n"
@@ -22,9 +23,11 @@ Command add_sample_command(CLI::App& parent) {
   return {app, [output]() -> Result<void> {
             if (auto named = check_binary_gltf_name(*output); !named) return named;
             const std::vector<uint8_t> bytes = sample_character_glb();
-            if (auto written = write_file_atomic(*output, bytes); !written) return written;
+            Result<OutputFile> file = OutputFile::create(*output);
+            if (!file) return file.error();
+            if (auto written = file->write(bytes); !written) return written;
             std::printf("wrote %s (%zu bytes)\n", output->c_str(), bytes.size());
-            return {};
+            return flush_stdout_then_commit(std::span<OutputFile>(&*file, 1));
           }};
 }
 

@@ -15,16 +15,9 @@
 
 namespace {
 
-// One line, whatever the message holds.
-void print_error(std::string message) {
-  for (char& c : message) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  std::fprintf(stderr, "vatkit: error: %s\n", message.c_str());
-}
-
 int run(int argc, char** argv) {
   using namespace vatkit::cli;
+  vatkit::remove_temporaries_on_signals();  // an interrupted write leaves no temporary file
   CLI::App app("vatkit " VATKIT_VERSION
                ": bake glTF 2.0 animation into vertex animation textures (VATs).\n"
                "Every command that takes a FILE uses the built-in sample character when none is "
@@ -72,6 +65,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using vatkit::cli::print_error;
   try {
     return run(argc, argv);
   } catch (const std::bad_alloc&) {

@@ -1,30 +1,103 @@
 // vatkit/file_io.h: reading and writing whole files, with errors as values.
 //
-// write_file_atomic is how vatkit writes every output file (.glb, .vat.glb, JSON): the bytes go
-// to a temporary file in the destination's directory, are flushed to disk (fsync), then the
-// temporary is renamed over the destination. A reader therefore sees the old file or the complete
-// new one, never a partial one, and a failed write leaves nothing behind (the temporary is
-// removed). What it does not do: create missing directories, or fsync the directory itself.
+// OutputFile is how vatkit writes every output (.glb, .vat.glb, PNG, JSON); write_file_atomic and
+// write_file_atomic_pieces are one-call forms of it. What an output path gets depends on what is
+// there when the output is created:
+//   - nothing (or a symbolic link to nothing): a new file, created through a temporary sibling
+//     and renamed into place by commit(); its mode is 0666 less the umask, like any new file.
+//   - a regular file: replaced atomically. The bytes go to a temporary file in the same
+//     directory, are flushed to disk (fsync), then commit() renames the temporary over the
+//     file, so a reader sees the old file or the complete new one, never a partial one. The new
+//     file gets the old one's permission bits (never wider; the set-user-ID, set-group-ID and
+//     sticky bits are not carried) and, where the process may (root), its owner and group.
+//     Other hard links to the old file keep the old bytes.
+//   - a symbolic link: followed to its final target, which is replaced as above in the target's
+//     own directory; the link stays a link and points at the new file.
+//   - a descriptor link of the process (/dev/stdout, /dev/fd/N, /proc/self/fd/N): that open
+//     descriptor is written (duplicated, so at its offset, whatever it is: a file, a pipe, a
+//     terminal, a socket), never replaced.
+//   - a character device or FIFO (/dev/null, a terminal, a named pipe): written in place, no
+//     temporary, as a shell redirection would; what was written stays written if the command
+//     then fails. Another process's descriptor link (/proc/PID/fd/N) to a regular file is opened
+//     and appended to.
+//   - a directory, socket or block device: refused, nothing written.
+// A failed or abandoned output (never committed) leaves nothing behind: the destructor removes
+// the temporary. What is not done: create missing directories, or fsync the directory itself.
+//
+// Signals: a process killed by SIGINT, SIGTERM or SIGHUP would leave its temporaries behind. A
+// program that wants them removed calls remove_temporaries_on_signals() once (the vatkit CLI's
+// main does); the library never installs signal handlers by itself.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vatkit/result.h"
 
 namespace vatkit {
 
-// Writes `bytes` to `path` atomically (see above). Errors name the path and the reason, e.g.
-//     "out/x.glb: cannot create a temporary file next to it (No such file or directory)".
+// One output being written: create(), write() any number of times, commit(). Move-only.
+class OutputFile {
+ public:
+  // Opens the output for `path` (see above). Errors name the path and the reason, e.g.
+  //     "out/x.glb: cannot create a temporary file next to it (No such file or directory)",
+  //     "out: is a directory, not a file". An empty path is refused ("an empty name").
+  static Result<OutputFile> create(const std::filesystem::path& path);
+
+  OutputFile(OutputFile&& other) noexcept;
+  OutputFile& operator=(OutputFile&& other) noexcept;
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  // Removes the temporary of an output never committed.
+  ~OutputFile();
+
+  // Appends bytes. After a failed write the output is abandoned (temporary removed) and every
+  // later call fails.
+  Result<void> write(std::span<const uint8_t> bytes);
+  Result<void> write(std::string_view text);
+
+  // Flushes the bytes to disk and closes the descriptor, leaving commit() only the rename: for a
+  // program that holds many finished outputs until it commits them all. No write() after it.
+  Result<void> finish();
+
+  // Makes the output visible: finish(), then rename over the destination (in place: close). Once.
+  Result<void> commit();
+
+  // Bytes written so far.
+  uint64_t size() const { return size_; }
+
+ private:
+  OutputFile() = default;
+  void abandon();
+
+  std::string name_;             // the path as given, for messages
+  std::filesystem::path target_; // what commit() renames over (symbolic links followed)
+  std::filesystem::path temp_;   // empty when written in place
+  int fd_ = -1;
+  int slot_ = -1;                // this temporary's place in the signal registry, or -1
+  uint64_t size_ = 0;
+  bool done_ = false;            // committed, failed or moved from
+};
+
+// Writes `bytes` to `path` through an OutputFile: created, written, committed.
 Result<void> write_file_atomic(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 
 // The same for a file given in pieces, written one after another (the caller need not join
 // them into one buffer first: save_vat writes a baked file straight from its planes).
 Result<void> write_file_atomic_pieces(const std::filesystem::path& path,
                                       std::span<const std::span<const uint8_t>> pieces);
+
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the temporaries of the outputs
+// being written (up to 64 at once; beyond that a temporary is still removed on every other path
+// but not on a signal), restore the signal's default action and raise it again, so the process
+// ends as the signal meant. A signal the process ignores (SIG_IGN, e.g. under nohup) stays
+// ignored. Call it once, early, from a program's main; it replaces earlier handlers for those
+// three signals.
+void remove_temporaries_on_signals();
 
 // An input file, open for reading. Every file vatkit reads goes through open(), which never
 // blocks and accepts only a regular file: it opens with O_NONBLOCK (so a FIFO with no writer

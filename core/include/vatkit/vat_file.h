@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "vatkit/file_io.h"
 #include "vatkit/result.h"
 #include "vatkit/vat.h"
 
@@ -41,8 +42,12 @@ Result<void> validate_vat(const Vat& vat);
 // empty).
 Result<std::vector<uint8_t>> write_vat_glb(const Vat& vat);
 
-// write_vat_glb, then writes atomically (file_io.h): the file appears complete or not at all, and
-// a failure leaves neither it nor a temporary behind.
+// write_vat_glb's bytes written into `out` (not committed: the caller commits when the rest of
+// its work succeeded). Fails, naming `out`'s path, as write_vat_glb or the write does.
+Result<void> write_vat(const Vat& vat, OutputFile& out, const std::string& name);
+
+// write_vat into an OutputFile (file_io.h), committed: the file appears complete or not at all,
+// and a failure leaves neither it nor a temporary behind.
 Result<void> save_vat(const Vat& vat, const std::filesystem::path& path);
 
 // Maps the file (read-only, private) and validates it as load_vat_memory does; the returned Vat's
