@@ -38,7 +38,7 @@ struct RenderOptions {
   bool no_shadows = false;
 };
 
-// FILE as a .vat.glb (loaded, mapped), or a glTF baked here; the built-in sample without FILE.
+// FILE as a .vat.glb (loaded), or a glTF baked here; the built-in sample without FILE.
 Result<Vat> load_vat_input(const RenderOptions& options) {
   if (!options.file.empty() && is_vat_file(options.file)) return load_vat(options.file);
   Result<Asset> asset = load_input(options.file);
