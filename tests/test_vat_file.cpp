@@ -466,8 +466,8 @@ TEST(VatFile, RoundTripEveryEncodingPrecisionAndLayout) {
   }
 }
 
-TEST(VatFile, SaveAndLoadMapsTheFile) {
-  const fs::path dir = test::scratch_dir("vat_file_map");
+TEST(VatFile, SaveAndLoadOwnTheBytes) {
+  const fs::path dir = test::scratch_dir("vat_file_load");
   for (const auto& [name, synth] : variants()) {
     SCOPED_TRACE(name);
     const Vat vat = synthetic_vat(synth);
@@ -481,7 +481,7 @@ TEST(VatFile, SaveAndLoadMapsTheFile) {
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     ASSERT_TRUE(loaded->storage);
     EXPECT_EQ(loaded->source, path.string());
-    // Removing the file does not invalidate the mapping the Vat holds; copies share it.
+    // Removing the file does not invalidate the bytes the Vat holds; copies share them.
     fs::remove(path);
     const Vat copy = *loaded;
     loaded = Error{"dropped"};
@@ -1436,6 +1436,33 @@ TEST(VatFile, ForgedListsAreRefusedBeforeTheyCostMemory) {
     Result<Vat> r = load_vat_memory(forged, "f.vat.glb");
     ASSERT_FALSE(r.ok()) << "the forgery loaded";
     EXPECT_NE(r.error().message.find(f.expected), std::string::npos) << r.error().message;
+  }
+}
+
+TEST(VatFile, LoadedVatsWithoutNormalsDecodeZeroNormals) {
+  // NORMAL and _VAT_BIND_NORMAL are optional in a file; a caller asking for normals got a read
+  // of the missing array (vertex v of an empty vector).
+  for (const auto& [encoding, precision] : {std::pair{Encoding::Delta, Precision::F32}, std::pair{Encoding::Delta, Precision::Q16},
+                                            std::pair{Encoding::Rig, Precision::F16}}) {
+    SCOPED_TRACE(std::string(to_string(encoding)) + " " + to_string(precision));
+    Synth synth;
+    synth.encoding = encoding;
+    synth.precision = precision;
+    synth.normals = false;
+    const std::vector<uint8_t> file = write_ok(synthetic_vat(synth));
+    Result<Vat> loaded = load_vat_memory(file, "n.vat.glb");
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    ASSERT_TRUE(loaded->geometry.normals.empty() && loaded->geometry.bind_normals.empty());
+    std::vector<glm::vec3> positions(8), normals(8, glm::vec3(7.0f));
+    std::vector<glm::vec4> tangents(8);
+    decode_vertices(*loaded, single(clip_rows_at(*loaded, 0, 0.05f)), 0, positions, normals, tangents);
+    for (const glm::vec3& n : normals) {
+      if (precision == Precision::Q16) {
+        EXPECT_TRUE(n == glm::vec3(0.0f) || std::abs(glm::length(n) - 1.0f) < 1e-5f);  // from position.w
+      } else {
+        EXPECT_EQ(n, glm::vec3(0.0f));
+      }
+    }
   }
 }
 
