@@ -8,15 +8,20 @@
 //  - every plane byte is readable (ASan checks the spans lie inside the input);
 //  - validate_vat accepts it, so the writer can store it;
 //  - the written file loads, and writing what it loads gives the same bytes (write is a
-//    fixed point after one round).
+//    fixed point after one round);
+//  - what commands do per clip and per source is bounded by the file: the clips' rows add up to
+//    at most frameRows, the sources' vertices to at most the vertex count;
+//  - decoding every clip never crashes, whatever bits the planes hold (a NaN pose is allowed).
 // A broken promise aborts, which libFuzzer reports as a crash with its input.
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <span>
 #include <vector>
 
 #include "../core/src/vat_file_internal.h"
+#include "vatkit/decode.h"
 #include "vatkit/vat_file.h"
 
 namespace {
@@ -32,6 +37,20 @@ void check_loaded(const vatkit::Vat& vat) {
     if (p.data.size() != p.byte_size()) broken("plane size", std::to_string(p.data.size()));
     if (reinterpret_cast<uintptr_t>(p.data.data()) % 16 != 0) broken("plane alignment", "");
     for (uint8_t b : p.data) sum += b;
+  }
+
+  uint64_t rows = 0, vertices = 0;
+  for (const vatkit::VatClip& c : vat.clips) rows += c.rows;
+  if (rows > vat.frame_rows) broken("clip bands overlap", std::to_string(rows) + " rows");
+  for (const vatkit::SourceRange& s : vat.geometry.sources) vertices += s.vertex_count;
+  if (vertices > vat.geometry.vertex_count()) broken("source ranges overlap", std::to_string(vertices) + " vertices");
+  const size_t n = std::min<size_t>(vat.geometry.vertex_count(), 16);
+  std::vector<glm::vec3> positions(n), normals(n);
+  std::vector<glm::vec4> tangents(n);
+  for (uint32_t c = 0; c < vat.clips.size(); ++c) {
+    vatkit::decode_vertices(vat, vatkit::single(vatkit::clip_rows_at(vat, c, 0.5f * vat.clips[c].duration_s)), 0,
+                            positions, normals, tangents);
+    for (const glm::vec3& p : positions) sum += p.x == p.x;
   }
   volatile unsigned sink = sum;
   (void)sink;

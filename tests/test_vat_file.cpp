@@ -23,6 +23,7 @@
 
 #include "../core/src/glb_writer.h"
 #include "../core/src/vat_file_internal.h"
+#include "cli_test_support.h"
 #include "test_support.h"
 #include "vatkit/bake.h"
 #include "vatkit/decode.h"
@@ -465,8 +466,8 @@ TEST(VatFile, RoundTripEveryEncodingPrecisionAndLayout) {
   }
 }
 
-TEST(VatFile, SaveAndLoadMapsTheFile) {
-  const fs::path dir = test::scratch_dir("vat_file_map");
+TEST(VatFile, SaveAndLoadOwnTheBytes) {
+  const fs::path dir = test::scratch_dir("vat_file_load");
   for (const auto& [name, synth] : variants()) {
     SCOPED_TRACE(name);
     const Vat vat = synthetic_vat(synth);
@@ -480,7 +481,7 @@ TEST(VatFile, SaveAndLoadMapsTheFile) {
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     ASSERT_TRUE(loaded->storage);
     EXPECT_EQ(loaded->source, path.string());
-    // Removing the file does not invalidate the mapping the Vat holds; copies share it.
+    // Removing the file does not invalidate the bytes the Vat holds; copies share them.
     fs::remove(path);
     const Vat copy = *loaded;
     loaded = Error{"dropped"};
@@ -898,6 +899,18 @@ struct Mutation {
 };
 
 size_t view_offset(const json& doc, size_t view) { return doc["bufferViews"][view].value("byteOffset", size_t(0)); }
+
+// A new view holding a copy of `view`'s bytes, appended to the buffer (a loader refuses two
+// objects in the same bytes): its index.
+size_t copy_of_view(json& doc, std::vector<uint8_t>& bin, size_t view) {
+  const size_t offset = view_offset(doc, view), length = doc["bufferViews"][view]["byteLength"];
+  const size_t at = (bin.size() + 15) / 16 * 16;
+  bin.resize(at + (length + 3) / 4 * 4, 0);
+  std::memcpy(bin.data() + at, bin.data() + offset, length);
+  doc["bufferViews"].push_back({{"buffer", 0}, {"byteOffset", at}, {"byteLength", length}});
+  doc["buffers"][0]["byteLength"] = bin.size();
+  return doc["bufferViews"].size() - 1;
+}
 size_t attribute_view(const json& doc, const char* attribute) {
   const size_t accessor = doc["meshes"][0]["primitives"][0]["attributes"][attribute];
   return doc["accessors"][accessor]["bufferView"];
@@ -990,6 +1003,27 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
       {"mesh index", [](json& d, auto&) { ext_of(d)["mesh"] = 1; }, "mesh: meshes[1] does not exist"},
       {"sources range", [](json& d, auto&) { ext_of(d)["sources"][1]["vertexCount"] = 5; }, "sources[1]: vertices 4 + 5 run past the vertex count 8"},
       {"sources negative", [](json& d, auto&) { ext_of(d)["sources"][0]["node"] = -1; }, "sources[0].node: expected an unsigned integer"},
+      {"sources repeated", [](json& d, auto&) { ext_of(d)["sources"][1] = ext_of(d)["sources"][0]; },
+       "sources[1]: vertices 0 + 4 start before the end (4) of the source before it"},
+      {"sources out of order", [](json& d, auto&) { std::swap(ext_of(d)["sources"][0], ext_of(d)["sources"][1]); },
+       "sources[1]: vertices 0 + 4 start before the end (8)"},
+      {"sources overlap", [](json& d, auto&) { ext_of(d)["sources"][1]["firstVertex"] = 3; }, "sources[1]: vertices 3 + 4 start before"},
+      {"source without vertices", [](json& d, auto&) {
+         ext_of(d)["sources"][0]["vertexCount"] = 0;
+         ext_of(d)["sources"][0]["sourceVertexCount"] = 0; }, "sources[0].vertexCount: 0"},
+      {"clip bands overlap", [](json& d, auto&) { ext_of(d)["clips"][1]["firstRow"] = 1; },
+       "clips[1]: band firstRow 1 + rows 1 overlaps the band of extensions.VATKIT_vertex_animation.clips[0] (firstRow 0 + rows 2)"},
+      {"clip repeated", [](json& d, auto&) { ext_of(d)["clips"].push_back(ext_of(d)["clips"][0]); },
+       "clips[2]: band firstRow 0 + rows 2 overlaps the band of extensions.VATKIT_vertex_animation.clips[0]"},
+      {"image in a plane's view", [](json& d, auto&) { d["images"][0]["bufferView"] = ext_of(d)["planes"][0]["bufferView"]; },
+       "planes[0]: bufferViews[14] (bytes 1376 + 384) overlaps the data of images[0]"},
+      {"image repeated", [](json& d, auto&) { d["images"].push_back(d["images"][0]); },
+       "images[1]: bufferViews[13] (bytes 1288 + 75) overlaps the data of images[0]"},
+      {"attributes share a view", [](json& d, auto&) {
+         json& attributes = d["meshes"][0]["primitives"][0]["attributes"];
+         d["accessors"][attributes["NORMAL"].get<size_t>()]["bufferView"] =
+             d["accessors"][attributes["POSITION"].get<size_t>()]["bufferView"]; },
+       "attributes.NORMAL: bufferViews[0] (bytes 0 + 96) overlaps the data of meshes[0].primitives[0].attributes.POSITION"},
       {"slot matrix", [](json& d, auto&) { ext_of(d)["slots"][2]["inverseBind"].erase(15); }, "slots[2].inverseBind: expected an array of 16 numbers"},
       {"slots empty", [](json& d, auto&) { ext_of(d)["slots"] = json::array(); }, "slots: empty, the rig encoding needs slots"},
       {"material texture", [](json& d, auto&) { d["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"]["index"] = 4; },
@@ -1054,16 +1088,20 @@ TEST(VatFile, ResealedLodMutationsAreRefusedByName) {
       {"missing error", [](json& d, auto&) { ext_of(d)["lods"][0].erase("error"); }, "lods[0]: missing \"error\""},
       {"missing groups", [](json& d, auto&) { ext_of(d)["lods"][1].erase("groups"); }, "lods[1]: missing \"groups\""},
       {"no view", [](json& d, auto&) { ext_of(d)["lods"][0]["indices"] = 99; }, "lods[0].indices: bufferViews[99] does not exist"},
+      {"views shared", [](json& d, auto&) { ext_of(d)["lods"][1]["indices"] = ext_of(d)["lods"][0]["indices"]; },
+       "lods[1]: bufferViews[10] (bytes 4128 + 36) overlaps the data of extensions.VATKIT_vertex_animation.lods[0]"},
       {"index out of range", [&](json& d, std::vector<uint8_t>& bin) {
          const uint32_t bad = 8;
          std::memcpy(bin.data() + lod_view(d, 0).value("byteOffset", size_t(0)) + 4 * 2, &bad, 4); },
        "lods[0].indices: index 2 is 8, there are 8 vertices"},
       {"not triangles", [&](json& d, auto&) { lod_view(d, 1)["byteLength"] = 8; }, "lods[1].indices: 2 indices, not a triangle list"},
       {"not 4 bytes", [&](json& d, auto&) { lod_view(d, 1)["byteLength"] = 10; }, "lods[1].indices: bufferViews["},
-      {"as many as the level before", [](json& d, auto&) { ext_of(d)["lods"][1]["indices"] = ext_of(d)["lods"][0]["indices"]; },
+      {"as many as the level before", [&](json& d, std::vector<uint8_t>& bin) {
+         ext_of(d)["lods"][1]["indices"] = copy_of_view(d, bin, ext_of(d)["lods"][0]["indices"]); },
        "lods[1].indices: 3 triangles, not fewer than the 3 of level 1"},
-      {"as many as the full mesh", [](json& d, auto&) {
-         ext_of(d)["lods"][0]["indices"] = d["accessors"][d["meshes"][0]["primitives"][0]["indices"].get<size_t>()]["bufferView"]; },
+      {"as many as the full mesh", [&](json& d, std::vector<uint8_t>& bin) {
+         ext_of(d)["lods"][0]["indices"] =
+             copy_of_view(d, bin, d["accessors"][d["meshes"][0]["primitives"][0]["indices"].get<size_t>()]["bufferView"]); },
        "lods[0].indices: 6 triangles, not fewer than the 6 of the full mesh"},
       {"group count", [](json& d, auto&) { ext_of(d)["lods"][0]["groups"].erase(1); },
        "lods[0].groups: 1 groups, expected one per mesh primitive (2)"},
@@ -1302,6 +1340,177 @@ TEST(VatFile, SavesAreAtomic) {
   Result<Vat> loaded = load_vat(dir / "old.vat.glb");
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;
   EXPECT_EQ(loaded->encoding, Encoding::Rig);
+}
+
+
+// ---- hostile but well-formed files ---------------------------------------------------------
+
+// `file` with every 4-byte component of plane `plane` set to `bits`, re-sealed.
+std::vector<uint8_t> with_plane_bits(const std::vector<uint8_t>& file, size_t plane, uint32_t bits) {
+  Parts parts = split(file);
+  const size_t view = ext_of(parts.doc)["planes"][plane]["bufferView"];
+  const size_t offset = view_offset(parts.doc, view);
+  const size_t length = parts.doc["bufferViews"][view]["byteLength"];
+  for (size_t i = 0; i < length; i += 4) std::memcpy(parts.bin.data() + offset + i, &bits, 4);
+  return assemble(parts.doc, parts.bin);
+}
+
+void write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+constexpr uint32_t kNegativeNan = 0xffc00000u;  // what x86 arithmetic makes of inf - inf
+constexpr uint32_t kBigFloat = 0x7f61ad68u;     // 3e38
+
+TEST(VatFile, NonFiniteDecodesMeasureAsInfinitelyFar) {
+  // A well-formed, correctly sealed bake of the sample whose position plane is all negative NaNs:
+  // every decoded vertex is a NaN. The histogram of the measurement indexed its bins by the
+  // squared distance's bits (a negative NaN's are past the end), and the max ignored NaNs.
+  Result<Vat> baked = bake_real("<sample>", Encoding::Delta, Precision::F32);
+  ASSERT_TRUE(baked.ok()) << baked.error().message;
+  for (uint32_t bits : {kNegativeNan, 0x7fc00000u, 0x7f800000u, kBigFloat}) {
+    SCOPED_TRACE(bits);
+    const std::vector<uint8_t> file = with_plane_bits(write_ok(*baked), 0, bits);
+    Result<Vat> loaded = load_vat_memory(file, "nan.vat.glb");
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    Result<std::vector<ClipError>> errors = measure_error(real_asset("<sample>"), *loaded, VerifyOptions{});
+    ASSERT_TRUE(errors.ok()) << errors.error().message;
+    ASSERT_EQ(errors->size(), loaded->clips.size());
+    for (const ClipError& e : *errors) {
+      EXPECT_EQ(e.on_rows_max_mm, INFINITY) << e.clip;
+      EXPECT_EQ(e.between_rows_max_mm, INFINITY) << e.clip;
+      EXPECT_EQ(e.on_rows_p99_mm, INFINITY) << e.clip;
+    }
+  }
+}
+
+TEST(VatFile, LoadedFileSurvivesBeingTruncated) {
+  // Another program shortens the file while the Vat is in use: the planes stay readable and
+  // decode as before (a mapped file would fault, SIGBUS, on the first plane read).
+  const fs::path dir = test::scratch_dir("vat_file_truncated");
+  const fs::path path = dir / "t.vat.glb";
+  const Vat vat = synthetic_vat({});
+  ASSERT_TRUE(save_vat(vat, path).ok());
+  Result<Vat> loaded = load_vat(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  fs::resize_file(path, 0);
+  ASSERT_EQ(fs::file_size(path), 0u);
+  for (size_t i = 0; i < vat.planes.size(); ++i) {
+    const std::span<const uint8_t> a = vat.planes[i].data, b = loaded->planes[i].data;
+    ASSERT_EQ(a.size(), b.size());
+    size_t differing = 0;
+    for (size_t k = 0; k < a.size(); ++k) differing += a[k] != b[k];  // every byte read
+    EXPECT_EQ(differing, 0u) << "plane " << i;
+  }
+  const PoseBlend pose = single(clip_rows_at(vat, 1, 0.05f));
+  std::vector<glm::vec3> want(8), got(8);
+  decode_vertices(vat, pose, 0, want);
+  decode_vertices(*loaded, pose, 0, got);
+  EXPECT_EQ(std::memcmp(want.data(), got.data(), sizeof(glm::vec3) * 8), 0);
+}
+
+TEST(VatFile, ForgedListsAreRefusedBeforeTheyCostMemory) {
+  // 100,000 copies of one source, of one clip, of one image: each would be work or a copy of the
+  // image per entry (pose wrote every source's vertices: gigabytes from a few megabytes).
+  const std::vector<uint8_t> file = small_file();
+  struct Forgery {
+    const char* list;
+    std::function<void(json&)> edit;
+    const char* expected;
+  };
+  const Forgery forgeries[] = {
+      {"sources", [](json& d) { for (int i = 0; i < 100000; ++i) ext_of(d)["sources"].push_back(ext_of(d)["sources"][0]); },
+       "sources[2]: vertices 0 + 4 start before the end (8)"},
+      {"clips", [](json& d) { for (int i = 0; i < 100000; ++i) ext_of(d)["clips"].push_back(ext_of(d)["clips"][0]); },
+       "clips[2]: band firstRow 0 + rows 2 overlaps"},
+      {"images", [](json& d) { for (int i = 0; i < 100000; ++i) d["images"].push_back(d["images"][0]); },
+       "images[1]: bufferViews[13]"},
+  };
+  for (const Forgery& f : forgeries) {
+    SCOPED_TRACE(f.list);
+    Parts parts = split(file);
+    f.edit(parts.doc);
+    const std::vector<uint8_t> forged = assemble(parts.doc, parts.bin);
+    EXPECT_GT(forged.size(), 2000000u);
+    Result<Vat> r = load_vat_memory(forged, "f.vat.glb");
+    ASSERT_FALSE(r.ok()) << "the forgery loaded";
+    EXPECT_NE(r.error().message.find(f.expected), std::string::npos) << r.error().message;
+  }
+}
+
+TEST(VatFile, LoadedVatsWithoutNormalsDecodeZeroNormals) {
+  // NORMAL and _VAT_BIND_NORMAL are optional in a file; a caller asking for normals got a read
+  // of the missing array (vertex v of an empty vector).
+  for (const auto& [encoding, precision] : {std::pair{Encoding::Delta, Precision::F32}, std::pair{Encoding::Delta, Precision::Q16},
+                                            std::pair{Encoding::Rig, Precision::F16}}) {
+    SCOPED_TRACE(std::string(to_string(encoding)) + " " + to_string(precision));
+    Synth synth;
+    synth.encoding = encoding;
+    synth.precision = precision;
+    synth.normals = false;
+    const std::vector<uint8_t> file = write_ok(synthetic_vat(synth));
+    Result<Vat> loaded = load_vat_memory(file, "n.vat.glb");
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    ASSERT_TRUE(loaded->geometry.normals.empty() && loaded->geometry.bind_normals.empty());
+    std::vector<glm::vec3> positions(8), normals(8, glm::vec3(7.0f));
+    std::vector<glm::vec4> tangents(8);
+    decode_vertices(*loaded, single(clip_rows_at(*loaded, 0, 0.05f)), 0, positions, normals, tangents);
+    for (const glm::vec3& n : normals) {
+      if (precision == Precision::Q16) {
+        EXPECT_TRUE(n == glm::vec3(0.0f) || std::abs(glm::length(n) - 1.0f) < 1e-5f);  // from position.w
+      } else {
+        EXPECT_EQ(n, glm::vec3(0.0f));
+      }
+    }
+  }
+}
+
+// Every command on files that load but decode to nothing sensible: no crash, and either a result
+// or one error line. The files are the sample's bakes with one thing made extreme and re-sealed.
+TEST(VatFile, HostileValuesCrashNoCommand) {
+  const fs::path dir = test::scratch_dir("vat_file_hostile_cli");
+  Result<Vat> delta = bake_real("<sample>", Encoding::Delta, Precision::F32);
+  Result<Vat> rig = bake_real("<sample>", Encoding::Rig, Precision::F32);
+  ASSERT_TRUE(delta.ok() && rig.ok());
+  Vat heavy = *rig;
+  for (glm::vec4& w : heavy.geometry.slot_weights0) w = glm::vec4(3e38f);
+  struct Case {
+    const char* name;
+    std::vector<uint8_t> bytes;
+    bool poses;  // `pose --clip` gives finite positions
+  };
+  const Case cases[] = {
+      {"delta_nan", with_plane_bits(write_ok(*delta), 0, kNegativeNan), false},
+      {"delta_big", with_plane_bits(write_ok(*delta), 0, kBigFloat), true},
+      {"rig_nan", with_plane_bits(write_ok(*rig), 0, kNegativeNan), false},
+      {"rig_weights", write_ok(heavy), false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path path = dir / (std::string(c.name) + ".vat.glb");
+    write_bytes(path, c.bytes);
+    const std::string file = test::shell_quote(path.string());
+    const test::CommandResult info = test::vatkit_cli("info " + file);
+    EXPECT_EQ(info.exit_code, 0) << info.err;
+    const test::CommandResult info_json = test::vatkit_cli("info --json " + file);
+    EXPECT_EQ(info_json.exit_code, 0) << info_json.err;
+    EXPECT_FALSE(json::parse(info_json.out, nullptr, false).is_discarded());
+    EXPECT_EQ(test::vatkit_cli("pose " + file + " -o " + test::shell_quote((dir / "rest.json").string())).exit_code, 0);
+    const test::CommandResult pose = test::vatkit_cli("pose " + file + " --clip '#0' --time 0.1");
+    if (c.poses) {
+      EXPECT_EQ(pose.exit_code, 0) << pose.err;
+    } else {
+      test::expect_one_error_line(pose, "is not finite", 1);
+    }
+    // A clip that does not decode to finite numbers fails verify, with or without a tolerance.
+    for (const char* tolerance : {"", " --tolerance 1"}) {
+      const test::CommandResult verify = test::vatkit_cli("verify '' " + file + tolerance);
+      test::expect_one_error_line(verify, "not a finite number", 3, /*report_on_stdout=*/true);
+      EXPECT_NE(verify.err.find(c.name), std::string::npos) << verify.err;
+      EXPECT_NE(verify.err.find("clip \""), std::string::npos) << verify.err;
+    }
+  }
 }
 
 }  // namespace

@@ -187,9 +187,12 @@ void rig_vertices(const Vat& vat, SlotMatrix&& slot_matrix, uint32_t first, size
     for (size_t s = 0; s < slots; ++s) all[s] = codec::to_mat4(slot_matrix(uint32_t(s)));
     matrices = std::span<const glm::mat4>(all, slots);
   }
-  // Weights that sum to 0 (no slot) blend to the zero matrix, as the sum does.
+  // Weights that sum to 0 (no slot) blend to the zero matrix, as the sum does. A VAT without
+  // bind normals decodes zero normals (below).
+  const bool has_normals = !g.bind_normals.empty();
   const VertexSpan in{std::span<const glm::vec3>(g.bind_positions).subspan(first, count),
-                      std::span<const glm::vec3>(g.bind_normals).subspan(first, count),
+                      has_normals ? std::span<const glm::vec3>(g.bind_normals).subspan(first, count)
+                                  : std::span<const glm::vec3>(),
                       has_tangents ? std::span<const glm::vec4>(g.bind_tangents).subspan(first, count)
                                    : std::span<const glm::vec4>()};
   detail::blend_vertices(in, j0, std::span<const glm::vec4>(g.slot_weights0).subspan(first, count), j1,
@@ -197,6 +200,7 @@ void rig_vertices(const Vat& vat, SlotMatrix&& slot_matrix, uint32_t first, size
                                : std::span<const glm::vec4>(),
                          matrices, glm::mat4(0.0f), VertexOutput{positions, normals, has_tangents ? tangents : std::span<glm::vec4>()},
                          false);
+  if (!normals.empty() && !has_normals) std::fill(normals.begin(), normals.end(), glm::vec3(0.0f));
   if (!tangents.empty()) {
     for (size_t i = 0; i < count; ++i) {
       if (!has_tangents) {
@@ -270,12 +274,13 @@ void decode_vertices(const Vat& vat, const PoseBlend& pose, uint32_t first_verte
       positions[i] = g.positions[v] + d;
     }
     if (!normals.empty()) {
+      const glm::vec3 rest_normal = g.normals.empty() ? glm::vec3(0.0f) : g.normals[v];
       if (np == nullptr) {
-        normals[i] = g.normals[v];
+        normals[i] = rest_normal;
       } else {
         glm::vec3 n = lerp3(normal_at(vat, *np, a.row, v), normal_at(vat, *np, a.row_next, v), a.mix);
         if (two) n = lerp3(n, lerp3(normal_at(vat, *np, b.row, v), normal_at(vat, *np, b.row_next, v), b.mix), pose.weight_b);
-        normals[i] = normalized_or(n, g.normals[v]);
+        normals[i] = normalized_or(n, rest_normal);
       }
     }
     if (!tangents.empty()) {

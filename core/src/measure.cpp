@@ -7,10 +7,13 @@
 // Squared distances and integer counts make every reduction order-independent: the numbers do
 // not depend on the thread count.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cassert>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <map>
 
 #include "bake_codec.h"
 #include "bake_internal.h"
@@ -26,10 +29,14 @@ namespace {
 constexpr int kBinShift = 18;  // keep the sign, 8 exponent bits and 5 mantissa bits
 constexpr size_t kBins = size_t(1) << (31 - kBinShift);
 
+// A squared distance as the histogram and the max take it: a NaN (a decoded or reference vertex
+// that is not a number, whatever the sign bit) is infinitely far, never "no error".
+inline float counted_d2(float d2) { return d2 <= std::numeric_limits<float>::max() ? d2 : std::numeric_limits<float>::infinity(); }
+
 inline uint32_t bin_of(float d2) {
   uint32_t bits;
   std::memcpy(&bits, &d2, 4);
-  return bits >> kBinShift;  // d2 >= 0, so the sign bit is 0
+  return bits >> kBinShift;  // counted_d2: 0 <= d2 <= infinity, so the sign bit is 0 and bin < kBins
 }
 
 inline float bin_upper_edge(size_t bin) {
@@ -70,7 +77,9 @@ struct Merged {
     uint64_t seen = 0;
     for (size_t i = 0; i < kBins; ++i) {
       seen += hist[i];
-      if (seen >= want) return std::min(std::sqrt(bin_upper_edge(i)), std::sqrt(max_d2)) * 1000.0f;
+      // The infinity bin's upper edge is a NaN pattern: the max bounds the edge.
+      const float edge = bin_upper_edge(i);
+      if (seen >= want) return std::sqrt(edge <= max_d2 ? edge : max_d2) * 1000.0f;
     }
     return max_mm();
   }
@@ -97,15 +106,14 @@ struct Mapping {
 Result<std::vector<Mapping>> map_vertices(const Asset& source, const Vat& vat) {
   const std::string where = vat.source.empty() ? source.source : vat.source;
   if (vat.geometry.sources.empty()) return make_error(where, "the VAT lists no source primitives to compare");
+  // The first instance of each (node, mesh, primitive): one look-up per source, so the work is
+  // (sources + instances) log, not their product.
+  std::map<std::array<uint32_t, 3>, const MeshInstance*> instances;
+  for (const MeshInstance& inst : source.instances) instances.emplace(std::array{inst.node, inst.mesh, inst.primitive}, &inst);
   std::vector<Mapping> m;
   for (const SourceRange& s : vat.geometry.sources) {
-    const MeshInstance* found = nullptr;
-    for (const MeshInstance& inst : source.instances) {
-      if (inst.node == s.node && inst.mesh == s.mesh && inst.primitive == s.primitive) {
-        found = &inst;
-        break;
-      }
-    }
+    const auto it = instances.find(std::array{s.node, s.mesh, s.primitive});
+    const MeshInstance* found = it == instances.end() ? nullptr : it->second;
     if (found == nullptr) {
       return make_error(where, "source primitive (node " + std::to_string(s.node) + ", mesh " +
                                    std::to_string(s.mesh) + ", primitive " + std::to_string(s.primitive) +
@@ -238,7 +246,7 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
           const glm::vec3* ref = w.ref_pos.data() + m.ref_first;
           for (uint32_t v = 0; v < m.count; ++v) {
             const glm::vec3 d = dec[v] - ref[v];
-            const float d2 = glm::dot(d, d);
+            const float d2 = counted_d2(glm::dot(d, d));
             ++hist[bin_of(d2)];
             worst = std::max(worst, d2);
           }
@@ -248,7 +256,9 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
           const glm::vec3* rn_v = w.ref_nrm.data() + m.ref_first;
           for (uint32_t v = 0; v < m.count; ++v) {
             const glm::vec3 a = rn_v[v], b = dn_v[v];
-            if (glm::dot(a, a) > 0.5f && glm::dot(b, b) > 0.5f) {
+            if (!(std::isfinite(b.x) && std::isfinite(b.y) && std::isfinite(b.z))) {
+              normal_worst = 4.0f;  // a normal that is not a number: the worst angle, 180 degrees
+            } else if (glm::dot(a, a) > 0.5f && glm::dot(b, b) > 0.5f) {
               const glm::vec3 e = a - b;
               normal_worst = std::max(normal_worst, glm::dot(e, e));
             }

@@ -18,17 +18,12 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
-
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -215,6 +210,26 @@ void check_clip(const VatClip& c, uint32_t frame_rows, const std::string& where)
   }
 }
 
+// The clips' bands do not share frame rows (each row belongs to one clip, as clip_of_row
+// assumes): their rows add up to at most frameRows, so the work of measuring or summing over
+// every clip's rows is bounded by the planes' size. `where` names the clip list.
+void check_bands(const std::vector<VatClip>& clips, const std::string& where) {
+  std::vector<uint32_t> order(clips.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = uint32_t(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return clips[a].first_row < clips[b].first_row; });
+  for (size_t k = 1; k < order.size(); ++k) {
+    const VatClip& before = clips[order[k - 1]];
+    const VatClip& c = clips[order[k]];
+    if (c.first_row < uint64_t(before.first_row) + before.rows) {
+      fail(where + "[" + std::to_string(order[k]) + "]",
+           "band firstRow " + num(c.first_row) + " + rows " + num(c.rows) + " overlaps the band of " + where + "[" +
+               std::to_string(order[k - 1]) + "] (firstRow " + num(before.first_row) + " + rows " +
+               num(before.rows) + "): a frame row belongs to one clip");
+    }
+  }
+}
+
 // A VAT's precision decides every plane's texel format (vat.h, Precision).
 TexelFormat format_of(Precision p) {
   switch (p) {
@@ -285,14 +300,28 @@ void check_slot(const VatSlot& s, const std::string& where) {
     for (int r = 0; r < 4; ++r) check_finite(s.inverse_bind[c][r], where + ".inverseBind");
 }
 
-void check_source(const SourceRange& s, uint32_t vertex_count, const std::string& where) {
-  if (uint64_t(s.first_vertex) + s.vertex_count > vertex_count) {
-    fail(where, "vertices " + num(s.first_vertex) + " + " + num(s.vertex_count) +
-                    " run past the vertex count " + num(vertex_count));
-  }
-  if (s.source_vertex_count > s.vertex_count) {
-    fail(where + ".sourceVertexCount",
-         num(s.source_vertex_count) + " > vertexCount " + num(s.vertex_count));
+// Each source is one drawn instance of at least one vertex; the ranges are in vertex order and
+// disjoint, so there are at most as many sources as vertices and what is read per source (pose,
+// verify) adds up to at most the vertex count.
+void check_sources(const std::vector<SourceRange>& sources, uint32_t vertex_count, const std::string& where) {
+  uint64_t end = 0;  // where the previous range ends
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const SourceRange& s = sources[i];
+    const std::string w = where + "[" + std::to_string(i) + "]";
+    if (s.vertex_count == 0) fail(w + ".vertexCount", "0, a source primitive has vertices");
+    if (uint64_t(s.first_vertex) + s.vertex_count > vertex_count) {
+      fail(w, "vertices " + num(s.first_vertex) + " + " + num(s.vertex_count) +
+                  " run past the vertex count " + num(vertex_count));
+    }
+    if (s.first_vertex < end) {
+      fail(w, "vertices " + num(s.first_vertex) + " + " + num(s.vertex_count) + " start before the end (" +
+                  num(end) + ") of the source before it: ranges are disjoint and in vertex order");
+    }
+    end = uint64_t(s.first_vertex) + s.vertex_count;
+    if (s.source_vertex_count > s.vertex_count) {
+      fail(w + ".sourceVertexCount",
+           num(s.source_vertex_count) + " > vertexCount " + num(s.vertex_count));
+    }
   }
 }
 
@@ -475,6 +504,7 @@ void check_vat(const Vat& vat) {
   if (vat.clips.empty()) fail("clips", "none, a VAT has at least one clip");
   for (size_t i = 0; i < vat.clips.size(); ++i)
     check_clip(vat.clips[i], vat.frame_rows, "clips[" + std::to_string(i) + "]");
+  check_bands(vat.clips, "clips");
   check_bounds(vat.bounds, "bounds");
   if (vat.encoding == Encoding::Rig && vat.slots.empty()) fail("slots", "none, the rig encoding needs slots");
   if (vat.slots.size() > 65536) fail("slots", num(uint64_t(vat.slots.size())) + ", at most 65536");
@@ -507,8 +537,7 @@ void check_vat(const Vat& vat) {
                                       ", whose base colour texture reads TEXCOORD_0");
     }
   }
-  for (size_t i = 0; i < g.sources.size(); ++i)
-    check_source(g.sources[i], g.vertex_count(), "geometry.sources[" + std::to_string(i) + "]");
+  check_sources(g.sources, g.vertex_count(), "geometry.sources");
   check_lods(g, "geometry.lods");
   for (size_t i = 0; i < vat.materials.size(); ++i)
     check_material(vat.materials[i], vat.images.size(), "materials[" + std::to_string(i) + "]");
@@ -817,6 +846,7 @@ class Reader {
 
   void check_container();
   void check_checksum();
+  void claim(const ViewRange& range, uint32_t view_index, const std::string& who);
   void parse_json();
   ViewRange view(uint32_t index, const std::string& where);
   std::span<const uint8_t> accessor(uint32_t index, ComponentType component, const char* type,
@@ -840,6 +870,8 @@ class Reader {
   json doc_;
   size_t buffer_length_ = 0;
   std::string checksum_digits_;
+  // The bytes of the BIN data that the objects read so far use: start -> (end, the object).
+  std::map<size_t, std::pair<size_t, std::string>> claimed_;
 };
 
 void Reader::check_container() {
@@ -897,6 +929,25 @@ void Reader::parse_json() {
     fail("JSON chunk", what);
   }
   as_object(doc_, "JSON chunk");
+}
+
+// Each object's data (an attribute, the index buffer, an image, a level of detail, a plane) is
+// its own bytes: no two of them overlap. Checked as each is read, before its bytes are copied,
+// so that what the loader copies and scans adds up to at most the buffer's size however many
+// objects the JSON lists.
+void Reader::claim(const ViewRange& range, uint32_t view_index, const std::string& who) {
+  const size_t end = range.offset + range.length;
+  const auto next = claimed_.lower_bound(end);  // the first object starting at or after the end
+  if (next != claimed_.begin()) {
+    const auto& [start, before] = *std::prev(next);
+    if (before.first > range.offset) {
+      fail(who, at("bufferViews", view_index) + " (bytes " + num(uint64_t(range.offset)) + " + " +
+                    num(uint64_t(range.length)) + ") overlaps the data of " + before.second + " (bytes " +
+                    num(uint64_t(start)) + " + " + num(uint64_t(before.first - start)) +
+                    "): a .vat.glb stores each object's data once");
+    }
+  }
+  claimed_.emplace(range.offset, std::pair{end, who});
 }
 
 Reader::ViewRange Reader::view(uint32_t index, const std::string& where) {
@@ -1000,6 +1051,7 @@ void Reader::read_geometry(Vat& vat, const json& ext) {
       fail(attr_where(a), "count " + num(count) + ", expected the vertex count " +
                               num(uint64_t(g.positions.size())));
     }
+    claim(view(view_index, attr_where(a)), view_index, attr_where(a));
     with_attr(g, a, [&](auto& values) {
       values.resize(count);
       std::memcpy(values.data(), bytes.data(), bytes.size());
@@ -1024,6 +1076,7 @@ void Reader::read_geometry(Vat& vat, const json& ext) {
       index_view = view_index;
       const ViewRange range = view(view_index, where + ".indices");
       if (range.length % 4 != 0) fail(at("bufferViews", view_index), "byteLength is not a multiple of 4");
+      claim(range, view_index, where + ".indices");
       const auto bytes = chunks_.bin.subspan(range.offset, range.length);
       g.indices.resize(range.length / 4);
       std::memcpy(g.indices.data(), bytes.data(), bytes.size());
@@ -1060,6 +1113,7 @@ void Reader::read_lods(Vat& vat, const json& ext) {
     if (range.length % 4 != 0) fail(w + ".indices", vw + " has " + num(uint64_t(range.length)) + " bytes, not 4 per index");
     if ((chunks_.bin_offset + range.offset) % 4 != 0) fail(w + ".indices", vw + " is not 4-byte aligned");
     if (find(top_array("bufferViews")[view_index], "byteStride")) fail(vw + ".byteStride", "an index view has none");
+    claim(range, view_index, w);
     lod.indices.resize(range.length / 4);
     std::memcpy(lod.indices.data(), chunks_.bin.data() + range.offset, range.length);
     const json& groups = as_array(member(o, "groups", w), w + ".groups");
@@ -1095,6 +1149,7 @@ void Reader::read_materials(Vat& vat) {
     image.mime_type = as_string(member(object, "mimeType", where), where + ".mimeType");
     const uint32_t view_index = as_u32(member(object, "bufferView", where), where + ".bufferView");
     const ViewRange range = view(view_index, where);
+    claim(range, view_index, where);
     const auto bytes = chunks_.bin.subspan(range.offset, range.length);
     image.bytes.assign(bytes.begin(), bytes.end());
     check_image(image, where);
@@ -1185,6 +1240,7 @@ void Reader::read_extension(Vat& vat, const json& ext) {
     check_clip(c, vat.frame_rows, w);
     vat.clips.push_back(std::move(c));
   }
+  check_bands(vat.clips, e + ".clips");
 
   const json& slots = as_array(member(ext, "slots", e), e + ".slots");
   if (slots.size() > 65536) fail(e + ".slots", num(uint64_t(slots.size())) + " slots, at most 65536");
@@ -1257,9 +1313,7 @@ Vat Reader::read(std::shared_ptr<const void> keep_alive) {
   read_materials(vat);
   read_geometry(vat, ext);
   read_lods(vat, ext);
-  for (size_t i = 0; i < vat.geometry.sources.size(); ++i) {
-    check_source(vat.geometry.sources[i], vat.geometry.vertex_count(), at(std::string(kExt) + ".sources", i));
-  }
+  check_sources(vat.geometry.sources, vat.geometry.vertex_count(), std::string(kExt) + ".sources");
 
   const json& planes = as_array(member(ext, "planes", kExt), std::string(kExt) + ".planes");
   if (planes.empty()) fail(std::string(kExt) + ".planes", "empty");
@@ -1297,6 +1351,7 @@ Vat Reader::read(std::shared_ptr<const void> keep_alive) {
       (void)stride;
       fail(vw + ".byteStride", "a plane's view has none");
     }
+    claim(range, view_index, w);
     p.data = chunks_.bin.subspan(range.offset, range.length);
     vat.planes.push_back(p);
   }
@@ -1450,31 +1505,15 @@ Result<Vat> load_vat_memory(std::span<const uint8_t> bytes, const std::string& n
 }
 
 Result<Vat> load_vat(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error(name, std::string("cannot open (") + std::strerror(errno) + ")");
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int error = errno;
-    ::close(fd);
-    return make_error(name, std::string("cannot stat (") + std::strerror(error) + ")");
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return make_error(name, S_ISDIR(st.st_mode) ? "is a directory, not a file" : "not a regular file");
-  }
-  const size_t size = static_cast<size_t>(st.st_size);
-  if (size == 0) {
-    ::close(fd);
-    return load_vat_memory({}, name);  // the container check names the problem
-  }
-  // MAP_POPULATE: the checksum reads every page anyway; faulting them in up front is faster.
-  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  const int map_error = errno;
-  ::close(fd);
-  if (mapped == MAP_FAILED) return make_error(name, std::string("cannot map (") + std::strerror(map_error) + ")");
-  std::shared_ptr<const void> mapping(mapped, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
-  return load_vat_memory({static_cast<const uint8_t*>(mapped), size}, name, std::move(mapping));
+  // Read, not mapped: a mapping faults (SIGBUS) when another process shortens the file while its
+  // planes are in use, and no check at load time can rule that out. The Vat owns the bytes.
+  Result<std::vector<uint8_t>> read = read_file(path);
+  if (!read) return read.error();
+  auto bytes = std::make_shared<const std::vector<uint8_t>>(std::move(*read));
+  const std::span<const uint8_t> view(*bytes);
+  // operator new aligns large blocks to 16 bytes on every platform vatkit builds for; where it
+  // does not, load_vat_memory copies the bytes into aligned storage.
+  return load_vat_memory(view, path.string(), std::move(bytes));
 }
 
 bool is_vat_file(const std::filesystem::path& path) {

@@ -1,4 +1,4 @@
-// Uploading a Vat: planes from the (mapped) bytes as they are, geometry, materials and images.
+// Uploading a Vat: planes from the loaded (or baked) bytes as they are, geometry, materials and images.
 #include "vatkit/gl/vat_gpu.h"
 
 #include <algorithm>
@@ -124,7 +124,7 @@ Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
   UnpackState unpack;
 
-  // ---- planes, straight from their bytes (a mapped .vat.glb: no copy on the CPU) ---------------
+  // ---- planes, straight from their bytes (a loaded .vat.glb: no further copy on the CPU) --------
   for (const Plane& p : vat.planes) {
     // A delta's Slots plane only serves CPU sockets: the vertex shader never reads it.
     if (!rig && p.semantic == PlaneSemantic::Slots) continue;

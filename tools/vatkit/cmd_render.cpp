@@ -39,7 +39,7 @@ struct RenderOptions {
   bool no_shadows = false;
 };
 
-// FILE as a .vat.glb (loaded, mapped), or a glTF baked here; the built-in sample without FILE.
+// FILE as a .vat.glb (loaded), or a glTF baked here; the built-in sample without FILE.
 Result<Vat> load_vat_input(const RenderOptions& options) {
   if (!options.file.empty()) {
     Result<bool> is_vat = is_vat_input(options.file);

@@ -124,12 +124,16 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
 
   // The verdict: the worst clip over the tolerance, on the rows or between them.
   size_t over = 0;
+  // A clip whose error is not a finite number (a decoded vertex at infinity or NaN) fails with or
+  // without a tolerance: the VAT does not decode to a pose.
+  size_t non_finite = 0;
   const ClipError* worst = nullptr;
   double worst_mm = -1.0;
   bool worst_between = false;
   for (const ClipError& e : *errors) {
     const double mm = std::max(e.on_rows_max_mm, e.between_rows_max_mm);
     if (tolerance >= 0.0 && !(mm <= tolerance)) ++over;
+    if (!std::isfinite(e.on_rows_max_mm) || !std::isfinite(e.between_rows_max_mm)) ++non_finite;
     if (!(mm <= worst_mm)) {  // NaN counts as the worst
       worst_mm = mm;
       worst = &e;
@@ -155,12 +159,18 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
     text = doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   } else {
     text = summary_text(summary);
-    if (over == 0) text += "  verify      " + verdict + "\n";
+    if (over == 0 && non_finite == 0) text += "  verify      " + verdict + "\n";
   }
   if (Result<void> written = write_output("", text); !written) return written;
-  if (over == 0) return {};
+  if (over == 0 && non_finite == 0) return {};
   failure_exit = kExitOverTolerance;
   const std::string where = options.vat_file.empty() ? asset->source : options.vat_file;
+  if (non_finite > 0) {
+    return make_error(where, "clip \"" + worst->clip + "\": max error " + mm_text(worst_mm) + " mm " +
+                                 (worst_between ? "between rows" : "on the rows") +
+                                 " is not a finite number (decoded vertices infinite, NaN or beyond float range; " +
+                                 std::to_string(non_finite) + " of " + std::to_string(errors->size()) + " clips)");
+  }
   return make_error(where, "clip \"" + worst->clip + "\": max error " + mm_text(worst_mm) +
                                " mm " + (worst_between ? "between rows" : "on the rows") +
                                " exceeds the tolerance " + mm_text(tolerance) + " mm by " +
@@ -199,8 +209,10 @@ Command add_verify_command(CLI::App& parent) {
       "Measures every clip of the VAT against the reference skinner posing FILE: the max and\n"
       "99th-percentile distance in mm (file units taken as metres) of the decoded vertices from\n"
       "the reference, at the row times and between them, and the worst normal angle.\n\n"
-      "Exit status: 0 every clip within the tolerance (or no tolerance); 3 a clip over it (one\n"
-      "line on stderr names the worst clip and by how much); 1 bad input; 2 bad command line.\n\n"
+      "Exit status: 0 every clip within the tolerance (or no tolerance); 3 a clip over it, or a\n"
+      "clip whose error is not finite (its decoded vertices are infinite or NaN), with or without\n"
+      "a tolerance (one line on stderr names the worst clip and by how much); 1 bad input; 2 bad\n"
+      "command line.\n\n"
       "Examples:\n  vatkit verify Fox.glb Fox.vat.glb --tolerance 50\n"
       "  vatkit verify CesiumMan.glb --precision q16 --tolerance 0.5\n"
       "  vatkit verify '' sample.vat.glb --tolerance 1");

@@ -66,8 +66,9 @@ struct SlotTransform {
 // Object-space positions (and normals, tangents when the spans are non-empty) of vertices
 // [first_vertex, first_vertex + positions.size()) under `pose`. Works for both encodings (the
 // rig encoding skins the bind-space geometry with the decoded slots). Normals of a Delta VAT
-// baked without normals are the rest normals (what a renderer without the plane draws);
-// tangents of a VAT without tangents are (0, 0, 0, 0). `positions` may be empty when only
+// baked without normals are the rest normals (what a renderer without the plane draws), and
+// (0, 0, 0) where the VAT has no rest (delta) or bind (rig) normals; tangents of a VAT without
+// tangents are (0, 0, 0, 0). `positions` may be empty when only
 // normals or tangents are wanted (then the count comes from the first non-empty span).
 void decode_vertices(const Vat& vat, const PoseBlend& pose, uint32_t first_vertex,
                      std::span<glm::vec3> positions, std::span<glm::vec3> normals = {},

@@ -228,8 +228,8 @@ struct Vat {
 
   std::string source;  // what it was baked or loaded from, for messages
 
-  // Keeps the planes' bytes alive: the baker's own buffers or a mapped .vat.glb. Copying a Vat
-  // shares it.
+  // Keeps the planes' bytes alive: the baker's own buffers or a loaded .vat.glb's bytes. Copying
+  // a Vat shares it.
   std::shared_ptr<const void> storage;
 
   const Plane* plane(PlaneSemantic semantic) const {

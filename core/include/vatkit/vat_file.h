@@ -4,9 +4,11 @@
 // views), and a content checksum. The format is specified in docs/format.md and versioned
 // separately from the library (kVatFormatVersion).
 //
-// Saving is atomic: the file appears complete or not at all. Loading maps the file and validates
-// the version, every size and offset, and the checksum before anything reads a plane; the planes
-// of the returned Vat point into the mapping (no copy), which the Vat keeps alive.
+// Saving is atomic: the file appears complete or not at all. Loading reads the file into memory
+// the returned Vat owns and validates the checksum, the version, every size, offset and range
+// before anything reads a plane; the planes point into those bytes (no further copy). What a
+// loaded Vat holds is bounded by the file: no two objects share bytes, the clips' bands and the
+// sources' vertex ranges are disjoint (docs/format.md, "What a loader must validate").
 #pragma once
 
 #include <cstdint>
@@ -29,10 +31,12 @@ inline constexpr uint32_t kVatOldestFormatVersion = 1;
 inline constexpr const char* kVatExtensionName = "VATKIT_vertex_animation";
 
 // Checks that `vat` is internally consistent and can be stored: what write_vat_glb requires and
-// what load_vat guarantees. Clip bands inside frame_rows; every plane's width, rows_per_frame,
-// height and byte size agree with frame_rows and texels_per_frame (vertex count, or 2 * slots);
-// geometry arrays empty or one element per vertex; indices, slot indices, draw groups, materials'
-// images and source ranges in range; every float finite. Errors name vat.source and the object,
+// what load_vat guarantees. Clip bands inside frame_rows and sharing no row; every plane's width,
+// rows_per_frame, height and byte size agree with frame_rows and texels_per_frame (vertex count,
+// or 2 * slots); geometry arrays empty or one element per vertex; indices, slot indices, draw
+// groups and materials' images in range; source ranges in range, of at least one vertex, disjoint
+// and in vertex order; every float finite (plane texels excepted: any bits decode, possibly to a
+// non-finite pose, which vatkit's commands report). Errors name vat.source and the object,
 // e.g. "bake: planes[1] (normal): data has 4096 bytes, width * height * 16 = 8192".
 Result<void> validate_vat(const Vat& vat);
 
@@ -50,14 +54,16 @@ Result<void> write_vat(const Vat& vat, OutputFile& out, const std::string& name)
 // and a failure leaves neither it nor a temporary behind.
 Result<void> save_vat(const Vat& vat, const std::filesystem::path& path);
 
-// Maps the file (read-only, private) and validates it as load_vat_memory does; the returned Vat's
-// planes point into the mapping, which Vat::storage keeps alive. The file must not be truncated
-// by another process while mapped (vatkit's own writers replace files by rename, which never
-// does that).
+// Reads the whole file (file_io.h, read_file) and validates it as load_vat_memory does; the
+// returned Vat's planes point into the bytes read, which Vat::storage owns. The file is not kept
+// open or mapped: another process may change, shorten or remove it while the Vat is in use.
 Result<Vat> load_vat(const std::filesystem::path& path);
 
 // Validates a .vat.glb held in memory: the GLB container, the checksum (before anything else is
-// read), the extension's version, then every size, offset, alignment, count, type and index.
+// read), the extension's version, then every size, offset, alignment, count, type and index; the
+// data of the objects read (attributes, index buffer, images, levels of detail, planes) must not
+// overlap, clip bands must not share rows, and source ranges are disjoint and in vertex order,
+// so the work any command does on a loaded Vat is bounded by the file's size.
 // The geometry, materials and images are copied into the Vat; the planes point into `bytes`,
 // which `keep_alive` (may be null if the caller guarantees the lifetime) must own. When
 // `bytes.data()` is not 16-byte aligned the bytes are first copied into an aligned buffer that

@@ -1,7 +1,8 @@
 // vatkit/gl/vat_gpu.h: a Vat on the GPU: its planes, its geometry, its materials.
 //
-// VatGpu::upload copies a loaded Vat (vat_file.h's load_vat maps the file: the plane bytes go from
-// the mapping straight into the textures, with no copy on the CPU) into GL objects:
+// VatGpu::upload copies a loaded Vat (vat_file.h's load_vat reads the file into memory the Vat
+// owns: the plane bytes go from there straight into the textures, with no further copy on the
+// CPU) into GL objects:
 //  - each plane as a 2D texture in its texel format (f32 GL_RGBA32F, f16 GL_RGBA16F, q16
 //    GL_RGBA16UI, read as integers so that the octahedral normal's bits arrive exact), one mip
 //    level, read with texelFetch at the wrapped-row address of vat.h;
