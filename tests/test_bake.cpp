@@ -379,18 +379,21 @@ TEST(BakeLimits, RowsThatCannotFitFailNamingTheClip) {
   auto r = bake(a, options_for(EncodingChoice::Delta, Precision::F32, 524288.0f));
   ASSERT_FALSE(r.ok()) << r->clips[0].rows << " rows";
   EXPECT_EQ(r.error().message,
-            "long.gltf: clip \"slide\" (8192 s) at 524288 fps needs 4294967297 frame rows, over the texture size "
-            "limit 16384 (every clip's rows share one texture)");
+            "long.gltf: clip \"slide\" (8192 s) at 524288 fps needs 4294967297 frame rows, more than a VAT holds "
+            "(65536, the largest texture size limit: every clip's rows share one texture)");
   const Asset b = sliding_triangle("endless.gltf", 1e30f);
   r = bake(b, options_for(EncodingChoice::Rig));
   ASSERT_FALSE(r.ok()) << r->clips[0].rows << " rows";
   EXPECT_NE(r.error().message.find("endless.gltf: clip \"slide\" (1e+30 s) at 30 fps needs over 1099511627776 frame rows"),
             std::string::npos)
       << r.error().message;
-  // One row more than the limit fails; the limit itself bakes.
-  BakeOptions o = options_for(EncodingChoice::Delta, Precision::F32, 99.0f);
-  o.max_texture_size = 100;  // 8192 s at 99 fps: 811009 rows
-  EXPECT_FALSE(bake(a, o).ok());
+  // Rows over this bake's limit fail saying what fits; the limit itself bakes.
+  BakeOptions o = options_for(EncodingChoice::Delta, Precision::F32, 100.0f / 8192.0f);
+  o.max_texture_size = 100;  // 101 rows
+  r = bake(a, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("101 frame rows = 101 rows, over the texture size limit 100"), std::string::npos)
+      << r.error().message;
   o.fps = 99.0f / 8192.0f;  // 99 intervals: 100 rows
   const Vat v = bake_ok(a, o);
   EXPECT_EQ(v.clips[0].rows, 100u);

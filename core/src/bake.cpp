@@ -742,17 +742,18 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
   clock.lap("plan");
   if (!plans) return plans.error();
   // A fixed rate's rows, checked before anything is prepared: every clip's rows lie in one
-  // texture, so a clip with more rows than max_texture_size can never fit.
+  // texture, so a clip with more rows than the largest texture size limit can never fit (one
+  // over this bake's limit fails in check_fits, which says what would fit).
   std::vector<std::string> row_notes;
   if (options.max_error_mm <= 0.0f) {
     for (detail::ClipPlan& c : *plans) {
       const uint64_t rows = detail::rows_at_fps(c.duration_s, options.fps);
       const std::string clip = "clip \"" + clip_label(asset, c.animation) + "\" (" + detail::fmt("%g", c.duration_s) + " s";
-      if (rows > options.max_texture_size) {
+      if (rows > kMaxTextureSize) {
         return make_error(asset.source, clip + ") at " + detail::fmt("%g", options.fps) + " fps needs " +
                                             (rows >= detail::kRowsSaturated ? "over " : "") + std::to_string(rows) +
-                                            " frame rows, over the texture size limit " +
-                                            std::to_string(options.max_texture_size) + " (every clip's rows share one texture)");
+                                            " frame rows, more than a VAT holds (" + std::to_string(kMaxTextureSize) +
+                                            ", the largest texture size limit: every clip's rows share one texture)");
       }
       c.rows = uint32_t(rows);
       if (c.rows == 1 && c.duration_s > 0.0f) {

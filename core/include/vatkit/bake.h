@@ -35,8 +35,9 @@ using ProgressFn = std::function<void(std::string_view stage, float fraction)>;
 // The ranges bake() accepts (anything outside is refused with an error naming the option and the
 // range). A clip of duration D at a rate f gets round(D * f) + 1 frame rows, and the rows of
 // every clip are stacked in one texture, so a VAT holds at most max_texture_size frame rows
-// (fewer when a frame takes several texture rows): a clip that needs more fails at once, naming
-// the clip, its duration and its rows.
+// (fewer when a frame takes several texture rows): a clip that needs more than kMaxTextureSize
+// fails at once, naming the clip, its duration and its rows; more than max_texture_size, saying
+// what fits.
 inline constexpr float kMinBakeFps = 1e-6f;         // fps and max_search_fps: [1e-6, 1e6]
 inline constexpr float kMaxBakeFps = 1e6f;
 inline constexpr uint32_t kMaxTextureSize = 65536;  // max_texture_size: [1, 65536]
