@@ -386,6 +386,14 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
             setup.threads);
     setup.rest_world.assign(ev.world().begin(), ev.world().end());
   }
+  // A normal or tangent the skinner cannot make a direction of (a zero source normal, a vertex
+  // whose weights are all zero) is not a number; the file stores every float finite, so such a
+  // vertex gets a zero vector (no direction) instead.
+  auto finite3 = [](const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+  for (glm::vec3& nrm : g.normals)
+    if (!finite3(nrm)) nrm = glm::vec3(0.0f);
+  for (glm::vec4& t : g.tangents)
+    if (!finite3(glm::vec3(t)) || !std::isfinite(t.w)) t = glm::vec4(0.0f, 0.0f, 0.0f, 1.0f);
   if (any_uv) g.texcoords0.assign(n, glm::vec2(0.0f));
   if (any_color) g.colors0.assign(n, glm::vec4(1.0f));
   for (const MeshInstance& inst : asset.instances) {
