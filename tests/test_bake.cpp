@@ -20,6 +20,7 @@
 #include "synthetic.h"
 #include "test_bake_util.h"
 #include "vatkit/parallel.h"
+#include "vatkit/vat_file.h"
 
 namespace vatkit {
 namespace {
@@ -354,6 +355,154 @@ TEST(BakeClipTable, OneRowForAZeroLengthClipAndErrorsForBadOptions) {
   r = bake(a, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("speed"), std::string::npos) << r.error().message;
+}
+
+// ---- limits -------------------------------------------------------------------------------------
+
+// one_triangle with a clip "slide" moving node 0 by `distance` along x over `duration` seconds.
+Asset sliding_triangle(const char* source, float duration, float distance = 1.0f) {
+  Asset a = one_triangle(source);
+  Animation anim;
+  anim.name = "slide";
+  test::add_channel(anim, 0, Path::Translation,
+                    test::make_sampler(Interpolation::Linear, {0.0f, duration}, {0, 0, 0, distance, 0, 0}, 3));
+  a.animations.push_back(anim);
+  test::finalize(a);
+  return a;
+}
+
+// round(D * fps) + 1 rows in 64 bits: 8192 s at 524288 fps is 2^32 + 1 rows, which must not
+// wrap to one row; a clip with more rows than the texture holds fails before anything is baked,
+// naming the clip, its duration and its rows.
+TEST(BakeLimits, RowsThatCannotFitFailNamingTheClip) {
+  const Asset a = sliding_triangle("long.gltf", 8192.0f);
+  auto r = bake(a, options_for(EncodingChoice::Delta, Precision::F32, 524288.0f));
+  ASSERT_FALSE(r.ok()) << r->clips[0].rows << " rows";
+  EXPECT_EQ(r.error().message,
+            "long.gltf: clip \"slide\" (8192 s) at 524288 fps needs 4294967297 frame rows, more than a VAT holds "
+            "(65536, the largest texture size limit: every clip's rows share one texture)");
+  const Asset b = sliding_triangle("endless.gltf", 1e30f);
+  r = bake(b, options_for(EncodingChoice::Rig));
+  ASSERT_FALSE(r.ok()) << r->clips[0].rows << " rows";
+  EXPECT_NE(r.error().message.find("endless.gltf: clip \"slide\" (1e+30 s) at 30 fps needs over 1099511627776 frame rows"),
+            std::string::npos)
+      << r.error().message;
+  // Rows over this bake's limit fail saying what fits; the limit itself bakes.
+  BakeOptions o = options_for(EncodingChoice::Delta, Precision::F32, 100.0f / 8192.0f);
+  o.max_texture_size = 100;  // 101 rows
+  r = bake(a, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("101 frame rows = 101 rows, over the texture size limit 100"), std::string::npos)
+      << r.error().message;
+  o.fps = 99.0f / 8192.0f;  // 99 intervals: 100 rows
+  const Vat v = bake_ok(a, o);
+  EXPECT_EQ(v.clips[0].rows, 100u);
+}
+
+TEST(BakeLimits, OptionsOutsideTheirRangeAreRefusedWithTheRange) {
+  const Asset a = sliding_triangle("slide.gltf", 1.0f);
+  auto expect_refused = [&](const BakeOptions& o, const std::string& message) {
+    auto r = bake(a, o);
+    ASSERT_FALSE(r.ok()) << message;
+    EXPECT_EQ(r.error().message, "slide.gltf: " + message);
+  };
+  BakeOptions o = options_for(EncodingChoice::Delta, Precision::F32, 2e6f);
+  expect_refused(o, "fps 2e+06 is outside [1e-06, 1e+06]");
+  o.fps = 1e-7f;
+  expect_refused(o, "fps 1e-07 is outside [1e-06, 1e+06]");
+  o = options_for(EncodingChoice::Delta);
+  o.max_error_mm = 1.0f;
+  o.max_search_fps = 1e7f;
+  expect_refused(o, "max search fps 1e+07 is outside [1e-06, 1e+06]");
+  o = options_for(EncodingChoice::Delta);
+  o.max_texture_size = 65537;
+  expect_refused(o, "max texture size 65537 is outside [1, 65536]");
+  o.max_texture_size = 65536;
+  EXPECT_TRUE(bake(a, o).ok());
+  o.lods = 17;
+  expect_refused(o, "levels of detail 17 is outside [0, 16]");
+}
+
+// The search never tries more rows than the texture holds, and says so when the limit, not the
+// rate, ended it.
+TEST(BakeLimits, TheFrameRateSearchStopsAtTheTextureSizeLimit) {
+  const Asset& a = shared_asset("khronos/CesiumMan.glb");  // one 2 s clip
+  BakeOptions o = options_for(EncodingChoice::Rig, Precision::F32);
+  o.max_error_mm = 1e-30f;  // nothing meets it
+  o.max_texture_size = 64;  // one texture row per frame: 64 rows, 31.5 fps over 2 s, below max_search_fps
+  auto r = bake(a, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no rate up to 31.5 fps (the texture size limit's 64 rows) keeps the rig decode "
+                                   "within 1e-30 mm"),
+            std::string::npos)
+      << r.error().message;
+}
+
+// A clip that gets one row holds its first pose: the bake says so, naming the clip, its duration
+// and its rows, and the measurement looks between that row and the clip's end, where the
+// triangle has slid 1 m (1000 mm) away from it.
+TEST(BakeOneRow, AOneRowClipIsNotedAndMeasuredToItsEnd) {
+  const Asset a = sliding_triangle("slide.gltf", 1.0f);
+  BakeReport report;
+  const Vat v = bake_ok(a, options_for(EncodingChoice::Delta, Precision::F32, 0.1f), &report);
+  ASSERT_EQ(v.clips[0].rows, 1u);
+  ASSERT_EQ(report.notes.size(), 1u);
+  EXPECT_EQ(report.notes[0], "clip \"slide\" (1 s) has 1 frame row at 0.1 fps: it holds its first pose for the whole clip");
+  const std::vector<ClipError> err = measure_ok(a, v);
+  EXPECT_EQ(err[0].on_rows_max_mm, 0.0f);
+  EXPECT_NEAR(err[0].between_rows_max_mm, 1000.0f, 0.01f);
+  // A clip without duration has one row and nothing to say about it.
+  Asset still = one_triangle("still.gltf");
+  Animation hold;
+  hold.name = "hold";
+  test::add_channel(hold, 0, Path::Translation, test::make_sampler(Interpolation::Linear, {0.0f}, {0, 0, 0}, 3));
+  still.animations.push_back(hold);
+  test::finalize(still);
+  BakeReport still_report;
+  bake_ok(still, options_for(EncodingChoice::Delta), &still_report);
+  EXPECT_TRUE(still_report.notes.empty());
+}
+
+// The frame-rate search judges one row by the whole clip: a slide is not frozen within 1 mm.
+TEST(BakeOneRow, TheSearchDoesNotFreezeAMovingClip) {
+  const Asset a = sliding_triangle("slide.gltf", 1.0f);
+  BakeOptions o = options_for(EncodingChoice::Delta);
+  o.max_error_mm = 1.0f;
+  const Vat v = bake_ok(a, o);
+  EXPECT_EQ(v.clips[0].rows, 2u);  // linear motion: two rows are exact
+}
+
+// Every file the writer produces loads: each seed and regression input of fuzz_bake_reload
+// (fuzz/seeds/fuzz_bake_reload: a vertex at 3e38, whose levels of detail have a screen size of
+// FLT_MAX; a zero inverse bind matrix; what the fuzzer found) bakes in every encoding and
+// precision to bytes that load_vat_memory accepts, or fails with one line naming the file.
+TEST(BakeReload, EveryFuzzSeedBakesToAFileThatLoads) {
+  const std::filesystem::path dir = std::filesystem::path(VATKIT_SOURCE_DIR) / "fuzz/seeds/fuzz_bake_reload";
+  size_t baked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::vector<uint8_t> bytes = test::read_file(entry.path());
+    const std::string name = entry.path().filename().string();
+    auto asset = import_gltf_memory(bytes, name);
+    if (!asset || asset->animations.empty()) continue;
+    for (EncodingChoice e : {EncodingChoice::Auto, EncodingChoice::Delta, EncodingChoice::Rig}) {
+      for (Precision p : {Precision::F32, Precision::F16, Precision::Q16}) {
+        BakeOptions o = options_for(e, p, 4.0f);
+        o.threads = 1;
+        auto vat = bake(*asset, o);
+        if (!vat) {
+          EXPECT_EQ(vat.error().message.rfind(name + ": ", 0), 0u) << vat.error().message;
+          EXPECT_EQ(vat.error().message.find('\n'), std::string::npos) << vat.error().message;
+          continue;
+        }
+        auto written = write_vat_glb(*vat);
+        ASSERT_TRUE(written.ok()) << name << ": " << written.error().message;
+        auto loaded = load_vat_memory(*written, name + ".vat.glb");
+        EXPECT_TRUE(loaded.ok()) << name << " " << int(e) << " " << int(p) << ": " << loaded.error().message;
+        ++baked;
+      }
+    }
+  }
+  EXPECT_GE(baked, 3u) << "the seeds bake too little to test anything";
 }
 
 // ---- geometry and slots ------------------------------------------------------------------------

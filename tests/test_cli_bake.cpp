@@ -464,6 +464,30 @@ TEST(CliBake, VerifyPassesAGenerousToleranceAndFailsAnImpossibleOne) {
   EXPECT_EQ(entries_in(dir), 1u);
 }
 
+// A clip baked to one row holds its first pose: the bake says so (naming the clip, its duration
+// and its rows), and verify measures it up to the clip's end, where the walk has moved on.
+TEST(CliBake, AOneRowClipIsNotedAndVerifiedToItsEnd) {
+  const fs::path dir = test::scratch_dir("cli_one_row");
+  const fs::path file = dir / "walk.vat.glb";
+  const CommandResult baked = vatkit_cli("bake --clips walk --encoding delta --fps 1e-6 --json -o " + quoted(file));
+  ASSERT_EQ(baked.exit_code, 0) << baked.err;
+  const json summary = parse_json(baked);
+  ASSERT_EQ(summary["clips"].size(), 1u);
+  EXPECT_EQ(summary["clips"][0]["rows"], 1);
+  const std::string note = "clip \"walk\" (";
+  bool noted = false;
+  for (const json& n : summary["notes"]) {
+    const std::string text = n.get<std::string>();
+    noted |= text.rfind(note, 0) == 0 && text.find(" s) has 1 frame row at 1e-06 fps: it holds its first pose") != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << summary["notes"].dump();
+  // The sample's walk moves its vertices by centimetres at least: the error is not 0 any more.
+  const json verified = parse_json(vatkit_cli("verify '' " + quoted(file) + " --json"));
+  ASSERT_EQ(verified["clips"].size(), 1u);
+  EXPECT_GT(verified["clips"][0]["error"]["between_rows_max_mm"].get<double>(), 10.0) << verified.dump();
+  EXPECT_EQ(vatkit_cli("verify '' " + quoted(file) + " --tolerance 10").exit_code, 3);
+}
+
 // ---- the validator -------------------------------------------------------------------------
 
 TEST(CliBake, BakedFilesPassTheKhronosValidator) {
@@ -551,7 +575,15 @@ TEST(CliBake, BadInputGivesOneErrorLineAndNoOutputFile) {
   // Option values.
   expect_one_error_line(vatkit_cli("bake --fps -1" + o), "--fps -1: must be a positive number");
   expect_one_error_line(vatkit_cli("bake --fps 0" + o), "--fps 0: must be a positive number");
-  expect_one_error_line(vatkit_cli("bake --fps 1e9" + o), "--fps 1e+09: must be a positive number of frames per second, at most 1e6");
+  expect_one_error_line(vatkit_cli("bake --fps 1e9" + o), "--fps 1e+09: must be a positive number of frames per second, from 1e-06 to 1e+06");
+  // Every number is checked against its range, and the error says the range.
+  expect_one_error_line(vatkit_cli("bake --fps 1e-300" + o), "--fps 1e-300: must be a positive number of frames per second, from 1e-06 to 1e+06");
+  expect_one_error_line(vatkit_cli("bake --max-error 1 --max-search-fps 2e6" + o), "--max-search-fps 2e+06: must be a positive number of frames per second, from 1e-06 to 1e+06");
+  expect_one_error_line(vatkit_cli("bake --max-texture-size 99999999999" + o), "--max-texture-size 99999999999: must be from 1 to 65536");
+  expect_one_error_line(vatkit_cli("bake --max-texture-size 65537" + o), "--max-texture-size 65537: must be from 1 to 65536");
+  expect_one_error_line(vatkit_cli("bake --max-texture-size -1" + o), "--max-texture-size -1: must be from 1 to 65536");
+  expect_one_error_line(vatkit_cli("bake --lods 4294967297" + o), "--lods 4294967297: must be from 0 to 16");
+  expect_one_error_line(vatkit_cli("bake --lods -1" + o), "--lods -1: must be from 0 to 16");
   // vatkit writes binary glTF: a .gltf output name is refused before anything is baked.
   expect_one_error_line(vatkit_cli("bake --no-measure -o " + quoted(dir / "x.gltf")), "x.gltf: vatkit writes binary glTF");
   expect_one_error_line(vatkit_cli("sample -o " + quoted(dir / "x.GLTF")), "x.GLTF: vatkit writes binary glTF");
@@ -564,7 +596,7 @@ TEST(CliBake, BadInputGivesOneErrorLineAndNoOutputFile) {
   expect_one_error_line(vatkit_cli("bake --max-error 1e-9 --precision q16 --clips run" + o), "<sample>: ");
   expect_one_error_line(vatkit_cli("bake --precision f64" + o), "f64", 2);
   expect_one_error_line(vatkit_cli("bake --encoding skin" + o), "skin", 2);
-  expect_one_error_line(vatkit_cli("bake --max-texture-size 0" + o), "--max-texture-size 0");
+  expect_one_error_line(vatkit_cli("bake --max-texture-size 0" + o), "--max-texture-size 0: must be from 1 to 65536");
   expect_one_error_line(vatkit_cli("bake --threads many" + o), "--threads", 2);
   expect_one_error_line(vatkit_cli("bake --clip-defaults walk" + o), "expected NAME=SPEC");
   expect_one_error_line(vatkit_cli("bake --clip-defaults walk=sideways" + o), "unknown \"sideways\"");

@@ -211,6 +211,8 @@ TEST(GlbWriter, FloatsReadBackExactly) {
   for (float f : values) {
     const std::string text = glb::json_number(f).dump();
     const double parsed = json::parse(text).get<double>();
+    // Within the float range as a double too (a reader may check the range before narrowing).
+    ASSERT_LE(std::fabs(parsed), double(std::numeric_limits<float>::max())) << text;
     float back = static_cast<float>(parsed);
     ASSERT_EQ(std::memcmp(&back, &f, 4), 0) << text;
     back = std::strtof(text.c_str(), nullptr);  // and straight to float

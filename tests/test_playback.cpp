@@ -686,6 +686,10 @@ TEST(PlaybackJson, BadLinesNameTheField) {
        "instance.clip.startFrame: expected an integer"},
       {R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 30}, "startTime": 0}, "time": 1e39})",
        "time: out of float32 range"},
+      // An unsigned number past int64's range is out of range, not wrapped: 2^64 - 1 is not
+      // repetitions -1 (endless).
+      {R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 30}, "startTime": 0, "repetitions": 18446744073709551615}, "time": 1})",
+       "instance.repetitions: out of range: 18446744073709551615"},
   };
   for (const auto& [line, want] : cases) {
     Result<FrameQuery> q = parse_frame_query(line);

@@ -81,10 +81,15 @@ Result<std::vector<ClipPlan>> plan_clips(const Asset& asset, const BakeOptions& 
   return plans;
 }
 
-uint32_t rows_at_fps(float duration_s, double fps) {
+}  // namespace
+
+uint64_t rows_at_fps(float duration_s, double fps) {
   if (!(duration_s > 0.0f)) return 1;
-  return uint32_t(std::llround(double(duration_s) * fps)) + 1;
+  const double rows = std::round(double(duration_s) * fps) + 1.0;
+  return rows < double(kRowsSaturated) ? uint64_t(rows) : kRowsSaturated;
 }
+
+namespace {
 
 uint32_t total_rows(const std::vector<ClipPlan>& clips) {
   uint64_t n = 0;
@@ -381,6 +386,14 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
             setup.threads);
     setup.rest_world.assign(ev.world().begin(), ev.world().end());
   }
+  // A normal or tangent the skinner cannot make a direction of (a zero source normal, a vertex
+  // whose weights are all zero) is not a number; the file stores every float finite, so such a
+  // vertex gets a zero vector (no direction) instead.
+  auto finite3 = [](const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+  for (glm::vec3& nrm : g.normals)
+    if (!finite3(nrm)) nrm = glm::vec3(0.0f);
+  for (glm::vec4& t : g.tangents)
+    if (!finite3(glm::vec3(t)) || !std::isfinite(t.w)) t = glm::vec4(0.0f, 0.0f, 0.0f, 1.0f);
   if (any_uv) g.texcoords0.assign(n, glm::vec2(0.0f));
   if (any_color) g.colors0.assign(n, glm::vec4(1.0f));
   for (const MeshInstance& inst : asset.instances) {
@@ -591,8 +604,13 @@ struct Baker {
   // search upward from 30 fps with the smooth-motion model (error ~ 1 / rate^2) until a rate
   // passes; (3) then bisect below the passing count until n passes and n - 1 fails.
   Result<uint32_t> search_rows(Encoding e, const ClipPlan& clip, float budget_mm, float* best_error_mm) {
-    const uint32_t max_rows = detail::rows_at_fps(clip.duration_s, options.max_search_fps);
+    // Rates up to max_search_fps, and never more rows than the texture holds.
+    const uint64_t rate_rows = detail::rows_at_fps(clip.duration_s, options.max_search_fps);
+    const uint32_t max_rows = uint32_t(std::min<uint64_t>(rate_rows, options.max_texture_size));
     if (max_rows <= 1) return 1u;
+    const std::string max_rate = detail::fmt("%g", max_rows < rate_rows ? double(max_rows - 1) / clip.duration_s
+                                                                          : double(options.max_search_fps)) +
+                                 " fps" + (max_rows < rate_rows ? " (the texture size limit's " + std::to_string(max_rows) + " rows)" : "");
     struct Tried {
       uint32_t rows;
       bool pass;
@@ -647,7 +665,7 @@ struct Baker {
     }
     // (2) Upward from 30 fps.
     if (hi == 0) {
-      uint32_t guess = std::clamp<uint32_t>(detail::rows_at_fps(clip.duration_s, 30.0), 2u, max_rows);
+      uint32_t guess = uint32_t(std::clamp<uint64_t>(detail::rows_at_fps(clip.duration_s, 30.0), 2u, max_rows));
       for (;;) {
         auto ok = eval(guess);
         if (!ok) return ok.error();
@@ -657,11 +675,10 @@ struct Baker {
         }
         if (guess >= max_rows) {
           if (best_error_mm) *best_error_mm = err_of(guess);
-          return make_error(setup.name, "clip \"" + label + "\": no rate up to " +
-                                            detail::fmt("%g", options.max_search_fps) + " fps keeps the " +
+          return make_error(setup.name, "clip \"" + label + "\": no rate up to " + max_rate + " keeps the " +
                                             to_string(e) + " decode within " + detail::fmt("%g", budget_mm) +
-                                            " mm (at " + detail::fmt("%g", options.max_search_fps) + " fps: " +
-                                            detail::fmt("%.3g", err_of(guess)) + " mm or more)");
+                                            " mm (at " + max_rate + ": " + detail::fmt("%.3g", err_of(guess)) +
+                                            " mm or more)");
         }
         const double predicted = 1.0 + std::ceil(double(guess - 1) * std::sqrt(double(err_of(guess)) / budget_mm));
         // An early-stopped measurement only bounds the error from below: never grow by less than 2x.
@@ -701,16 +718,25 @@ struct Baker {
 
 Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* report) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (options.max_error_mm <= 0.0f && !(options.fps > 0.0f && std::isfinite(options.fps))) {
-    return make_error(asset.source, "fps " + detail::fmt("%g", options.fps) + " is not a positive number");
-  }
+  auto fps_in_range = [](float fps) { return fps >= kMinBakeFps && fps <= kMaxBakeFps; };
+  const std::string fps_range = "[" + detail::fmt("%g", kMinBakeFps) + ", " + detail::fmt("%g", kMaxBakeFps) + "]";
   if (!(options.max_error_mm >= 0.0f) || !std::isfinite(options.max_error_mm)) {
     return make_error(asset.source, "max error " + detail::fmt("%g", options.max_error_mm) + " mm is not a number >= 0");
   }
-  if (options.max_error_mm > 0.0f && !(options.max_search_fps > 0.0f)) {
-    return make_error(asset.source, "max search fps must be positive");
+  if (options.max_error_mm <= 0.0f && !fps_in_range(options.fps)) {
+    return make_error(asset.source, "fps " + detail::fmt("%g", options.fps) + " is outside " + fps_range);
   }
-  if (options.max_texture_size == 0) return make_error(asset.source, "max texture size 0");
+  if (options.max_error_mm > 0.0f && !fps_in_range(options.max_search_fps)) {
+    return make_error(asset.source, "max search fps " + detail::fmt("%g", options.max_search_fps) + " is outside " + fps_range);
+  }
+  if (options.max_texture_size == 0 || options.max_texture_size > kMaxTextureSize) {
+    return make_error(asset.source, "max texture size " + std::to_string(options.max_texture_size) + " is outside [1, " +
+                                        std::to_string(kMaxTextureSize) + "]");
+  }
+  if (options.lods > kMaxBakeLods) {
+    return make_error(asset.source, "levels of detail " + std::to_string(options.lods) + " is outside [0, " +
+                                        std::to_string(kMaxBakeLods) + "]");
+  }
   if (options.precision > Precision::Q16) return make_error(asset.source, "unknown precision");
 
   // VATKIT_DEBUG_BAKE=1: each stage's wall time on stderr (for finding fixed costs; bench_bake
@@ -733,6 +759,27 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
   auto plans = detail::plan_clips(asset, options);
   clock.lap("plan");
   if (!plans) return plans.error();
+  // A fixed rate's rows, checked before anything is prepared: every clip's rows lie in one
+  // texture, so a clip with more rows than the largest texture size limit can never fit (one
+  // over this bake's limit fails in check_fits, which says what would fit).
+  std::vector<std::string> row_notes;
+  if (options.max_error_mm <= 0.0f) {
+    for (detail::ClipPlan& c : *plans) {
+      const uint64_t rows = detail::rows_at_fps(c.duration_s, options.fps);
+      const std::string clip = "clip \"" + clip_label(asset, c.animation) + "\" (" + detail::fmt("%g", c.duration_s) + " s";
+      if (rows > kMaxTextureSize) {
+        return make_error(asset.source, clip + ") at " + detail::fmt("%g", options.fps) + " fps needs " +
+                                            (rows >= detail::kRowsSaturated ? "over " : "") + std::to_string(rows) +
+                                            " frame rows, more than a VAT holds (" + std::to_string(kMaxTextureSize) +
+                                            ", the largest texture size limit: every clip's rows share one texture)");
+      }
+      c.rows = uint32_t(rows);
+      if (c.rows == 1 && c.duration_s > 0.0f) {
+        row_notes.push_back(clip + ") has 1 frame row at " + detail::fmt("%g", options.fps) +
+                            " fps: it holds its first pose for the whole clip");
+      }
+    }
+  }
   auto setup_r = detail::prepare_bake(asset, options);
   if (!setup_r) return setup_r.error();
   detail::BakeSetup& setup = *setup_r;
@@ -795,8 +842,6 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
         if (options.progress) options.progress("search", float(c + 1) / float(clips.size()));
       }
       if (failed) continue;
-    } else {
-      for (ClipPlan& c : clips) c.rows = detail::rows_at_fps(c.duration_s, options.fps);
     }
     detail::Progress progress;
     progress.fn = &options.progress;
@@ -886,7 +931,8 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
         rep.encoding_reason = r;
       }
       if (have_measure) rep.clips = std::move(measured);
-      if (e == Encoding::Rig) rep.notes = setup.notes;
+      rep.notes = row_notes;
+      if (e == Encoding::Rig) rep.notes.insert(rep.notes.end(), setup.notes.begin(), setup.notes.end());
       rep.measure_seconds = baker.measure_seconds;
       rep.lod_seconds = lods->seconds;
       rep.frame_seconds = progress.frame_seconds;

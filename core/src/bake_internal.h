@@ -157,6 +157,11 @@ struct ClipPlan {
   ClipDefaults defaults;
 };
 
+// round(duration_s * fps) + 1 frame rows (1 for a clip without duration), saturating at
+// kRowsSaturated, more than any texture holds, so that a sum over fewer than 2^24 clips cannot wrap.
+inline constexpr uint64_t kRowsSaturated = uint64_t(1) << 40;
+uint64_t rows_at_fps(float duration_s, double fps);
+
 // The time of row k of a band of `rows` rows over [0, duration]: k * duration / (rows - 1).
 inline float row_time(const ClipPlan& c, uint32_t k) {
   return c.rows > 1 ? float(double(k) * double(c.duration_s) / double(c.rows - 1)) : 0.0f;

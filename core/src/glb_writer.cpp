@@ -7,6 +7,7 @@
 #include <cassert>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <cstring>
 
 namespace vatkit::glb {
@@ -60,8 +61,12 @@ nlohmann::json json_number(float value) {
   double as_double = 0.0;
   std::from_chars(text, written.ptr, as_double);
   // ...but glTF readers parse to double and narrow; in the rare case where that double rounding
-  // lands elsewhere, fall back to the float's exact value (always exact, just longer).
-  if (static_cast<float>(as_double) != value) as_double = static_cast<double>(value);
+  // lands elsewhere, or past the float range (FLT_MAX's shortest decimal, 3.4028235e38, is above
+  // it, and a reader that checks the double's range refuses it), fall back to the float's exact
+  // value (always exact, just longer).
+  if (static_cast<float>(as_double) != value || std::fabs(as_double) > double(std::numeric_limits<float>::max())) {
+    as_double = static_cast<double>(value);
+  }
   return as_double;
 }
 

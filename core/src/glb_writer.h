@@ -99,7 +99,8 @@ struct Element<glm::mat<4, 4, float, Q>> {
 };
 
 // A float as a JSON number that reads back (as a double, then narrowed to float, which is what
-// every glTF reader does) as exactly `value`: the shortest such decimal. `value` must be finite.
+// every glTF reader does) as exactly `value`, and whose double is within the float range: the
+// shortest such decimal. `value` must be finite.
 nlohmann::json json_number(float value);
 // Arrays of json_number, e.g. for translation, rotation, scale, baseColorFactor.
 nlohmann::json json_array(std::span<const float> values);

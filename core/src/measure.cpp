@@ -194,9 +194,14 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
 
   // Total work, for progress.
   size_t total_tasks = 0, done_tasks = 0;
+  // A clip of one row with a duration holds its first pose over [0, duration]: it is measured
+  // between that row and the clip's end as well (the samples between, and the end), so that
+  // what it misses shows.
+  auto held = [](const VatClip& clip) { return clip.rows == 1 && clip.duration_s > 0.0f; };
   for (uint32_t c : clips) {
     const uint32_t n = vat.clips[c].rows;
-    total_tasks += (request.on_rows ? n : 0) + size_t(n - 1) * request.between_samples;
+    total_tasks += (request.on_rows ? n : 0) + size_t(n - 1) * request.between_samples +
+                   (held(vat.clips[c]) ? request.between_samples + 1 : 0);
   }
 
   std::vector<ClipMeasure> out;
@@ -204,24 +209,27 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
     const VatClip& clip = vat.clips[c];
     const int anim = clip.source_animation;
     std::vector<Task> tasks;
-    const double step = clip.rows > 1 ? double(clip.duration_s) / double(clip.rows - 1) : 0.0;
+    const double step = clip.rows > 1 ? double(clip.duration_s) / double(clip.rows - 1) : double(clip.duration_s);
     for (uint32_t k = 0; k < clip.rows; ++k) {
       const double t0 = double(k) * step;
       if (request.on_rows) tasks.push_back(Task{float(t0), clip.first_row + k, true});
-      if (k + 1 < clip.rows) {
+      if (k + 1 < clip.rows || held(clip)) {
         for (uint32_t j = 1; j <= request.between_samples; ++j) {
           tasks.push_back(Task{float(t0 + step * double(j) / double(request.between_samples + 1)), 0, false});
         }
       }
     }
+    if (held(clip)) tasks.push_back(Task{clip.duration_s, 0, false});
     pool.for_each([](Workspace& w) {
       w.on.reset();
       w.between.reset();
       w.normal_max_d2 = 0.0f;
     });
     std::atomic<bool> abort{false};
+    // A budget whose square underflows still stops at the first error above zero.
     const float abort_d2 = request.abort_above_mm > 0.0f
-                               ? (request.abort_above_mm * 1e-3f) * (request.abort_above_mm * 1e-3f)
+                               ? std::max((request.abort_above_mm * 1e-3f) * (request.abort_above_mm * 1e-3f),
+                                          std::numeric_limits<float>::denorm_min())
                                : 0.0f;
     auto run = [&](size_t begin, size_t end) {
       auto ws = pool.take();

@@ -47,6 +47,10 @@ float number(const json& j, const std::string& path) {
 }
 
 int64_t integer(const json& j, const std::string& path) {
+  // An unsigned number past int64's range is out of range, not its two's-complement wrap.
+  if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
+    fail(path, "out of range: " + shown(j));
+  }
   if (j.is_number_integer()) return j.get<int64_t>();
   if (j.is_number_float()) {
     const double d = j.get<double>();

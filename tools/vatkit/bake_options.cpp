@@ -104,8 +104,8 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
       ->option_text("auto|rig|delta")
       ->group(group);
   o.fps_option = app.add_option("--fps", o.fps,
-                                "Nominal frame rate of every clip (default 30): a clip of duration "
-                                "D gets round(D * fps) + 1 rows")
+                                "Nominal frame rate of every clip, 1e-6 to 1e6 (default 30): a clip of "
+                                "duration D gets round(D * fps) + 1 rows")
                      ->option_text("N")
                      ->group(group);
   o.max_error_option =
@@ -144,8 +144,9 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
   app.add_flag("--no-tangents", o.no_tangents, "Leave out tangents even where the source has them")
       ->group(group);
   app.add_option("--max-texture-size", o.max_texture_size,
-                 "Largest texture width and height (default 16384): wider frames wrap onto "
-                 "several rows; a bake that does not fit fails and says what would")
+                 "Largest texture width and height, 1 to 65536 (default 16384): wider frames wrap "
+                 "onto several rows, and every clip's rows stack in the height; a bake that does "
+                 "not fit fails and says what would")
       ->option_text("N")
       ->group(group);
   app.add_option("--threads", o.threads, "Worker threads (default 0: every hardware thread); "
@@ -158,7 +159,8 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
       ->option_text("MM")
       ->group(group);
   app.add_option("--max-search-fps", o.max_search_fps,
-                 "--max-error tries rates up to this (default 480) before giving up")
+                 "--max-error tries rates up to this, 1e-6 to 1e6 (default 480), and rows up "
+                 "to the texture size limit, before giving up")
       ->option_text("N")
       ->group(group);
   app.add_option("--rig-tolerance", o.rig_tolerance,
@@ -167,7 +169,7 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
       ->option_text("R")
       ->group(group);
   app.add_option("--lods", o.lods,
-                 "Levels of detail stored in the file (default 3; 0: none): index buffers over "
+                 "Levels of detail stored in the file, 0 to 16 (default 3; 0: none): index buffers over "
                  "the same vertices at about 1/2, 1/4, 1/8... of the triangles, each with its "
                  "error at rest and in motion and the screen size to switch at (docs/lod.md)")
       ->option_text("N")
@@ -190,6 +192,12 @@ Precision precision_choice(const std::string& word) {
 
 Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
   auto positive = [](double v) { return std::isfinite(v) && v > 0.0 && v < 1e30; };
+  // A rate in vatkit::bake's range [kMinBakeFps, kMaxBakeFps].
+  auto rate = [](const char* option, double v) -> Result<void> {
+    if (v >= double(kMinBakeFps) && v <= double(kMaxBakeFps)) return {};
+    return make_error("", std::string(option) + " " + number_text(v) + ": must be a positive number of frames per second, from " +
+                              number_text(kMinBakeFps) + " to " + number_text(kMaxBakeFps));
+  };
   BakeOptions b;
   b.encoding = encoding_choice(o.encoding);
   b.precision = precision_choice(o.precision);
@@ -199,15 +207,11 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
                                 ": not a positive number of millimetres");
     }
     b.max_error_mm = static_cast<float>(o.max_error_mm);
-  } else if (!positive(o.fps) || o.fps > 1e6) {
-    return make_error("", "--fps " + number_text(o.fps) +
-                              ": must be a positive number of frames per second, at most 1e6");
+  } else if (auto r = rate("--fps", o.fps); !r) {
+    return r.error();
   }
   b.fps = static_cast<float>(o.fps);
-  if (!positive(o.max_search_fps) || o.max_search_fps > 1e6) {
-    return make_error("", "--max-search-fps " + number_text(o.max_search_fps) +
-                              ": must be a positive number of frames per second, at most 1e6");
-  }
+  if (auto r = rate("--max-search-fps", o.max_search_fps); !r) return r.error();
   b.max_search_fps = static_cast<float>(o.max_search_fps);
   if (!positive(o.auto_budget_mm)) {
     return make_error("", "--auto-budget " + number_text(o.auto_budget_mm) +
@@ -219,10 +223,11 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
                               ": not a positive number");
   }
   b.rig_tolerance = static_cast<float>(o.rig_tolerance);
-  if (o.max_texture_size == 0) {
-    return make_error("", "--max-texture-size 0: a texture needs at least one texel");
+  if (o.max_texture_size < 1 || o.max_texture_size > kMaxTextureSize) {
+    return make_error("", "--max-texture-size " + std::to_string(o.max_texture_size) + ": must be from 1 to " +
+                              std::to_string(kMaxTextureSize));
   }
-  b.max_texture_size = o.max_texture_size;
+  b.max_texture_size = uint32_t(o.max_texture_size);
   b.clips = o.clips;
   for (const std::string& clip : b.clips) {
     if (clip.empty()) return make_error("", "--clips: an empty clip name");
@@ -232,8 +237,10 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
     if (!parsed) return parsed.error();
     b.clip_defaults.push_back(std::move(*parsed));
   }
-  if (o.lods > 16) return make_error("", "--lods " + std::to_string(o.lods) + ": at most 16 levels");
-  b.lods = o.lods;
+  if (o.lods < 0 || o.lods > kMaxBakeLods) {
+    return make_error("", "--lods " + std::to_string(o.lods) + ": must be from 0 to " + std::to_string(kMaxBakeLods));
+  }
+  b.lods = uint32_t(o.lods);
   b.normals = !o.no_normals;
   b.tangents = !o.no_tangents;
   b.measure = !o.no_measure;

@@ -26,12 +26,13 @@ struct BakeCliOptions {
   bool no_normals = false;
   bool no_tangents = false;
   bool no_measure = false;
-  uint32_t max_texture_size = 16384;
+  int64_t max_texture_size = BakeOptions{}.max_texture_size;  // wide: an out-of-range value is
+                                                             // named with its range
   unsigned threads = 0;
   double max_search_fps = 480.0;
   double auto_budget_mm = 1.0;
   double rig_tolerance = 1e-3;
-  uint32_t lods = BakeOptions{}.lods;
+  int64_t lods = BakeOptions{}.lods;
   CLI::Option* fps_option = nullptr;
   CLI::Option* max_error_option = nullptr;
 };

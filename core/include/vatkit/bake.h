@@ -32,10 +32,23 @@ enum class EncodingChoice : uint8_t { Auto, Delta, Rig };
 // Called from the calling thread with a stage name and its completed fraction in [0, 1].
 using ProgressFn = std::function<void(std::string_view stage, float fraction)>;
 
+// The ranges bake() accepts (anything outside is refused with an error naming the option and the
+// range). A clip of duration D at a rate f gets round(D * f) + 1 frame rows, and the rows of
+// every clip are stacked in one texture, so a VAT holds at most max_texture_size frame rows
+// (fewer when a frame takes several texture rows): a clip that needs more than kMaxTextureSize
+// fails at once, naming the clip, its duration and its rows; more than max_texture_size, saying
+// what fits.
+inline constexpr float kMinBakeFps = 1e-6f;         // fps and max_search_fps: [1e-6, 1e6]
+inline constexpr float kMaxBakeFps = 1e6f;
+inline constexpr uint32_t kMaxTextureSize = 65536;  // max_texture_size: [1, 65536]
+inline constexpr uint32_t kMaxBakeLods = 16;        // lods: [0, 16]
+
 struct BakeOptions {
   EncodingChoice encoding = EncodingChoice::Auto;
   Precision precision = Precision::F32;
-  float fps = 30.0f;            // nominal frame rate (ignored when max_error_mm > 0)
+  float fps = 30.0f;            // nominal frame rate (ignored when max_error_mm > 0); a clip
+                                // with a duration that gets one row holds its first pose, and
+                                // the report's notes say so
   float max_error_mm = 0.0f;    // > 0: for each clip, a row count n whose interpolated decode
                                 // stays within this budget against the reference, on the rows
                                 // and between them (VerifyOptions{} sampling), where n - 1 rows
@@ -90,8 +103,8 @@ struct BakeReport {
                                  // geometry and slots, which grow with vertices
 };
 
-// Errors (one line, naming asset.source): no animation; an unknown clip; an impossible option
-// (fps <= 0, a zero texture size); a Rig request the rig cannot express (the joint or mesh, the
+// Errors (one line, naming asset.source): no animation; an unknown clip; an option outside its
+// range (kMinBakeFps...); a clip with more rows than max_texture_size; a Rig request the rig cannot express (the joint or mesh, the
 // clip, the frame and the magnitude); planes over max_texture_size (with what would fit); F16
 // values over 65504; a max_error_mm no rate up to max_search_fps meets.
 Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* report = nullptr);
@@ -102,7 +115,8 @@ struct VerifyOptions {
   ProgressFn progress;
 };
 
-// Decodes `vat` at its row times and between them and compares with the reference skinner posing
+// Decodes `vat` at its row times and between them (a clip of one row with a duration: between
+// that row and the clip's end, and at the end, where it still shows its first pose) and compares with the reference skinner posing
 // `source` (the asset it was baked from: clips are matched by source animation, vertices by
 // Vat::geometry.sources). Fails when the two do not match (different meshes or clips).
 Result<std::vector<ClipError>> measure_error(const Asset& source, const Vat& vat,
