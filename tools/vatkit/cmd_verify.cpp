@@ -140,7 +140,7 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
     verdict = "every clip within the tolerance " + mm_text(tolerance) + " mm";
   }
   if (worst != nullptr) {
-    verdict += (verdict.empty() ? "" : "; ") + std::string("worst: clip \"") + worst->clip +
+    verdict += (verdict.empty() ? "" : "; ") + std::string("worst: clip \"") + printable(worst->clip) +
                "\", " + mm_text(worst_mm) + " mm " + (worst_between ? "between rows" : "on the rows");
   }
 
@@ -149,7 +149,7 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
     nlohmann::ordered_json doc = nlohmann::ordered_json::parse(summary_json(summary));
     doc["tolerance_mm"] = tolerance >= 0.0 ? nlohmann::ordered_json(tolerance) : nullptr;
     doc["clips_over_tolerance"] = over;
-    text = doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    text = doc.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   } else {
     text = summary_text(summary);
     if (over == 0) text += "  verify      " + verdict + "\n";
@@ -158,7 +158,7 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
   if (over == 0) return {};
   failure_exit = kExitOverTolerance;
   const std::string where = options.vat_file.empty() ? asset->source : options.vat_file;
-  return make_error(where, "clip \"" + worst->clip + "\": max error " + mm_text(worst_mm) +
+  return make_error(where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) +
                                " mm " + (worst_between ? "between rows" : "on the rows") +
                                " exceeds the tolerance " + mm_text(tolerance) + " mm by " +
                                mm_text(worst_mm - tolerance) + " mm (" + std::to_string(over) +

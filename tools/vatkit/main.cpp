@@ -15,12 +15,11 @@
 
 namespace {
 
-// One line, whatever the message holds.
-void print_error(std::string message) {
-  for (char& c : message) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  std::fprintf(stderr, "vatkit: error: %s\n", message.c_str());
+// One printable line, whatever the message holds: errors quote names from files through
+// printable() already; this catches what they do not (file names, command-line values) without
+// escaping again what they did.
+void print_error(const std::string& message) {
+  std::fprintf(stderr, "vatkit: error: %s\n", vatkit::printable(message, vatkit::Backslash::Keep).c_str());
 }
 
 int run(int argc, char** argv) {
