@@ -55,7 +55,7 @@ Result<std::vector<ClipPlan>> plan_clips(const Asset& asset, const BakeOptions& 
       auto c = find_clip(asset, sel);
       if (!c) return c.error();
       if (std::find(chosen.begin(), chosen.end(), *c) != chosen.end()) {
-        return make_error(asset.source, "clip \"" + sel + "\" is selected twice");
+        return make_error(asset.source, "clip \"" + printable(sel) + "\" is selected twice");
       }
       chosen.push_back(*c);
     }

@@ -30,8 +30,8 @@ inline bool json_depth_ok(std::string_view text) {
       in_string = true;
     } else if (c == '{' || c == '[') {
       if (++depth > kMaxJsonDepth) return false;
-    } else if (c == '}' || c == ']') {
-      --depth;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;  // never below 0: closers before their openers must not buy room for later ones
     }
   }
   return true;

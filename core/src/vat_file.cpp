@@ -888,7 +888,8 @@ void Reader::check_checksum() {
 }
 
 void Reader::parse_json() {
-  if (!detail::json_depth_ok(chunks_.json)) fail("JSON chunk", detail::kJsonTooDeep);
+  const std::string_view text(reinterpret_cast<const char*>(chunks_.json.data()), chunks_.json.size());
+  if (!detail::json_depth_ok(text)) fail("JSON chunk", detail::kJsonTooDeep);
   try {
     doc_ = json::parse(chunks_.json.begin(), chunks_.json.end());
   } catch (const json::exception& e) {

@@ -42,7 +42,7 @@ std::optional<std::string> between_rows_note(const Vat& vat, const VatSummary& s
     return std::string(text);
   };
   // The clip's name as it is (no fixed buffer to cut it short), the numbers formatted.
-  return "clip \"" + printable(clip_label(vat, int(worst->index))) + "\" (" + number("%.3f", double(worst->fps)) +
+  return "clip \"" + clip_label(vat, int(worst->index)) + "\" (" + number("%.3f", double(worst->fps)) +
          " fps) strays up to " + number("%.3g", double(worst->error.between_rows_max_mm)) +
          " mm from the source between its rows: --max-error MM gives each clip the lowest rate that keeps it "
          "within MM";
