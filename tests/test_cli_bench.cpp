@@ -255,7 +255,7 @@ TEST(CliBench, BadOptionsGiveOneErrorLine) {
   expect_one_error_line(vatkit_gl_cli("bench --instances 5000M"), "is not a count");
   expect_one_error_line(vatkit_gl_cli("bench --variants rig,skinned"), "unknown variant 'skinned'");
   expect_one_error_line(vatkit_gl_cli("bench --size 0x64"), "--size 0x64");
-  expect_one_error_line(vatkit_gl_cli("bench --frames 0"), "--frames must be at least 1");
+  expect_one_error_line(vatkit_gl_cli("bench --frames 0"), "--frames: Value 0 not in range 1 to 10000", 2);
   expect_one_error_line(vatkit_gl_cli("bench --camera drone"), "--camera");
   expect_one_error_line(vatkit_gl_cli("bench --json /nonexistent-dir/x.json"), "is not a directory");
 }

@@ -8,6 +8,7 @@
 #include "test_gl_crowd_util.h"
 #include "cli_test_support.h"
 #include "test_support.h"
+#include "vatkit/gl/context.h"
 #include "vatkit/gl/image.h"
 #include "vatkit/vat_file.h"
 
@@ -94,6 +95,22 @@ TEST(GlCrowdCli, RendersAGltfBakedOnTheFlyAndAVatFile) {
   ASSERT_EQ(file.exit_code, 0) << file.err;
   EXPECT_NE(file.out.find("delta f16"), std::string::npos) << file.out;
   expect_picture(dir / "man.png", 96, 64);
+}
+
+// On a software rasterizer a crowd over 100,000 instances is refused once the context says what
+// renders, before anything is drawn or written.
+TEST(GlCrowdCli, SoftwareRendererRefusesHugeCrowds) {
+  bool software = false;
+  {
+    Result<gl::Context> context = gl::Context::create_headless();
+    if (!context) GTEST_SKIP() << context.error().message;
+    software = context->info().software;
+  }
+  if (!software) GTEST_SKIP() << "a hardware renderer: no software cap";
+  const fs::path dir = test::scratch_dir("render_cli_software_limit");
+  expect_one_error_line(vatkit_gl_cli("render --instances 100001 --size 16x16 -o " + shell_quote((dir / "x.png").string())),
+                        "render: --instances 100001: at most 100000 on a software renderer");
+  EXPECT_FALSE(fs::exists(dir / "x.png"));
 }
 
 TEST(GlCrowdCli, ErrorsAreOneLineAndWriteNothing) {

@@ -27,6 +27,24 @@ TEST(ParallelFor, EveryIndexOnceWhateverTheThreadCount) {
   }
 }
 
+// A thread count past kMaxThreads counts as kMaxThreads: the work is cut into as few ranges as
+// with kMaxThreads (about four per thread), not into a range per item.
+TEST(ParallelFor, ThreadCountsAreCapped) {
+  EXPECT_EQ(thread_count(0), hardware_threads());
+  EXPECT_EQ(thread_count(3), 3u);
+  EXPECT_EQ(thread_count(kMaxThreads), kMaxThreads);
+  EXPECT_EQ(thread_count(kMaxThreads + 1), kMaxThreads);
+  EXPECT_EQ(thread_count(0x80000000u), kMaxThreads);
+  const size_t count = 100000;
+  std::atomic<size_t> ranges{0}, items{0};
+  parallel_for(count, 1, 0xFFFFFFFFu, [&](size_t begin, size_t end) {
+    ranges.fetch_add(1);
+    items.fetch_add(end - begin);
+  });
+  EXPECT_EQ(items.load(), count);
+  EXPECT_LE(ranges.load(), 4 * size_t(kMaxThreads));
+}
+
 // The header's promise: no range shorter than the grain (one range of everything when the
 // count is under two grains), so a caller's grain bounds what a worker's wake-up buys.
 TEST(ParallelFor, NoRangeShorterThanTheGrain) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
@@ -705,6 +706,58 @@ TEST(PlaybackJson, BadLinesNameTheField) {
   EXPECT_NE(a.error().message.find("negative"), std::string::npos) << a.error().message;
 }
 
+// Nesting deeper than 64 levels is refused before anything walks the value: dumping or comparing
+// 100,000 nested arrays recursively overflows the stack.
+std::string nested(size_t levels) { return std::string(levels, '[') + std::string(levels, ']'); }
+const char* const kClip = R"({"clip": {"startFrame": 0, "frames": 5, "fps": 30}, "startTime": 0})";
+
+TEST(PlaybackJson, DeepNestingIsRefused) {
+  const std::string deep = nested(100000);
+  const std::string lines[] = {
+      R"({"instance": )" + deep + R"(, "time": 1})",
+      R"({"instance": )" + std::string(kClip) + R"(, "time": 1, "expect": {"row": )" + deep + "}}",
+      R"({"instance": )" + std::string(kClip) + R"(, "time": 1, "set": [{"now": 0, "instance": )" + deep + "}]}",
+      R"({"instance": )" + std::string(kClip) + R"(, "time": 1, "set": )" + deep + "}",
+  };
+  for (const std::string& line : lines) {
+    Result<FrameQuery> q = parse_frame_query(line);
+    ASSERT_FALSE(q.ok()) << line.substr(0, 80);
+    EXPECT_EQ(q.error().message, "line: nested deeper than 64 levels");
+  }
+  // 64 levels are read (and refused for what they are): the answer's own Frame with its "row"
+  // (0) replaced by 62 nested arrays.
+  const std::string query = R"({"instance": )" + std::string(kClip) + R"(, "time": 0)";
+  Result<FrameQuery> plain = parse_frame_query(query + "}");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  Result<FrameAnswer> a = run_frame_query(*plain);
+  ASSERT_TRUE(a.ok());
+  std::string expect = frame_json(*a);
+  ASSERT_EQ(expect.rfind("{\"row\": 0, ", 0), 0u) << expect;
+  expect.replace(8, 1, nested(62));
+  Result<FrameQuery> q = parse_frame_query(query + R"(, "expect": )" + expect + "}");
+  ASSERT_TRUE(q.ok()) << q.error().message;
+  Result<void> c = check_frame_json(*q->expect, *a);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message.rfind("row: expected [[[[", 0), 0u) << c.error().message;
+  EXPECT_LT(c.error().message.size(), 120u) << "a value is shown shortened";
+  // check_frame_json bounds its own input too.
+  c = check_frame_json("{\"row\": " + deep + "}", *a);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message, "expect: nested deeper than 64 levels");
+}
+
+// Keys and values from the line are quoted printably: no terminal control or bidirectional
+// override reaches the message.
+TEST(PlaybackJson, MessagesQuoteTheLinePrintably) {
+  Result<FrameQuery> q = parse_frame_query(
+      R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 30}, "startTime": 0, "\u001b[31m\r\u202e": 1}, "time": 1})");
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.error().message, "instance: unknown field \"\\x1b[31m\\x0d\\u{202E}\"");
+  q = parse_frame_query(R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": "\u202e\u0007"}, "startTime": 0}, "time": 1})");
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.error().message, "instance.clip.fps: expected a number, got \"\\u202e\\u0007\"");
+}
+
 TEST(PlaybackJson, FloatsReadBackExactly) {
   std::mt19937 rng(5);
   for (int i = 0; i < 10000; ++i) {
@@ -771,6 +824,35 @@ TEST(PlaybackCli, FrameCommand) {
   r = test::run_command(test::shell_quote(cli) + " frame --check < " + test::shell_quote(vectors));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(" frames match"), std::string::npos) << r.out;
+}
+
+// 100,000 nested arrays in "instance", "expect" or "set": one error line naming the line, exit 1,
+// no crash, nothing on stdout.
+TEST(PlaybackCli, DeepNestingIsOneErrorLine) {
+  const std::filesystem::path dir = test::scratch_dir("frame_deep");
+  const std::string good = R"({"instance": )" + std::string(kClip) + R"(, "time": 1})";
+  const std::string deep = nested(100000);
+  const std::string lines[] = {
+      R"({"instance": )" + deep + R"(, "time": 1})",
+      R"({"instance": )" + std::string(kClip) + R"(, "time": 1, "expect": )" + deep + "}",
+      R"({"instance": )" + std::string(kClip) + R"(, "time": 1, "set": [{"now": 0, "instance": )" + deep + "}]}",
+  };
+  for (const std::string& line : lines) {
+    const std::filesystem::path input = dir / "in.jsonl";
+    std::ofstream(input) << good << "\n" << line << "\n";
+    for (const char* mode : {"", " --annotate"}) {
+      const test::CommandResult r = test::run_command(test::shell_quote(VATKIT_CLI) + " frame" + mode + " < " +
+                                                      test::shell_quote(input.string()));
+      EXPECT_EQ(r.exit_code, 1) << mode;
+      EXPECT_EQ(r.out, "") << mode;
+      EXPECT_EQ(r.err, "vatkit: error: <stdin>: line 2: line: nested deeper than 64 levels\n") << mode;
+    }
+    std::ofstream(input) << line << "\n";
+    const test::CommandResult r = test::run_command(test::shell_quote(VATKIT_CLI) + " frame --check < " +
+                                                    test::shell_quote(input.string()));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "vatkit: error: <stdin>: line 1: line: nested deeper than 64 levels\n");
+  }
 }
 
 }  // namespace

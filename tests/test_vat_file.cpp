@@ -405,8 +405,7 @@ Parts split(const std::vector<uint8_t>& file) {
 
 // A GLB from edited parts, laid out as the writer does, with its checksum re-sealed (unless
 // `reseal` is false), so that only the edit is wrong.
-std::vector<uint8_t> assemble(const json& doc, const std::vector<uint8_t>& bin, bool reseal = true) {
-  std::string text = doc.dump();
+std::vector<uint8_t> assemble_text(std::string text, const std::vector<uint8_t>& bin, bool reseal = true) {
   text.resize((28 + text.size() + 15) / 16 * 16 - 28, ' ');
   std::vector<uint8_t> out;
   auto put = [&](uint32_t v) {
@@ -427,6 +426,9 @@ std::vector<uint8_t> assemble(const json& doc, const std::vector<uint8_t>& bin, 
     EXPECT_TRUE(vat_file_detail::reseal_checksum(out));
   }
   return out;
+}
+std::vector<uint8_t> assemble(const json& doc, const std::vector<uint8_t>& bin, bool reseal = true) {
+  return assemble_text(doc.dump(), bin, reseal);
 }
 
 json& ext_of(json& doc) { return doc["extensions"][kVatExtensionName]; }
@@ -1169,6 +1171,18 @@ TEST(VatFile, VatsWithoutLodsWriteTheSameBytesAsBefore) {
     b.doc["buffers"][0]["byteLength"] = a.doc["buffers"][0]["byteLength"];
     EXPECT_EQ(a.doc, b.doc);
   }
+}
+
+// A JSON chunk nesting deeper than 64 levels (here 100,000 arrays in the root's extras, checksum
+// re-sealed) is refused before anything walks it.
+TEST(VatFile, DeepJsonIsRefused) {
+  const Parts parts = split(small_file());
+  std::string text = parts.doc.dump();
+  ASSERT_EQ(text[0], '{');
+  text.insert(1, "\"extras\":" + std::string(100000, '[') + std::string(100000, ']') + ",");
+  const Result<Vat> loaded = load_vat_memory(assemble_text(text, parts.bin), "deep.vat.glb");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().message, "deep.vat.glb: JSON chunk: nested deeper than 64 levels");
 }
 
 TEST(VatFile, NotAVatFile) {

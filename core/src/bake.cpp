@@ -27,6 +27,7 @@
 #include "simd.h"
 #include "vatkit/lod.h"
 #include "vatkit/parallel.h"
+#include "vatkit/printable.h"
 #include "vatkit/scene.h"
 #include "vatkit/summary.h"
 
@@ -54,7 +55,7 @@ Result<std::vector<ClipPlan>> plan_clips(const Asset& asset, const BakeOptions& 
       auto c = find_clip(asset, sel);
       if (!c) return c.error();
       if (std::find(chosen.begin(), chosen.end(), *c) != chosen.end()) {
-        return make_error(asset.source, "clip \"" + sel + "\" is selected twice");
+        return make_error(asset.source, "clip \"" + printable(sel) + "\" is selected twice");
       }
       chosen.push_back(*c);
     }
@@ -69,11 +70,11 @@ Result<std::vector<ClipPlan>> plan_clips(const Asset& asset, const BakeOptions& 
       if (name == p.name || name == clip_label(asset, a)) p.defaults = defaults;
     }
     if (!(p.defaults.speed >= 0.0f) || !std::isfinite(p.defaults.speed)) {
-      return make_error(asset.source, "clip \"" + clip_label(asset, a) + "\": speed " +
+      return make_error(asset.source, "clip \"" + printable(clip_label(asset, a)) + "\": speed " +
                                           fmt("%g", p.defaults.speed) + " is not a finite number >= 0");
     }
     if (p.defaults.repetitions < kInfiniteRepetitions) {
-      return make_error(asset.source, "clip \"" + clip_label(asset, a) + "\": repetitions " +
+      return make_error(asset.source, "clip \"" + printable(clip_label(asset, a)) + "\": repetitions " +
                                           std::to_string(p.defaults.repetitions) + " < -1");
     }
     plans.push_back(std::move(p));
@@ -314,7 +315,7 @@ Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t
   if (p.format == TexelFormat::RGBA16F) {
     const float largest = std::max({codec::max_abs(tr.min), codec::max_abs(tr.max), std::fabs(smin), std::fabs(smax)});
     if (largest > codec::kHalfMax) {
-      return make_error(name, "clip \"" + clip.name + "\": a slot translation or scale of " + fmt("%g", largest) +
+      return make_error(name, "clip \"" + printable(clip.name) + "\": a slot translation or scale of " + fmt("%g", largest) +
                                   " does not fit f16 (at most 65504): use f32 or q16");
     }
   }
@@ -360,7 +361,7 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
   BakeSetup setup;
   setup.asset = &asset;
   setup.options = &options;
-  setup.threads = options.threads ? options.threads : hardware_threads();
+  setup.threads = thread_count(options.threads);
   setup.name = asset.source;
   if (asset.instances.empty() || asset.instance_vertex_count == 0) {
     return make_error(asset.source, "the default scene draws no mesh: there is nothing to bake");
@@ -573,7 +574,7 @@ struct Baker {
     for (size_t i = 0; i < vat->clips.size(); ++i) {
       const VatClip& c = vat->clips[i];
       if (!std::isfinite(c.max_delta) || !finite3(c.bounds.min) || !finite3(c.bounds.max)) {
-        return make_error(setup.name, "clip \"" + clip_label(*vat, int(i)) +
+        return make_error(setup.name, "clip \"" + printable(clip_label(*vat, int(i))) +
                                           "\": posed vertices leave float32's range (the clip's bounds are not finite)");
       }
     }
@@ -675,7 +676,7 @@ struct Baker {
         }
         if (guess >= max_rows) {
           if (best_error_mm) *best_error_mm = err_of(guess);
-          return make_error(setup.name, "clip \"" + label + "\": no rate up to " + max_rate + " keeps the " +
+          return make_error(setup.name, "clip \"" + printable(label) + "\": no rate up to " + max_rate + " keeps the " +
                                             to_string(e) + " decode within " + detail::fmt("%g", budget_mm) +
                                             " mm (at " + max_rate + ": " + detail::fmt("%.3g", err_of(guess)) +
                                             " mm or more)");

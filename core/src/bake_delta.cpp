@@ -16,6 +16,7 @@
 #include "bake_internal.h"
 #include "simd.h"
 #include "vatkit/parallel.h"
+#include "vatkit/printable.h"
 #include "vatkit/scene.h"
 #include "vatkit/summary.h"
 
@@ -395,7 +396,7 @@ Result<Vat> bake_delta(BakeSetup& setup, const std::vector<ClipPlan>& clips, Pro
     if (prec == Precision::F16) {
       const float big = std::max(codec::max_abs((all.dmin)), codec::max_abs((all.dmax)));
       if (big > codec::kHalfMax) {
-        return make_error(setup.name, "clip \"" + clip_label(asset, plan.animation) + "\": a vertex moves " +
+        return make_error(setup.name, "clip \"" + printable(clip_label(asset, plan.animation)) + "\": a vertex moves " +
                                           std::to_string(big) + " units from rest, more than f16 holds (65504): use f32 or q16");
       }
     }

@@ -853,7 +853,7 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
       options.pose_source(r.clip, float((double(r.row - clip.first_row) + double(r.mix)) * step), shape_positions[p]);
     }
   } else {
-    parallel_for(shape_poses.size(), 1, options.threads ? options.threads : hardware_threads(),
+    parallel_for(shape_poses.size(), 1, thread_count(options.threads),
                  [&](size_t begin, size_t end) {
                    for (size_t p = begin; p < end; ++p) decode_vertices(vat, shape_poses[p], 0, shape_positions[p]);
                  });
@@ -965,7 +965,7 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     area += 0.5 * double(glm::length(glm::cross(b - a, c - a)));
   }
   const float h = 2.5f * float(std::sqrt(area / double(drawn.indices.size() / 3) / 0.4330127));
-  const unsigned threads = options.threads ? options.threads : hardware_threads();
+  const unsigned threads = thread_count(options.threads);
   std::vector<std::vector<uint32_t>> lod_tris(levels.size());
   std::vector<std::array<Side, 2>> sides(levels.size());
   for (size_t l = 0; l < levels.size(); ++l) {

@@ -21,6 +21,7 @@
 #include "bake_internal.h"
 #include "bake_rig_kernel.h"
 #include "vatkit/parallel.h"
+#include "vatkit/printable.h"
 #include "vatkit/sample.h"
 #include "vatkit/scene.h"
 #include "vatkit/summary.h"
@@ -520,13 +521,13 @@ Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progr
       if (morph_bad) {
         const MorphResult& mr = cw.morph[k];
         const BakeSetup::MorphWatch& mw = setup.morphs[mr.watch];
-        return make_error(setup.name,
-                          "the rig encoding cannot express mesh " + label(asset.meshes[mw.mesh].name, mw.mesh) + " (node " +
+        return make_error(setup.name,  // the names in it come from the file
+                          printable("the rig encoding cannot express mesh " + label(asset.meshes[mw.mesh].name, mw.mesh) + " (node " +
                               label(asset.nodes[mw.node].name, mw.node) + "): its morph target " + std::to_string(mr.target) +
                               " has weight " + fmt("%.4g", mr.weight) + " " + at + " but " +
                               fmt("%.4g", mw.folded[mr.target]) + " in " + setup.folded_from +
                               ", moving vertices by up to " + fmt("%.4g", double(mr.violation) * 1000.0) +
-                              " mm (a rig holds only constant morph weights); use the delta encoding");
+                              " mm (a rig holds only constant morph weights); use the delta encoding"));
       }
       // The details, from the reference's own matrices at that row.
       const VatSlot& slot = vat.slots[r.scale_slot];
@@ -545,9 +546,9 @@ Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progr
         what = "shear: two axes " + fmt("%.4g", std::acos(std::min(1.0, double(f.shear))) * 180.0 / 3.14159265358979) +
                " degrees apart instead of 90 (|cos| " + fmt("%.3g", f.shear);
       }
-      return make_error(setup.name, "the rig encoding cannot express " + who + " (slot " +
-                                        std::to_string(r.scale_slot) + ") " + at + ": " + what + ", tolerance " +
-                                        fmt("%.3g", double(tol)) + "); use the delta encoding");
+      return make_error(setup.name, printable("the rig encoding cannot express " + who + " (slot " +
+                                              std::to_string(r.scale_slot) + ") " + at + ": " + what + ", tolerance " +
+                                              fmt("%.3g", double(tol)) + "); use the delta encoding"));
     }
     return {};
   };

@@ -9,6 +9,8 @@
 #include <string_view>
 
 #include "import_internal.h"
+#include "json_depth.h"
+#include "vatkit/printable.h"
 
 namespace vatkit {
 namespace {
@@ -17,7 +19,6 @@ using namespace import_detail;
 
 constexpr uint32_t kChunkJson = 0x4E4F534Au;  // "JSON"
 constexpr uint32_t kChunkBin = 0x004E4942u;   // "BIN\0"
-constexpr int kMaxJsonDepth = 64;             // glTF needs about 10; this keeps recursion bounded
 
 uint32_t load_u32(const uint8_t* p) {
   return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
@@ -98,26 +99,6 @@ std::string_view split_container(Context& ctx) {
   return json_start(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), true);
 }
 
-// nlohmann parses without recursion, but tinygltf walks `extras` recursively: bound the depth
-// before either sees the text.
-void check_depth(std::string_view text) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxJsonDepth) fail("JSON", "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-}
-
 json parse_json(std::string_view text) {
   try {
     return json::parse(text.begin(), text.end());
@@ -185,18 +166,16 @@ void parse_with_tinygltf(Context& ctx, const json& clean) {
   if (!ok) fail("JSON", "tinygltf: " + err.substr(0, err.find('\n')));
 }
 
-// Messages quote names and URIs from the file: keep them on one printable line.
+// Messages quote names and URIs from the file: keep them on one printable line of bounded length.
 std::string one_line(std::string s) {
   if (s.size() > 2000) s = s.substr(0, 2000) + "...";
-  for (char& c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-  return s;
+  return printable(s);
 }
 
 void run(Context& ctx) {
   if (ctx.container_size == 0) fail("", "the file is empty");
   const std::string_view text = split_container(ctx);
-  check_depth(text);
+  if (!detail::json_depth_ok(text)) fail("JSON", detail::kJsonTooDeep);
   ctx.doc = parse_json(text);
   if (!ctx.doc.is_object()) fail("JSON", "the top level is not an object");
   check_required_extensions(ctx);

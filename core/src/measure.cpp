@@ -19,6 +19,7 @@
 #include "bake_internal.h"
 #include "vatkit/decode.h"
 #include "vatkit/parallel.h"
+#include "vatkit/printable.h"
 #include "vatkit/scene.h"
 #include "vatkit/summary.h"
 
@@ -185,7 +186,7 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
     assert(c < vat.clips.size());
     const int a = vat.clips[c].source_animation;
     if (a < 0 || size_t(a) >= source.animations.size()) {
-      return make_error(vat.source, "clip \"" + vat.clips[c].name + "\" names source animation " +
+      return make_error(vat.source, "clip \"" + printable(vat.clips[c].name) + "\" names source animation " +
                                         std::to_string(a) + ", which " + source.source + " does not have");
     }
   }
@@ -279,7 +280,7 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
       }
     };
     // Batches between progress reports, called from this thread.
-    const size_t batch = std::max<size_t>(64, 16 * size_t(request.threads ? request.threads : hardware_threads()));
+    const size_t batch = std::max<size_t>(64, 16 * size_t(thread_count(request.threads)));
     for (size_t b = 0; b < tasks.size() && !abort.load(); b += batch) {
       const size_t n = std::min(batch, tasks.size() - b);
       parallel_for(n, 1, request.threads, [&](size_t begin, size_t end) { run(b + begin, b + end); });

@@ -174,10 +174,14 @@ unsigned hardware_threads() {
   return n;
 }
 
+unsigned thread_count(unsigned threads) {
+  return threads == 0 ? hardware_threads() : std::min(threads, kMaxThreads);
+}
+
 void parallel_for(size_t count, size_t grain, unsigned threads,
                   const std::function<void(size_t, size_t)>& fn) {
   if (count == 0) return;
-  if (threads == 0) threads = hardware_threads();
+  threads = thread_count(threads);
   grain = std::max<size_t>(grain, 1);
   Pool& pool = Pool::instance();
   // About four ranges per thread balance uneven work without much scheduling overhead; none
@@ -193,7 +197,7 @@ void parallel_for(size_t count, size_t grain, unsigned threads,
 
 AsyncTask::AsyncTask(std::function<void()> fn, unsigned threads) : state_(std::make_shared<State>()) {
   state_->fn = std::move(fn);
-  if (threads == 0) threads = hardware_threads();
+  threads = thread_count(threads);
   if (threads > 1 && hardware_threads() > 1) Pool::instance().post(state_);
 }
 

@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_depth.h"
 #include "vatkit/instance_table.h"
+#include "vatkit/printable.h"
 
 namespace vatkit {
 
@@ -23,10 +25,16 @@ struct Fail {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw Fail{path + ": " + what}; }
 
+// A value or a key for a message: short, and ASCII (non-ASCII as JSON's \u escapes; a key through
+// printable()), so that no line can carry terminal controls or bidirectional overrides.
 std::string shown(const json& j) {
-  std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string s = j.dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
+}
+std::string shown_key(const std::string& key) {
+  std::string s = printable(key.size() > 40 ? key.substr(0, 37) + "..." : key);
+  return "\"" + s + "\"";
 }
 
 void only_fields(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
@@ -34,7 +42,7 @@ void only_fields(const json& j, const std::string& path, std::initializer_list<c
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool known = false;
     for (const char* a : allowed) known = known || it.key() == a;
-    if (!known) fail(path, "unknown field \"" + it.key() + "\"");
+    if (!known) fail(path, "unknown field " + shown_key(it.key()));
   }
 }
 
@@ -182,6 +190,7 @@ std::string float_text(float value) {
 }
 
 Result<FrameQuery> parse_frame_query(std::string_view line) {
+  if (!detail::json_depth_ok(line)) return Error{std::string("line: ") + detail::kJsonTooDeep};
   json j;
   try {
     j = json::parse(line.begin(), line.end());
@@ -248,11 +257,12 @@ std::string frame_json(const FrameAnswer& a) {
 }
 
 Result<void> check_frame_json(std::string_view expected, const FrameAnswer& answer) {
+  if (!detail::json_depth_ok(expected)) return Error{std::string("expect: ") + detail::kJsonTooDeep};
   const json want = json::parse(expected.begin(), expected.end(), nullptr, false);
   if (want.is_discarded() || !want.is_object()) return Error{"expect: not a JSON object"};
   const json got = json::parse(frame_json(answer));
   for (auto it = got.begin(); it != got.end(); ++it) {
-    if (!want.contains(it.key())) return Error{"expect: missing \"" + it.key() + "\""};
+    if (!want.contains(it.key())) return Error{"expect: missing " + shown_key(it.key())};
     const json& w = want[it.key()];
     const json& g = it.value();
     bool same = false;
@@ -263,10 +273,10 @@ Result<void> check_frame_json(std::string_view expected, const FrameAnswer& answ
     } else {
       same = w == g;
     }
-    if (!same) return Error{it.key() + ": expected " + w.dump() + ", got " + g.dump()};
+    if (!same) return Error{it.key() + ": expected " + shown(w) + ", got " + shown(g)};
   }
   for (auto it = want.begin(); it != want.end(); ++it) {
-    if (!got.contains(it.key())) return Error{"expect: unknown field \"" + it.key() + "\""};
+    if (!got.contains(it.key())) return Error{"expect: unknown field " + shown_key(it.key())};
   }
   return {};
 }

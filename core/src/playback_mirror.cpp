@@ -1,5 +1,6 @@
 // The CPU mirror: resolve, then decode.h, then the instance's world matrix.
 #include "vatkit/mirror.h"
+#include "vatkit/printable.h"
 
 #include <cassert>
 #include <cmath>
@@ -34,7 +35,7 @@ std::string band_problem(const Vat& vat, uint32_t first_row, uint32_t rows) {
   if (c < 0) return rows_text(first_row, rows) + ": row " + std::to_string(first_row) + " is in no clip's band";
   const VatClip& clip = vat.clips[size_t(c)];
   if (uint64_t(first_row) + rows > uint64_t(clip.first_row) + clip.rows) {
-    return rows_text(first_row, rows) + " runs past the band of clip " + std::to_string(c) + " ('" + clip.name +
+    return rows_text(first_row, rows) + " runs past the band of clip " + std::to_string(c) + " ('" + printable(clip.name) +
            "', " + rows_text(clip.first_row, clip.rows) + ")";
   }
   return {};

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "glb_writer.h"
+#include "vatkit/printable.h"
 
 namespace vatkit {
 namespace {
@@ -27,8 +28,9 @@ std::string plural(uint64_t n, const char* one, const char* many) {
   return cat({num(n), " ", n == 1 ? one : many});
 }
 
+// Names, URIs, warnings and notes come from the file: printed through printable().
 std::string quoted(const std::string& name) {
-  return name.empty() ? std::string("(unnamed)") : cat({"\"", name, "\""});
+  return name.empty() ? std::string("(unnamed)") : cat({"\"", printable(name), "\""});
 }
 
 std::string fixed(double value, int decimals) {
@@ -150,7 +152,7 @@ AssetSummary summarize(const Asset& asset) {
 }
 
 std::string summary_text(const AssetSummary& s) {
-  std::string out = cat({s.source.empty() ? std::string_view("(asset)") : s.source, "\n"});
+  std::string out = cat({s.source.empty() ? std::string_view("(asset)") : printable(s.source), "\n"});
   auto line = [&](const char* label, const std::string& text) {
     char head[32];
     std::snprintf(head, sizeof(head), "  %-12s", label);
@@ -231,7 +233,7 @@ std::string summary_text(const AssetSummary& s) {
   } else {
     line("images", num(s.images.size()));
     for (size_t i = 0; i < s.images.size(); ++i) {
-      line("", cat({"#", num(i), " ", quoted(s.images[i].name), ": ", s.images[i].mime_type, ", ",
+      line("", cat({"#", num(i), " ", quoted(s.images[i].name), ": ", printable(s.images[i].mime_type), ", ",
                     byte_size(s.images[i].bytes)}));
     }
   }
@@ -239,7 +241,7 @@ std::string summary_text(const AssetSummary& s) {
     line("warnings", "none");
   } else {
     line("warnings", num(s.warnings.size()));
-    for (const std::string& w : s.warnings) line("", w);
+    for (const std::string& w : s.warnings) line("", printable(w));
   }
   return out;
 }
@@ -306,7 +308,7 @@ std::string summary_json(const AssetSummary& s) {
   }
   out["images"] = std::move(images);
   out["warnings"] = s.warnings;
-  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return out.dump(2, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace) + "\n";
 }
 
 namespace {
@@ -321,13 +323,13 @@ Result<int> find_clip_in(const std::string& source, size_t count, const Label& l
     const size_t shown = std::min<size_t>(count, 32);
     for (size_t a = 0; a < shown; ++a) {
       if (a) list.append(", ");
-      list.append(label(static_cast<int>(a)));
+      list.append(printable(label(static_cast<int>(a))));
     }
     if (shown < count) list.append(", ...");
     return list;
   };
   if (count == 0) {
-    return make_error(source, cat({"has no animations, so there is no clip \"", selector, "\""}));
+    return make_error(source, cat({"has no animations, so there is no clip \"", printable(selector), "\""}));
   }
   if (!selector.empty() && selector[0] == '#') {
     uint64_t index = 0;
@@ -335,7 +337,7 @@ Result<int> find_clip_in(const std::string& source, size_t count, const Label& l
     const char* last = selector.data() + selector.size();
     const auto parsed = std::from_chars(first, last, index);
     if (first == last || parsed.ec != std::errc() || parsed.ptr != last) {
-      return make_error(source, cat({"bad clip index \"", selector,
+      return make_error(source, cat({"bad clip index \"", printable(selector),
                                      "\" (expected #N with N from 0 to ", num(count - 1), ")"}));
     }
     if (index >= count) {
@@ -347,7 +349,7 @@ Result<int> find_clip_in(const std::string& source, size_t count, const Label& l
   for (size_t a = 0; a < count; ++a) {
     if (name(static_cast<int>(a)) == selector) return static_cast<int>(a);
   }
-  return make_error(source, cat({"no clip named \"", selector, "\" (clips: ", clip_list(), ")"}));
+  return make_error(source, cat({"no clip named \"", printable(selector), "\" (clips: ", clip_list(), ")"}));
 }
 
 }  // namespace
@@ -510,7 +512,7 @@ std::string table(const std::vector<std::vector<std::string>>& rows, std::string
 }  // namespace
 
 std::string summary_text(const VatSummary& s) {
-  std::string out = cat({s.source.empty() ? std::string_view("(vat)") : s.source, "\n"});
+  std::string out = cat({s.source.empty() ? std::string_view("(vat)") : printable(s.source), "\n"});
   auto line = [&](const char* label, const std::string& text) {
     char head[32];
     std::snprintf(head, sizeof(head), "  %-12s", label);
@@ -518,7 +520,7 @@ std::string summary_text(const VatSummary& s) {
   };
 
   std::string encoding = cat({to_string(s.encoding), ", ", to_string(s.precision)});
-  if (!s.encoding_reason.empty()) encoding.append(cat({" (", s.encoding_reason, ")"}));
+  if (!s.encoding_reason.empty()) encoding.append(cat({" (", printable(s.encoding_reason), ")"}));
   line("encoding", encoding);
   std::string geometry = cat({plural(s.vertices, "vertex", "vertices"), ", ",
                               plural(s.triangles, "triangle", "triangles"), ", ",
@@ -597,7 +599,7 @@ std::string summary_text(const VatSummary& s) {
   } else if (s.file_bytes > 0) {
     line("bake time", "not stored (a .vat.glb is the same bytes on any machine: `vatkit bake` prints it)");
   }
-  for (size_t n = 0; n < s.notes.size(); ++n) line(n == 0 ? "notes" : "", s.notes[n]);
+  for (size_t n = 0; n < s.notes.size(); ++n) line(n == 0 ? "notes" : "", printable(s.notes[n]));
   return out;
 }
 
@@ -686,7 +688,7 @@ std::string summary_json(const VatSummary& s) {
   out["bake_seconds"] = s.bake_seconds;
   out["measure_seconds"] = s.measure_seconds;
   out["lod_seconds"] = s.lod_seconds;
-  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return out.dump(2, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace vatkit

@@ -28,8 +28,10 @@
 #include <nlohmann/json.hpp>
 
 #include "glb_writer.h"
+#include "json_depth.h"
 #include "vat_file_internal.h"
 #include "vatkit/file_io.h"
+#include "vatkit/printable.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -918,6 +920,8 @@ void Reader::check_checksum() {
 }
 
 void Reader::parse_json() {
+  const std::string_view text(reinterpret_cast<const char*>(chunks_.json.data()), chunks_.json.size());
+  if (!detail::json_depth_ok(text)) fail("JSON chunk", detail::kJsonTooDeep);
   try {
     doc_ = json::parse(chunks_.json.begin(), chunks_.json.end());
   } catch (const json::exception& e) {
@@ -1434,7 +1438,7 @@ Result<void> validate_vat(const Vat& vat) {
   try {
     check_vat(vat);
   } catch (const Failure& f) {
-    return make_error(vat.source, f.message);
+    return make_error(vat.source, printable(f.message));
   }
   return {};
 }
@@ -1447,7 +1451,7 @@ Result<glb::Writer::Parts> checked_parts(const Vat& vat, glb::Writer& w) {
     check_vat(vat);
     return write_unchecked(vat, w);
   } catch (const Failure& f) {
-    return make_error(vat.source, f.message);
+    return make_error(vat.source, printable(f.message));
   }
 }
 
@@ -1500,7 +1504,7 @@ Result<Vat> load_vat_memory(std::span<const uint8_t> bytes, const std::string& n
     Reader reader(bytes, name);
     return reader.read(std::move(keep_alive));
   } catch (const Failure& f) {
-    return make_error(name, f.message);
+    return make_error(name, printable(f.message));  // quotes names from the file
   }
 }
 

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "cli.h"
+#include "vatkit/parallel.h"
 #include "vatkit/playback.h"
 #include "vatkit/summary.h"
 #include "vatkit/vat_file.h"
@@ -149,8 +150,10 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
                  "not fit fails and says what would")
       ->option_text("N")
       ->group(group);
-  app.add_option("--threads", o.threads, "Worker threads (default 0: every hardware thread); "
-                                         "the output bytes do not depend on it")
+  app.add_option("--threads", o.threads,
+                 "Worker threads (default 0: every hardware thread; at most " + std::to_string(kMaxThreads) +
+                     "); the output bytes do not depend on it")
+      ->check(CLI::Range(0u, kMaxThreads))
       ->option_text("N")
       ->group(group);
   app.add_option("--auto-budget", o.auto_budget_mm,

@@ -8,6 +8,8 @@
 // failed command leaves no output file behind (a device or FIFO is written as it goes).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -18,6 +20,7 @@
 
 #include "vatkit/asset.h"
 #include "vatkit/file_io.h"
+#include "vatkit/printable.h"
 #include "vatkit/result.h"
 
 namespace vatkit::cli {
@@ -44,6 +47,26 @@ Command add_bake_command(CLI::App& parent);
 Command add_verify_command(CLI::App& parent);
 Command add_render_command(CLI::App& parent);
 Command add_bench_command(CLI::App& parent);
+
+// Bounds of numeric options past which a value could only exhaust the machine (disk, memory,
+// hours of rendering). A value outside is refused by the command line parser (CLI::Range): one
+// line naming the option and the range, exit kExitUsage.
+constexpr uint32_t kMaxFrames = 10000;  // render --frames (files written), bench --frames
+constexpr uint32_t kMaxWarmup = 1000;   // bench --warmup
+constexpr int kMaxSamples = 64;         // render/bench --samples; then capped to GL_MAX_SAMPLES
+constexpr uint32_t kMaxInstances = uint32_t(1) << 24;  // render --instances
+// render --instances on a software rasterizer (llvmpipe): a larger crowd is refused once the
+// context says what renders (exit kExitError).
+constexpr uint32_t kMaxSoftwareInstances = 100000;
+constexpr uint32_t kMaxLods = 16;           // bench --lods, as bake --lods: the renderer draws 16
+constexpr size_t kMaxPoseCacheMb = 65536;   // bench --pose-cache-mb
+constexpr size_t kMaxBenchSizes = 16;       // bench --instances: crowd sizes in the list
+// render/bench: width x height x samples of the render target, at most 2^28 (16384x16384 with
+// one sample, 8192x8192 with four).
+constexpr uint64_t kMaxSamplesPerFrame = uint64_t(1) << 28;
+
+// Refuses a render target over kMaxSamplesPerFrame, naming --size and --samples.
+Result<void> check_target_size(const std::string& command, int width, int height, int samples);
 
 // The input of a command: `file`, or the built-in sample character when `file` is empty.
 // `allow_roots`: folders besides the file's own that its external buffers and images may be read
@@ -84,7 +107,7 @@ Result<void> flush_stdout();
 Result<void> flush_stdout_then_commit(std::span<OutputFile> files);
 
 // "vatkit: error: MESSAGE" on stderr, on one line whatever the message holds.
-void print_error(std::string message);
+void print_error(const std::string& message);
 
 // `text` as a JSON string literal (quotes and escapes included).
 std::string json_string(const std::string& text);

@@ -35,6 +35,15 @@ Result<void> parse_size(const std::string& command, const std::string& text, con
   return {};
 }
 
+Result<void> check_target_size(const std::string& command, int width, int height, int samples) {
+  const uint64_t total = uint64_t(width) * uint64_t(height) * uint64_t(samples);
+  if (total <= kMaxSamplesPerFrame) return {};
+  return make_error(command, "--size " + std::to_string(width) + "x" + std::to_string(height) + " with --samples " +
+                                 std::to_string(samples) + ": " + std::to_string(total) +
+                                 " samples per frame, at most " + std::to_string(kMaxSamplesPerFrame) +
+                                 " (e.g. 16384x16384 with 1 sample, 8192x8192 with 4)");
+}
+
 Result<Asset> load_input(const std::string& file, const std::vector<std::string>& allow_roots) {
   if (file.empty()) return load_sample_character();
   ImportOptions options;
@@ -96,15 +105,15 @@ Result<void> flush_stdout_then_commit(std::span<OutputFile> files) {
   return {};
 }
 
-void print_error(std::string message) {
-  for (char& c : message) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  std::fprintf(stderr, "vatkit: error: %s\n", message.c_str());
+// One printable line, whatever the message holds: errors quote names from files through
+// printable() already; this catches what they do not (file names, command-line values) without
+// escaping again what they did.
+void print_error(const std::string& message) {
+  std::fprintf(stderr, "vatkit: error: %s\n", printable(message, Backslash::Keep).c_str());
 }
 
 std::string json_string(const std::string& text) {
-  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(text).dump(-1, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace vatkit::cli

@@ -119,6 +119,10 @@ Result<std::vector<uint32_t>> parse_instances(const std::string& text) {
     if (value == 0 || value > UINT32_MAX / scale) return bad();
     counts.push_back(uint32_t(value * scale));
   }
+  if (counts.size() > kMaxBenchSizes) {
+    return make_error("bench", "--instances: " + std::to_string(counts.size()) + " crowd sizes, at most " +
+                                   std::to_string(kMaxBenchSizes));
+  }
   return counts;
 }
 
@@ -307,8 +311,7 @@ Result<void> run_bench(const BenchOptions& options) {
   Result<std::vector<Variant>> parsed_variants = parse_variants(options.variants);
   if (!parsed_variants) return parsed_variants.error();
   std::vector<Variant> variants = *parsed_variants;
-  if (options.frames == 0) return make_error("bench", "--frames must be at least 1");
-  if (options.samples < 1) return make_error("bench", "--samples must be at least 1");
+  if (auto ok = check_target_size("bench", width, height, options.samples); !ok) return ok.error();
   if (!options.json.empty()) {
     const std::filesystem::path dir = std::filesystem::path(options.json).parent_path();
     if (!dir.empty() && !std::filesystem::is_directory(dir)) {
@@ -391,7 +394,8 @@ Result<void> run_bench(const BenchOptions& options) {
         for (const auto& [v, g] : gpus)
           if (v == drawn) gpu = &g;
       }
-      auto fail = [&](const std::string& message) {
+      auto fail = [&](const std::string& raw) {
+        const std::string message = printable(raw, Backslash::Keep);  // it may quote file names
         std::fprintf(stderr, "vatkit: bench: N=%u %s: %s\n", n, variant_name(variant), message.c_str());
         row.error = message;
         rows.push_back(std::move(row));
@@ -470,7 +474,7 @@ Result<void> run_bench(const BenchOptions& options) {
             row.culling = std::move(*stats);
             return double(row.culling->triangles + row.culling->shadow_triangles);
           }
-          culling_note = stats.error().message;
+          culling_note = printable(stats.error().message, Backslash::Keep);
           culling_stats = false;
           std::fprintf(stderr, "\nbench: no culling statistics (%s): triangles are the submitted ones\n",
                        culling_note.c_str());
@@ -647,7 +651,7 @@ Result<void> run_bench(const BenchOptions& options) {
       out_rows.push_back(std::move(r));
     }
     doc["rows"] = std::move(out_rows);
-    if (auto ok = write_output(options.json, doc.dump(2) + "\n"); !ok) return ok.error();
+    if (auto ok = write_output(options.json, doc.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace) + "\n"); !ok) return ok.error();
   }
   const bool any = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.error.empty(); });
   if (!any) return make_error("bench", "nothing could be measured (see the errors above)");
@@ -666,11 +670,21 @@ Command add_bench_command(CLI::App& parent) {
       ->option_text("FILE");
   add_allow_root_option(app, options->allow_roots);
   app->add_option("-n,--instances", options->instances,
-                  "Crowd sizes, comma-separated, k = 1000, M = 1000000 (default 1000,10000,100000)")
+                  "Crowd sizes, comma-separated, k = 1000, M = 1000000 (default 1000,10000,100000; at most " +
+                      std::to_string(kMaxBenchSizes) + " sizes)")
       ->option_text("LIST");
-  app->add_option("--frames", options->frames, "Measured frames per size and variant (default 60)")->option_text("K");
-  app->add_option("--warmup", options->warmup, "Frames rendered before measuring (default 5)")->option_text("W");
-  app->add_option("-s,--size", options->size, "Render target size in pixels (default 1920x1080)")->option_text("WxH");
+  app->add_option("--frames", options->frames,
+                  "Measured frames per size and variant (default 60; 1 to " + std::to_string(kMaxFrames) + ")")
+      ->check(CLI::Range(uint32_t(1), kMaxFrames))
+      ->option_text("K");
+  app->add_option("--warmup", options->warmup,
+                  "Frames rendered before measuring (default 5; at most " + std::to_string(kMaxWarmup) + ")")
+      ->check(CLI::Range(uint32_t(0), kMaxWarmup))
+      ->option_text("W");
+  app->add_option("-s,--size", options->size,
+                  "Render target size in pixels (default 1920x1080; each 1 to 16384, and width x height x "
+                  "samples at most 2^28)")
+      ->option_text("WxH");
   app->add_option("--variants", options->variants,
                   "all, or a comma list of static, rig, rig-decode, delta-f32, delta-f16, delta-q16, live (default all)")
       ->option_text("LIST");
@@ -689,16 +703,25 @@ Command add_bench_command(CLI::App& parent) {
   app->add_option("--json", options->json, "Also write the rows, the machine and the command line as JSON")
       ->check(output_name())
       ->option_text("FILE");
-  app->add_option("--lods", options->lods, "Levels of detail baked per VAT (default 10: far instances are a few pixels tall; bake --lods)")->option_text("N");
+  app->add_option("--lods", options->lods,
+                  "Levels of detail baked per VAT (default 10: far instances are a few pixels tall; 0 to " +
+                      std::to_string(kMaxLods) + ", as bake --lods)")
+      ->check(CLI::Range(uint32_t(0), kMaxLods))
+      ->option_text("N");
   app->add_option("--lod-error", options->lod_error_px,
                   "Screen-space error budget of the level choice, pixels (default 1; RenderOptions::lod_error_px)")
       ->check(CLI::PositiveNumber)
       ->option_text("PX");
   app->add_option("--pose-cache-mb", options->pose_cache_mb,
                   "with culling: GPU memory per culling pass for the pose cache (rig: the slot palette), MiB (CrowdDesc::pose_cache_bytes; "
-                  "default " + std::to_string(options->pose_cache_mb) + ")")
+                  "default " + std::to_string(options->pose_cache_mb) + "; at most " + std::to_string(kMaxPoseCacheMb) + ")")
+      ->check(CLI::Range(size_t(0), kMaxPoseCacheMb))
       ->option_text("MB");
-  app->add_option("--samples", options->samples, "Multisampling per pixel (default 1)")->option_text("N");
+  app->add_option("--samples", options->samples,
+                  "Multisampling per pixel (default 1; 1 to " + std::to_string(kMaxSamples) +
+                      ", capped to the driver's GL_MAX_SAMPLES)")
+      ->check(CLI::Range(1, kMaxSamples))
+      ->option_text("N");
   app->add_option("--seed", options->seed, "Seed of the crowd's clips, phases and speeds (default 1)")->option_text("S");
   app->add_flag("--verify-live", options->verify_live,
                 "Before timing, check the live-skinning path against the reference skinner and the rig "

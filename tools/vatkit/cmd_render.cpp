@@ -22,6 +22,8 @@
 namespace vatkit::cli {
 
 namespace {
+constexpr double kMaxTime = 1e7;  // seconds either side of 0, for --time and every frame's clock
+
 struct RenderOptions {
   std::string file;
   std::vector<std::string> allow_roots;
@@ -69,12 +71,19 @@ std::string frame_path(const std::string& output, uint32_t frames, uint32_t k) {
 Result<void> run_render(const RenderOptions& options) {
   int width = 0, height = 0;
   if (auto ok = parse_size("render", options.size, "960x540", width, height); !ok) return ok.error();
-  if (options.instances == 0) return make_error("render", "--instances must be at least 1");
-  if (!std::isfinite(options.time_s) || std::abs(options.time_s) > 1e7) {
-    return make_error("render", "--time must be a finite number of seconds");
+  if (auto ok = check_target_size("render", width, height, options.samples); !ok) return ok.error();
+  if (!std::isfinite(options.time_s) || std::abs(options.time_s) > kMaxTime) {
+    return make_error("render", "--time must be a finite number of seconds, at most 1e7 from 0");
   }
-  if (options.frames == 0) return make_error("render", "--frames must be at least 1");
   if (!(std::isfinite(options.fps) && options.fps > 0.0)) return make_error("render", "--fps must be a positive number");
+  // The clock of the last frame stays within the bound of --time too.
+  const double last_time = options.time_s + double(options.frames - 1) / options.fps;
+  if (!(std::abs(last_time) <= kMaxTime)) {
+    char fps[32];
+    std::snprintf(fps, sizeof(fps), "%g", options.fps);
+    return make_error("render", std::string("--fps ") + fps + " with --frames " + std::to_string(options.frames) +
+                                    ": the last frame's time is beyond 1e7 s");
+  }
   if (options.output.empty()) return make_error("render", "-o must name a file");
   // Fail before baking and rendering when the output cannot be written where asked.
   const std::filesystem::path out_dir = std::filesystem::path(options.output).parent_path();
@@ -89,6 +98,11 @@ Result<void> run_render(const RenderOptions& options) {
   Result<gl::Context> context = gl::Context::create_headless(context_options);
   if (!context) return make_error("render", "no headless OpenGL context: " + context.error().message);
 
+  if (context->info().software && options.instances > kMaxSoftwareInstances) {
+    return make_error("render", "--instances " + std::to_string(options.instances) + ": at most " +
+                                    std::to_string(kMaxSoftwareInstances) + " on a software renderer (" +
+                                    printable(context->info().renderer) + ")");
+  }
   Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
   if (!gpu) return gpu.error();
   Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, options.instances);
@@ -100,7 +114,12 @@ Result<void> run_render(const RenderOptions& options) {
 
   Result<gl::Renderer> renderer = gl::Renderer::create();
   if (!renderer) return renderer.error();
-  const int samples = std::min(options.samples, std::max(context->info().limits.max_samples, 1));
+  const int max_samples = std::max(context->info().limits.max_samples, 1);
+  const int samples = std::min(options.samples, max_samples);
+  if (samples < options.samples) {
+    std::fprintf(stderr, "vatkit: note: --samples %d capped to %d, the driver's GL_MAX_SAMPLES\n", options.samples,
+                 samples);
+  }
   Result<gl::RenderTarget> target = gl::RenderTarget::create({width, height, samples});
   if (!target) return target.error();
   const gl::Camera camera = gl::frame_bounds(crowd->world_bounds(), float(width) / float(height));
@@ -131,8 +150,8 @@ Result<void> run_render(const RenderOptions& options) {
     triangles += culled->triangles + culled->shadow_triangles;
   }
   std::printf("%s: %u instance%s of %s (%s %s, %zu clip%s), %dx%d, %u frame%s, %llu triangles per frame\n",
-              frame_path(options.output, options.frames, 0).c_str(), options.instances,
-              options.instances == 1 ? "" : "s", vat->source.c_str(), to_string(vat->encoding),
+              printable(frame_path(options.output, options.frames, 0)).c_str(), options.instances,
+              options.instances == 1 ? "" : "s", printable(vat->source).c_str(), to_string(vat->encoding),
               to_string(vat->precision), vat->clips.size(), vat->clips.size() == 1 ? "" : "s", width, height,
               options.frames, options.frames == 1 ? "" : "s", static_cast<unsigned long long>(triangles));
   return flush_stdout_then_commit(files);
@@ -148,17 +167,27 @@ Command add_render_command(CLI::App& parent) {
                   "sample character when left out")
       ->option_text("FILE");
   add_allow_root_option(app, options->allow_roots);
-  app->add_option("-n,--instances", options->instances, "Number of instances (default 64)")->option_text("N");
-  app->add_option("-t,--time", options->time_s, "Clock time of the (first) frame, in seconds (default 1)")
+  app->add_option("-n,--instances", options->instances,
+                  "Number of instances (default 64; 1 to " + std::to_string(kMaxInstances) + ", at most " +
+                      std::to_string(kMaxSoftwareInstances) + " on a software renderer)")
+      ->check(CLI::Range(uint32_t(1), kMaxInstances))
+      ->option_text("N");
+  app->add_option("-t,--time", options->time_s,
+                  "Clock time of the (first) frame, in seconds (default 1; at most 1e7 from 0)")
       ->option_text("SECONDS");
-  app->add_option("-s,--size", options->size, "Image size in pixels (default 960x540)")->option_text("WxH");
+  app->add_option("-s,--size", options->size,
+                  "Image size in pixels (default 960x540; each 1 to 16384, and width x height x samples at "
+                  "most 2^28)")
+      ->option_text("WxH");
   app->add_option("--layout", options->layout, "Where instances stand: grid or random (default grid)")
       ->check(CLI::IsMember({"grid", "random"}))
       ->option_text("grid|random");
   app->add_option("--seed", options->seed, "Seed of the layout, clips, phases and speeds (default 1)")
       ->option_text("S");
   app->add_option("--frames", options->frames,
-                  "Write K frames, OUT-0000.png, OUT-0001.png ... (default 1: OUT.png)")
+                  "Write K frames, OUT-0000.png, OUT-0001.png ... (default 1: OUT.png; at most " +
+                      std::to_string(kMaxFrames) + ")")
+      ->check(CLI::Range(uint32_t(1), kMaxFrames))
       ->option_text("K");
   app->add_option("--fps", options->fps, "Frame rate of a sequence (default 30)")->option_text("F");
   app->add_option("-o,--output", options->output, "Output PNG (default crowd.png); written atomically")
@@ -170,7 +199,11 @@ Command add_render_command(CLI::App& parent) {
   app->add_option("--precision", options->precision, "When baking FILE: f32, f16 or q16 (default f32)")
       ->check(CLI::IsMember({"f32", "f16", "q16"}))
       ->option_text("f32|f16|q16");
-  app->add_option("--samples", options->samples, "Multisampling per pixel (default 4)")->option_text("N");
+  app->add_option("--samples", options->samples,
+                  "Multisampling per pixel (default 4; 1 to " + std::to_string(kMaxSamples) +
+                      ", capped to the driver's GL_MAX_SAMPLES)")
+      ->check(CLI::Range(1, kMaxSamples))
+      ->option_text("N");
   app->add_flag("--no-shadows", options->no_shadows, "Skip the shadow pass");
   app->footer(
       "Instances are spread on a grid (or at random), each playing one of the clips from its own\n"

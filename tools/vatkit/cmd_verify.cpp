@@ -147,7 +147,7 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
     verdict = "every clip within the tolerance " + mm_text(tolerance) + " mm";
   }
   if (worst != nullptr) {
-    verdict += (verdict.empty() ? "" : "; ") + std::string("worst: clip \"") + worst->clip +
+    verdict += (verdict.empty() ? "" : "; ") + std::string("worst: clip \"") + printable(worst->clip) +
                "\", " + mm_text(worst_mm) + " mm " + (worst_between ? "between rows" : "on the rows");
   }
 
@@ -156,7 +156,7 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
     nlohmann::ordered_json doc = nlohmann::ordered_json::parse(summary_json(summary));
     doc["tolerance_mm"] = tolerance >= 0.0 ? nlohmann::ordered_json(tolerance) : nullptr;
     doc["clips_over_tolerance"] = over;
-    text = doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    text = doc.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   } else {
     text = summary_text(summary);
     if (over == 0 && non_finite == 0) text += "  verify      " + verdict + "\n";
@@ -166,12 +166,12 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
   failure_exit = kExitOverTolerance;
   const std::string where = options.vat_file.empty() ? asset->source : options.vat_file;
   if (non_finite > 0) {
-    return make_error(where, "clip \"" + worst->clip + "\": max error " + mm_text(worst_mm) + " mm " +
+    return make_error(where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) + " mm " +
                                  (worst_between ? "between rows" : "on the rows") +
                                  " is not a finite number (decoded vertices infinite, NaN or beyond float range; " +
                                  std::to_string(non_finite) + " of " + std::to_string(errors->size()) + " clips)");
   }
-  return make_error(where, "clip \"" + worst->clip + "\": max error " + mm_text(worst_mm) +
+  return make_error(where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) +
                                " mm " + (worst_between ? "between rows" : "on the rows") +
                                " exceeds the tolerance " + mm_text(tolerance) + " mm by " +
                                mm_text(worst_mm - tolerance) + " mm (" + std::to_string(over) +

@@ -12,6 +12,7 @@
 #include "vatkit/mirror.h"
 #include "vatkit/parallel.h"
 #include "vatkit/playback.h"
+#include "vatkit/printable.h"
 #include "vatkit/sample.h"
 #include "vatkit/scene.h"
 
@@ -230,7 +231,7 @@ Result<LiveSkinning> LiveSkinning::create(const Asset& asset, const gl::VatGpu& 
   if (meta.slots.empty()) return make_error(where, "the rig has no slots");
   for (const VatSlot& slot : meta.slots) {
     if (slot.node < 0 || size_t(slot.node) >= asset.nodes.size()) {
-      return make_error(where, "slot '" + slot.name + "' names node " + std::to_string(slot.node) + ", which " +
+      return make_error(where, "slot '" + printable(slot.name) + "' names node " + std::to_string(slot.node) + ", which " +
                                    asset.source + " does not have");
     }
   }
@@ -270,7 +271,7 @@ Result<LiveSkinning> LiveSkinning::create(const Asset& asset, const gl::VatGpu& 
     }
     if (!found) return make_error(where, "instance " + std::to_string(i) + " plays no clip of the VAT");
     if (info.animation >= int32_t(asset.animations.size())) {
-      return make_error(where, "clip '" + meta.clips[info.clip].name + "' comes from animation " +
+      return make_error(where, "clip '" + printable(meta.clips[info.clip].name) + "' comes from animation " +
                                    std::to_string(info.animation) + ", which " + asset.source + " does not have");
     }
     m.worlds[i] = crowd.world(i);

@@ -3,7 +3,9 @@
 // parallel_for splits [0, count) into contiguous ranges of at least `grain` items and calls
 // fn(begin, end) for each, on a persistent pool of worker threads (the caller works too). Ranges
 // are independent, so a caller that writes only its range produces the same bytes whatever the
-// thread count. threads = 0 means every hardware thread; 1 runs inline.
+// thread count. threads = 0 means every hardware thread; 1 runs inline; more than kMaxThreads
+// counts as kMaxThreads (work batches are sized from the thread count, so an unbounded count
+// would make unbounded batches).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +15,11 @@
 namespace vatkit {
 
 unsigned hardware_threads();
+
+constexpr unsigned kMaxThreads = 256;
+
+// The thread count a request means: hardware_threads() for 0, else min(threads, kMaxThreads).
+unsigned thread_count(unsigned threads);
 
 void parallel_for(size_t count, size_t grain, unsigned threads,
                   const std::function<void(size_t begin, size_t end)>& fn);

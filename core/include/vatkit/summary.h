@@ -95,6 +95,9 @@ AssetSummary summarize(const Asset& asset);
 //       ...
 std::string summary_text(const AssetSummary& summary);
 
+// Both forms are safe to print: the text quotes names, URIs and warnings through printable()
+// (vatkit/printable.h), and the JSON is ASCII (other characters as \uXXXX escapes).
+
 // The same as one JSON object (ends with a newline): the AssetSummary's fields under the same
 // names, durations in seconds written so that they read back as the same floats.
 std::string summary_json(const AssetSummary& summary);
