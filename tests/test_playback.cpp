@@ -4,6 +4,7 @@
 // JSON-lines form with the conformance vectors of tests/conformance/.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <cstring>
@@ -827,7 +828,7 @@ TEST(PlaybackCli, FrameCommand) {
 }
 
 // 100,000 nested arrays in "instance", "expect" or "set": one error line naming the line, exit 1,
-// no crash, nothing on stdout.
+// no crash; the good line before it was already answered (answers stream), and one line only.
 TEST(PlaybackCli, DeepNestingIsOneErrorLine) {
   const std::filesystem::path dir = test::scratch_dir("frame_deep");
   const std::string good = R"({"instance": )" + std::string(kClip) + R"(, "time": 1})";
@@ -844,7 +845,8 @@ TEST(PlaybackCli, DeepNestingIsOneErrorLine) {
       const test::CommandResult r = test::run_command(test::shell_quote(VATKIT_CLI) + " frame" + mode + " < " +
                                                       test::shell_quote(input.string()));
       EXPECT_EQ(r.exit_code, 1) << mode;
-      EXPECT_EQ(r.out, "") << mode;
+      EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << mode << r.out;
+      EXPECT_EQ(r.out.find("nested"), std::string::npos) << mode;
       EXPECT_EQ(r.err, "vatkit: error: <stdin>: line 2: line: nested deeper than 64 levels\n") << mode;
     }
     std::ofstream(input) << line << "\n";

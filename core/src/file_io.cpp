@@ -387,7 +387,7 @@ std::string bytes_text(uint64_t n) { return std::to_string(n) + " bytes"; }
 }  // namespace
 
 Result<InputFile> InputFile::open(const std::filesystem::path& path) {
-  std::string name = display(path);
+  std::string name = path.string();
   if (path.empty()) return make_error("<input>", "no file name given");
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever.
   // O_NOCTTY: a terminal device must not become the controlling terminal.

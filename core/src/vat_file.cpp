@@ -509,7 +509,7 @@ void check_vat(const Vat& vat) {
   check_bands(vat.clips, "clips");
   check_bounds(vat.bounds, "bounds");
   if (vat.encoding == Encoding::Rig && vat.slots.empty()) fail("slots", "none, the rig encoding needs slots");
-  if (vat.slots.size() > 65536) fail("slots", num(uint64_t(vat.slots.size())) + ", at most 65536");
+  if (vat.slots.size() > kMaxVatSlots) fail("slots", num(uint64_t(vat.slots.size())) + ", at most " + num(uint64_t(kMaxVatSlots)));
   for (size_t i = 0; i < vat.slots.size(); ++i) check_slot(vat.slots[i], "slots[" + std::to_string(i) + "]");
 
   const VatGeometry& g = vat.geometry;
@@ -1247,7 +1247,7 @@ void Reader::read_extension(Vat& vat, const json& ext) {
   check_bands(vat.clips, e + ".clips");
 
   const json& slots = as_array(member(ext, "slots", e), e + ".slots");
-  if (slots.size() > 65536) fail(e + ".slots", num(uint64_t(slots.size())) + " slots, at most 65536");
+  if (slots.size() > kMaxVatSlots) fail(e + ".slots", num(uint64_t(slots.size())) + " slots, at most " + num(uint64_t(kMaxVatSlots)));
   if (vat.encoding == Encoding::Rig && slots.empty()) fail(e + ".slots", "empty, the rig encoding needs slots");
   for (size_t i = 0; i < slots.size(); ++i) {
     const std::string w = at(e + ".slots", i);
@@ -1521,15 +1521,17 @@ Result<Vat> load_vat(const std::filesystem::path& path) {
 }
 
 bool is_vat_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
+  // Through InputFile: a FIFO or device is not a .vat.glb, and asking must not block on one.
+  Result<InputFile> in = InputFile::open(path);
   if (!in) return false;
   uint32_t header[5] = {};
-  if (!in.read(reinterpret_cast<char*>(header), sizeof(header))) return false;
+  if (!in->read_at(0, std::span<uint8_t>(reinterpret_cast<uint8_t*>(header), sizeof(header)))) return false;
   if (header[0] != 0x46546C67u || header[1] != 2 || header[4] != 0x4E4F534Au) return false;
   const uint32_t json_length = header[3];
-  if (json_length > header[2] || json_length > (64u << 20)) return false;
+  if (json_length > header[2] || json_length > (64u << 20) || json_length > in->size()) return false;
   std::string text(json_length, '\0');
-  if (!in.read(text.data(), json_length)) return false;
+  if (!in->read_at(sizeof(header), std::span<uint8_t>(reinterpret_cast<uint8_t*>(text.data()), json_length)))
+    return false;
   const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return false;
   const auto used = doc.find("extensionsUsed");

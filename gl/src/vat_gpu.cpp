@@ -246,6 +246,16 @@ Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
           return make_error(where, "image " + std::to_string(image) + " is too large");
         }
         int w = 0, h = 0, channels = 0;
+        auto over_limit = [&] {
+          return make_error(where, "image " + std::to_string(image) + " is " + std::to_string(w) + " x " +
+                                       std::to_string(h) + ", over this GPU's texture limit");
+        };
+        // The header first: a few bytes of PNG can declare an image of gigabytes, which decoding
+        // would allocate before finding the data missing.
+        if (stbi_info_from_memory(im.bytes.data(), int(im.bytes.size()), &w, &h, &channels) &&
+            (w > max_texture || h > max_texture)) {
+          return over_limit();
+        }
         StbImage decoded;
         decoded.pixels = stbi_load_from_memory(im.bytes.data(), int(im.bytes.size()), &w, &h, &channels, 4);
         if (decoded.pixels == nullptr) {
@@ -254,10 +264,7 @@ Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
                                        ": cannot decode " + (im.mime_type.empty() ? "it" : im.mime_type) + ": " +
                                        (why ? why : "unknown reason"));
         }
-        if (w > max_texture || h > max_texture) {
-          return make_error(where, "image " + std::to_string(image) + " is " + std::to_string(w) + " x " +
-                                       std::to_string(h) + ", over this GPU's texture limit");
-        }
+        if (w > max_texture || h > max_texture) return over_limit();
         Texture t = create_texture_2d(GL_SRGB8_ALPHA8, w, h, mip_levels(w, h));
         glTextureSubImage2D(t.id(), 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, decoded.pixels);
         glGenerateTextureMipmap(t.id());
