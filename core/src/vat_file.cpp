@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bake_internal.h"
 #include "glb_writer.h"
 #include "json_depth.h"
 #include "vat_file_internal.h"
@@ -1511,13 +1512,24 @@ Result<Vat> load_vat_memory(std::span<const uint8_t> bytes, const std::string& n
 Result<Vat> load_vat(const std::filesystem::path& path) {
   // Read, not mapped: a mapping faults (SIGBUS) when another process shortens the file while its
   // planes are in use, and no check at load time can rule that out. The Vat owns the bytes.
-  Result<std::vector<uint8_t>> read = read_file(path);
-  if (!read) return read.error();
-  auto bytes = std::make_shared<const std::vector<uint8_t>>(std::move(*read));
-  const std::span<const uint8_t> view(*bytes);
-  // operator new aligns large blocks to 16 bytes on every platform vatkit builds for; where it
-  // does not, load_vat_memory copies the bytes into aligned storage.
-  return load_vat_memory(view, path.string(), std::move(bytes));
+  Result<InputFile> file = InputFile::open(path);
+  if (!file) return file.error();
+  if (file->size() > std::numeric_limits<uint32_t>::max()) {
+    return make_error(path.string(), "is " + std::to_string(file->size()) +
+                                         " bytes, more than a GLB can hold (4 GiB)");
+  }
+  // Fresh, uninitialized, huge-page memory (detail::allocate_big): zeroing it first, or faulting it in
+  // 4 kB at a time, cost more than reading the file.
+  const size_t size = static_cast<size_t>(file->size());
+  std::shared_ptr<uint8_t> bytes;
+  try {
+    bytes.reset(static_cast<uint8_t*>(detail::allocate_big(size)), [](uint8_t* p) { std::free(p); });
+  } catch (const std::bad_alloc&) {
+    return make_error(path.string(), "out of memory reading " + std::to_string(size) + " bytes");
+  }
+  if (Result<void> read = file->read_at(0, std::span<uint8_t>(bytes.get(), size)); !read) return read.error();
+  const std::span<const uint8_t> view(bytes.get(), size);
+  return load_vat_memory(view, path.string(), std::shared_ptr<const void>(std::move(bytes)));
 }
 
 bool is_vat_file(const std::filesystem::path& path) {
