@@ -391,6 +391,14 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
   // whose weights are all zero) is not a number; the file stores every float finite, so such a
   // vertex gets a zero vector (no direction) instead.
   auto finite3 = [](const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+  // Finite inputs can still overflow once transformed (a huge node scale): such a rest pose has
+  // no file form, so the bake stops here rather than write what no loader accepts.
+  for (size_t v = 0; v < g.positions.size(); ++v) {
+    if (!finite3(g.positions[v])) {
+      return make_error(setup.name, "rest pose: vertex " + std::to_string(v) +
+                                        " leaves float32's range once placed in the scene (node transforms too large)");
+    }
+  }
   for (glm::vec3& nrm : g.normals)
     if (!finite3(nrm)) nrm = glm::vec3(0.0f);
   for (glm::vec4& t : g.tangents)
