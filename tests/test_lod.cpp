@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
@@ -412,6 +413,33 @@ void full_mesh_in_vertex_cache_order(const Asset& asset, const Vat& vat) {
   }
   // The vertices are the rest pose in the source order (the VAT columns are indexed by them).
   EXPECT_EQ(vat.geometry.vertex_count(), asset.instance_vertex_count);
+}
+
+// A stray vertex far from the rest of the mesh (a fuzzed fish, fuzz/seeds/fuzz_bake_reload) makes
+// long thin triangles, each of which the error search would cut into millions of pieces (3.1
+// million for this file, minutes of search). The pieces stay within 8 per full triangle per level
+// and direction, and the levels are still made and valid.
+TEST(Lod, StrayVertexKeepsThePiecesBounded) {
+  const std::string name = "stray_vertex_slivers.glb";
+  const std::vector<uint8_t> bytes =
+      test::read_file(std::filesystem::path(VATKIT_SOURCE_DIR) / "fuzz/seeds/fuzz_bake_reload" / name);
+  Result<Asset> asset = import_gltf_memory(bytes, name);
+  ASSERT_TRUE(asset.ok()) << asset.error().message;
+  BakeOptions o = lod_bake_options();
+  o.fps = 4.0f;
+  o.lods = 0;
+  Result<Vat> r = bake(*asset, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  Vat& vat = *r;
+  const double bound = vat.bounds.max.x - vat.bounds.min.x;
+  ASSERT_GT(bound, 1e3) << "the seed no longer has its stray vertex";
+  Result<LodReport> report = build_lods(vat, {.levels = 2});
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_EQ(vat.geometry.lods.size(), 2u);
+  EXPECT_TRUE(validate_vat(vat).ok()) << validate_vat(vat).error().message;
+  const uint64_t full_triangles = vat.geometry.indices.size() / 3;
+  EXPECT_GT(report->pieces, full_triangles);
+  EXPECT_LE(report->pieces, 8 * full_triangles * 2 * 2);
 }
 
 TEST(Lod, ZeroLevelsMakesNone) {

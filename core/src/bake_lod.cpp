@@ -32,6 +32,7 @@ using glm::vec3;
 constexpr size_t kCandidates = 3;   // triangles of the other surface tried per piece
 constexpr int kRefineDepth = 2;     // a piece near the worst is split at most twice (16 leaves)
 constexpr float kRefineFraction = 0.8f;  // pieces above this fraction of the worst are refined
+constexpr size_t kMaxPiecesPerTriangle = 8;  // per side, per triangle of the full mesh (make_side)
 constexpr int kSettleDepth = 1;          // a piece is split at rest at most once (4 children)...
 constexpr float kSettleRatio = 2.0f;     // ... while its bound exceeds this times its corners'
 constexpr float kSettleSlack = 0.01f;    // distance plus this fraction of the piece length
@@ -444,43 +445,52 @@ void quarter(const vec3 (&c)[3], vec3 (&kids)[4][3]) {
 }
 
 // Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
-// finds each piece's candidates on `to`.
+// finds each piece's candidates on `to`. At most `max_pieces` pieces: where `h` would give more
+// (long triangles from a stray vertex far from the rest of the mesh, which would cost minutes of
+// search), h is doubled until they fit. A mesh without such triangles gives a fraction of that.
 Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
-               const std::vector<uint32_t>& vertex_component, float h, bool split, unsigned threads) {
+               const std::vector<uint32_t>& vertex_component, float h, bool split, size_t max_pieces,
+               unsigned threads) {
   Side side;
   side.from = &from;
   side.to = &to;
   std::unordered_set<TriKey, TriKeyHash> shared;
   for (size_t t = 0; t + 2 < to.size(); t += 3) shared.insert(tri_key(&to[t]));
-  for (size_t t = 0; t + 2 < from.size(); t += 3) {
-    if (shared.count(tri_key(&from[t]))) continue;
-    const vec3 &a = P[from[t]], &b = P[from[t + 1]], &c = P[from[t + 2]];
-    // Pieces no longer than h at rest, by halving the longest edge (a long thin triangle becomes
-    // a row of pieces, not n^2 slivers).
-    auto cut = [&](auto&& self, const vec3 (&w)[3], int depth) -> void {
-      vec3 p[3];
-      for (int k = 0; k < 3; ++k) p[k] = w[k].x * a + w[k].y * b + w[k].z * c;
-      float longest = 0.0f;
-      int e = 0;
-      for (int k = 0; k < 3; ++k) {
-        const float len = glm::length(p[(k + 1) % 3] - p[k]);
-        if (len > longest) longest = len, e = k;
-      }
-      if (!(longest > h) || depth >= 24 || !split) {
-        Piece piece;
-        piece.tri = uint32_t(t / 3);
-        for (int k = 0; k < 3; ++k) piece.w[k] = w[k];
-        side.pieces.push_back(piece);
-        return;
-      }
-      const vec3 mid = 0.5f * (w[e] + w[(e + 1) % 3]);
-      const vec3 first[3] = {w[e], mid, w[(e + 2) % 3]};
-      const vec3 second[3] = {mid, w[(e + 1) % 3], w[(e + 2) % 3]};
-      self(self, first, depth + 1);
-      self(self, second, depth + 1);
-    };
-    const vec3 whole[3] = {vec3(1, 0, 0), vec3(0, 1, 0), vec3(0, 0, 1)};
-    cut(cut, whole, 0);
+  // Past max_pieces a cut stops splitting, so that the pieces always cover every triangle; the
+  // cut then starts again with pieces twice as long.
+  for (;; h *= 2.0f) {
+    side.pieces.clear();
+    for (size_t t = 0; t + 2 < from.size(); t += 3) {
+      if (shared.count(tri_key(&from[t]))) continue;
+      const vec3 &a = P[from[t]], &b = P[from[t + 1]], &c = P[from[t + 2]];
+      // Pieces no longer than h at rest, by halving the longest edge (a long thin triangle becomes
+      // a row of pieces, not n^2 slivers).
+      auto cut = [&](auto&& self, const vec3 (&w)[3], int depth) -> void {
+        vec3 p[3];
+        for (int k = 0; k < 3; ++k) p[k] = w[k].x * a + w[k].y * b + w[k].z * c;
+        float longest = 0.0f;
+        int e = 0;
+        for (int k = 0; k < 3; ++k) {
+          const float len = glm::length(p[(k + 1) % 3] - p[k]);
+          if (len > longest) longest = len, e = k;
+        }
+        if (!(longest > h) || depth >= 24 || !split || side.pieces.size() > max_pieces) {
+          Piece piece;
+          piece.tri = uint32_t(t / 3);
+          for (int k = 0; k < 3; ++k) piece.w[k] = w[k];
+          side.pieces.push_back(piece);
+          return;
+        }
+        const vec3 mid = 0.5f * (w[e] + w[(e + 1) % 3]);
+        const vec3 first[3] = {w[e], mid, w[(e + 2) % 3]};
+        const vec3 second[3] = {mid, w[(e + 1) % 3], w[(e + 2) % 3]};
+        self(self, first, depth + 1);
+        self(self, second, depth + 1);
+      };
+      const vec3 whole[3] = {vec3(1, 0, 0), vec3(0, 1, 0), vec3(0, 0, 1)};
+      cut(cut, whole, 0);
+    }
+    if (side.pieces.size() <= max_pieces || !(h > 0.0f && std::isfinite(h))) break;
   }
   if (side.pieces.empty() || to.empty()) return side;
   // The grid's cells: half the larger of the median edge of the surface searched and the piece
@@ -964,7 +974,9 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
                &c = g.positions[drawn.indices[t + 2]];
     area += 0.5 * double(glm::length(glm::cross(b - a, c - a)));
   }
-  const float h = 2.5f * float(std::sqrt(area / double(drawn.indices.size() / 3) / 0.4330127));
+  const size_t drawn_tris = drawn.indices.size() / 3;
+  const float h = 2.5f * float(std::sqrt(area / double(drawn_tris) / 0.4330127));
+  const size_t max_pieces = kMaxPiecesPerTriangle * std::max<size_t>(drawn_tris, 1);
   const unsigned threads = thread_count(options.threads);
   std::vector<std::vector<uint32_t>> lod_tris(levels.size());
   std::vector<std::array<Side, 2>> sides(levels.size());
@@ -973,17 +985,14 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     for (const DrawGroup& grp : levels[l].lod.groups)
       lod_tris[l].insert(lod_tris[l].end(), levels[l].lod.indices.begin() + grp.first_index,
                          levels[l].lod.indices.begin() + grp.first_index + grp.index_count);
-    sides[l][0] = make_side(g.positions, drawn.indices, lod_tris[l], component, h, true, threads);
+    sides[l][0] = make_side(g.positions, drawn.indices, lod_tris[l], component, h, true, max_pieces, threads);
     tell(kSimplified + (kSearched - kSimplified) * float(2 * l + 1) / float(2 * levels.size()));
-    sides[l][1] = make_side(g.positions, lod_tris[l], drawn.indices, component, h, true, threads);
+    sides[l][1] = make_side(g.positions, lod_tris[l], drawn.indices, component, h, true, max_pieces, threads);
     tell(kSimplified + (kSearched - kSimplified) * float(2 * l + 2) / float(2 * levels.size()));
   }
 
-  if (debug) {
-    size_t pieces = 0;
-    for (const auto& sd : sides) pieces += sd[0].pieces.size() + sd[1].pieces.size();
-    std::fprintf(stderr, "lod: %zu pieces, candidates found at %.3f s\n", pieces, elapsed());
-  }
+  for (const auto& sd : sides) report.pieces += sd[0].pieces.size() + sd[1].pieces.size();
+  if (debug) std::fprintf(stderr, "lod: %llu pieces, candidates found at %.3f s\n", (unsigned long long)report.pieces, elapsed());
   report.poses = uint32_t(poses.size());
   // bound[p][l]: pose p (0 = rest), level l, both directions.
   std::vector<std::vector<float>> bound(poses.size() + 1, std::vector<float>(levels.size(), 0.0f));
