@@ -1,22 +1,45 @@
 #!/usr/bin/env bash
-# Installs what vatkit needs on a fresh Debian 12 machine: Debian packages that are missing
-# (non-interactively, without recommends) and the npm test tooling (Khronos glTF validator).
+# Installs what vatkit needs on a fresh Debian 12 machine: the Debian packages that are missing
+# (non-interactively, without recommends) and, for the tests, the npm test tooling.
 # Idempotent: a second run installs nothing and takes a second.
+#
+#   scripts/setup.sh [GROUP...]   (default: test, everything)
+#
+# Groups (each includes the ones before it):
+#   run    what the main job (scripts/run.sh) needs: the compiler and CMake, the libraries the
+#          command-line tool links (core and the headless OpenGL renderer)
+#   test   what the test suite (scripts/test.sh) adds: GoogleTest, Google Benchmark, GLFW and a
+#          virtual X display for the window test, clang and its sanitizer and fuzzer runtimes, the
+#          assimp test models, Node.js and npm with the Khronos glTF validator
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
-packages=(
+run_packages=(
   # build
-  g++ make cmake pkg-config ninja-build
+  g++ cmake pkg-config ninja-build
   # core libraries
   libtinygltf-dev libglm-dev libcli11-dev nlohmann-json3-dev libmeshoptimizer-dev libstb-dev libxxhash-dev
-  # headless OpenGL (gl library, later issues)
-  libegl-dev libegl-mesa0 libgl1-mesa-dri libopengl-dev libepoxy-dev libpng-dev libglfw3-dev
-  # tests, benchmarks, fuzzing
+  # headless OpenGL (EGL on Mesa's llvmpipe) and PNG output
+  libegl-dev libegl-mesa0 libgl1-mesa-dri libopengl-dev libepoxy-dev libpng-dev
+)
+test_packages=(
+  make  # the install test builds its consumer with CMake's default generator
   libgtest-dev libgmock-dev libbenchmark-dev assimp-testmodels clang libclang-rt-14-dev
-  xvfb xauth  # a virtual X display for the GLFW window test
+  libglfw3-dev xvfb xauth  # the GLFW window test under a virtual X display
   nodejs npm
 )
+
+groups=("$@")
+((${#groups[@]})) || groups=(test)
+packages=()
+validator=0
+for group in "${groups[@]}"; do
+  case $group in
+    run) packages+=("${run_packages[@]}") ;;
+    test) packages+=("${run_packages[@]}" "${test_packages[@]}"); validator=1 ;;
+    *) echo "setup: unknown group '$group' (known: run, test)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
@@ -24,7 +47,7 @@ for p in "${packages[@]}"; do
   if [[ $p == nodejs ]] && command -v node >/dev/null; then continue; fi
   if [[ $p == npm ]] && command -v npm >/dev/null; then continue; fi
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
+    [[ " ${missing[*]} " == *" $p "* ]] || missing+=("$p")
   fi
 done
 
@@ -38,8 +61,8 @@ if ((${#missing[@]})); then
 fi
 
 # The Khronos glTF validator, for tests only; pinned in tools/validator/package.json.
-validator="$here/tools/validator"
-if [[ ! -f $validator/node_modules/gltf-validator/package.json ]]; then
+tools="$here/tools/validator"
+if ((validator)) && [[ ! -f $tools/node_modules/gltf-validator/package.json ]]; then
   echo "setup: installing gltf-validator (npm)"
-  (cd "$validator" && npm install --no-audit --no-fund --silent)
+  (cd "$tools" && npm install --no-audit --no-fund --silent)
 fi

@@ -10,10 +10,11 @@ start=$SECONDS
 # Each stage's header says when it began (seconds since the start): where CI's time goes.
 stage() { echo "== $1 (at $((SECONDS - start)) s)"; }
 stage "set-up"
-"$here/scripts/setup.sh"
+"$here/scripts/setup.sh" test
 
 stage "release build and tests"
-"$here/scripts/build.sh" "$here/build"
+# The tests and benchmarks on, whatever the main job (scripts/run.sh) left configured in build/.
+"$here/scripts/build.sh" "$here/build" -DVATKIT_BUILD_TESTS=ON -DVATKIT_BUILD_BENCH=ON
 ctest --test-dir "$here/build" --output-on-failure --parallel "$jobs" --timeout 900
 
 # One clang build serves both later stages: the tests under AddressSanitizer + UBSan, and the

@@ -399,6 +399,29 @@ TEST(ImportFiles, GltfGlbAndExternalFilesAgree) {
   EXPECT_EQ(embedded.meshes[0].primitives[0].texcoords0[1], glm::vec2(1, 0));
 }
 
+// Material values outside the schema's ranges are refused at import, by name, rather than baked
+// into a Vat that the .vat.glb writer then refuses (fuzz_bake_reload found baseColorFactor 5.5).
+TEST(ImportFiles, MaterialValuesOutOfRangeAreRefusedByName) {
+  struct Case {
+    const char* key;
+    nlohmann::json value;
+    const char* where;
+  };
+  const Case cases[] = {
+      {"baseColorFactor", {0.5, 5.5, 1.0, 0.75}, "materials[0].pbrMetallicRoughness.baseColorFactor[1]: 5.5 is not in [0, 1]"},
+      {"baseColorFactor", {0.5, 0.25, 1.0, -0.25}, "materials[0].pbrMetallicRoughness.baseColorFactor[3]: -0.25 is not in [0, 1]"},
+      {"alphaCutoff", -1.0, "materials[0].alphaCutoff: -1 is not a finite number >= 0"},
+  };
+  for (const Case& c : cases) {
+    GltfBuilder b = textured_triangle();
+    if (std::string(c.key) == "alphaCutoff") b.doc["materials"][0]["alphaCutoff"] = c.value;
+    else b.doc["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"] = c.value;
+    const Result<Asset> r = b.import_gltf();
+    ASSERT_FALSE(r.ok()) << c.where;
+    EXPECT_EQ(r.error().message, std::string("test.gltf: ") + c.where);
+  }
+}
+
 TEST(ImportFiles, ImagesFromDataUrisAndFilesKeepTheirBytes) {
   GltfBuilder b = textured_triangle();
   const std::vector<uint8_t> jpeg = {0xFF, 0xD8, 0xFF, 0xE0, 9, 8, 7};

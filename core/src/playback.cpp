@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "number_text.h"
 #include "playback_internal.h"
 
 namespace vatkit {
@@ -25,11 +26,7 @@ std::string band_text(const ClipBand& b) {
          ")";
 }
 
-std::string num(double v) {
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.9g", v);
-  return text;
-}
+std::string num(double v) { return detail::number_text(v); }
 
 Result<void> check_band(const ClipBand& b, const std::string& what) {
   if (b.rows == 0) return make_error("", what + ": a band needs at least one row");

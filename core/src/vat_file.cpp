@@ -29,6 +29,7 @@
 #include "bake_internal.h"
 #include "glb_writer.h"
 #include "json_depth.h"
+#include "number_text.h"
 #include "vat_file_internal.h"
 #include "vatkit/file_io.h"
 #include "vatkit/printable.h"
@@ -61,11 +62,7 @@ std::string num(uint64_t v) { return std::to_string(v); }
 std::string num(int64_t v) { return std::to_string(v); }
 std::string num(uint32_t v) { return std::to_string(v); }
 std::string num(int32_t v) { return std::to_string(v); }
-std::string num(float v) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.9g", static_cast<double>(v));
-  return text;
-}
+std::string num(float v) { return detail::number_text(v); }
 
 // ---- names in the file ---------------------------------------------------------------------
 
