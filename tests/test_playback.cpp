@@ -829,6 +829,30 @@ TEST(PlaybackCli, FrameCommand) {
 
 // 100,000 nested arrays in "instance", "expect" or "set": one error line naming the line, exit 1,
 // no crash; the good line before it was already answered (answers stream), and one line only.
+// A number beyond double's range makes nlohmann's parser throw out_of_range, not parse_error
+// (fuzz_frame found it in "expect"): still one error line for that line, the next line answered.
+TEST(PlaybackCli, NumberOverflowIsOneErrorLine) {
+  const std::string good = R"({"instance": )" + std::string(kClip) + R"(, "time": 1})";
+  const std::string bad[] = {
+      R"({"instance": )" + std::string(kClip) + R"(, "time": 1e4444})",
+      R"({"instance": )" + std::string(kClip) + R"(, "time": 1, "expect": {"row": -1e4444}})",
+  };
+  for (const std::string& line : bad) {
+    const Result<FrameQuery> q = parse_frame_query(line);
+    ASSERT_FALSE(q.ok()) << line;
+    EXPECT_EQ(q.error().message.rfind("not a JSON value: number overflow parsing '", 0), 0u) << q.error().message;
+    const std::filesystem::path input = test::scratch_dir("frame_overflow") / "in.jsonl";
+    std::ofstream(input) << line << "\n" << good << "\n";
+    const test::CommandResult r = test::run_command(test::shell_quote(VATKIT_CLI) + " frame --keep-going < " +
+                                                    test::shell_quote(input.string()));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_EQ(r.err.rfind("vatkit: error: <stdin>: line 1: not a JSON value: number overflow parsing '", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("\nvatkit: error: <stdin>: 1 of 2 query lines were bad and skipped"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  }
+}
+
 TEST(PlaybackCli, DeepNestingIsOneErrorLine) {
   const std::filesystem::path dir = test::scratch_dir("frame_deep");
   const std::string good = R"({"instance": )" + std::string(kClip) + R"(, "time": 1})";

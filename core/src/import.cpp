@@ -103,10 +103,7 @@ json parse_json(std::string_view text) {
   try {
     return json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
-    std::string what = e.what();
-    const size_t bracket = what.find("] ");
-    if (what.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) what.erase(0, bracket + 2);
-    fail("JSON", what);
+    fail("JSON", detail::json_error_text(e.what()));
   }
 }
 

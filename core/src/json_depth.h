@@ -5,6 +5,8 @@
 // step bounded, whatever it does with the values.
 #pragma once
 
+#include <algorithm>
+#include <string>
 #include <string_view>
 
 namespace vatkit::detail {
@@ -40,5 +42,15 @@ inline bool json_depth_ok(std::string_view text) {
 // The reason given when json_depth_ok fails.
 inline constexpr const char* kJsonTooDeep = "nested deeper than 64 levels";
 static_assert(kMaxJsonDepth == 64, "kJsonTooDeep names the bound");
+
+// An exception's what() from nlohmann's parser as one line of an error message: its
+// "[json.exception.parse_error.101] " prefix dropped, newlines made spaces.
+inline std::string json_error_text(std::string_view what) {
+  const size_t bracket = what.find("] ");
+  if (what.rfind("[json.exception.", 0) == 0 && bracket != std::string_view::npos) what.remove_prefix(bracket + 2);
+  std::string text(what);
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
 
 }  // namespace vatkit::detail

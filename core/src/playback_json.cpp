@@ -197,6 +197,8 @@ Result<FrameQuery> parse_frame_query(std::string_view line) {
   } catch (const json::parse_error& e) {
     // e.byte: the 1-based position of the byte where the parser gave up (the line's column).
     return Error{"column " + std::to_string(e.byte) + ": not a JSON value (one object per line)"};
+  } catch (const json::exception& e) {  // a number out of double's range: "number overflow parsing '1e4444'"
+    return Error{"not a JSON value: " + detail::json_error_text(e.what())};
   }
   try {
     only_fields(j, "line", {"instance", "time", "set", "expect"});

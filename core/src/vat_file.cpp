@@ -922,12 +922,7 @@ void Reader::parse_json() {
   try {
     doc_ = json::parse(chunks_.json.begin(), chunks_.json.end());
   } catch (const json::exception& e) {
-    // nlohmann's messages are "[json.exception.parse_error.101] parse error at ...".
-    std::string what = e.what();
-    const size_t bracket = what.find("] ");
-    if (bracket != std::string::npos) what = what.substr(bracket + 2);
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    fail("JSON chunk", what);
+    fail("JSON chunk", detail::json_error_text(e.what()));
   }
   as_object(doc_, "JSON chunk");
 }
