@@ -9,7 +9,8 @@
 #
 # Needs root (chroot, mounts) and the network to Debian's mirror (the machine's own apt sources
 # are copied in). The chroot is made in VATKIT_FRESH_DIR (default /tmp/vatkit-fresh, removed
-# first); making it is not counted, since a new user's machine already exists.
+# first) from a bare system kept in VATKIT_FRESH_DIR.base; making them is not counted, since a
+# new user's machine already exists.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 command=${1:-scripts/run.sh}
@@ -28,9 +29,15 @@ cleanup() {
 }
 trap cleanup EXIT
 cleanup
+# The bare system is made once and kept beside the chroot (VATKIT_FRESH_DIR.base); each run
+# starts from a copy of it.
+if [[ ! -f $root.base/etc/debian_version ]]; then
+  echo "fresh-machine: debootstrap --variant=minbase bookworm from $mirror"
+  rm -rf "$root.base"
+  debootstrap --variant=minbase bookworm "$root.base" "$mirror" >/dev/null
+fi
 rm -rf "$root"
-echo "fresh-machine: debootstrap --variant=minbase bookworm from $mirror"
-debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null
+cp -a "$root.base" "$root"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 [[ -f /etc/apt/sources.list.d/debian.sources ]] && cp /etc/apt/sources.list.d/debian.sources "$root/etc/apt/sources.list.d/"
 mount -t proc proc "$root/proc"
