@@ -7,7 +7,7 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include "import_internal.h"
-#include "number_text.h"
+#include "material_rules.h"
 
 namespace vatkit::import_detail {
 namespace {
@@ -312,11 +312,6 @@ void convert_materials(Context& ctx) {
     out.name = in.name;
     const auto& factor = in.pbrMetallicRoughness.baseColorFactor;
     if (factor.size() == 4) out.base_color_factor = glm::vec4(factor[0], factor[1], factor[2], factor[3]);
-    for (int c = 0; c < 4; ++c) {  // the schema's range, which the .vat.glb writer holds too
-      const float v = out.base_color_factor[c];
-      if (!(v >= 0.0f && v <= 1.0f))
-        fail(path + ".pbrMetallicRoughness.baseColorFactor[" + std::to_string(c) + "]", detail::number_text(v) + " is not in [0, 1]");
-    }
     const tinygltf::TextureInfo& texture = in.pbrMetallicRoughness.baseColorTexture;
     if (texture.index >= 0) {
       const std::string where = path + ".pbrMetallicRoughness.baseColorTexture";
@@ -339,8 +334,12 @@ void convert_materials(Context& ctx) {
     else if (in.alphaMode == "BLEND") out.alpha_mode = AlphaMode::Blend;
     else fail(path + ".alphaMode", "\"" + in.alphaMode + "\" is not OPAQUE, MASK or BLEND");
     out.alpha_cutoff = static_cast<float>(in.alphaCutoff);
-    if (!(out.alpha_cutoff >= 0.0f && std::isfinite(out.alpha_cutoff)))
-      fail(path + ".alphaCutoff", detail::number_text(out.alpha_cutoff) + " is not a finite number >= 0");
+    if (const auto problem = detail::material_value_problem(out)) {
+      const std::string field = problem->component < 0 ? std::string(".") + problem->field
+                                                       : ".pbrMetallicRoughness." + std::string(problem->field) + "[" +
+                                                             std::to_string(problem->component) + "]";
+      fail(path + field, problem->reason);
+    }
     out.double_sided = in.doubleSided;
   }
 }

@@ -2,7 +2,8 @@
 // chunk, playback query lines). nlohmann parses without recursion, but dumping a value, comparing
 // two values and tinygltf's walk over `extras` recurse once per level: a file or line nesting
 // 100,000 arrays would overflow the stack. Checking the text before parsing keeps every later
-// step bounded, whatever it does with the values.
+// step bounded, whatever it does with the values. Also the one clean-up of nlohmann's exception
+// texts into error messages (json_error_text).
 #pragma once
 
 #include <algorithm>

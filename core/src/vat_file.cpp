@@ -29,6 +29,7 @@
 #include "bake_internal.h"
 #include "glb_writer.h"
 #include "json_depth.h"
+#include "material_rules.h"
 #include "number_text.h"
 #include "vat_file_internal.h"
 #include "vatkit/file_io.h"
@@ -325,19 +326,13 @@ void check_sources(const std::vector<SourceRange>& sources, uint32_t vertex_coun
 }
 
 void check_material(const Material& m, size_t image_count, const std::string& where) {
-  for (int c = 0; c < 4; ++c) {
-    const float v = m.base_color_factor[c];
-    if (!(v >= 0.0f && v <= 1.0f)) fail(where + ".baseColorFactor", num(v) + " is not in [0, 1]");
-  }
+  if (const auto problem = detail::material_value_problem(m)) fail(where + "." + problem->field, problem->reason);
   if (m.base_color_image < -1 || m.base_color_image >= int64_t(image_count)) {
     fail(where + ".baseColorTexture",
          "image " + num(m.base_color_image) + " is not one of the " + num(uint64_t(image_count)) +
              " images");
   }
   if (m.alpha_mode > AlphaMode::Blend) fail(where + ".alphaMode", "unknown alpha mode");
-  if (!(m.alpha_cutoff >= 0.0f) || !std::isfinite(m.alpha_cutoff)) {
-    fail(where + ".alphaCutoff", num(m.alpha_cutoff) + " is not a finite number >= 0");
-  }
 }
 
 void check_image(const Image& image, const std::string& where) {
