@@ -16,9 +16,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "../core/src/glb_writer.h"
-#include "../core/src/vat_file_internal.h"
+#include "file/glb_writer.h"
+#include "file/checksum.h"
 #include "vatkit/vat_file.h"
+#include "vatkit/vat_write.h"
 
 namespace {
 

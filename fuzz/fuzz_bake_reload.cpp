@@ -12,6 +12,7 @@
 #include "vatkit/bake.h"
 #include "vatkit/import.h"
 #include "vatkit/vat_file.h"
+#include "vatkit/vat_write.h"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "vatkit/playback_json.h"
-#include "vatkit/printable.h"
+#include "playback_json.h"
+#include "util/printable.h"
 
 namespace {
 

@@ -20,9 +20,10 @@
 #include <span>
 #include <vector>
 
-#include "../core/src/vat_file_internal.h"
+#include "file/checksum.h"
 #include "vatkit/decode.h"
 #include "vatkit/vat_file.h"
+#include "vatkit/vat_write.h"
 
 namespace {
 

@@ -16,11 +16,12 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/quaternion.hpp>
 
-#include "../core/src/simd.h"
+#include "decode/simd.h"
 #include "synthetic.h"
 #include "test_bake_util.h"
 #include "vatkit/parallel.h"
 #include "vatkit/vat_file.h"
+#include "vatkit/vat_write.h"
 
 namespace vatkit {
 namespace {

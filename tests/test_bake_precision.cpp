@@ -9,7 +9,7 @@
 #include <cstring>
 #include <random>
 
-#include "../core/src/bake_codec.h"
+#include "decode/codec.h"
 #include "test_bake_util.h"
 #include "vatkit/sample_character.h"
 

@@ -19,7 +19,7 @@
 
 #include "cli_test_support.h"
 #include "vatkit/file_io.h"
-#include "vatkit/playback_json.h"
+#include "playback_json.h"
 #include "vatkit/sample_character.h"
 
 namespace vatkit {

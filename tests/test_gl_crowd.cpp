@@ -24,6 +24,7 @@
 #include "vatkit/instance_table.h"
 #include "vatkit/playback.h"
 #include "vatkit/vat_file.h"
+#include "vatkit/vat_write.h"
 
 namespace vatkit {
 namespace {

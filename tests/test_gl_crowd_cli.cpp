@@ -11,6 +11,7 @@
 #include "vatkit/gl/context.h"
 #include "vatkit/gl/image.h"
 #include "vatkit/vat_file.h"
+#include "vatkit/vat_write.h"
 
 namespace vatkit {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../core/src/glb_writer.h"
+#include "file/glb_writer.h"
 #include "test_support.h"
 #include "vatkit/file_io.h"
 

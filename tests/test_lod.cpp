@@ -19,8 +19,8 @@
 #include <random>
 #include <set>
 
-#include "../core/src/bake_internal.h"
-#include "../core/src/simd.h"
+#include "encode/bake_internal.h"
+#include "decode/simd.h"
 #include "test_support.h"
 #include "vatkit/bake.h"
 #include "vatkit/decode.h"
@@ -28,6 +28,7 @@
 #include "vatkit/lod.h"
 #include "vatkit/sample_character.h"
 #include "vatkit/vat_file.h"
+#include "vatkit/vat_write.h"
 
 namespace vatkit {
 namespace {

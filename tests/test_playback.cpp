@@ -18,7 +18,7 @@
 #include "playback_test_util.h"
 #include "vatkit/instance_table.h"
 #include "vatkit/playback.h"
-#include "vatkit/playback_json.h"
+#include "playback_json.h"
 
 namespace vatkit {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "vatkit/printable.h"
+#include "util/printable.h"
 
 namespace vatkit {
 namespace {

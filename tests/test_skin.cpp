@@ -10,7 +10,8 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
-#include "../core/src/simd.h"
+#include "decode/simd.h"
+#include "vatkit/scene.h"
 #include "vatkit/skin.h"
 
 namespace vatkit {

@@ -8,7 +8,7 @@
 #include "test_support.h"
 #include "vatkit/import.h"
 #include "vatkit/sample_character.h"
-#include "vatkit/summary.h"
+#include "summary.h"
 
 namespace vatkit {
 namespace {

@@ -21,8 +21,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "../core/src/glb_writer.h"
-#include "../core/src/vat_file_internal.h"
+#include "file/glb_writer.h"
+#include "file/checksum.h"
 #include "cli_test_support.h"
 #include "test_support.h"
 #include "vatkit/bake.h"
@@ -31,6 +31,7 @@
 #include "vatkit/import.h"
 #include "vatkit/sample_character.h"
 #include "vatkit/vat_file.h"
+#include "vatkit/vat_write.h"
 
 namespace vatkit {
 namespace {

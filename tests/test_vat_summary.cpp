@@ -8,7 +8,7 @@
 
 #include "vatkit/bake.h"
 #include "vatkit/sample_character.h"
-#include "vatkit/summary.h"
+#include "summary.h"
 
 namespace vatkit {
 namespace {

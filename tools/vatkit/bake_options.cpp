@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "vatkit/parallel.h"
 #include "vatkit/playback.h"
-#include "vatkit/summary.h"
+#include "summary.h"
 #include "vatkit/vat_file.h"
 
 namespace vatkit::cli {

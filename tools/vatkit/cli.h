@@ -20,7 +20,7 @@
 
 #include "vatkit/asset.h"
 #include "vatkit/file_io.h"
-#include "vatkit/printable.h"
+#include "util/printable.h"
 #include "vatkit/result.h"
 
 namespace vatkit::cli {

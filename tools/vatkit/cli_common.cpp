@@ -12,7 +12,7 @@
 
 #include "vatkit/file_io.h"
 #include "vatkit/import.h"
-#include "vatkit/playback_json.h"
+#include "playback_json.h"
 #include "vatkit/sample_character.h"
 #include "vatkit/vat_file.h"
 

@@ -7,8 +7,9 @@
 
 #include "bake_options.h"
 #include "cli.h"
-#include "vatkit/summary.h"
+#include "summary.h"
 #include "vatkit/vat_file.h"
+#include "vatkit/vat_write.h"
 
 namespace vatkit::cli {
 

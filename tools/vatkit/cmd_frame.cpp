@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "vatkit/playback_json.h"
+#include "playback_json.h"
 
 namespace vatkit::cli {
 

@@ -5,7 +5,7 @@
 #include <system_error>
 
 #include "cli.h"
-#include "vatkit/summary.h"
+#include "summary.h"
 #include "vatkit/vat_file.h"
 
 namespace vatkit::cli {

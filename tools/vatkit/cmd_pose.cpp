@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "vatkit/decode.h"
 #include "vatkit/scene.h"
-#include "vatkit/summary.h"
+#include "summary.h"
 #include "vatkit/vat_file.h"
 
 namespace vatkit::cli {

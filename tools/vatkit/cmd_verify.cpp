@@ -14,7 +14,7 @@
 
 #include "bake_options.h"
 #include "cli.h"
-#include "vatkit/summary.h"
+#include "summary.h"
 #include "vatkit/vat_file.h"
 
 namespace vatkit::cli {

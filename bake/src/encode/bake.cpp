@@ -1,0 +1,933 @@
+// bake(): options and clips, the merged rest geometry, texture limits, the frame-rate search,
+// Auto's choice, and the report. The per-encoding frame loops are in bake_delta.cpp and
+// bake_rig.cpp.
+#include "vatkit/bake.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+#include "decode/codec.h"
+#include "encode/bake_internal.h"
+#include "decode/simd.h"
+#include "vatkit/lod.h"
+#include "vatkit/parallel.h"
+#include "util/printable.h"
+#include "vatkit/scene.h"
+
+namespace vatkit {
+namespace detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+Result<std::vector<ClipPlan>> plan_clips(const Asset& asset, const BakeOptions& options) {
+  if (asset.animations.empty()) {
+    return make_error(asset.source, "has no animations: there is nothing to bake");
+  }
+  std::vector<int> chosen;
+  if (options.clips.empty()) {
+    for (size_t i = 0; i < asset.animations.size(); ++i) chosen.push_back(int(i));
+  } else {
+    for (const std::string& sel : options.clips) {
+      auto c = find_clip(asset, sel);
+      if (!c) return c.error();
+      if (std::find(chosen.begin(), chosen.end(), *c) != chosen.end()) {
+        return make_error(asset.source, "clip \"" + printable(sel) + "\" is selected twice");
+      }
+      chosen.push_back(*c);
+    }
+  }
+  std::vector<ClipPlan> plans;
+  for (int a : chosen) {
+    ClipPlan p;
+    p.animation = a;
+    p.name = asset.animations[size_t(a)].name;
+    p.duration_s = asset.animations[size_t(a)].end_s;
+    for (const auto& [name, defaults] : options.clip_defaults) {
+      if (name == p.name || name == clip_label(asset, a)) p.defaults = defaults;
+    }
+    if (!(p.defaults.speed >= 0.0f) || !std::isfinite(p.defaults.speed)) {
+      return make_error(asset.source, "clip \"" + printable(clip_label(asset, a)) + "\": speed " +
+                                          fmt("%g", p.defaults.speed) + " is not a finite number >= 0");
+    }
+    if (p.defaults.repetitions < kInfiniteRepetitions) {
+      return make_error(asset.source, "clip \"" + printable(clip_label(asset, a)) + "\": repetitions " +
+                                          std::to_string(p.defaults.repetitions) + " < -1");
+    }
+    plans.push_back(std::move(p));
+  }
+  return plans;
+}
+
+}  // namespace
+
+uint64_t rows_at_fps(float duration_s, double fps) {
+  if (!(duration_s > 0.0f)) return 1;
+  const double rows = std::round(double(duration_s) * fps) + 1.0;
+  return rows < double(kRowsSaturated) ? uint64_t(rows) : kRowsSaturated;
+}
+
+namespace {
+
+uint32_t total_rows(const std::vector<ClipPlan>& clips) {
+  uint64_t n = 0;
+  for (const ClipPlan& c : clips) n += c.rows;
+  return uint32_t(std::min<uint64_t>(n, std::numeric_limits<uint32_t>::max()));
+}
+
+}  // namespace
+
+Vat start_vat(const BakeSetup& setup, Encoding encoding, VatGeometry geometry, std::vector<VatSlot> slots,
+              const std::vector<ClipPlan>& clips) {
+  Vat vat;
+  vat.encoding = encoding;
+  vat.precision = setup.options->precision;
+  vat.source = setup.name;
+  vat.geometry = std::move(geometry);
+  vat.slots = std::move(slots);
+  vat.materials = setup.asset->materials;
+  vat.images = setup.asset->images;
+  for (const ClipPlan& c : clips) {
+    VatClip vc;
+    vc.name = c.name;
+    vc.source_animation = c.animation;
+    vc.first_row = vat.frame_rows;
+    vc.rows = c.rows;
+    vc.duration_s = c.duration_s;
+    vc.fps = c.rows > 1 ? float(double(c.rows - 1) / double(c.duration_s)) : 0.0f;
+    vc.defaults = c.defaults;
+    vat.frame_rows += c.rows;
+    vat.clips.push_back(vc);
+  }
+  return vat;
+}
+
+void finish_vat(Vat& vat, Progress& progress, std::chrono::steady_clock::time_point frames_start) {
+  vat.bounds = vat.clips[0].bounds;
+  for (const VatClip& c : vat.clips) {
+    vat.bounds.min = glm::min(vat.bounds.min, c.bounds.min);
+    vat.bounds.max = glm::max(vat.bounds.max, c.bounds.max);
+  }
+  progress.frame_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - frames_start).count();
+}
+
+// ---- planes ------------------------------------------------------------------------------------
+
+VatGeometry take_vertices(VatGeometry& from) {
+  static_assert(sizeof(VatGeometry) == 16 * sizeof(std::vector<char>), "take_vertices: move the new array too");
+  VatGeometry g;
+  g.indices = from.indices;  // copies: `from`'s may be in use
+  g.groups = from.groups;
+  g.positions = std::move(from.positions);
+  g.normals = std::move(from.normals);
+  g.tangents = std::move(from.tangents);
+  g.texcoords0 = std::move(from.texcoords0);
+  g.colors0 = std::move(from.colors0);
+  g.bind_positions = std::move(from.bind_positions);
+  g.bind_normals = std::move(from.bind_normals);
+  g.bind_tangents = std::move(from.bind_tangents);
+  g.slots0 = std::move(from.slots0);
+  g.slots1 = std::move(from.slots1);
+  g.slot_weights0 = std::move(from.slot_weights0);
+  g.slot_weights1 = std::move(from.slot_weights1);
+  g.sources = std::move(from.sources);
+  g.lods = std::move(from.lods);
+  return g;
+}
+
+PlaneShape plane_shape(uint32_t texels_per_frame, uint32_t max_texture_size) {
+  PlaneShape s;
+  s.rows_per_frame = std::max(1u, (texels_per_frame + max_texture_size - 1) / max_texture_size);
+  s.width = (texels_per_frame + s.rows_per_frame - 1) / s.rows_per_frame;
+  return s;
+}
+
+namespace {
+struct PlaneStore {
+  std::vector<uint8_t*> buffers;
+  ~PlaneStore() {
+    for (uint8_t* b : buffers) std::free(b);
+  }
+};
+}  // namespace
+
+void allocate_planes(Vat& vat, const std::vector<PlaneSpec>& specs, uint32_t max_texture_size) {
+  auto store = std::make_shared<PlaneStore>();
+  vat.planes.clear();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    Plane p;
+    p.semantic = specs[i].semantic;
+    p.format = specs[i].format;
+    p.texels_per_frame = specs[i].texels_per_frame;
+    const PlaneShape shape = plane_shape(p.texels_per_frame, max_texture_size);
+    p.width = shape.width;
+    p.rows_per_frame = shape.rows_per_frame;
+    p.height = p.rows_per_frame * vat.frame_rows;
+    uint8_t* bytes = static_cast<uint8_t*>(allocate_big(p.byte_size()));
+    store->buffers.push_back(bytes);
+    // The bake writes every texel of every frame; only the padding after a wrapped frame's last
+    // texel is zeroed here, so the bytes are defined.
+    const size_t frame_texels = size_t(p.rows_per_frame) * p.width;
+    const size_t tb = texel_bytes(p.format);
+    if (frame_texels > p.texels_per_frame) {
+      for (uint32_t r = 0; r < vat.frame_rows; ++r) {
+        std::memset(bytes + (size_t(r) * frame_texels + p.texels_per_frame) * tb, 0,
+                    (frame_texels - p.texels_per_frame) * tb);
+      }
+    }
+    p.data = std::span<const uint8_t>(bytes, p.byte_size());
+    vat.planes.push_back(p);
+  }
+  vat.storage = store;
+}
+
+namespace {
+
+// write_slot_rows' lanes: one slot's rotation or translation-scale as a v4 (bake_internal.h). Each
+// lane does what the scalar codec does, in the same IEEE operations, so the bytes are the codec's
+// (bake_codec.h).
+typedef uint32_t u4v __attribute__((vector_size(16)));
+
+// codec::quantize_unorm16_scaled per lane (scale: codec::unorm16_scale of each lane's range).
+inline void quantize4(v4 v, v4 lo, v4 scale, uint16_t* out) {
+  const v4 u = (v - lo) * scale;
+  // 0 unless u > 0 (NaN included), 65535 from u >= 65535, else trunc(u + 0.5): u clamped to
+  // [0, 65535] first (max4 takes 0 for NaN and -0) gives the same codes.
+  const i4v r = __builtin_convertvector(min4(max4(u, v4{}), v4{} + 65535.0f) + 0.5f, i4v);
+#if defined(__SSE2__)
+  store_unorm16x4(__m128i(r), out);
+#else
+  for (int i = 0; i < 4; ++i) out[i] = uint16_t(r[i]);
+#endif
+}
+
+// codec::float_to_half per lane where every lane is zero or a normal half; false otherwise (the
+// caller falls back to the scalar codec for subnormals, overflow, infinities and NaN).
+inline bool half4(v4 v, uint16_t* out) {
+  u4v x;
+  std::memcpy(&x, &v, 16);
+  const u4v a = x & 0x7fffffffu;
+  const i4v normal = (i4v)((a >= 0x38800000u) & (a < 0x477ff000u));
+  const i4v zero = (i4v)(a == 0u);
+  if (((normal | zero)[0] & (normal | zero)[1] & (normal | zero)[2] & (normal | zero)[3]) == 0) return false;
+  const u4v h = a - 0x38000000u;
+  const u4v r = ((x >> 16) & 0x8000u) | ((u4v)normal & ((h + 0x0fffu + ((h >> 13) & 1u)) >> 13));
+  for (int i = 0; i < 4; ++i) out[i] = uint16_t(r[i]);
+  return true;
+}
+
+#if defined(__SSE2__)
+// n4 vectors of 4 floats to halves with F16C where the CPU has it (simd.h: the same bits as
+// half4 and codec::float_to_half, for every value, one instruction per vector).
+__attribute__((target("f16c"))) void halves_f16c(const float* in, size_t n4, uint16_t* out) {
+  for (size_t i = 0; i < n4; ++i) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + 4 * i), _mm_cvtps_ph(_mm_loadu_ps(in + 4 * i), 0));
+  }
+}
+#endif
+
+}  // namespace
+
+Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t plane_index, VatClip& clip,
+                             const std::string& name) {
+  const Plane& p = vat.planes[plane_index];
+  uint8_t* bytes = plane_bytes(vat, plane_index);
+  const uint32_t S = st.slots;
+  const uint32_t rows = clip.rows;
+  // Hemisphere: each row's quaternion on the side of the previous row's; a slot scaled to
+  // nothing (s = 0) keeps the previous rotation, so the blend toward it does not spin. The
+  // Q16 ranges (translation xyz and scale in one vector) in the same pass.
+  const float big = std::numeric_limits<float>::max();
+  v4 lo = v4{} + big, hi = v4{} - big;
+  for (uint32_t k = 0; k < rows; ++k) {
+    float* row = st.row(stage_row + k);
+    const float* prev_row = k > 0 ? st.row(stage_row + k - 1) : nullptr;
+    for (uint32_t s = 0; s < S; ++s) {
+      float* qp = row + 8 * size_t(s);
+      const v4 q = load4(qp), ts = load4(qp + 4);
+      if (k == 0) {
+        if (q[3] < 0.0f) store4(qp, -q);
+      } else {
+        const v4 prev = load4(prev_row + 8 * size_t(s));
+        const v4 m = q * prev;
+        if (ts[3] == 0.0f) {
+          store4(qp, prev);
+        } else if (m[0] + m[1] + m[2] + m[3] < 0.0f) {
+          store4(qp, -q);
+        }
+      }
+      lo = min4(ts, lo);
+      hi = max4(ts, hi);
+    }
+  }
+  Bounds tr{glm::vec3(lo[0], lo[1], lo[2]), glm::vec3(hi[0], hi[1], hi[2])};
+  float smin = lo[3], smax = hi[3];
+  if (S == 0 || rows == 0) {
+    tr = Bounds{};
+    smin = smax = 1.0f;
+    lo = v4{0.0f, 0.0f, 0.0f, 1.0f};
+    hi = lo;
+  }
+  clip.translation_range = tr;
+  clip.scale_min = smin;
+  clip.scale_max = smax;
+  if (p.format == TexelFormat::RGBA16F) {
+    const float largest = std::max({codec::max_abs(tr.min), codec::max_abs(tr.max), std::fabs(smin), std::fabs(smax)});
+    if (largest > codec::kHalfMax) {
+      return make_error(name, "clip \"" + printable(clip.name) + "\": a slot translation or scale of " + fmt("%g", largest) +
+                                  " does not fit f16 (at most 65504): use f32 or q16");
+    }
+  }
+  if (p.format == TexelFormat::RGBA32F && st.in_plane) return {};
+  const v4 q_lo = v4{} - 1.0f, q_scale = v4{} + codec::unorm16_scale(-1.0f, 1.0f);
+  const v4 t_scale{codec::unorm16_scale(lo[0], hi[0]), codec::unorm16_scale(lo[1], hi[1]),
+                   codec::unorm16_scale(lo[2], hi[2]), codec::unorm16_scale(lo[3], hi[3])};
+  [[maybe_unused]] const bool f16c = cpu_has_f16c();
+  for (uint32_t k = 0; k < rows; ++k) {
+    uint8_t* out = bytes + codec::texel_index(p, clip.first_row + k, 0) * texel_bytes(p.format);
+    const float* in = st.row(stage_row + k);
+    switch (p.format) {
+      case TexelFormat::RGBA32F: std::memcpy(out, in, size_t(S) * 32); break;
+      case TexelFormat::RGBA16F:
+#if defined(__SSE2__)
+        if (f16c) {
+          halves_f16c(in, 2 * size_t(S), reinterpret_cast<uint16_t*>(out));
+          break;
+        }
+#endif
+        for (uint32_t i = 0; i < 2 * S; ++i) {
+          uint16_t* h = reinterpret_cast<uint16_t*>(out) + 4 * size_t(i);
+          if (!half4(load4(in + 4 * size_t(i)), h)) {
+            for (int c = 0; c < 4; ++c) h[c] = codec::float_to_half(in[4 * size_t(i) + size_t(c)]);
+          }
+        }
+        break;
+      case TexelFormat::RGBA16Unorm:
+        for (uint32_t s = 0; s < S; ++s) {
+          uint16_t* qv = reinterpret_cast<uint16_t*>(out) + 8 * size_t(s);
+          quantize4(load4(in + 8 * size_t(s)), q_lo, q_scale, qv);
+          quantize4(load4(in + 8 * size_t(s) + 4), lo, t_scale, qv + 4);
+        }
+        break;
+    }
+  }
+  return {};
+}
+
+// ---- the rest geometry -------------------------------------------------------------------------
+
+Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
+  BakeSetup setup;
+  setup.asset = &asset;
+  setup.options = &options;
+  setup.threads = thread_count(options.threads);
+  setup.name = asset.source;
+  if (asset.instances.empty() || asset.instance_vertex_count == 0) {
+    return make_error(asset.source, "the default scene draws no mesh: there is nothing to bake");
+  }
+  const uint32_t n = asset.instance_vertex_count;
+  bool any_tangents = false, any_uv = false, any_color = false;
+  for (const MeshInstance& inst : asset.instances) {
+    const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
+    any_tangents |= !prim.tangents.empty();
+    any_uv |= !prim.texcoords0.empty();
+    any_color |= !prim.colors0.empty();
+  }
+  setup.tangents = any_tangents && options.tangents;
+
+  VatGeometry& g = setup.rest;
+  g.positions.resize(n);
+  g.normals.resize(n);
+  if (setup.tangents) g.tangents.resize(n);
+  {
+    SceneEvaluator ev(asset);
+    ev.pose(-1, 0.0f);
+    ev.skin(g.positions, g.normals, setup.tangents ? std::span<glm::vec4>(g.tangents) : std::span<glm::vec4>(),
+            setup.threads);
+    setup.rest_world.assign(ev.world().begin(), ev.world().end());
+  }
+  // A normal or tangent the skinner cannot make a direction of (a zero source normal, a vertex
+  // whose weights are all zero) is not a number; the file stores every float finite, so such a
+  // vertex gets a zero vector (no direction) instead.
+  auto finite3 = [](const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+  // Finite inputs can still overflow once transformed (a huge node scale): such a rest pose has
+  // no file form, so the bake stops here rather than write what no loader accepts.
+  for (size_t v = 0; v < g.positions.size(); ++v) {
+    if (!finite3(g.positions[v])) {
+      return make_error(setup.name, "rest pose: vertex " + std::to_string(v) +
+                                        " leaves float32's range once placed in the scene (node transforms too large)");
+    }
+  }
+  for (glm::vec3& nrm : g.normals)
+    if (!finite3(nrm)) nrm = glm::vec3(0.0f);
+  for (glm::vec4& t : g.tangents)
+    if (!finite3(glm::vec3(t)) || !std::isfinite(t.w)) t = glm::vec4(0.0f, 0.0f, 0.0f, 1.0f);
+  if (any_uv) g.texcoords0.assign(n, glm::vec2(0.0f));
+  if (any_color) g.colors0.assign(n, glm::vec4(1.0f));
+  for (const MeshInstance& inst : asset.instances) {
+    const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
+    if (!prim.texcoords0.empty()) std::copy(prim.texcoords0.begin(), prim.texcoords0.end(), g.texcoords0.begin() + inst.first_vertex);
+    if (!prim.colors0.empty()) std::copy(prim.colors0.begin(), prim.colors0.end(), g.colors0.begin() + inst.first_vertex);
+    SourceRange r;
+    r.node = inst.node;
+    r.mesh = inst.mesh;
+    r.primitive = inst.primitive;
+    r.first_vertex = inst.first_vertex;
+    r.vertex_count = inst.vertex_count;
+    r.source_vertex_count = prim.source_vertex_count;
+    g.sources.push_back(r);
+  }
+  // One draw group per material, default material (-1) first, then in material order.
+  for (int32_t m = -1; m < int32_t(asset.materials.size()); ++m) {
+    DrawGroup group;
+    group.material = m;
+    group.first_index = uint32_t(g.indices.size());
+    for (const MeshInstance& inst : asset.instances) {
+      const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
+      if (prim.material != m) continue;
+      for (uint32_t i : prim.indices) g.indices.push_back(inst.first_vertex + i);
+    }
+    group.index_count = uint32_t(g.indices.size()) - group.first_index;
+    if (group.index_count > 0) g.groups.push_back(group);
+  }
+  // Socket slots of a delta bake: every distinct skin joint, in first-seen order.
+  std::vector<char> is_slot(asset.nodes.size(), 0);
+  for (const Skin& skin : asset.skins) {
+    for (uint32_t j : skin.joints) {
+      if (is_slot[j]) continue;
+      is_slot[j] = 1;
+      setup.joint_slots.push_back(VatSlot{asset.nodes[j].name, int32_t(j), glm::mat4(1.0f)});
+    }
+  }
+  return setup;
+}
+
+// ---- texture limits ----------------------------------------------------------------------------
+
+Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<ClipPlan>& clips) {
+  const uint32_t limit = setup.options->max_texture_size;
+  const size_t slot_count = encoding == Encoding::Rig ? setup.rig_slots.size() : setup.joint_slots.size();
+  if (slot_count > kMaxVatSlots) {
+    // Before any row is made: a .vat.glb could not hold the result.
+    return make_error(setup.name, std::string(to_string(encoding)) + " encoding: " +
+                                      (encoding == Encoding::Rig ? "the rig needs " : "the skins have ") +
+                                      std::to_string(slot_count) +
+                                      (encoding == Encoding::Rig ? " slots" : " distinct joints (one socket slot each)") +
+                                      ", more than the " + std::to_string(kMaxVatSlots) + " a .vat.glb holds");
+  }
+  const uint32_t slots = uint32_t(slot_count);
+  struct Need {
+    const char* what;
+    uint32_t texels;
+  };
+  std::vector<Need> needs;
+  if (encoding == Encoding::Delta) needs.push_back({"position", setup.rest.vertex_count()});
+  if (slots > 0) needs.push_back({"slots", 2 * slots});
+  uint32_t rows_per_frame = 1;
+  const char* widest = "position";
+  for (const Need& n : needs) {
+    const PlaneShape s = plane_shape(n.texels, limit);
+    if (s.rows_per_frame > rows_per_frame) {
+      rows_per_frame = s.rows_per_frame;
+      widest = n.what;
+    }
+  }
+  const uint64_t frame_rows = [&] {
+    uint64_t r = 0;
+    for (const ClipPlan& c : clips) r += c.rows;
+    return r;
+  }();
+  const uint64_t height = frame_rows * rows_per_frame;
+  if (height <= limit) return {};
+
+  const uint64_t max_frame_rows = limit / rows_per_frame;
+  std::string what = std::string(to_string(encoding)) + " " + widest + " plane needs " +
+                     std::to_string(rows_per_frame) + " texture row(s) per frame x " + std::to_string(frame_rows) +
+                     " frame rows = " + std::to_string(height) + " rows, over the texture size limit " +
+                     std::to_string(limit);
+  if (max_frame_rows < clips.size()) {
+    // The smallest limit that holds one row per clip: the planes' rows per frame shrink as the
+    // limit grows, so the test is monotonic.
+    auto holds = [&](uint64_t l) {
+      uint64_t per_frame = 1;
+      for (const Need& n : needs) per_frame = std::max<uint64_t>(per_frame, (uint64_t(n.texels) + l - 1) / l);
+      return uint64_t(clips.size()) * per_frame <= l;
+    };
+    uint64_t lo = limit, hi = uint64_t(1) << 32;  // lo fails
+    while (hi - lo > 1) (holds((lo + hi) / 2) ? hi : lo) = (lo + hi) / 2;
+    return make_error(setup.name, what + "; even one row per clip does not fit (" + std::to_string(max_frame_rows) +
+                                      " frame rows fit, " + std::to_string(clips.size()) +
+                                      " clips): a texture size limit of at least " + std::to_string(hi) +
+                                      " holds one row per clip, or bake fewer clips");
+  }
+  // The largest common frame rate that fits (rows grow with the rate).
+  auto rows_at = [&](double fps) {
+    uint64_t r = 0;
+    for (const ClipPlan& c : clips) r += rows_at_fps(c.duration_s, fps);
+    return r;
+  };
+  double lo = 0.0, hi = 100000.0;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (rows_at(mid) <= max_frame_rows ? lo : hi) = mid;
+  }
+  double fps_fit = std::floor(lo * 100.0) / 100.0;
+  while (fps_fit > 0.0 && rows_at(fps_fit) > max_frame_rows) fps_fit -= 0.01;
+  // How many of the clips, in order, fit as planned.
+  size_t first_clips = 0;
+  uint64_t acc = 0;
+  while (first_clips < clips.size() && acc + clips[first_clips].rows <= max_frame_rows) acc += clips[first_clips++].rows;
+  std::string fits = "; what fits: " + std::to_string(max_frame_rows) + " frame rows, e.g. fps " + fmt("%.2f", fps_fit) +
+                     " for these clips, or the first " + std::to_string(first_clips) + " of the " +
+                     std::to_string(clips.size()) + " clips as planned";
+  if (encoding == Encoding::Delta) prepare_rig(setup, clips);
+  if (encoding == Encoding::Delta && !setup.rig_slots.empty() && setup.rig_error.empty()) {
+    fits += ", or the rig encoding (" + std::to_string(plane_shape(2 * uint32_t(setup.rig_slots.size()), limit).rows_per_frame) +
+            " texture row per frame)";
+  }
+  return make_error(setup.name, what + fits);
+}
+
+}  // namespace detail
+
+// ---- bake --------------------------------------------------------------------------------------
+
+namespace {
+
+using detail::ClipPlan;
+
+// The number of intervals M when every key time of `anim` lies on the grid k * end_s / M (so
+// that n - 1 = M rows put a row on every key), else 0.
+uint32_t key_grid_intervals(const Animation& anim) {
+  std::vector<float> times;
+  for (const Channel& ch : anim.channels) {
+    const Sampler& s = anim.samplers[ch.sampler];
+    times.insert(times.end(), s.times.begin(), s.times.end());
+  }
+  std::sort(times.begin(), times.end());
+  const float D = anim.end_s;
+  if (times.size() < 2 || !(D > 0.0f)) return 0;
+  double h = 0.0;
+  for (size_t i = 1; i < times.size(); ++i) {
+    const double gap = double(times[i]) - double(times[i - 1]);
+    if (gap > 1e-6 * D && (h == 0.0 || gap < h)) h = gap;
+  }
+  if (h == 0.0) return 0;
+  const double m = std::round(double(D) / h);
+  if (m < 1.0 || m > 1e6) return 0;
+  const double grid = double(D) / m;
+  for (float t : times) {
+    const double k = double(t) / grid;
+    if (std::fabs(k - std::round(k)) > 1e-3) return 0;
+  }
+  return uint32_t(m);
+}
+
+struct Baker {
+  const Asset& asset;
+  const BakeOptions& options;
+  detail::BakeSetup& setup;
+  double measure_seconds = 0.0;
+
+  // `last`: no bake of this encoding follows (not a search bake): the VAT takes the setup's
+  // geometry (detail::bake_rig).
+  Result<Vat> bake_encoding(Encoding e, const std::vector<ClipPlan>& clips, detail::Progress& progress, bool last) {
+    if (auto fit = detail::check_fits(setup, e, clips); !fit) return fit.error();
+    auto vat = e == Encoding::Rig ? detail::bake_rig(setup, clips, progress, last) : detail::bake_delta(setup, clips, progress, last);
+    if (!vat) return vat;
+    // Keys and transforms that are finite each can still pose a vertex past float32's range
+    // (a translation of 3e38 under a scale of 2): said here, by clip, not by the file writer.
+    auto finite3 = [](const glm::vec3& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+    for (size_t i = 0; i < vat->clips.size(); ++i) {
+      const VatClip& c = vat->clips[i];
+      if (!std::isfinite(c.max_delta) || !finite3(c.bounds.min) || !finite3(c.bounds.max)) {
+        return make_error(setup.name, "clip \"" + printable(clip_label(*vat, int(i))) +
+                                          "\": posed vertices leave float32's range (the clip's bounds are not finite)");
+      }
+    }
+    return vat;
+  }
+
+  Result<std::vector<detail::ClipMeasure>> measure(const Vat& vat, float abort_above_mm, const std::string& stage,
+                                                   uint32_t between = 3) {
+    const auto t0 = std::chrono::steady_clock::now();
+    detail::MeasureRequest req;
+    req.between_samples = between;
+    req.threads = setup.threads;
+    req.abort_above_mm = abort_above_mm;
+    req.progress = options.progress;
+    req.progress_stage = stage;
+    auto r = detail::measure_clips(asset, vat, req);
+    measure_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+  // A row count n such that n rows keep the decode of `clip` within the budget, on and between
+  // rows, and n - 1 rows do not. The error is far from monotonic in n: linearly interpolated
+  // (LINEAR) keys put a kink in the motion at every key, and interpolating across a kink costs
+  // about |velocity change| * row interval / 4, so rates whose rows land on the keys are far
+  // better than their neighbours (Fox's 24 fps walk meets 50 mm at 24 fps and 480 fps, nowhere
+  // between). So: (1) when the clip's keys sit on a uniform grid of M intervals, try n - 1 = M
+  // (the source rate), its multiples, and its divisors (every d-th key on a row); (2) otherwise
+  // search upward from 30 fps with the smooth-motion model (error ~ 1 / rate^2) until a rate
+  // passes; (3) then bisect below the passing count until n passes and n - 1 fails.
+  Result<uint32_t> search_rows(Encoding e, const ClipPlan& clip, float budget_mm, float* best_error_mm) {
+    // Rates up to max_search_fps, and never more rows than the texture holds.
+    const uint64_t rate_rows = detail::rows_at_fps(clip.duration_s, options.max_search_fps);
+    const uint32_t max_rows = uint32_t(std::min<uint64_t>(rate_rows, options.max_texture_size));
+    if (max_rows <= 1) return 1u;
+    const std::string max_rate = detail::fmt("%g", max_rows < rate_rows ? double(max_rows - 1) / clip.duration_s
+                                                                          : double(options.max_search_fps)) +
+                                 " fps" + (max_rows < rate_rows ? " (the texture size limit's " + std::to_string(max_rows) + " rows)" : "");
+    struct Tried {
+      uint32_t rows;
+      bool pass;
+      float err;  // max error, or a lower bound when it failed early
+    };
+    std::vector<Tried> tried;
+    auto eval = [&](uint32_t rows) -> Result<bool> {
+      for (const Tried& t : tried)
+        if (t.rows == rows) return t.pass;
+      ClipPlan p = clip;
+      p.rows = rows;
+      detail::Progress quiet;
+      auto vat = bake_encoding(e, {p}, quiet, false);
+      if (!vat) return vat.error();
+      auto m = measure(*vat, budget_mm, "search");
+      if (!m) return m.error();
+      const float err = (*m)[0].max_mm();
+      const bool pass = !(*m)[0].exceeded && err <= budget_mm;
+      tried.push_back(Tried{rows, pass, err});
+      if (std::getenv("VATKIT_DEBUG_SEARCH")) {
+        std::fprintf(stderr, "search %s rows %u err %g pass %d\n", clip.name.c_str(), rows, err, int(pass));
+      }
+      return pass;
+    };
+    auto err_of = [&](uint32_t rows) {
+      for (const Tried& t : tried)
+        if (t.rows == rows) return t.err;
+      return 0.0f;
+    };
+    const std::string label = clip.name.empty() ? clip_label(asset, clip.animation) : clip.name;
+
+    uint32_t hi = 0;  // a passing row count
+    // (1) The key grid.
+    const uint32_t M = key_grid_intervals(asset.animations[size_t(clip.animation)]);
+    if (M > 0 && M + 1 <= max_rows) {
+      // Every multiple, not only powers of two: CesiumMan's 24 fps keys met 0.7 mm at 3x (72
+      // fps), which doubling skipped for 4x (96 fps: a third more rows).
+      for (uint32_t m = 1; uint64_t(M) * m + 1 <= max_rows && hi == 0; ++m) {
+        auto ok = eval(M * m + 1);
+        if (!ok) return ok.error();
+        if (*ok) hi = M * m + 1;
+      }
+      if (hi == M + 1) {
+        for (uint32_t d = 2; d <= M; ++d) {
+          if (M % d != 0) continue;
+          auto ok = eval(M / d + 1);
+          if (!ok) return ok.error();
+          if (!*ok) break;
+          hi = M / d + 1;
+        }
+      }
+    }
+    // (2) Upward from 30 fps.
+    if (hi == 0) {
+      uint32_t guess = uint32_t(std::clamp<uint64_t>(detail::rows_at_fps(clip.duration_s, 30.0), 2u, max_rows));
+      for (;;) {
+        auto ok = eval(guess);
+        if (!ok) return ok.error();
+        if (*ok) {
+          hi = guess;
+          break;
+        }
+        if (guess >= max_rows) {
+          if (best_error_mm) *best_error_mm = err_of(guess);
+          return make_error(setup.name, "clip \"" + printable(label) + "\": no rate up to " + max_rate + " keeps the " +
+                                            to_string(e) + " decode within " + detail::fmt("%g", budget_mm) +
+                                            " mm (at " + max_rate + ": " + detail::fmt("%.3g", err_of(guess)) +
+                                            " mm or more)");
+        }
+        const double predicted = 1.0 + std::ceil(double(guess - 1) * std::sqrt(double(err_of(guess)) / budget_mm));
+        // An early-stopped measurement only bounds the error from below: never grow by less than 2x.
+        guess = uint32_t(std::min<double>(max_rows, std::max<double>(predicted, double(guess - 1) * 2.0 + 1.0)));
+      }
+    }
+    // (3) Down to the edge: n passes, n - 1 fails. The neighbour first: usually it fails (the
+    // rows just left the keys, or the rate is just enough), and we are done.
+    if (hi > 1) {
+      auto ok = eval(hi - 1);
+      if (!ok) return ok.error();
+      if (*ok) hi = hi - 1;
+    }
+    for (int iter = 0; iter < 40 && hi > 1; ++iter) {
+      uint32_t lo = 0;  // the largest failing count below hi
+      for (const Tried& t : tried)
+        if (!t.pass && t.rows < hi) lo = std::max(lo, t.rows);
+      if (lo + 1 == hi) break;
+      if (lo == 0) {
+        auto ok = eval(1);  // a frozen clip passes with one row
+        if (!ok) return ok.error();
+        if (*ok) hi = 1;
+        continue;
+      }
+      const double predicted = 1.0 + std::ceil(double(hi - 1) * std::sqrt(double(err_of(hi)) / budget_mm));
+      const uint32_t next = iter < 2 ? uint32_t(std::clamp<double>(predicted, lo + 1, hi - 1)) : lo + (hi - lo) / 2;
+      auto ok = eval(next);
+      if (!ok) return ok.error();
+      if (*ok) hi = next;
+    }
+    if (best_error_mm) *best_error_mm = err_of(hi);
+    return hi;
+  }
+};
+
+}  // namespace
+
+Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* report) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto fps_in_range = [](float fps) { return fps >= kMinBakeFps && fps <= kMaxBakeFps; };
+  const std::string fps_range = "[" + detail::fmt("%g", kMinBakeFps) + ", " + detail::fmt("%g", kMaxBakeFps) + "]";
+  if (!(options.max_error_mm >= 0.0f) || !std::isfinite(options.max_error_mm)) {
+    return make_error(asset.source, "max error " + detail::fmt("%g", options.max_error_mm) + " mm is not a number >= 0");
+  }
+  if (options.max_error_mm <= 0.0f && !fps_in_range(options.fps)) {
+    return make_error(asset.source, "fps " + detail::fmt("%g", options.fps) + " is outside " + fps_range);
+  }
+  if (options.max_error_mm > 0.0f && !fps_in_range(options.max_search_fps)) {
+    return make_error(asset.source, "max search fps " + detail::fmt("%g", options.max_search_fps) + " is outside " + fps_range);
+  }
+  if (options.max_texture_size == 0 || options.max_texture_size > kMaxTextureSize) {
+    return make_error(asset.source, "max texture size " + std::to_string(options.max_texture_size) + " is outside [1, " +
+                                        std::to_string(kMaxTextureSize) + "]");
+  }
+  if (options.lods > kMaxBakeLods) {
+    return make_error(asset.source, "levels of detail " + std::to_string(options.lods) + " is outside [0, " +
+                                        std::to_string(kMaxBakeLods) + "]");
+  }
+  if (options.precision > Precision::Q16) return make_error(asset.source, "unknown precision");
+
+  // VATKIT_DEBUG_BAKE=1: each stage's wall time on stderr (for finding fixed costs; bench_bake
+  // and docs/benchmarks.md).
+  struct StageClock {
+    bool on = std::getenv("VATKIT_DEBUG_BAKE") != nullptr;
+    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+    std::string line;
+    void lap(const char* stage) {
+      if (!on) return;
+      const auto now = std::chrono::steady_clock::now();
+      line += std::string(line.empty() ? "" : ", ") + stage + " " +
+              detail::fmt("%.0f", std::chrono::duration<double, std::micro>(now - last).count());
+      last = now;
+    }
+    ~StageClock() {
+      if (on) std::fprintf(stderr, "bake stages (us): %s\n", line.c_str());
+    }
+  } clock;
+  auto plans = detail::plan_clips(asset, options);
+  clock.lap("plan");
+  if (!plans) return plans.error();
+  // A fixed rate's rows, checked before anything is prepared: every clip's rows lie in one
+  // texture, so a clip with more rows than the largest texture size limit can never fit (one
+  // over this bake's limit fails in check_fits, which says what would fit).
+  std::vector<std::string> row_notes;
+  if (options.max_error_mm <= 0.0f) {
+    for (detail::ClipPlan& c : *plans) {
+      const uint64_t rows = detail::rows_at_fps(c.duration_s, options.fps);
+      const std::string clip = "clip \"" + clip_label(asset, c.animation) + "\" (" + detail::fmt("%g", c.duration_s) + " s";
+      if (rows > kMaxTextureSize) {
+        return make_error(asset.source, clip + ") at " + detail::fmt("%g", options.fps) + " fps needs " +
+                                            (rows >= detail::kRowsSaturated ? "over " : "") + std::to_string(rows) +
+                                            " frame rows, more than a VAT holds (" + std::to_string(kMaxTextureSize) +
+                                            ", the largest texture size limit: every clip's rows share one texture)");
+      }
+      c.rows = uint32_t(rows);
+      if (c.rows == 1 && c.duration_s > 0.0f) {
+        row_notes.push_back(clip + ") has 1 frame row at " + detail::fmt("%g", options.fps) +
+                            " fps: it holds its first pose for the whole clip");
+      }
+    }
+  }
+  auto setup_r = detail::prepare_bake(asset, options);
+  if (!setup_r) return setup_r.error();
+  detail::BakeSetup& setup = *setup_r;
+  clock.lap("rest geometry");
+  // The full mesh's vertex-cache order depends only on the rest geometry: a pool worker makes it
+  // while this thread prepares the rig and makes the frame rows (alone after them, it was most
+  // of a small bake: 0.8 ms of CesiumMan's 1.1 ms rig bake on the 2-core VM). Below ~2k
+  // triangles it takes less than waking a worker costs here (Fox's 576: 0.02 ms), so it runs on
+  // this thread when waited for.
+  std::vector<uint32_t> cache_ordered;
+  constexpr size_t kAsyncOrderTriangles = 2048;
+  AsyncTask ordering(
+      // setup.rest's indices and groups are only read from here on (a bake's VAT may take its
+      // vertices: detail::take_vertices), and `ordering` is destroyed (waited for) before
+      // `setup`: no copy of the index buffer (a fresh 100 kB copy cost up to 80 us).
+      [&cache_ordered, &rest = std::as_const(setup.rest), vertices = setup.rest.vertex_count()] {
+        cache_ordered = detail::vertex_cache_order(rest.indices, rest.groups, vertices);
+      },
+      setup.rest.indices.size() / 3 >= kAsyncOrderTriangles ? options.threads : 1);
+  clock.lap("ordering posted");
+  if (options.encoding != EncodingChoice::Delta) detail::prepare_rig(setup, *plans);
+  clock.lap("rig preparation");
+
+  Baker baker{asset, options, setup};
+  BakeReport rep;
+
+  // Which encodings to consider.
+  std::vector<Encoding> candidates;
+  if (options.encoding == EncodingChoice::Delta) candidates = {Encoding::Delta};
+  if (options.encoding == EncodingChoice::Rig) candidates = {Encoding::Rig};
+  if (options.encoding == EncodingChoice::Auto) candidates = {Encoding::Rig, Encoding::Delta};
+  const float budget = options.max_error_mm > 0.0f ? options.max_error_mm : options.auto_budget_mm;
+
+  std::vector<std::string> reasons;
+  auto why = [&](const Error& err) {
+    const std::string prefix = setup.name + ": ";
+    return err.message.rfind(prefix, 0) == 0 ? err.message.substr(prefix.size()) : err.message;
+  };
+  for (size_t ci = 0; ci < candidates.size(); ++ci) {
+    const Encoding e = candidates[ci];
+    const bool last = ci + 1 == candidates.size();
+    if (e == Encoding::Rig && !setup.rig_error.empty()) {
+      if (last) return make_error(setup.name, setup.rig_error);
+      reasons.push_back("rig refused: " + setup.rig_error);
+      continue;
+    }
+    std::vector<ClipPlan> clips = *plans;
+    if (options.max_error_mm > 0.0f) {
+      bool failed = false;
+      for (size_t c = 0; c < clips.size(); ++c) {
+        float best = 0.0f;
+        auto rows = baker.search_rows(e, clips[c], options.max_error_mm, &best);
+        if (!rows) {
+          if (last) return rows.error();
+          reasons.push_back("rig cannot meet the budget: " + why(rows.error()));
+          failed = true;
+          break;
+        }
+        clips[c].rows = *rows;
+        if (options.progress) options.progress("search", float(c + 1) / float(clips.size()));
+      }
+      if (failed) continue;
+    }
+    detail::Progress progress;
+    progress.fn = &options.progress;
+    progress.stage = "bake";
+    progress.total = detail::total_rows(clips);
+    clock.lap("search");
+    // The rig's geometry is its own (a rig refused after this bake falls back to the delta,
+    // which reads the rest geometry); the delta is always the last candidate.
+    auto vat = baker.bake_encoding(e, clips, progress, true);
+    clock.lap(e == Encoding::Rig ? "rig rows" : "delta rows");
+    if (!vat) {
+      if (last) return vat.error();
+      reasons.push_back("rig refused: " + why(vat.error()));
+      continue;
+    }
+    std::vector<ClipError> measured;
+    bool have_measure = false;
+    if (options.encoding == EncodingChoice::Auto && !last) {
+      // Auto: the rig must represent the poses within the budget. Without a target error, judge
+      // it on the rows (what a rig cannot represent); the search already judged it otherwise.
+      auto m = baker.measure(*vat, 0.0f, "measure");
+      if (!m) return m.error();
+      float worst = 0.0f;
+      std::string worst_clip;
+      for (auto& c : *m) {
+        const float err = options.max_error_mm > 0.0f ? c.max_mm() : c.error.on_rows_max_mm;
+        if (err >= worst) {
+          worst = err;
+          worst_clip = c.error.clip;
+        }
+        measured.push_back(c.error);
+      }
+      have_measure = true;
+      clock.lap("measure");
+      if (worst > budget) {
+        reasons.push_back("rig error " + detail::fmt("%.3g", worst) + " mm (clip \"" + worst_clip + "\") exceeds the " +
+                          detail::fmt("%g", budget) + " mm budget");
+        continue;
+      }
+      reasons.push_back("rig error " + detail::fmt("%.3g", worst) + " mm " +
+                        (options.max_error_mm > 0.0f ? "" : "on the rows ") + "is within the " +
+                        detail::fmt("%g", budget) + " mm budget");
+    }
+    if (options.measure && !have_measure) {
+      auto m = baker.measure(*vat, 0.0f, "measure");
+      if (!m) return m.error();
+      for (auto& c : *m) measured.push_back(c.error);
+      have_measure = true;
+      clock.lap("measure");
+    }
+    // Levels of detail (bake_lod.cpp), and the full mesh in vertex-cache order.
+    LodOptions lod_options{.levels = options.lods, .threads = options.threads};
+    ordering.wait();
+    clock.lap("ordering wait");
+    if (!cache_ordered.empty() && vat->geometry.indices == setup.rest.indices) {
+      vat->geometry.indices = cache_ordered;
+      lod_options.order_full_mesh = false;
+    }
+    if (options.lods > 0) {
+      auto poser = detail::reference_poser(asset, *vat);
+      if (!poser) return poser.error();
+      lod_options.pose_source = std::move(*poser);
+    }
+    if (options.progress) lod_options.progress = [&](float f) { options.progress("levels", f); };
+    auto lods = build_lods(*vat, lod_options);
+    if (!lods) return lods.error();
+    clock.lap("levels");
+    // The file keeps what was measured (`vatkit info` prints it); a measurement that is not a
+    // finite number (a pose beyond float range) is reported, not stored.
+    if (have_measure && measured.size() == vat->clips.size()) {
+      for (size_t c = 0; c < measured.size(); ++c) {
+        const ClipError& m = measured[c];
+        const float values[] = {m.on_rows_max_mm, m.on_rows_p99_mm, m.between_rows_max_mm, m.between_rows_p99_mm,
+                                m.normal_max_deg};
+        if (std::all_of(std::begin(values), std::end(values), [](float v) { return std::isfinite(v) && v >= 0.0f; })) {
+          vat->clips[c].accuracy = static_cast<const ClipAccuracy&>(m);
+        }
+      }
+    }
+    if (report) {
+      rep.encoding = e;
+      if (options.encoding != EncodingChoice::Auto) {
+        rep.encoding_reason = "requested";
+      } else {
+        std::string r;
+        for (size_t i = 0; i < reasons.size(); ++i) r += (i ? "; " : "") + reasons[i];
+        rep.encoding_reason = r;
+      }
+      if (have_measure) rep.clips = std::move(measured);
+      rep.notes = row_notes;
+      if (e == Encoding::Rig) rep.notes.insert(rep.notes.end(), setup.notes.begin(), setup.notes.end());
+      rep.measure_seconds = baker.measure_seconds;
+      rep.lod_seconds = lods->seconds;
+      rep.frame_seconds = progress.frame_seconds;
+      rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      *report = std::move(rep);
+    }
+    return vat;
+  }
+  return make_error(setup.name, "no encoding could be baked");  // not reached: Delta always ends the list
+}
+
+}  // namespace vatkit

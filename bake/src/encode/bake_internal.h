@@ -1,0 +1,317 @@
+// Internal pieces shared by the baker (bake*.cpp) and the error measurement (measure.cpp).
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
+#include "vatkit/bake.h"
+#include "vatkit/decode.h"
+#include "platform/memory.h"
+
+namespace vatkit::detail {
+
+// Four floats in one register (GCC/Clang vector extensions: SSE on x86-64, NEON on arm64), for the
+// bake's small per-lane loops outside the kernels: write_slot_rows' rotation and
+// translation-scale texels, prepare_rig's slot boxes.
+typedef float v4 __attribute__((vector_size(16)));
+typedef int32_t i4v __attribute__((vector_size(16)));
+
+inline v4 load4(const float* p) {
+  v4 r;
+  std::memcpy(&r, p, 16);
+  return r;
+}
+inline void store4(float* p, v4 v) { std::memcpy(p, &v, 16); }
+#if !defined(__SSE__)
+inline v4 select4(i4v m, v4 a, v4 b) { return (v4)((m & (i4v)a) | (~m & (i4v)b)); }
+#endif
+// a < b ? a : b and a > b ? a : b per lane, -0 against +0 and NaN included (so min4(p, lo) has
+// glm::min(lo, p)'s bits): MINPS and MAXPS are exactly that. One instruction on a running range's
+// chain instead of four (compare, and, andnot, or).
+inline v4 min4(v4 a, v4 b) {
+#if defined(__SSE__)
+  return (v4)_mm_min_ps((__m128)a, (__m128)b);
+#else
+  return select4(a < b, a, b);
+#endif
+}
+inline v4 max4(v4 a, v4 b) {
+#if defined(__SSE__)
+  return (v4)_mm_max_ps((__m128)a, (__m128)b);
+#else
+  return select4(a > b, a, b);
+#endif
+}
+
+// A free list of per-thread workspaces (an evaluator and its buffers): a parallel range takes
+// one, works, and gives it back. What a workspace computes never depends on which one it is, so
+// the output does not depend on the thread count.
+template <class T>
+class WorkspacePool {
+ public:
+  explicit WorkspacePool(std::function<std::unique_ptr<T>()> make) : make_(std::move(make)) {}
+
+  class Lease {
+   public:
+    Lease(WorkspacePool& pool, std::unique_ptr<T> item) : pool_(pool), item_(std::move(item)) {}
+    ~Lease() { pool_.give_back(std::move(item_)); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    T& operator*() { return *item_; }
+    T* operator->() { return item_.get(); }
+
+   private:
+    WorkspacePool& pool_;
+    std::unique_ptr<T> item_;
+  };
+
+  Lease take() {
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        std::unique_ptr<T> item = std::move(free_.back());
+        free_.pop_back();
+        return Lease(*this, std::move(item));
+      }
+    }
+    return Lease(*this, make_());
+  }
+
+  // Every workspace made so far (call only while no range runs).
+  template <class F>
+  void for_each(F&& f) {
+    std::lock_guard lock(mutex_);
+    for (auto& item : free_) f(*item);
+  }
+
+ private:
+  void give_back(std::unique_ptr<T> item) {
+    std::lock_guard lock(mutex_);
+    free_.push_back(std::move(item));
+  }
+
+  std::function<std::unique_ptr<T>()> make_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<T>> free_;
+};
+
+// measure.cpp: measure_error with the knobs the baker needs.
+struct MeasureRequest {
+  uint32_t between_samples = 3;
+  bool on_rows = true;
+  unsigned threads = 0;
+  // > 0: a clip stops at the first sample whose error exceeds this many mm (the fps search only
+  // needs to know that a rate fails); its ClipMeasure says `exceeded`.
+  float abort_above_mm = 0.0f;
+  std::vector<uint32_t> clips;  // indices into Vat::clips; empty = every clip
+  ProgressFn progress;
+  std::string progress_stage = "measure";
+};
+
+struct ClipMeasure {
+  ClipError error;
+  bool exceeded = false;  // stopped early by abort_above_mm
+  float max_mm() const { return std::max(error.on_rows_max_mm, error.between_rows_max_mm); }
+};
+
+// The reference skinner's positions of the VAT's vertices (merged order) in clip `clip` at
+// `time_s` (LodOptions::pose_source); vertices no source primitive maps to keep their rest
+// positions. Not thread-safe: one evaluator.
+// The index buffer reordered for the vertex cache group by group (meshopt_optimizeVertexCache),
+// where the groups tile it; empty otherwise (build_lods leaves such a buffer alone).
+std::vector<uint32_t> vertex_cache_order(const std::vector<uint32_t>& indices, const std::vector<DrawGroup>& groups,
+                                         size_t vertex_count);
+
+// Squared distances from p[i] to the solid triangle (a[i], b[i], c[i]) for every i, eight or four
+// pairs at a time (simd.h; the same bits either way): the levels of detail's bound (bake_lod.cpp).
+// A degenerate triangle is its edges. All spans have the length of `out`.
+void dist2_point_triangles(std::span<const glm::vec3> p, std::span<const glm::vec3> a, std::span<const glm::vec3> b,
+                           std::span<const glm::vec3> c, std::span<float> out);
+// The same for one pair, one region test at a time (the branchy form the lanes transcribe).
+float dist2_point_triangle(const glm::vec3& p, const glm::vec3& a, const glm::vec3& b, const glm::vec3& c);
+
+Result<std::function<void(uint32_t clip, float time_s, std::span<glm::vec3> positions)>> reference_poser(
+    const Asset& source, const Vat& vat);
+
+Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& vat,
+                                               const MeasureRequest& request);
+
+// ---- the bake ----------------------------------------------------------------------------------
+
+// One clip to bake: which animation, how many rows.
+struct ClipPlan {
+  int animation = 0;
+  std::string name;
+  float duration_s = 0.0f;
+  uint32_t rows = 1;
+  ClipDefaults defaults;
+};
+
+// round(duration_s * fps) + 1 frame rows (1 for a clip without duration), saturating at
+// kRowsSaturated, more than any texture holds, so that a sum over fewer than 2^24 clips cannot wrap.
+inline constexpr uint64_t kRowsSaturated = uint64_t(1) << 40;
+uint64_t rows_at_fps(float duration_s, double fps);
+
+// The time of row k of a band of `rows` rows over [0, duration]: k * duration / (rows - 1).
+inline float row_time(const ClipPlan& c, uint32_t k) {
+  return c.rows > 1 ? float(double(k) * double(c.duration_s) / double(c.rows - 1)) : 0.0f;
+}
+
+// What every bake of one asset shares, built once: the merged rest geometry, the rig's slots and
+// bind geometry (when the rig is possible at all), the delta's socket slots.
+struct BakeSetup {
+  const Asset* asset = nullptr;
+  const BakeOptions* options = nullptr;
+  unsigned threads = 1;
+  std::string name;  // asset.source, for messages
+
+  VatGeometry rest;   // positions, normals, tangents, texcoords0, colors0, indices, groups, sources
+  std::vector<glm::mat4> rest_world;  // every node's world matrix at the rest pose
+  bool tangents = false;  // a Tangent plane is baked
+
+  // Delta: one slot per distinct skin joint (world(joint), identity inverse bind).
+  std::vector<VatSlot> joint_slots;
+
+  // Rig (made by prepare_rig, only when a rig is baked or a delta error suggests one; valid when
+  // rig_error is empty).
+  bool rig_prepared = false;
+  std::string rig_error;  // why the rig cannot be built at all (bind-time problems)
+  std::vector<VatSlot> rig_slots;
+  std::vector<bool> slot_is_joint;  // false: a rigid part's node
+  std::string folded_from;          // the clip and time the folded morph weights come from
+  VatGeometry rig_geometry;  // rest + bind_* + slots/weights
+  struct SlotBox {
+    glm::vec3 center{0.0f}, extent{0.0f};  // bind-space box of the slot's vertices
+    float morph_shift = 0.0f;               // largest |bind (folded) - rest morph| of those vertices
+    bool used = false;
+  };
+  std::vector<SlotBox> slot_boxes;
+  struct MorphWatch {
+    uint32_t node = 0, mesh = 0;
+    std::vector<float> folded;       // the weights folded into the bind geometry
+    std::vector<float> target_size;  // per target: largest |delta| it moves a vertex (file units)
+  };
+  std::vector<MorphWatch> morphs;  // morphed instances' nodes (one entry per node)
+  std::vector<glm::mat4> rest_slot_matrices;  // rig slots at the rest pose (for max_delta)
+  std::vector<std::string> notes;
+};
+
+// Frame rows per plane and the texture shape (vat.h, "Texel addressing").
+struct PlaneShape {
+  uint32_t width = 0, rows_per_frame = 1;
+};
+PlaneShape plane_shape(uint32_t texels_per_frame, uint32_t max_texture_size);
+
+// Allocates the planes of a Vat for `frame_rows` rows and points vat.planes at them.
+struct PlaneSpec {
+  PlaneSemantic semantic;
+  TexelFormat format;
+  uint32_t texels_per_frame;
+};
+void allocate_planes(Vat& vat, const std::vector<PlaneSpec>& specs, uint32_t max_texture_size);
+inline uint8_t* plane_bytes(Vat& vat, size_t i) { return const_cast<uint8_t*>(vat.planes[i].data.data()); }
+
+// Slot transforms of one or more clips' frame rows, as the Slots plane lays them out: per row,
+// per slot, the rotation (x, y, z, w) then translation xyz and scale w, 8 floats. For an RGBA32F
+// plane the stage is a view of the plane's own rows (the bake writes in place); otherwise it owns
+// f32 memory that write_slot_rows encodes into the plane. Either way write_slot_rows applies the
+// hemisphere rule along each slot's rows and computes the clip's Q16 ranges.
+struct SlotStage {
+  uint32_t slots = 0;
+  size_t stride = 0;      // floats from one row to the next
+  float* data = nullptr;  // row 0, slot 0's rotation
+  bool in_plane = false;  // a view of an RGBA32F plane's rows
+
+  SlotStage() = default;
+  SlotStage(const SlotStage&) = delete;
+  SlotStage& operator=(const SlotStage&) = delete;
+  ~SlotStage() { std::free(owned_); }
+
+  float* row(size_t r) { return data + r * stride; }
+  glm::quat& q(size_t r, uint32_t slot) { return *reinterpret_cast<glm::quat*>(row(r) + 8 * size_t(slot)); }
+  glm::vec4& ts(size_t r, uint32_t slot) { return *reinterpret_cast<glm::vec4*>(row(r) + 8 * size_t(slot) + 4); }
+
+  // Owned rows, uninitialized (the bakes write every element before it is read), from
+  // allocate_big (fresh pages cost a fault each: a third of a rig bake before this was shared).
+  void own(uint32_t slot_count, uint32_t row_count) {
+    slots = slot_count;
+    stride = 8 * size_t(slots);
+    in_plane = false;
+    const size_t n = stride * row_count;
+    if (n > capacity_) {
+      std::free(owned_);
+      owned_ = static_cast<float*>(allocate_big(n * sizeof(float)));
+      capacity_ = n;
+    }
+    data = owned_;
+  }
+  // The rows of an RGBA32F Slots plane from first_row on.
+  void view(Vat& vat, size_t plane_index, uint32_t first_row) {
+    const Plane& p = vat.planes[plane_index];
+    slots = p.texels_per_frame / 2;
+    stride = 4 * size_t(p.rows_per_frame) * p.width;
+    in_plane = true;
+    data = reinterpret_cast<float*>(plane_bytes(vat, plane_index)) + first_row * stride;
+  }
+
+ private:
+  float* owned_ = nullptr;
+  size_t capacity_ = 0;
+};
+Result<void> write_slot_rows(SlotStage& stage, uint32_t stage_row, Vat& vat, size_t plane_index, VatClip& clip,
+                             const std::string& name);
+
+// Progress over the whole bake (rows baked), reported from the calling thread.
+struct Progress {
+  const ProgressFn* fn = nullptr;
+  std::string stage;
+  size_t total = 1, done = 0;
+  double frame_seconds = 0.0;  // time in the frame-row loops (bake_delta, bake_rig add to it)
+  void advance(size_t n) {
+    done += n;
+    if (fn && *fn) (*fn)(stage, float(std::min(done, total)) / float(std::max<size_t>(total, 1)));
+  }
+};
+
+Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options);
+// Builds the rig part of a setup (slots, bind geometry, folded morphs) once; sets rig_error when
+// the asset cannot be a rig whatever the clips do. A delta bake does not need it (RobotExpressive's
+// bind geometry and slot boxes take 0.08 ms on the 2-core VM, a seventh of its rig bake).
+void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips);
+
+// `take_geometry`: the setup's geometry is not needed after this bake (it is the last), so the VAT
+// takes its arrays instead of a copy (a copy into fresh memory was 1.5 ms of a one-shot
+// RobotExpressive rig bake on the 2-core VM, where a fresh page costs 9 us). Search bakes copy.
+Result<Vat> bake_delta(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress, bool take_geometry);
+Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress, bool take_geometry);
+
+// Every array of `from` moved out, except the index buffer and draw groups, copied: what the
+// full mesh's vertex-cache ordering (bake.cpp) may still be reading.
+VatGeometry take_vertices(VatGeometry& from);
+
+// A VAT with everything but its planes and the clips' bounds and maxDelta: the encoding, the
+// precision, the geometry and slots given, the asset's materials and images, and the clip table
+// (first rows, rows, fps and playback defaults of `clips`, in order).
+Vat start_vat(const BakeSetup& setup, Encoding encoding, VatGeometry geometry, std::vector<VatSlot> slots,
+              const std::vector<ClipPlan>& clips);
+
+// The VAT's bounds (the union of its clips'), and the time since `frames_start` added to the
+// progress's frame seconds: the end of both encodings' bakes.
+void finish_vat(Vat& vat, Progress& progress, std::chrono::steady_clock::time_point frames_start);
+
+// Texture limits: an error saying what would fit when `clips` do not (for a delta bake, with the
+// rig's size when the asset can be a rig: prepares the rig to know).
+Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<ClipPlan>& clips);
+
+}  // namespace vatkit::detail

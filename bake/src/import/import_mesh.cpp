@@ -1,0 +1,385 @@
+// Meshes: triangle primitives with every attribute decoded to float, strips and fans turned into
+// lists, morph targets, and flat normals where the file has none.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+
+#include "import/import_internal.h"
+
+namespace vatkit::import_detail {
+namespace {
+
+// What the glTF 2.0 spec (and KHR_mesh_quantization) allows for each attribute.
+constexpr uint32_t kAnyInt8And16 = kI8 | kI8N | kU8 | kU8N | kI16 | kI16N | kU16 | kU16N;
+constexpr uint32_t kSignedNormalized = kI8N | kI16N;
+
+template <class Vec>
+std::vector<Vec> to_vectors(const std::vector<float>& values, size_t count, uint32_t components, float fill_w = 1.0f) {
+  std::vector<Vec> out(count);
+  constexpr uint32_t n = static_cast<uint32_t>(Vec::length());
+  for (size_t i = 0; i < count; ++i) {
+    for (uint32_t j = 0; j < n; ++j) out[i][static_cast<int>(j)] = j < components ? values[i * components + j] : fill_w;
+  }
+  return out;
+}
+
+const char* mode_name(int mode) {
+  switch (mode) {
+    case TINYGLTF_MODE_POINTS: return "POINTS";
+    case TINYGLTF_MODE_LINE: return "LINES";
+    case TINYGLTF_MODE_LINE_LOOP: return "LINE_LOOP";
+    case TINYGLTF_MODE_LINE_STRIP: return "LINE_STRIP";
+    default: return "?";
+  }
+}
+
+bool primitive_is_draco_only(const Context& ctx, size_t mesh, size_t primitive, int position_accessor) {
+  const json& p = ctx.doc.at("meshes").at(mesh).at("primitives").at(primitive);
+  auto ext = p.find("extensions");
+  if (ext == p.end() || !ext->is_object() || !ext->contains("KHR_draco_mesh_compression")) return false;
+  // A Draco primitive may carry uncompressed fallback data; without it there is nothing to read.
+  if (!in_range(position_accessor, ctx.model.accessors.size())) return true;
+  const tinygltf::Accessor& a = ctx.model.accessors[static_cast<size_t>(position_accessor)];
+  return a.bufferView < 0 && !a.sparse.isSparse;
+}
+
+struct AttributeReader {
+  Context& ctx;
+  const std::map<std::string, int>& attributes;
+  const std::string& path;  // "meshes[m].primitives[p].attributes"
+  size_t vertex_count;
+
+  const int* find(const char* name) const {
+    auto it = attributes.find(name);
+    return it == attributes.end() ? nullptr : &it->second;
+  }
+  FloatRead floats(const char* name, int accessor, uint32_t types, uint32_t encodings, uint32_t quantized) const {
+    const std::string where = path + "." + name;
+    FloatRead r = read_floats(ctx, accessor, where, types, encodings, quantized, true);
+    check_count(where, accessor, r.count);
+    return r;
+  }
+  void check_count(const std::string& where, int accessor, size_t count) const {
+    if (count != vertex_count)
+      fail(where, indexed("accessors", static_cast<size_t>(accessor)) + " has " + std::to_string(count) +
+                      " elements, POSITION has " + std::to_string(vertex_count));
+  }
+};
+
+}  // namespace
+
+void convert_meshes(Context& ctx) {
+  const auto& meshes = ctx.model.meshes;
+  ctx.asset.meshes.resize(meshes.size());
+  for (size_t m = 0; m < meshes.size(); ++m) {
+    const tinygltf::Mesh& in = meshes[m];
+    Mesh& out = ctx.asset.meshes[m];
+    const std::string mesh_path = indexed("meshes", m);
+    out.name = in.name;
+    const size_t target_count = in.primitives.empty() ? in.weights.size() : in.primitives[0].targets.size();
+
+    for (size_t p = 0; p < in.primitives.size(); ++p) {
+      const tinygltf::Primitive& prim = in.primitives[p];
+      const std::string path = mesh_path + ".primitives[" + std::to_string(p) + "]";
+      if (prim.targets.size() != target_count)
+        fail(path + ".targets", "has " + std::to_string(prim.targets.size()) + " morph targets, but " + mesh_path +
+                                    ".primitives[0] has " + std::to_string(target_count) + " (they must agree)");
+      if (prim.mode < TINYGLTF_MODE_POINTS || prim.mode > TINYGLTF_MODE_TRIANGLE_FAN)
+        fail(path + ".mode", std::to_string(prim.mode) + " is not a glTF primitive mode");
+      if (prim.mode < TINYGLTF_MODE_TRIANGLES) {
+        ctx.warn(path + ": mode " + mode_name(prim.mode) + " is not triangles; primitive dropped");
+        continue;
+      }
+      const std::string attr_path = path + ".attributes";
+      for (const auto& [name, accessor] : prim.attributes) {
+        if (!in_range(accessor, ctx.model.accessors.size()))
+          fail(attr_path + "." + name, "accessor " + std::to_string(accessor) + " does not exist (the file has " +
+                                           std::to_string(ctx.model.accessors.size()) + " accessors)");
+      }
+      auto position_it = prim.attributes.find("POSITION");
+      if (position_it == prim.attributes.end()) {
+        ctx.warn(path + ": no POSITION attribute; primitive dropped");
+        continue;
+      }
+      if (primitive_is_draco_only(ctx, m, p, position_it->second))
+        fail(path, "is compressed with KHR_draco_mesh_compression, which vatkit cannot decode");
+
+      Primitive out_prim;
+      FloatRead positions = read_floats(ctx, position_it->second, attr_path + ".POSITION", kVec3, kF32, kAnyInt8And16, true);
+      if (positions.count > std::numeric_limits<uint32_t>::max() / 4)
+        fail(attr_path + ".POSITION", "has too many vertices");
+      const size_t n = positions.count;
+      out_prim.positions = to_vectors<glm::vec3>(positions.values, n, 3);
+      positions = {};
+      AttributeReader reader{ctx, prim.attributes, attr_path, n};
+
+      if (const int* a = reader.find("NORMAL")) {
+        FloatRead r = reader.floats("NORMAL", *a, kVec3, kF32, kSignedNormalized);
+        out_prim.normals = to_vectors<glm::vec3>(r.values, n, 3);
+        size_t zero = 0;
+        for (const glm::vec3& v : out_prim.normals) zero += (glm::dot(v, v) < 1e-12f) ? 1 : 0;
+        if (zero > 0)
+          ctx.warn(attr_path + ".NORMAL: " + std::to_string(zero) + " of " + std::to_string(n) + " normals have zero length");
+      }
+      if (const int* a = reader.find("TANGENT")) {
+        FloatRead r = reader.floats("TANGENT", *a, kVec4, kF32, kSignedNormalized);
+        out_prim.tangents = to_vectors<glm::vec4>(r.values, n, 4);
+      }
+      const uint32_t texcoord_encodings = kF32 | kU8N | kU16N;
+      if (const int* a = reader.find("TEXCOORD_0")) {
+        FloatRead r = reader.floats("TEXCOORD_0", *a, kVec2, texcoord_encodings, kAnyInt8And16);
+        out_prim.texcoords0 = to_vectors<glm::vec2>(r.values, n, 2);
+      }
+      if (const int* a = reader.find("TEXCOORD_1")) {
+        FloatRead r = reader.floats("TEXCOORD_1", *a, kVec2, texcoord_encodings, kAnyInt8And16);
+        out_prim.texcoords1 = to_vectors<glm::vec2>(r.values, n, 2);
+      }
+      if (const int* a = reader.find("COLOR_0")) {
+        FloatRead r = reader.floats("COLOR_0", *a, kVec3 | kVec4, kF32 | kU8N | kU16N, 0);
+        out_prim.colors0 = to_vectors<glm::vec4>(r.values, n, r.components, 1.0f);
+      }
+      const int* joints[2] = {reader.find("JOINTS_0"), reader.find("JOINTS_1")};
+      const int* weights[2] = {reader.find("WEIGHTS_0"), reader.find("WEIGHTS_1")};
+      for (int set = 0; set < 2; ++set) {
+        const std::string js = "JOINTS_" + std::to_string(set), ws = "WEIGHTS_" + std::to_string(set);
+        if (!joints[set] && !weights[set]) continue;
+        if (!joints[set]) fail(attr_path, "has " + ws + " but no " + js);
+        if (!weights[set]) fail(attr_path, "has " + js + " but no " + ws);
+        if (set == 1 && !joints[0]) fail(attr_path, "has JOINTS_1 but no JOINTS_0");
+        UintRead j = read_uints(ctx, *joints[set], attr_path + "." + js, kVec4, kU8 | kU16);
+        reader.check_count(attr_path + "." + js, *joints[set], j.count);
+        std::vector<glm::u16vec4> jv(n);
+        for (size_t i = 0; i < n; ++i)
+          jv[i] = glm::u16vec4(j.values[i * 4], j.values[i * 4 + 1], j.values[i * 4 + 2], j.values[i * 4 + 3]);
+        FloatRead w = reader.floats(ws.c_str(), *weights[set], kVec4, kF32 | kU8N | kU16N, 0);
+        (set == 0 ? out_prim.joints0 : out_prim.joints1) = std::move(jv);
+        (set == 0 ? out_prim.weights0 : out_prim.weights1) = to_vectors<glm::vec4>(w.values, n, 4);
+      }
+      for (const auto& [name, accessor] : prim.attributes) {
+        const bool known = name == "POSITION" || name == "NORMAL" || name == "TANGENT" || name == "TEXCOORD_0" ||
+                           name == "TEXCOORD_1" || name == "COLOR_0" || name == "JOINTS_0" || name == "JOINTS_1" ||
+                           name == "WEIGHTS_0" || name == "WEIGHTS_1";
+        if (known || name.empty() || name[0] == '_') continue;
+        if (name.rfind("JOINTS_", 0) == 0 || name.rfind("WEIGHTS_", 0) == 0)
+          ctx.warn(attr_path + "." + name + ": only 8 influences per vertex are kept; ignored");
+        else
+          ctx.warn(attr_path + "." + name + ": not used by vatkit; ignored");
+      }
+
+      // Indices, then strips and fans as lists (glTF 2.0, "Primitive Topology").
+      std::vector<uint32_t> corner;
+      if (prim.indices >= 0) {
+        UintRead r = read_uints(ctx, prim.indices, path + ".indices", kScalar, kU8 | kU16 | kU32);
+        for (size_t i = 0; i < r.values.size(); ++i) {
+          if (r.values[i] >= n)
+            fail(path + ".indices", indexed("accessors", static_cast<size_t>(prim.indices)) + " element " + std::to_string(i) +
+                                        " is " + std::to_string(r.values[i]) + ", but POSITION has " + std::to_string(n) + " vertices");
+        }
+        corner = std::move(r.values);
+      } else {
+        ctx.charge(n * sizeof(uint32_t), path);
+        corner.resize(n);
+        for (size_t i = 0; i < n; ++i) corner[i] = static_cast<uint32_t>(i);
+      }
+      if (prim.mode == TINYGLTF_MODE_TRIANGLES) {
+        if (corner.size() % 3 != 0) {
+          ctx.warn(path + ": " + std::to_string(corner.size()) + " vertices is not a multiple of 3; the last " +
+                   std::to_string(corner.size() % 3) + " ignored");
+          corner.resize(corner.size() - corner.size() % 3);
+        }
+        out_prim.indices = std::move(corner);
+      } else {
+        const size_t triangles = corner.size() >= 3 ? corner.size() - 2 : 0;
+        ctx.charge(triangles * 3 * sizeof(uint32_t), path);
+        out_prim.indices.resize(triangles * 3);
+        for (size_t i = 0; i < triangles; ++i) {
+          uint32_t* t = &out_prim.indices[i * 3];
+          if (prim.mode == TINYGLTF_MODE_TRIANGLE_STRIP) {  // {v_i, v_{i+(1+i%2)}, v_{i+(2-i%2)}}
+            t[0] = corner[i];
+            t[1] = corner[i + 1 + i % 2];
+            t[2] = corner[i + 2 - i % 2];
+          } else {  // fan: {v_{i+1}, v_{i+2}, v_0}
+            t[0] = corner[i + 1];
+            t[1] = corner[i + 2];
+            t[2] = corner[0];
+          }
+        }
+      }
+
+      if (prim.material >= 0) {
+        if (!in_range(prim.material, ctx.model.materials.size()))
+          fail(path + ".material", std::to_string(prim.material) + " does not exist (the file has " +
+                                       std::to_string(ctx.model.materials.size()) + " materials)");
+        out_prim.material = prim.material;
+      }
+
+      out_prim.targets.resize(prim.targets.size());
+      for (size_t t = 0; t < prim.targets.size(); ++t) {
+        const std::string target_path = path + ".targets[" + std::to_string(t) + "]";
+        MorphTarget& target = out_prim.targets[t];
+        for (const auto& [name, accessor] : prim.targets[t]) {
+          const std::string where = target_path + "." + name;
+          uint32_t quantized = 0;
+          if (name == "POSITION") quantized = kI8 | kI8N | kI16 | kI16N;
+          else if (name == "NORMAL" || name == "TANGENT") quantized = kSignedNormalized;
+          else {
+            ctx.warn(where + ": morph target attribute not used by vatkit; ignored");
+            continue;
+          }
+          FloatRead r = read_floats(ctx, accessor, where, kVec3, kF32, quantized, true);
+          reader.check_count(where, accessor, r.count);
+          auto deltas = to_vectors<glm::vec3>(r.values, n, 3);
+          (name == "POSITION" ? target.positions : name == "NORMAL" ? target.normals : target.tangents) = std::move(deltas);
+        }
+      }
+
+      out_prim.source_vertex_count = static_cast<uint32_t>(n);
+      if (out_prim.normals.empty()) {
+        // Flat normals split vertices: at most one copy per triangle corner.
+        const uint64_t per_vertex = sizeof(glm::vec3) * (2 + 3 * out_prim.targets.size()) + sizeof(glm::vec4) * 6 +
+                                    sizeof(glm::vec2) * 2 + sizeof(uint32_t) * 2;
+        ctx.charge(out_prim.indices.size() * per_vertex, path);
+        generate_flat_normals(out_prim);
+      }
+      out.primitives.push_back(std::move(out_prim));
+    }
+
+    if (!in.weights.empty()) {
+      if (in.weights.size() != target_count)
+        fail(mesh_path + ".weights", "has " + std::to_string(in.weights.size()) + " values, but the primitives have " +
+                                         std::to_string(target_count) + " morph targets");
+      out.weights.assign(in.weights.begin(), in.weights.end());
+    } else {
+      out.weights.assign(target_count, 0.0f);
+    }
+  }
+}
+
+namespace {
+
+// Unit normal of a counter-clockwise triangle (the spec's front face), computed in double. A
+// degenerate triangle has no normal; it gets +Z (it covers no pixels, so any unit vector will do,
+// and a unit vector keeps the skinner's normalization finite).
+glm::vec3 face_normal(const glm::vec3& a, const glm::vec3& b, const glm::vec3& c) {
+  const glm::dvec3 n = glm::cross(glm::dvec3(b) - glm::dvec3(a), glm::dvec3(c) - glm::dvec3(a));
+  const double length = glm::length(n);
+  if (!(length > 0.0) || !std::isfinite(length)) return glm::vec3(0.0f, 0.0f, 1.0f);
+  return glm::vec3(n / length);
+}
+
+template <class T>
+void append_copies(std::vector<T>& values, const std::vector<uint32_t>& copy_source) {
+  if (values.empty()) return;
+  values.reserve(values.size() + copy_source.size());
+  for (uint32_t s : copy_source) values.push_back(values[s]);
+}
+
+}  // namespace
+
+void generate_flat_normals(Primitive& prim) {
+  const uint32_t n = prim.source_vertex_count;
+  const size_t triangles = prim.indices.size() / 3;
+
+  // Each triangle's signature: its normal, and its normal's delta under every morph target that
+  // moves positions (so that a morphed mesh gets the flat normals of the morphed shape at weight
+  // 1). Two triangles may share a vertex only when their signatures agree, to 2^-16.
+  std::vector<size_t> moving;
+  for (size_t t = 0; t < prim.targets.size(); ++t)
+    if (!prim.targets[t].positions.empty()) moving.push_back(t);
+  const size_t width = 3 * (1 + moving.size());
+  std::vector<glm::vec3> face(triangles * (1 + moving.size()));
+  std::vector<int32_t> signature(triangles * width);
+  for (size_t t = 0; t < triangles; ++t) {
+    const uint32_t* v = &prim.indices[t * 3];
+    const glm::vec3 base = face_normal(prim.positions[v[0]], prim.positions[v[1]], prim.positions[v[2]]);
+    face[t * (1 + moving.size())] = base;
+    for (size_t k = 0; k < moving.size(); ++k) {
+      const auto& d = prim.targets[moving[k]].positions;
+      const glm::vec3 morphed = face_normal(prim.positions[v[0]] + d[v[0]], prim.positions[v[1]] + d[v[1]],
+                                            prim.positions[v[2]] + d[v[2]]);
+      face[t * (1 + moving.size()) + 1 + k] = morphed - base;
+    }
+    for (size_t k = 0; k < 1 + moving.size(); ++k)
+      for (int c = 0; c < 3; ++c)
+        signature[t * width + k * 3 + static_cast<size_t>(c)] =
+            static_cast<int32_t>(std::lround(face[t * (1 + moving.size()) + k][c] * 65536.0f));
+  }
+  auto same_signature = [&](size_t a, size_t b) {
+    return std::memcmp(&signature[a * width], &signature[b * width], width * sizeof(int32_t)) == 0;
+  };
+  auto key_of = [&](uint32_t vertex, size_t t) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ vertex;
+    for (size_t i = 0; i < width; ++i) {
+      h ^= static_cast<uint32_t>(signature[t * width + i]);
+      h *= 0x100000001B3ull;
+      h ^= h >> 29;
+    }
+    return h;
+  };
+
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> owner(n, kNone);      // triangle whose signature vertex v carries
+  std::vector<uint32_t> copy_owner;           // same, for each appended copy
+  std::unordered_multimap<uint64_t, uint32_t> versions;  // (vertex, signature) -> vertex index
+  versions.reserve(prim.indices.size());
+  prim.copy_source.clear();
+  for (size_t c = 0; c < prim.indices.size(); ++c) {
+    const uint32_t v = prim.indices[c];
+    const size_t t = c / 3;
+    if (owner[v] == kNone) {
+      owner[v] = static_cast<uint32_t>(t);
+      versions.emplace(key_of(v, t), v);
+      continue;
+    }
+    if (same_signature(owner[v], t)) continue;
+    const uint64_t key = key_of(v, t);
+    uint32_t found = kNone;
+    for (auto [it, end] = versions.equal_range(key); it != end; ++it) {
+      const uint32_t candidate = it->second;
+      const uint32_t source = candidate < n ? candidate : prim.copy_source[candidate - n];
+      const uint32_t candidate_owner = candidate < n ? owner[candidate] : copy_owner[candidate - n];
+      if (source == v && same_signature(candidate_owner, t)) {
+        found = candidate;
+        break;
+      }
+    }
+    if (found == kNone) {
+      found = n + static_cast<uint32_t>(prim.copy_source.size());
+      prim.copy_source.push_back(v);
+      copy_owner.push_back(static_cast<uint32_t>(t));
+      versions.emplace(key, found);
+    }
+    prim.indices[c] = found;
+  }
+
+  append_copies(prim.positions, prim.copy_source);
+  append_copies(prim.tangents, prim.copy_source);
+  append_copies(prim.texcoords0, prim.copy_source);
+  append_copies(prim.texcoords1, prim.copy_source);
+  append_copies(prim.colors0, prim.copy_source);
+  append_copies(prim.joints0, prim.copy_source);
+  append_copies(prim.joints1, prim.copy_source);
+  append_copies(prim.weights0, prim.copy_source);
+  append_copies(prim.weights1, prim.copy_source);
+  for (MorphTarget& target : prim.targets) {
+    append_copies(target.positions, prim.copy_source);
+    append_copies(target.tangents, prim.copy_source);
+    target.normals.clear();  // without base normals the file's normal deltas mean nothing
+  }
+
+  const size_t total = prim.positions.size();
+  auto owner_of = [&](size_t vertex) { return vertex < n ? owner[vertex] : copy_owner[vertex - n]; };
+  prim.normals.assign(total, glm::vec3(0.0f, 0.0f, 1.0f));  // unreferenced vertices: any unit vector
+  for (size_t k = 0; k < moving.size(); ++k) prim.targets[moving[k]].normals.assign(total, glm::vec3(0.0f));
+  for (size_t vertex = 0; vertex < total; ++vertex) {
+    const uint32_t t = owner_of(vertex);
+    if (t == kNone) continue;
+    prim.normals[vertex] = face[t * (1 + moving.size())];
+    for (size_t k = 0; k < moving.size(); ++k)
+      prim.targets[moving[k]].normals[vertex] = face[t * (1 + moving.size()) + 1 + k];
+  }
+  prim.normals_generated = true;
+}
+
+}  // namespace vatkit::import_detail

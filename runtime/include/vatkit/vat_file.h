@@ -1,0 +1,66 @@
+// vatkit/vat_file.h: the .vat.glb file, a valid glTF 2.0 binary that any viewer shows as the
+// rest-pose mesh with its materials, plus the vendor extension VATKIT_vertex_animation carrying
+// the encoding, the clip table, the bounds, the slots and the planes (16-byte-aligned buffer
+// views), and a content checksum. The format is specified in docs/format.md and versioned
+// separately from the library (kVatFormatVersion).
+//
+// Writing is the baker's (vatkit/vat_write.h). Loading reads the file into memory
+// the returned Vat owns and validates the checksum, the version, every size, offset and range
+// before anything reads a plane; the planes point into those bytes (no further copy). What a
+// loaded Vat holds is bounded by the file: no two objects share bytes, the clips' bands and the
+// sources' vertex ranges are disjoint (docs/format.md, "What a loader must validate").
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vatkit/file_io.h"
+#include "vatkit/result.h"
+#include "vatkit/vat.h"
+
+namespace vatkit {
+
+// The version this vatkit writes, and the oldest it reads (docs/format.md, "Versioning"): version
+// 2 added each clip's measured error (VatClip::accuracy); a version-1 file loads without it.
+inline constexpr uint32_t kVatFormatVersion = 2;
+inline constexpr uint32_t kVatOldestFormatVersion = 1;
+inline constexpr const char* kVatExtensionName = "VATKIT_vertex_animation";
+
+// Checks that `vat` is internally consistent and can be stored: what write_vat_glb requires and
+// what load_vat guarantees. Clip bands inside frame_rows and sharing no row; every plane's width,
+// rows_per_frame, height and byte size agree with frame_rows and texels_per_frame (vertex count,
+// or 2 * slots); geometry arrays empty or one element per vertex; indices, slot indices, draw
+// groups and materials' images in range; source ranges in range, of at least one vertex, disjoint
+// and in vertex order; every float finite (plane texels excepted: any bits decode, possibly to a
+// non-finite pose, which vatkit's commands report). Errors name vat.source and the object,
+// e.g. "bake: planes[1] (normal): data has 4096 bytes, width * height * 16 = 8192".
+Result<void> validate_vat(const Vat& vat);
+
+// Reads the whole file (file_io.h, read_file) and validates it as load_vat_memory does; the
+// returned Vat's planes point into the bytes read, which Vat::storage owns. The file is not kept
+// open or mapped: another process may change, shorten or remove it while the Vat is in use.
+Result<Vat> load_vat(const std::filesystem::path& path);
+
+// Validates a .vat.glb held in memory: the GLB container, the checksum (before anything else is
+// read), the extension's version, then every size, offset, alignment, count, type and index; the
+// data of the objects read (attributes, index buffer, images, levels of detail, planes) must not
+// overlap, clip bands must not share rows, and source ranges are disjoint and in vertex order,
+// so the work any command does on a loaded Vat is bounded by the file's size.
+// The geometry, materials and images are copied into the Vat; the planes point into `bytes`,
+// which `keep_alive` (may be null if the caller guarantees the lifetime) must own. When
+// `bytes.data()` is not 16-byte aligned the bytes are first copied into an aligned buffer that
+// the Vat owns (planes must be 16-byte aligned). Errors are one line naming `name` and the
+// object, e.g. "a.vat.glb: extensions.VATKIT_vertex_animation.planes[1].height: 96, expected
+// rowsPerFrame * frameRows = 64".
+Result<Vat> load_vat_memory(std::span<const uint8_t> bytes, const std::string& name,
+                            std::shared_ptr<const void> keep_alive = nullptr);
+
+// True when `path` is a GLB whose JSON declares the VATKIT_vertex_animation extension (reads the
+// header and JSON chunk only; says nothing about the file's validity).
+bool is_vat_file(const std::filesystem::path& path);
+
+}  // namespace vatkit

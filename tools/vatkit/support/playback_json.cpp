@@ -1,0 +1,286 @@
+// JSON lines for playback queries (vatkit frame, conformance vectors). nlohmann_json stays in here.
+#include "playback_json.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "util/json_depth.h"
+#include "vatkit/instance_table.h"
+#include "util/printable.h"
+
+namespace vatkit {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct Fail {
+  std::string message;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) { throw Fail{path + ": " + what}; }
+
+// A value or a key for a message: short, and ASCII (non-ASCII as JSON's \u escapes; a key through
+// printable()), so that no line can carry terminal controls or bidirectional overrides.
+std::string shown(const json& j) {
+  std::string s = j.dump(-1, ' ', /*ensure_ascii=*/true, json::error_handler_t::replace);
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+std::string shown_key(const std::string& key) {
+  std::string s = printable(key.size() > 40 ? key.substr(0, 37) + "..." : key);
+  return "\"" + s + "\"";
+}
+
+void only_fields(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
+  if (!j.is_object()) fail(path, "expected an object, got " + shown(j));
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    bool known = false;
+    for (const char* a : allowed) known = known || it.key() == a;
+    if (!known) fail(path, "unknown field " + shown_key(it.key()));
+  }
+}
+
+float number(const json& j, const std::string& path) {
+  if (!j.is_number()) fail(path, "expected a number, got " + shown(j));
+  const double d = j.get<double>();
+  const auto f = static_cast<float>(d);
+  if (!std::isfinite(d) || !std::isfinite(f)) fail(path, "out of float32 range: " + shown(j));
+  return f;
+}
+
+int64_t integer(const json& j, const std::string& path) {
+  // An unsigned number past int64's range is out of range, not its two's-complement wrap.
+  if (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
+    fail(path, "out of range: " + shown(j));
+  }
+  if (j.is_number_integer()) return j.get<int64_t>();
+  if (j.is_number_float()) {
+    const double d = j.get<double>();
+    if (std::floor(d) == d && std::fabs(d) < 9e15) return int64_t(d);
+  }
+  fail(path, "expected an integer, got " + shown(j));
+}
+
+uint32_t row_count(const json& j, const std::string& path) {
+  const int64_t v = integer(j, path);
+  if (v < 0 || v > int64_t(std::numeric_limits<uint32_t>::max())) fail(path, "out of range: " + shown(j));
+  return uint32_t(v);
+}
+
+LoopMode loop_mode(const json& j, const std::string& path) {
+  if (j == "repeat") return LoopMode::Repeat;
+  if (j == "once") return LoopMode::Once;
+  if (j == "pingpong") return LoopMode::PingPong;
+  fail(path, "expected \"repeat\", \"once\" or \"pingpong\", got " + shown(j));
+}
+
+EndMode end_mode(const json& j, const std::string& path) {
+  if (j == "clamp") return EndMode::Clamp;
+  if (j == "rewind") return EndMode::Rewind;
+  fail(path, "expected \"clamp\" or \"rewind\", got " + shown(j));
+}
+
+// speed, loopMode, repetitions, endMode of an object.
+void policy_fields(const json& j, const std::string& path, PolicyOverrides& p) {
+  if (j.contains("speed")) p.speed = number(j["speed"], path + ".speed");
+  if (j.contains("loopMode")) p.loop_mode = loop_mode(j["loopMode"], path + ".loopMode");
+  if (j.contains("repetitions")) {
+    const int64_t n = integer(j["repetitions"], path + ".repetitions");
+    if (n < std::numeric_limits<int32_t>::min() || n > std::numeric_limits<int32_t>::max()) {
+      fail(path + ".repetitions", "out of range: " + shown(j["repetitions"]));
+    }
+    p.repetitions = int32_t(n);
+  }
+  if (j.contains("endMode")) p.end_mode = end_mode(j["endMode"], path + ".endMode");
+}
+
+const json& required(const json& j, const char* key, const std::string& path) {
+  if (!j.contains(key)) fail(path, std::string("missing \"") + key + "\"");
+  return j[key];
+}
+
+ClipBand clip(const json& j, const std::string& path) {
+  only_fields(j, path, {"startFrame", "frames", "fps", "loopMode", "repetitions", "endMode", "speed"});
+  ClipBand b;
+  b.first_row = row_count(required(j, "startFrame", path), path + ".startFrame");
+  b.rows = row_count(required(j, "frames", path), path + ".frames");
+  b.fps = number(required(j, "fps", path), path + ".fps");
+  policy_fields(j, path, b.defaults);
+  return b;
+}
+
+Instance instance(const json& j, const std::string& path) {
+  only_fields(j, path, {"clip", "startTime", "speed", "loopMode", "repetitions", "endMode", "blend",
+                        "fadeDuration", "fadeCurve", "fadeStart", "fadeWeight", "from"});
+  Instance in;
+  in.clip = clip(required(j, "clip", path), path + ".clip");
+  in.start_time = number(required(j, "startTime", path), path + ".startTime");
+  policy_fields(j, path, in.policy);
+  if (j.contains("blend")) {
+    const json& b = j["blend"];
+    const std::string bp = path + ".blend";
+    only_fields(b, bp, {"clip", "weight", "sync", "weightFrom"});
+    Blend bl;
+    bl.clip = clip(required(b, "clip", bp), bp + ".clip");
+    bl.weight = number(required(b, "weight", bp), bp + ".weight");
+    if (b.contains("sync")) {
+      if (b["sync"] == "phase") {
+        bl.sync = BlendSync::Phase;
+      } else if (b["sync"] == "time") {
+        bl.sync = BlendSync::Time;
+      } else {
+        fail(bp + ".sync", "expected \"phase\" or \"time\", got " + shown(b["sync"]));
+      }
+    }
+    if (b.contains("weightFrom")) bl.weight_from = number(b["weightFrom"], bp + ".weightFrom");
+    in.blend = bl;
+  }
+  if (j.contains("fadeDuration")) in.fade_duration = number(j["fadeDuration"], path + ".fadeDuration");
+  if (j.contains("fadeCurve")) {
+    if (j["fadeCurve"] == "linear") {
+      in.fade_curve = FadeCurve::Linear;
+    } else if (j["fadeCurve"] == "smooth") {
+      in.fade_curve = FadeCurve::Smooth;
+    } else {
+      fail(path + ".fadeCurve", "expected \"linear\" or \"smooth\", got " + shown(j["fadeCurve"]));
+    }
+  }
+  if (j.contains("fadeStart")) in.fade_start = number(j["fadeStart"], path + ".fadeStart");
+  if (j.contains("fadeWeight")) in.fade_weight = number(j["fadeWeight"], path + ".fadeWeight");
+  if (j.contains("from")) {
+    const json& f = j["from"];
+    const std::string fp = path + ".from";
+    only_fields(f, fp, {"clip", "startTime", "speed", "loopMode", "repetitions", "endMode"});
+    Outgoing o;
+    o.clip = clip(required(f, "clip", fp), fp + ".clip");
+    o.start_time = number(required(f, "startTime", fp), fp + ".startTime");
+    policy_fields(f, fp, o.policy);
+    in.from = o;
+  }
+  return in;
+}
+
+void append_band(std::string& out, const BandFrame& b, const char* suffix) {
+  auto key = [&](const char* name) { return std::string("\"") + name + suffix + "\": "; };
+  out += key("row") + std::to_string(b.row) + ", ";
+  out += key("rowNext") + std::to_string(b.row_next) + ", ";
+  out += key("mix") + float_text(b.mix) + ", ";
+  out += key("wraps") + (b.wraps ? "true" : "false") + ", ";
+  out += key("finished") + (b.finished ? "true" : "false") + ", ";
+  out += key("phase") + float_text(b.phase) + ", ";
+}
+
+}  // namespace
+
+std::string float_text(float value) {
+  char text[48];
+  auto written = std::to_chars(text, text + sizeof(text), value);
+  double as_double = 0.0;
+  std::from_chars(text, written.ptr, as_double);
+  if (static_cast<float>(as_double) != value) {
+    written = std::to_chars(text, text + sizeof(text), static_cast<double>(value));
+  }
+  return std::string(text, written.ptr);
+}
+
+Result<FrameQuery> parse_frame_query(std::string_view line) {
+  if (!detail::json_depth_ok(line)) return Error{std::string("line: ") + detail::kJsonTooDeep};
+  json j;
+  try {
+    j = json::parse(line.begin(), line.end());
+  } catch (const json::parse_error& e) {
+    // e.byte: the 1-based position of the byte where the parser gave up (the line's column).
+    return Error{"column " + std::to_string(e.byte) + ": not a JSON value (one object per line)"};
+  } catch (const json::exception& e) {  // a number out of double's range: "number overflow parsing '1e4444'"
+    return Error{"not a JSON value: " + detail::json_error_text(e.what())};
+  }
+  try {
+    only_fields(j, "line", {"instance", "time", "set", "expect"});
+    FrameQuery q;
+    q.instance = instance(required(j, "instance", "line"), "instance");
+    q.time = number(required(j, "time", "line"), "time");
+    if (j.contains("set")) {
+      const json& s = j["set"];
+      if (!s.is_array()) fail("set", "expected an array, got " + shown(s));
+      for (size_t i = 0; i < s.size(); ++i) {
+        const std::string p = "set[" + std::to_string(i) + "]";
+        only_fields(s[i], p, {"now", "instance"});
+        FrameWrite w;
+        w.now = number(required(s[i], "now", p), p + ".now");
+        w.instance = instance(required(s[i], "instance", p), p + ".instance");
+        q.writes.push_back(std::move(w));
+      }
+    }
+    if (j.contains("expect")) {
+      if (!j["expect"].is_object()) fail("expect", "expected an object, got " + shown(j["expect"]));
+      q.expect = j["expect"].dump();
+    }
+    return q;
+  } catch (const Fail& f) {
+    return Error{f.message};
+  }
+}
+
+Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
+  FrameAnswer answer;
+  Result<Playback> first = compile(q.instance);
+  if (!first) return Error{"instance: " + first.error().message};
+  if (q.writes.empty()) {
+    answer.frame = resolve(*first, q.time);
+    answer.ends_at = ends_at(*first);
+    return answer;
+  }
+  InstanceTable table(1);
+  write_playback(table, 0, *first);
+  for (size_t i = 0; i < q.writes.size(); ++i) {
+    if (auto r = set_instance(table, 0, q.writes[i].instance, q.writes[i].now); !r) {
+      return Error{"set[" + std::to_string(i) + "]: " + r.error().message};
+    }
+  }
+  answer.frame = resolve(table, 0, q.time);
+  answer.ends_at = ends_at(table, 0);
+  return answer;
+}
+
+std::string frame_json(const FrameAnswer& a) {
+  std::string out = "{";
+  append_band(out, a.frame.a, "");
+  append_band(out, a.frame.b, "B");
+  out += "\"weight\": " + float_text(a.frame.weight) + ", ";
+  out += std::string("\"kind\": \"") + to_string(a.frame.kind) + "\", ";
+  out += "\"endsAt\": " + (a.ends_at ? float_text(*a.ends_at) : std::string("null")) + "}";
+  return out;
+}
+
+Result<void> check_frame_json(std::string_view expected, const FrameAnswer& answer) {
+  if (!detail::json_depth_ok(expected)) return Error{std::string("expect: ") + detail::kJsonTooDeep};
+  const json want = json::parse(expected.begin(), expected.end(), nullptr, false);
+  if (want.is_discarded() || !want.is_object()) return Error{"expect: not a JSON object"};
+  const json got = json::parse(frame_json(answer));
+  for (auto it = got.begin(); it != got.end(); ++it) {
+    if (!want.contains(it.key())) return Error{"expect: missing " + shown_key(it.key())};
+    const json& w = want[it.key()];
+    const json& g = it.value();
+    bool same = false;
+    if (w.is_number() && g.is_number()) {
+      const auto wf = static_cast<float>(w.get<double>());
+      const auto gf = static_cast<float>(g.get<double>());
+      same = std::memcmp(&wf, &gf, 4) == 0;
+    } else {
+      same = w == g;
+    }
+    if (!same) return Error{it.key() + ": expected " + shown(w) + ", got " + shown(g)};
+  }
+  for (auto it = want.begin(); it != want.end(); ++it) {
+    if (!got.contains(it.key())) return Error{"expect: unknown field " + shown_key(it.key())};
+  }
+  return {};
+}
+
+}  // namespace vatkit
