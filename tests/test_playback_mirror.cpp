@@ -54,9 +54,9 @@ const Vat& baked(const std::string& asset, EncodingChoice encoding) {
 }
 
 ClipBand named(const Vat& vat, const char* name) {
-  const int c = vat.find_clip(name);
-  EXPECT_GE(c, 0) << name;
-  return clip_band(vat, uint32_t(std::max(c, 0)));
+  const Result<ClipBand> band = clip_band(vat, name);
+  EXPECT_TRUE(band.ok()) << name;
+  return band.ok() ? *band : clip_band(vat, 0u);
 }
 
 constexpr float kDt = 1.0f / 60.0f;
@@ -222,8 +222,8 @@ TEST_P(MirrorWorld, VerticesNormalsAndSocketsArePlaced) {
   const Frame frame = resolve(in, 0.37f);
   ASSERT_EQ(frame.kind, MixKind::Blend);
   const PoseBlend pose = pose_blend(vat, frame);
-  EXPECT_EQ(pose.a.clip, uint32_t(vat.find_clip("Walk")));
-  EXPECT_EQ(pose.b.clip, uint32_t(vat.find_clip("Run")));
+  EXPECT_EQ(pose.a.clip, uint32_t(*find_clip(vat, "Walk")));
+  EXPECT_EQ(pose.b.clip, uint32_t(*find_clip(vat, "Run")));
   EXPECT_EQ(pose.weight_b, 0.4f);
   const uint32_t n = vat.geometry.vertex_count();
   std::vector<glm::vec3> obj(n), obj_n(n), placed(n), placed_n(n);
@@ -314,3 +314,33 @@ TEST(MirrorBands, ABandMustLieInOneClip) {
 
 }  // namespace
 }  // namespace vatkit
+
+// Picking a clip by name is total: a name that is not there is an error that lists the clips (a
+// typo must not become an index the next call reads out of bounds with).
+TEST(MirrorBands, ClipBandByNameIsAnErrorForAMissingName) {
+  const Vat& vat = baked("fox", EncodingChoice::Rig);
+  const Result<ClipBand> walk = clip_band(vat, "Walk");
+  ASSERT_TRUE(walk.ok());
+  const VatClip& w = vat.clips[static_cast<size_t>(*find_clip(vat, "Walk"))];
+  EXPECT_EQ(walk->first_row, w.first_row);
+  EXPECT_EQ(walk->rows, w.rows);
+  const Result<ClipBand> typo = clip_band(vat, "HumanArmature|Walking");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.error().message.find("no clip named \"HumanArmature|Walking\" (clips: Survey, Walk, Run)"),
+            std::string::npos)
+      << typo.error().message;
+  EXPECT_FALSE(clip_band(vat, "#3").ok());
+  EXPECT_TRUE(clip_band(vat, "#2").ok());
+}
+
+// value() on an error throws the error's message in every build (the documented idiom
+// clip_band(vat, "walk").value() must not read past the clip table on a typo).
+TEST(MirrorBands, ValueOfAnErrorThrowsItsMessage) {
+  const Vat& vat = baked("fox", EncodingChoice::Rig);
+  try {
+    (void)clip_band(vat, "walk").value();
+    FAIL() << "no exception";
+  } catch (const BadResultAccess& e) {
+    EXPECT_NE(std::string(e.what()).find("no clip named \"walk\""), std::string::npos) << e.what();
+  }
+}

@@ -52,6 +52,7 @@
 #include <cfloat>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "vatkit/result.h"
 #include "vatkit/vat.h"
@@ -86,8 +87,14 @@ struct ClipBand {
   PolicyOverrides defaults;
 };
 
-// The band of `vat.clips[clip]`, with every default the bake recorded (asserts clip in range).
+// The band of `vat.clips[clip]`, with every default the bake recorded. Precondition: clip <
+// vat.clips.size() (a clip index from the Vat itself); pick by name with the overload below.
 ClipBand clip_band(const Vat& vat, uint32_t clip);
+
+// The band of the clip `selector` names: "#N" or a clip name (find_clip in vat.h). A name that is
+// not there is an error naming vat.source and listing the clips, e.g.
+//     "hero.vat.glb: no clip named \"walk\" (clips: HumanArmature|Walking, HumanArmature|Idle)".
+Result<ClipBand> clip_band(const Vat& vat, const std::string& selector);
 
 // The library's default repetition count for a loop mode, three-vat 2.1's: endless for Repeat, a
 // single play for Once and PingPong (one traversal; three.js's LoopPingPong bounces for ever by

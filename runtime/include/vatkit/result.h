@@ -5,13 +5,17 @@
 // "FILE: what and where", for example
 //     "robot.glb: accessors[3]: count 120 runs past bufferViews[1] (byteLength 960)".
 // The CLI prints it after "vatkit: error: " and exits non-zero. Misuse of the library by a caller
-// (a span of the wrong size, an out-of-range clip index) is a programming error and asserts.
+// (a span of the wrong size, an out-of-range clip index) breaks a documented precondition.
+// value() (and * and ->) on a Result that holds an error throws BadResultAccess carrying the
+// error's message, in every build: a caller that does not check gets an exception, never a read
+// of a value that is not there.
 //
 // std::expected would do, but clang 14 (our fuzzing and sanitizer compiler) cannot use it with
 // libstdc++ 12, so this is the small subset we need.
 #pragma once
 
 #include <cassert>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -21,6 +25,12 @@ namespace vatkit {
 
 struct Error {
   std::string message;  // one line: "FILE: what and where"
+};
+
+// Thrown by Result::value() when the Result holds an Error; what() is the error's message.
+class BadResultAccess : public std::runtime_error {
+ public:
+  explicit BadResultAccess(const Error& error) : std::runtime_error(error.message) {}
 };
 
 // Builds an Error from "FILE" and "what and where" (the separator is added here).
@@ -37,9 +47,9 @@ class [[nodiscard]] Result {
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
 
-  T& value() & { assert(ok()); return std::get<0>(state_); }
-  const T& value() const& { assert(ok()); return std::get<0>(state_); }
-  T&& value() && { assert(ok()); return std::get<0>(std::move(state_)); }
+  T& value() & { check(); return std::get<0>(state_); }
+  const T& value() const& { check(); return std::get<0>(state_); }
+  T&& value() && { check(); return std::get<0>(std::move(state_)); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
@@ -48,6 +58,9 @@ class [[nodiscard]] Result {
   const Error& error() const { assert(!ok()); return std::get<1>(state_); }
 
  private:
+  void check() const {
+    if (!ok()) throw BadResultAccess(std::get<1>(state_));
+  }
   std::variant<T, Error> state_;
 };
 

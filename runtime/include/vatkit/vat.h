@@ -241,12 +241,6 @@ struct Vat {
       if (p.semantic == semantic) return &p;
     return nullptr;
   }
-  // Index of the clip named `name`, or -1.
-  int find_clip(std::string_view name) const {
-    for (size_t i = 0; i < clips.size(); ++i)
-      if (clips[i].name == name) return static_cast<int>(i);
-    return -1;
-  }
 };
 
 // Picks a clip of a Vat: "#N" is Vat::clips[N] (0-based), anything else a clip name. Errors name

@@ -145,6 +145,12 @@ float end_time_of(const Track& t, bool moving) {
 
 }  // namespace playback_detail
 
+Result<ClipBand> clip_band(const Vat& vat, const std::string& selector) {
+  Result<int> clip = find_clip(vat, selector);
+  if (!clip) return clip.error();
+  return clip_band(vat, static_cast<uint32_t>(*clip));
+}
+
 ClipBand clip_band(const Vat& vat, uint32_t clip) {
   assert(clip < vat.clips.size());
   const VatClip& c = vat.clips[clip];
