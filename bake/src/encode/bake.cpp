@@ -244,19 +244,11 @@ __attribute__((target("f16c"))) void halves_f16c(const float* in, size_t n4, uin
 }
 #endif
 
-}  // namespace
-
-Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t plane_index, VatClip& clip,
-                             const std::string& name) {
-  const Plane& p = vat.planes[plane_index];
-  uint8_t* bytes = plane_bytes(vat, plane_index);
+// Hemisphere: each row's quaternion on the side of the previous row's; a slot scaled to nothing
+// (s = 0) keeps the previous rotation, so the blend toward it does not spin. The Q16 ranges
+// (translation xyz and scale in one vector) in the same pass, into lo and hi.
+void align_hemispheres(SlotStage& st, uint32_t stage_row, uint32_t rows, v4& lo, v4& hi) {
   const uint32_t S = st.slots;
-  const uint32_t rows = clip.rows;
-  // Hemisphere: each row's quaternion on the side of the previous row's; a slot scaled to
-  // nothing (s = 0) keeps the previous rotation, so the blend toward it does not spin. The
-  // Q16 ranges (translation xyz and scale in one vector) in the same pass.
-  const float big = std::numeric_limits<float>::max();
-  v4 lo = v4{} + big, hi = v4{} - big;
   for (uint32_t k = 0; k < rows; ++k) {
     float* row = st.row(stage_row + k);
     const float* prev_row = k > 0 ? st.row(stage_row + k - 1) : nullptr;
@@ -278,30 +270,18 @@ Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t
       hi = max4(ts, hi);
     }
   }
-  Bounds tr{glm::vec3(lo[0], lo[1], lo[2]), glm::vec3(hi[0], hi[1], hi[2])};
-  float smin = lo[3], smax = hi[3];
-  if (S == 0 || rows == 0) {
-    tr = Bounds{};
-    smin = smax = 1.0f;
-    lo = v4{0.0f, 0.0f, 0.0f, 1.0f};
-    hi = lo;
-  }
-  clip.translation_range = tr;
-  clip.scale_min = smin;
-  clip.scale_max = smax;
-  if (p.format == TexelFormat::RGBA16F) {
-    const float largest = std::max({codec::max_abs(tr.min), codec::max_abs(tr.max), std::fabs(smin), std::fabs(smax)});
-    if (largest > codec::kHalfMax) {
-      return make_error(name, "clip \"" + printable(clip.name) + "\": a slot translation or scale of " + fmt("%g", largest) +
-                                  " does not fit f16 (at most 65504): use f32 or q16");
-    }
-  }
-  if (p.format == TexelFormat::RGBA32F && st.in_plane) return {};
+}
+
+// The staged rows of `clip` as texels of plane `p` (`bytes`): f32 copied, f16 through F16C where
+// the CPU has it, q16 against the translation-scale range [lo, hi].
+void encode_slot_rows(SlotStage& st, uint32_t stage_row, const Plane& p, uint8_t* bytes, const VatClip& clip, v4 lo,
+                      v4 hi) {
+  const uint32_t S = st.slots;
   const v4 q_lo = v4{} - 1.0f, q_scale = v4{} + codec::unorm16_scale(-1.0f, 1.0f);
   const v4 t_scale{codec::unorm16_scale(lo[0], hi[0]), codec::unorm16_scale(lo[1], hi[1]),
                    codec::unorm16_scale(lo[2], hi[2]), codec::unorm16_scale(lo[3], hi[3])};
   [[maybe_unused]] const bool f16c = cpu_has_f16c();
-  for (uint32_t k = 0; k < rows; ++k) {
+  for (uint32_t k = 0; k < clip.rows; ++k) {
     uint8_t* out = bytes + codec::texel_index(p, clip.first_row + k, 0) * texel_bytes(p.format);
     const float* in = st.row(stage_row + k);
     switch (p.format) {
@@ -329,36 +309,54 @@ Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t
         break;
     }
   }
+}
+
+}  // namespace
+
+Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t plane_index, VatClip& clip,
+                             const std::string& name) {
+  const Plane& p = vat.planes[plane_index];
+  const uint32_t S = st.slots;
+  const uint32_t rows = clip.rows;
+  const float big = std::numeric_limits<float>::max();
+  v4 lo = v4{} + big, hi = v4{} - big;
+  align_hemispheres(st, stage_row, rows, lo, hi);
+  Bounds tr{glm::vec3(lo[0], lo[1], lo[2]), glm::vec3(hi[0], hi[1], hi[2])};
+  float smin = lo[3], smax = hi[3];
+  if (S == 0 || rows == 0) {
+    tr = Bounds{};
+    smin = smax = 1.0f;
+    lo = v4{0.0f, 0.0f, 0.0f, 1.0f};
+    hi = lo;
+  }
+  clip.translation_range = tr;
+  clip.scale_min = smin;
+  clip.scale_max = smax;
+  if (p.format == TexelFormat::RGBA16F) {
+    const float largest = std::max({codec::max_abs(tr.min), codec::max_abs(tr.max), std::fabs(smin), std::fabs(smax)});
+    if (largest > codec::kHalfMax) {
+      return make_error(name, "clip \"" + printable(clip.name) + "\": a slot translation or scale of " + fmt("%g", largest) +
+                                  " does not fit f16 (at most 65504): use f32 or q16");
+    }
+  }
+  if (p.format == TexelFormat::RGBA32F && st.in_plane) return {};
+  encode_slot_rows(st, stage_row, p, plane_bytes(vat, plane_index), clip, lo, hi);
   return {};
 }
 
 // ---- the rest geometry -------------------------------------------------------------------------
 
-Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
-  BakeSetup setup;
-  setup.asset = &asset;
-  setup.options = &options;
-  setup.threads = thread_count(options.threads);
-  setup.name = asset.source;
-  if (asset.instances.empty() || asset.instance_vertex_count == 0) {
-    return make_error(asset.source, "the default scene draws no mesh: there is nothing to bake");
-  }
-  const uint32_t n = asset.instance_vertex_count;
-  bool any_tangents = false, any_uv = false, any_color = false;
-  for (const MeshInstance& inst : asset.instances) {
-    const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
-    any_tangents |= !prim.tangents.empty();
-    any_uv |= !prim.texcoords0.empty();
-    any_color |= !prim.colors0.empty();
-  }
-  setup.tangents = any_tangents && options.tangents;
+namespace {
 
+// The rest geometry's positions, normals and tangents (setup.tangents) of `n` vertices: the
+// scene's rest pose through the reference skinner, and its world matrices (setup.rest_world).
+Result<void> pose_rest(BakeSetup& setup, uint32_t n) {
   VatGeometry& g = setup.rest;
   g.positions.resize(n);
   g.normals.resize(n);
   if (setup.tangents) g.tangents.resize(n);
   {
-    SceneEvaluator ev(asset);
+    SceneEvaluator ev(*setup.asset);
     ev.pose(-1, 0.0f);
     ev.skin(g.positions, g.normals, setup.tangents ? std::span<glm::vec4>(g.tangents) : std::span<glm::vec4>(),
             setup.threads);
@@ -380,6 +378,48 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
     if (!finite3(nrm)) nrm = glm::vec3(0.0f);
   for (glm::vec4& t : g.tangents)
     if (!finite3(glm::vec3(t)) || !std::isfinite(t.w)) t = glm::vec4(0.0f, 0.0f, 0.0f, 1.0f);
+  return {};
+}
+
+// One draw group per material, default material (-1) first, then in material order.
+void add_draw_groups(const Asset& asset, VatGeometry& g) {
+  for (int32_t m = -1; m < int32_t(asset.materials.size()); ++m) {
+    DrawGroup group;
+    group.material = m;
+    group.first_index = uint32_t(g.indices.size());
+    for (const MeshInstance& inst : asset.instances) {
+      const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
+      if (prim.material != m) continue;
+      for (uint32_t i : prim.indices) g.indices.push_back(inst.first_vertex + i);
+    }
+    group.index_count = uint32_t(g.indices.size()) - group.first_index;
+    if (group.index_count > 0) g.groups.push_back(group);
+  }
+}
+
+}  // namespace
+
+Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
+  BakeSetup setup;
+  setup.asset = &asset;
+  setup.options = &options;
+  setup.threads = thread_count(options.threads);
+  setup.name = asset.source;
+  if (asset.instances.empty() || asset.instance_vertex_count == 0) {
+    return make_error(asset.source, "the default scene draws no mesh: there is nothing to bake");
+  }
+  const uint32_t n = asset.instance_vertex_count;
+  bool any_tangents = false, any_uv = false, any_color = false;
+  for (const MeshInstance& inst : asset.instances) {
+    const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
+    any_tangents |= !prim.tangents.empty();
+    any_uv |= !prim.texcoords0.empty();
+    any_color |= !prim.colors0.empty();
+  }
+  setup.tangents = any_tangents && options.tangents;
+
+  VatGeometry& g = setup.rest;
+  if (auto posed = pose_rest(setup, n); !posed) return posed.error();
   if (any_uv) g.texcoords0.assign(n, glm::vec2(0.0f));
   if (any_color) g.colors0.assign(n, glm::vec4(1.0f));
   for (const MeshInstance& inst : asset.instances) {
@@ -395,19 +435,7 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
     r.source_vertex_count = prim.source_vertex_count;
     g.sources.push_back(r);
   }
-  // One draw group per material, default material (-1) first, then in material order.
-  for (int32_t m = -1; m < int32_t(asset.materials.size()); ++m) {
-    DrawGroup group;
-    group.material = m;
-    group.first_index = uint32_t(g.indices.size());
-    for (const MeshInstance& inst : asset.instances) {
-      const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
-      if (prim.material != m) continue;
-      for (uint32_t i : prim.indices) g.indices.push_back(inst.first_vertex + i);
-    }
-    group.index_count = uint32_t(g.indices.size()) - group.first_index;
-    if (group.index_count > 0) g.groups.push_back(group);
-  }
+  add_draw_groups(asset, g);
   // Socket slots of a delta bake: every distinct skin joint, in first-seen order.
   std::vector<char> is_slot(asset.nodes.size(), 0);
   for (const Skin& skin : asset.skins) {
@@ -422,6 +450,60 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
 
 // ---- texture limits ----------------------------------------------------------------------------
 
+namespace {
+
+// A plane's texels per frame, by what it holds.
+struct Need {
+  const char* what;
+  uint32_t texels;
+};
+
+// The smallest texture size limit above `limit` at which every one of `clips` clips gets one row
+// (the planes' rows per frame shrink as the limit grows, so the test is monotonic).
+uint64_t limit_for_one_row_per_clip(const std::vector<Need>& needs, size_t clips, uint32_t limit) {
+  auto holds = [&](uint64_t l) {
+    uint64_t per_frame = 1;
+    for (const Need& n : needs) per_frame = std::max<uint64_t>(per_frame, (uint64_t(n.texels) + l - 1) / l);
+    return uint64_t(clips) * per_frame <= l;
+  };
+  uint64_t lo = limit, hi = uint64_t(1) << 32;  // lo fails
+  while (hi - lo > 1) (holds((lo + hi) / 2) ? hi : lo) = (lo + hi) / 2;
+  return hi;
+}
+
+// What fits in `max_frame_rows` frame rows: the largest common frame rate (rows grow with the
+// rate), the first clips as planned, and, for a delta, the rig when it would fit.
+std::string what_fits(BakeSetup& setup, Encoding encoding, const std::vector<ClipPlan>& clips, uint64_t max_frame_rows) {
+  auto rows_at = [&](double fps) {
+    uint64_t r = 0;
+    for (const ClipPlan& c : clips) r += rows_at_fps(c.duration_s, fps);
+    return r;
+  };
+  double lo = 0.0, hi = 100000.0;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (rows_at(mid) <= max_frame_rows ? lo : hi) = mid;
+  }
+  double fps_fit = std::floor(lo * 100.0) / 100.0;
+  while (fps_fit > 0.0 && rows_at(fps_fit) > max_frame_rows) fps_fit -= 0.01;
+  // How many of the clips, in order, fit as planned.
+  size_t first_clips = 0;
+  uint64_t acc = 0;
+  while (first_clips < clips.size() && acc + clips[first_clips].rows <= max_frame_rows) acc += clips[first_clips++].rows;
+  std::string fits = "; what fits: " + std::to_string(max_frame_rows) + " frame rows, e.g. fps " + fmt("%.2f", fps_fit) +
+                     " for these clips, or the first " + std::to_string(first_clips) + " of the " +
+                     std::to_string(clips.size()) + " clips as planned";
+  if (encoding == Encoding::Delta) prepare_rig(setup, clips);
+  if (encoding == Encoding::Delta && !setup.rig_slots.empty() && setup.rig_error.empty()) {
+    const uint32_t limit = setup.options->max_texture_size;
+    fits += ", or the rig encoding (" + std::to_string(plane_shape(2 * uint32_t(setup.rig_slots.size()), limit).rows_per_frame) +
+            " texture row per frame)";
+  }
+  return fits;
+}
+
+}  // namespace
+
 Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<ClipPlan>& clips) {
   const uint32_t limit = setup.options->max_texture_size;
   const size_t slot_count = encoding == Encoding::Rig ? setup.rig_slots.size() : setup.joint_slots.size();
@@ -434,10 +516,6 @@ Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<C
                                       ", more than the " + std::to_string(kMaxVatSlots) + " a .vat.glb holds");
   }
   const uint32_t slots = uint32_t(slot_count);
-  struct Need {
-    const char* what;
-    uint32_t texels;
-  };
   std::vector<Need> needs;
   if (encoding == Encoding::Delta) needs.push_back({"position", setup.rest.vertex_count()});
   if (slots > 0) needs.push_back({"slots", 2 * slots});
@@ -464,46 +542,13 @@ Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<C
                      " frame rows = " + std::to_string(height) + " rows, over the texture size limit " +
                      std::to_string(limit);
   if (max_frame_rows < clips.size()) {
-    // The smallest limit that holds one row per clip: the planes' rows per frame shrink as the
-    // limit grows, so the test is monotonic.
-    auto holds = [&](uint64_t l) {
-      uint64_t per_frame = 1;
-      for (const Need& n : needs) per_frame = std::max<uint64_t>(per_frame, (uint64_t(n.texels) + l - 1) / l);
-      return uint64_t(clips.size()) * per_frame <= l;
-    };
-    uint64_t lo = limit, hi = uint64_t(1) << 32;  // lo fails
-    while (hi - lo > 1) (holds((lo + hi) / 2) ? hi : lo) = (lo + hi) / 2;
     return make_error(setup.name, what + "; even one row per clip does not fit (" + std::to_string(max_frame_rows) +
                                       " frame rows fit, " + std::to_string(clips.size()) +
-                                      " clips): a texture size limit of at least " + std::to_string(hi) +
+                                      " clips): a texture size limit of at least " +
+                                      std::to_string(limit_for_one_row_per_clip(needs, clips.size(), limit)) +
                                       " holds one row per clip, or bake fewer clips");
   }
-  // The largest common frame rate that fits (rows grow with the rate).
-  auto rows_at = [&](double fps) {
-    uint64_t r = 0;
-    for (const ClipPlan& c : clips) r += rows_at_fps(c.duration_s, fps);
-    return r;
-  };
-  double lo = 0.0, hi = 100000.0;
-  for (int i = 0; i < 60; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (rows_at(mid) <= max_frame_rows ? lo : hi) = mid;
-  }
-  double fps_fit = std::floor(lo * 100.0) / 100.0;
-  while (fps_fit > 0.0 && rows_at(fps_fit) > max_frame_rows) fps_fit -= 0.01;
-  // How many of the clips, in order, fit as planned.
-  size_t first_clips = 0;
-  uint64_t acc = 0;
-  while (first_clips < clips.size() && acc + clips[first_clips].rows <= max_frame_rows) acc += clips[first_clips++].rows;
-  std::string fits = "; what fits: " + std::to_string(max_frame_rows) + " frame rows, e.g. fps " + fmt("%.2f", fps_fit) +
-                     " for these clips, or the first " + std::to_string(first_clips) + " of the " +
-                     std::to_string(clips.size()) + " clips as planned";
-  if (encoding == Encoding::Delta) prepare_rig(setup, clips);
-  if (encoding == Encoding::Delta && !setup.rig_slots.empty() && setup.rig_error.empty()) {
-    fits += ", or the rig encoding (" + std::to_string(plane_shape(2 * uint32_t(setup.rig_slots.size()), limit).rows_per_frame) +
-            " texture row per frame)";
-  }
-  return make_error(setup.name, what + fits);
+  return make_error(setup.name, what + what_fits(setup, encoding, clips, max_frame_rows));
 }
 
 }  // namespace detail
@@ -513,6 +558,98 @@ Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<C
 namespace {
 
 using detail::ClipPlan;
+
+// The options a bake checks before it reads the asset.
+Result<void> check_options(const Asset& asset, const BakeOptions& options) {
+  auto fps_in_range = [](float fps) { return fps >= kMinBakeFps && fps <= kMaxBakeFps; };
+  const std::string fps_range = "[" + detail::fmt("%g", kMinBakeFps) + ", " + detail::fmt("%g", kMaxBakeFps) + "]";
+  if (!(options.max_error_mm >= 0.0f) || !std::isfinite(options.max_error_mm)) {
+    return make_error(asset.source, "max error " + detail::fmt("%g", options.max_error_mm) + " mm is not a number >= 0");
+  }
+  if (options.max_error_mm <= 0.0f && !fps_in_range(options.fps)) {
+    return make_error(asset.source, "fps " + detail::fmt("%g", options.fps) + " is outside " + fps_range);
+  }
+  if (options.max_error_mm > 0.0f && !fps_in_range(options.max_search_fps)) {
+    return make_error(asset.source, "max search fps " + detail::fmt("%g", options.max_search_fps) + " is outside " + fps_range);
+  }
+  if (options.max_texture_size == 0 || options.max_texture_size > kMaxTextureSize) {
+    return make_error(asset.source, "max texture size " + std::to_string(options.max_texture_size) + " is outside [1, " +
+                                        std::to_string(kMaxTextureSize) + "]");
+  }
+  if (options.lods > kMaxBakeLods) {
+    return make_error(asset.source, "levels of detail " + std::to_string(options.lods) + " is outside [0, " +
+                                        std::to_string(kMaxBakeLods) + "]");
+  }
+  if (options.precision > Precision::Q16) return make_error(asset.source, "unknown precision");
+  return {};
+}
+
+// VATKIT_DEBUG_BAKE=1: each stage's wall time on stderr (for finding fixed costs; bench_bake
+// and docs/benchmarks.md).
+struct StageClock {
+  bool on = std::getenv("VATKIT_DEBUG_BAKE") != nullptr;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+  std::string line;
+  void lap(const char* stage) {
+    if (!on) return;
+    const auto now = std::chrono::steady_clock::now();
+    line += std::string(line.empty() ? "" : ", ") + stage + " " +
+            detail::fmt("%.0f", std::chrono::duration<double, std::micro>(now - last).count());
+    last = now;
+  }
+  ~StageClock() {
+    if (on) std::fprintf(stderr, "bake stages (us): %s\n", line.c_str());
+  }
+};
+
+// A fixed rate's rows, checked before anything is prepared: every clip's rows lie in one
+// texture, so a clip with more rows than the largest texture size limit can never fit (one
+// over this bake's limit fails in check_fits, which says what would fit). Returns the notes on
+// clips that get one row.
+Result<std::vector<std::string>> fixed_rate_rows(const Asset& asset, const BakeOptions& options,
+                                                 std::vector<ClipPlan>& plans) {
+  std::vector<std::string> row_notes;
+  if (options.max_error_mm > 0.0f) return row_notes;
+  for (ClipPlan& c : plans) {
+    const uint64_t rows = detail::rows_at_fps(c.duration_s, options.fps);
+    const std::string clip = "clip \"" + clip_label(asset, c.animation) + "\" (" + detail::fmt("%g", c.duration_s) + " s";
+    if (rows > kMaxTextureSize) {
+      return make_error(asset.source, clip + ") at " + detail::fmt("%g", options.fps) + " fps needs " +
+                                          (rows >= detail::kRowsSaturated ? "over " : "") + std::to_string(rows) +
+                                          " frame rows, more than a VAT holds (" + std::to_string(kMaxTextureSize) +
+                                          ", the largest texture size limit: every clip's rows share one texture)");
+    }
+    c.rows = uint32_t(rows);
+    if (c.rows == 1 && c.duration_s > 0.0f) {
+      row_notes.push_back(clip + ") has 1 frame row at " + detail::fmt("%g", options.fps) +
+                          " fps: it holds its first pose for the whole clip");
+    }
+  }
+  return row_notes;
+}
+
+// The full mesh's vertex-cache order into `cache_ordered`; it depends only on the rest geometry:
+// a pool worker makes it while this thread prepares the rig and makes the frame rows (alone after
+// them, it was most of a small bake: 0.8 ms of CesiumMan's 1.1 ms rig bake on the 2-core VM).
+// Below ~2k triangles it takes less than waking a worker costs here (Fox's 576: 0.02 ms), so it
+// runs on this thread when waited for.
+AsyncTask order_vertex_cache(const detail::BakeSetup& setup, unsigned threads, std::vector<uint32_t>& cache_ordered) {
+  constexpr size_t kAsyncOrderTriangles = 2048;
+  return AsyncTask(
+      // setup.rest's indices and groups are only read from here on (a bake's VAT may take its
+      // vertices: detail::take_vertices), and the caller destroys (waits for) the task before
+      // `setup`: no copy of the index buffer (a fresh 100 kB copy cost up to 80 us).
+      [&cache_ordered, &rest = setup.rest, vertices = setup.rest.vertex_count()] {
+        cache_ordered = detail::vertex_cache_order(rest.indices, rest.groups, vertices);
+      },
+      setup.rest.indices.size() / 3 >= kAsyncOrderTriangles ? threads : 1);
+}
+
+// What was measured of a bake, for the report and the file.
+struct Measured {
+  std::vector<ClipError> clips;
+  bool have = false;
+};
 
 // The number of intervals M when every key time of `anim` lies on the grid k * end_s / M (so
 // that n - 1 = M rows put a row on every key), else 0.
@@ -546,6 +683,8 @@ struct Baker {
   const BakeOptions& options;
   detail::BakeSetup& setup;
   double measure_seconds = 0.0;
+  std::vector<std::string> row_notes;  // fixed_rate_rows' notes
+  std::vector<std::string> reasons;    // Auto: why each candidate was taken or left
 
   // `last`: no bake of this encoding follows (not a search bake): the VAT takes the setup's
   // geometry (detail::bake_rig).
@@ -588,91 +727,197 @@ struct Baker {
   // between). So: (1) when the clip's keys sit on a uniform grid of M intervals, try n - 1 = M
   // (the source rate), its multiples, and its divisors (every d-th key on a row); (2) otherwise
   // search upward from 30 fps with the smooth-motion model (error ~ 1 / rate^2) until a rate
-  // passes; (3) then bisect below the passing count until n passes and n - 1 fails.
-  Result<uint32_t> search_rows(Encoding e, const ClipPlan& clip, float budget_mm, float* best_error_mm) {
-    // Rates up to max_search_fps, and never more rows than the texture holds.
-    const uint64_t rate_rows = detail::rows_at_fps(clip.duration_s, options.max_search_fps);
-    const uint32_t max_rows = uint32_t(std::min<uint64_t>(rate_rows, options.max_texture_size));
-    if (max_rows <= 1) return 1u;
-    const std::string max_rate = detail::fmt("%g", max_rows < rate_rows ? double(max_rows - 1) / clip.duration_s
-                                                                          : double(options.max_search_fps)) +
-                                 " fps" + (max_rows < rate_rows ? " (the texture size limit's " + std::to_string(max_rows) + " rows)" : "");
-    struct Tried {
-      uint32_t rows;
-      bool pass;
-      float err;  // max error, or a lower bound when it failed early
-    };
-    std::vector<Tried> tried;
-    auto eval = [&](uint32_t rows) -> Result<bool> {
-      for (const Tried& t : tried)
-        if (t.rows == rows) return t.pass;
-      ClipPlan p = clip;
-      p.rows = rows;
-      detail::Progress quiet;
-      auto vat = bake_encoding(e, {p}, quiet, false);
-      if (!vat) return vat.error();
-      auto m = measure(*vat, budget_mm, "search");
-      if (!m) return m.error();
-      const float err = (*m)[0].max_mm();
-      const bool pass = !(*m)[0].exceeded && err <= budget_mm;
-      tried.push_back(Tried{rows, pass, err});
-      if (std::getenv("VATKIT_DEBUG_SEARCH")) {
-        std::fprintf(stderr, "search %s rows %u err %g pass %d\n", clip.name.c_str(), rows, err, int(pass));
-      }
-      return pass;
-    };
-    auto err_of = [&](uint32_t rows) {
-      for (const Tried& t : tried)
-        if (t.rows == rows) return t.err;
-      return 0.0f;
-    };
-    const std::string label = clip.name.empty() ? clip_label(asset, clip.animation) : clip.name;
+  // passes; (3) then bisect below the passing count until n passes and n - 1 fails (RowSearch).
+  Result<uint32_t> search_rows(Encoding e, const ClipPlan& clip, float budget_mm, float* best_error_mm);
 
-    uint32_t hi = 0;  // a passing row count
-    // (1) The key grid.
-    const uint32_t M = key_grid_intervals(asset.animations[size_t(clip.animation)]);
-    if (M > 0 && M + 1 <= max_rows) {
-      // Every multiple, not only powers of two: CesiumMan's 24 fps keys met 0.7 mm at 3x (72
-      // fps), which doubling skipped for 4x (96 fps: a third more rows).
-      for (uint32_t m = 1; uint64_t(M) * m + 1 <= max_rows && hi == 0; ++m) {
-        auto ok = eval(M * m + 1);
-        if (!ok) return ok.error();
-        if (*ok) hi = M * m + 1;
+  // Every clip's rows for options.max_error_mm (search_rows), reporting progress per clip.
+  Result<std::vector<ClipPlan>> search_clips(Encoding e, std::vector<ClipPlan> clips) {
+    for (size_t c = 0; c < clips.size(); ++c) {
+      float best = 0.0f;
+      auto rows = search_rows(e, clips[c], options.max_error_mm, &best);
+      if (!rows) return rows.error();
+      clips[c].rows = *rows;
+      if (options.progress) options.progress("search", float(c + 1) / float(clips.size()));
+    }
+    return clips;
+  }
+
+  // An error's message without the "<source>: " it starts with: a reason in the report.
+  std::string why(const Error& err) const {
+    const std::string prefix = setup.name + ": ";
+    return err.message.rfind(prefix, 0) == 0 ? err.message.substr(prefix.size()) : err.message;
+  }
+
+  // Auto, with the delta still to come: whether the rig represents the poses within `budget`.
+  // Without a target error it is judged on the rows (what a rig cannot represent); the search
+  // already judged it otherwise. The verdict joins `reasons`; the measurement is kept.
+  Result<bool> rig_within_budget(const Vat& vat, float budget, Measured& measured) {
+    auto m = measure(vat, 0.0f, "measure");
+    if (!m) return m.error();
+    float worst = 0.0f;
+    std::string worst_clip;
+    for (auto& c : *m) {
+      const float err = options.max_error_mm > 0.0f ? c.max_mm() : c.error.on_rows_max_mm;
+      if (err >= worst) {
+        worst = err;
+        worst_clip = c.error.clip;
       }
-      if (hi == M + 1) {
-        for (uint32_t d = 2; d <= M; ++d) {
-          if (M % d != 0) continue;
-          auto ok = eval(M / d + 1);
-          if (!ok) return ok.error();
-          if (!*ok) break;
-          hi = M / d + 1;
-        }
+      measured.clips.push_back(c.error);
+    }
+    measured.have = true;
+    if (worst > budget) {
+      reasons.push_back("rig error " + detail::fmt("%.3g", worst) + " mm (clip \"" + worst_clip + "\") exceeds the " +
+                        detail::fmt("%g", budget) + " mm budget");
+      return false;
+    }
+    reasons.push_back("rig error " + detail::fmt("%.3g", worst) + " mm " +
+                      (options.max_error_mm > 0.0f ? "" : "on the rows ") + "is within the " +
+                      detail::fmt("%g", budget) + " mm budget");
+    return true;
+  }
+
+  Result<void> measure_all(const Vat& vat, Measured& measured) {
+    auto m = measure(vat, 0.0f, "measure");
+    if (!m) return m.error();
+    for (auto& c : *m) measured.clips.push_back(c.error);
+    measured.have = true;
+    return {};
+  }
+
+  // Levels of detail (build_lods), and the full mesh in vertex-cache order: `cache_ordered`, once
+  // `ordering` has made it.
+  Result<LodReport> add_levels(Vat& vat, AsyncTask& ordering, const std::vector<uint32_t>& cache_ordered,
+                               StageClock& clock) {
+    LodOptions lod_options{.levels = options.lods, .threads = options.threads};
+    ordering.wait();
+    clock.lap("ordering wait");
+    if (!cache_ordered.empty() && vat.geometry.indices == setup.rest.indices) {
+      vat.geometry.indices = cache_ordered;
+      lod_options.order_full_mesh = false;
+    }
+    if (options.lods > 0) {
+      auto poser = detail::reference_poser(asset, vat);
+      if (!poser) return poser.error();
+      lod_options.pose_source = std::move(*poser);
+    }
+    if (options.progress) lod_options.progress = [&](float f) { options.progress("levels", f); };
+    auto lods = build_lods(vat, lod_options);
+    if (!lods) return lods.error();
+    clock.lap("levels");
+    return lods;
+  }
+
+  BakeReport report(Encoding e, Measured& measured, double lod_seconds, double frame_seconds,
+                    std::chrono::steady_clock::time_point t0) const {
+    BakeReport rep;
+    rep.encoding = e;
+    if (options.encoding != EncodingChoice::Auto) {
+      rep.encoding_reason = "requested";
+    } else {
+      std::string r;
+      for (size_t i = 0; i < reasons.size(); ++i) r += (i ? "; " : "") + reasons[i];
+      rep.encoding_reason = r;
+    }
+    if (measured.have) rep.clips = std::move(measured.clips);
+    rep.notes = row_notes;
+    if (e == Encoding::Rig) rep.notes.insert(rep.notes.end(), setup.notes.begin(), setup.notes.end());
+    rep.measure_seconds = measure_seconds;
+    rep.lod_seconds = lod_seconds;
+    rep.frame_seconds = frame_seconds;
+    rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return rep;
+  }
+};
+
+// One clip's row search (Baker::search_rows): the row counts tried so far and the three phases.
+struct RowSearch {
+  struct Tried {
+    uint32_t rows;
+    bool pass;
+    float err;  // max error, or a lower bound when it failed early
+  };
+  Baker& baker;
+  Encoding e;
+  const ClipPlan& clip;
+  float budget_mm;
+  uint32_t max_rows;
+  std::string max_rate;  // what limits the rows, for the message of a search that fails
+  std::vector<Tried> tried;
+
+  Result<bool> eval(uint32_t rows) {
+    for (const Tried& t : tried)
+      if (t.rows == rows) return t.pass;
+    ClipPlan p = clip;
+    p.rows = rows;
+    detail::Progress quiet;
+    auto vat = baker.bake_encoding(e, {p}, quiet, false);
+    if (!vat) return vat.error();
+    auto m = baker.measure(*vat, budget_mm, "search");
+    if (!m) return m.error();
+    const float err = (*m)[0].max_mm();
+    const bool pass = !(*m)[0].exceeded && err <= budget_mm;
+    tried.push_back(Tried{rows, pass, err});
+    if (std::getenv("VATKIT_DEBUG_SEARCH")) {
+      std::fprintf(stderr, "search %s rows %u err %g pass %d\n", clip.name.c_str(), rows, err, int(pass));
+    }
+    return pass;
+  }
+
+  float err_of(uint32_t rows) const {
+    for (const Tried& t : tried)
+      if (t.rows == rows) return t.err;
+    return 0.0f;
+  }
+
+  // (1) The key grid: a passing row count on it, or 0.
+  Result<uint32_t> on_key_grid() {
+    uint32_t hi = 0;
+    const uint32_t M = key_grid_intervals(baker.asset.animations[size_t(clip.animation)]);
+    if (M == 0 || M + 1 > max_rows) return hi;
+    // Every multiple, not only powers of two: CesiumMan's 24 fps keys met 0.7 mm at 3x (72
+    // fps), which doubling skipped for 4x (96 fps: a third more rows).
+    for (uint32_t m = 1; uint64_t(M) * m + 1 <= max_rows && hi == 0; ++m) {
+      auto ok = eval(M * m + 1);
+      if (!ok) return ok.error();
+      if (*ok) hi = M * m + 1;
+    }
+    if (hi == M + 1) {
+      for (uint32_t d = 2; d <= M; ++d) {
+        if (M % d != 0) continue;
+        auto ok = eval(M / d + 1);
+        if (!ok) return ok.error();
+        if (!*ok) break;
+        hi = M / d + 1;
       }
     }
-    // (2) Upward from 30 fps.
-    if (hi == 0) {
-      uint32_t guess = uint32_t(std::clamp<uint64_t>(detail::rows_at_fps(clip.duration_s, 30.0), 2u, max_rows));
-      for (;;) {
-        auto ok = eval(guess);
-        if (!ok) return ok.error();
-        if (*ok) {
-          hi = guess;
-          break;
-        }
-        if (guess >= max_rows) {
-          if (best_error_mm) *best_error_mm = err_of(guess);
-          return make_error(setup.name, "clip \"" + printable(label) + "\": no rate up to " + max_rate + " keeps the " +
-                                            to_string(e) + " decode within " + detail::fmt("%g", budget_mm) +
-                                            " mm (at " + max_rate + ": " + detail::fmt("%.3g", err_of(guess)) +
-                                            " mm or more)");
-        }
-        const double predicted = 1.0 + std::ceil(double(guess - 1) * std::sqrt(double(err_of(guess)) / budget_mm));
-        // An early-stopped measurement only bounds the error from below: never grow by less than 2x.
-        guess = uint32_t(std::min<double>(max_rows, std::max<double>(predicted, double(guess - 1) * 2.0 + 1.0)));
+    return hi;
+  }
+
+  // (2) Upward from 30 fps: a passing row count, or an error when even max_rows fails.
+  Result<uint32_t> upward(float* best_error_mm) {
+    uint32_t guess = uint32_t(std::clamp<uint64_t>(detail::rows_at_fps(clip.duration_s, 30.0), 2u, max_rows));
+    for (;;) {
+      auto ok = eval(guess);
+      if (!ok) return ok.error();
+      if (*ok) return guess;
+      if (guess >= max_rows) {
+        if (best_error_mm) *best_error_mm = err_of(guess);
+        const std::string label = clip.name.empty() ? clip_label(baker.asset, clip.animation) : clip.name;
+        return make_error(baker.setup.name, "clip \"" + printable(label) + "\": no rate up to " + max_rate + " keeps the " +
+                                                to_string(e) + " decode within " + detail::fmt("%g", budget_mm) +
+                                                " mm (at " + max_rate + ": " + detail::fmt("%.3g", err_of(guess)) +
+                                                " mm or more)");
       }
+      const double predicted = 1.0 + std::ceil(double(guess - 1) * std::sqrt(double(err_of(guess)) / budget_mm));
+      // An early-stopped measurement only bounds the error from below: never grow by less than 2x.
+      guess = uint32_t(std::min<double>(max_rows, std::max<double>(predicted, double(guess - 1) * 2.0 + 1.0)));
     }
-    // (3) Down to the edge: n passes, n - 1 fails. The neighbour first: usually it fails (the
-    // rows just left the keys, or the rate is just enough), and we are done.
+  }
+
+  // (3) Down to the edge from the passing count `hi`: n passes, n - 1 fails. The neighbour
+  // first: usually it fails (the rows just left the keys, or the rate is just enough), and we are
+  // done.
+  Result<uint32_t> down_to_edge(uint32_t hi) {
     if (hi > 1) {
       auto ok = eval(hi - 1);
       if (!ok) return ok.error();
@@ -695,236 +940,111 @@ struct Baker {
       if (!ok) return ok.error();
       if (*ok) hi = next;
     }
-    if (best_error_mm) *best_error_mm = err_of(hi);
     return hi;
   }
 };
+
+Result<uint32_t> Baker::search_rows(Encoding e, const ClipPlan& clip, float budget_mm, float* best_error_mm) {
+  // Rates up to max_search_fps, and never more rows than the texture holds.
+  const uint64_t rate_rows = detail::rows_at_fps(clip.duration_s, options.max_search_fps);
+  const uint32_t max_rows = uint32_t(std::min<uint64_t>(rate_rows, options.max_texture_size));
+  if (max_rows <= 1) return 1u;
+  const std::string max_rate = detail::fmt("%g", max_rows < rate_rows ? double(max_rows - 1) / clip.duration_s
+                                                                        : double(options.max_search_fps)) +
+                               " fps" + (max_rows < rate_rows ? " (the texture size limit's " + std::to_string(max_rows) + " rows)" : "");
+  RowSearch search{*this, e, clip, budget_mm, max_rows, max_rate, {}};
+  auto hi = search.on_key_grid();
+  if (hi && *hi == 0) hi = search.upward(best_error_mm);
+  if (hi) hi = search.down_to_edge(*hi);
+  if (!hi) return hi.error();
+  if (best_error_mm) *best_error_mm = search.err_of(*hi);
+  return *hi;
+}
+
+// Keeps in the file what was measured (`vatkit info` prints it); a measurement that is not a
+// finite number (a pose beyond float range) is reported, not stored.
+void keep_accuracy(Vat& vat, const Measured& measured) {
+  if (!measured.have || measured.clips.size() != vat.clips.size()) return;
+  for (size_t c = 0; c < measured.clips.size(); ++c) {
+    const ClipError& m = measured.clips[c];
+    const float values[] = {m.on_rows_max_mm, m.on_rows_p99_mm, m.between_rows_max_mm, m.between_rows_p99_mm,
+                            m.normal_max_deg};
+    if (std::all_of(std::begin(values), std::end(values), [](float v) { return std::isfinite(v) && v >= 0.0f; })) {
+      vat.clips[c].accuracy = static_cast<const ClipAccuracy&>(m);
+    }
+  }
+}
 
 }  // namespace
 
 Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* report) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto fps_in_range = [](float fps) { return fps >= kMinBakeFps && fps <= kMaxBakeFps; };
-  const std::string fps_range = "[" + detail::fmt("%g", kMinBakeFps) + ", " + detail::fmt("%g", kMaxBakeFps) + "]";
-  if (!(options.max_error_mm >= 0.0f) || !std::isfinite(options.max_error_mm)) {
-    return make_error(asset.source, "max error " + detail::fmt("%g", options.max_error_mm) + " mm is not a number >= 0");
-  }
-  if (options.max_error_mm <= 0.0f && !fps_in_range(options.fps)) {
-    return make_error(asset.source, "fps " + detail::fmt("%g", options.fps) + " is outside " + fps_range);
-  }
-  if (options.max_error_mm > 0.0f && !fps_in_range(options.max_search_fps)) {
-    return make_error(asset.source, "max search fps " + detail::fmt("%g", options.max_search_fps) + " is outside " + fps_range);
-  }
-  if (options.max_texture_size == 0 || options.max_texture_size > kMaxTextureSize) {
-    return make_error(asset.source, "max texture size " + std::to_string(options.max_texture_size) + " is outside [1, " +
-                                        std::to_string(kMaxTextureSize) + "]");
-  }
-  if (options.lods > kMaxBakeLods) {
-    return make_error(asset.source, "levels of detail " + std::to_string(options.lods) + " is outside [0, " +
-                                        std::to_string(kMaxBakeLods) + "]");
-  }
-  if (options.precision > Precision::Q16) return make_error(asset.source, "unknown precision");
-
-  // VATKIT_DEBUG_BAKE=1: each stage's wall time on stderr (for finding fixed costs; bench_bake
-  // and docs/benchmarks.md).
-  struct StageClock {
-    bool on = std::getenv("VATKIT_DEBUG_BAKE") != nullptr;
-    std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
-    std::string line;
-    void lap(const char* stage) {
-      if (!on) return;
-      const auto now = std::chrono::steady_clock::now();
-      line += std::string(line.empty() ? "" : ", ") + stage + " " +
-              detail::fmt("%.0f", std::chrono::duration<double, std::micro>(now - last).count());
-      last = now;
-    }
-    ~StageClock() {
-      if (on) std::fprintf(stderr, "bake stages (us): %s\n", line.c_str());
-    }
-  } clock;
+  if (auto ok = check_options(asset, options); !ok) return ok.error();
+  StageClock clock;
   auto plans = detail::plan_clips(asset, options);
   clock.lap("plan");
   if (!plans) return plans.error();
-  // A fixed rate's rows, checked before anything is prepared: every clip's rows lie in one
-  // texture, so a clip with more rows than the largest texture size limit can never fit (one
-  // over this bake's limit fails in check_fits, which says what would fit).
-  std::vector<std::string> row_notes;
-  if (options.max_error_mm <= 0.0f) {
-    for (detail::ClipPlan& c : *plans) {
-      const uint64_t rows = detail::rows_at_fps(c.duration_s, options.fps);
-      const std::string clip = "clip \"" + clip_label(asset, c.animation) + "\" (" + detail::fmt("%g", c.duration_s) + " s";
-      if (rows > kMaxTextureSize) {
-        return make_error(asset.source, clip + ") at " + detail::fmt("%g", options.fps) + " fps needs " +
-                                            (rows >= detail::kRowsSaturated ? "over " : "") + std::to_string(rows) +
-                                            " frame rows, more than a VAT holds (" + std::to_string(kMaxTextureSize) +
-                                            ", the largest texture size limit: every clip's rows share one texture)");
-      }
-      c.rows = uint32_t(rows);
-      if (c.rows == 1 && c.duration_s > 0.0f) {
-        row_notes.push_back(clip + ") has 1 frame row at " + detail::fmt("%g", options.fps) +
-                            " fps: it holds its first pose for the whole clip");
-      }
-    }
-  }
+  auto row_notes = fixed_rate_rows(asset, options, *plans);
+  if (!row_notes) return row_notes.error();
   auto setup_r = detail::prepare_bake(asset, options);
   if (!setup_r) return setup_r.error();
   detail::BakeSetup& setup = *setup_r;
   clock.lap("rest geometry");
-  // The full mesh's vertex-cache order depends only on the rest geometry: a pool worker makes it
-  // while this thread prepares the rig and makes the frame rows (alone after them, it was most
-  // of a small bake: 0.8 ms of CesiumMan's 1.1 ms rig bake on the 2-core VM). Below ~2k
-  // triangles it takes less than waking a worker costs here (Fox's 576: 0.02 ms), so it runs on
-  // this thread when waited for.
   std::vector<uint32_t> cache_ordered;
-  constexpr size_t kAsyncOrderTriangles = 2048;
-  AsyncTask ordering(
-      // setup.rest's indices and groups are only read from here on (a bake's VAT may take its
-      // vertices: detail::take_vertices), and `ordering` is destroyed (waited for) before
-      // `setup`: no copy of the index buffer (a fresh 100 kB copy cost up to 80 us).
-      [&cache_ordered, &rest = std::as_const(setup.rest), vertices = setup.rest.vertex_count()] {
-        cache_ordered = detail::vertex_cache_order(rest.indices, rest.groups, vertices);
-      },
-      setup.rest.indices.size() / 3 >= kAsyncOrderTriangles ? options.threads : 1);
+  AsyncTask ordering = order_vertex_cache(setup, options.threads, cache_ordered);
   clock.lap("ordering posted");
   if (options.encoding != EncodingChoice::Delta) detail::prepare_rig(setup, *plans);
   clock.lap("rig preparation");
 
   Baker baker{asset, options, setup};
-  BakeReport rep;
-
-  // Which encodings to consider.
-  std::vector<Encoding> candidates;
-  if (options.encoding == EncodingChoice::Delta) candidates = {Encoding::Delta};
-  if (options.encoding == EncodingChoice::Rig) candidates = {Encoding::Rig};
-  if (options.encoding == EncodingChoice::Auto) candidates = {Encoding::Rig, Encoding::Delta};
+  baker.row_notes = std::move(*row_notes);
+  const std::vector<Encoding> candidates = options.encoding == EncodingChoice::Delta ? std::vector{Encoding::Delta}
+                                           : options.encoding == EncodingChoice::Rig ? std::vector{Encoding::Rig}
+                                                                                     : std::vector{Encoding::Rig, Encoding::Delta};
   const float budget = options.max_error_mm > 0.0f ? options.max_error_mm : options.auto_budget_mm;
-
-  std::vector<std::string> reasons;
-  auto why = [&](const Error& err) {
-    const std::string prefix = setup.name + ": ";
-    return err.message.rfind(prefix, 0) == 0 ? err.message.substr(prefix.size()) : err.message;
-  };
   for (size_t ci = 0; ci < candidates.size(); ++ci) {
     const Encoding e = candidates[ci];
     const bool last = ci + 1 == candidates.size();
     if (e == Encoding::Rig && !setup.rig_error.empty()) {
       if (last) return make_error(setup.name, setup.rig_error);
-      reasons.push_back("rig refused: " + setup.rig_error);
+      baker.reasons.push_back("rig refused: " + setup.rig_error);
       continue;
     }
-    std::vector<ClipPlan> clips = *plans;
-    if (options.max_error_mm > 0.0f) {
-      bool failed = false;
-      for (size_t c = 0; c < clips.size(); ++c) {
-        float best = 0.0f;
-        auto rows = baker.search_rows(e, clips[c], options.max_error_mm, &best);
-        if (!rows) {
-          if (last) return rows.error();
-          reasons.push_back("rig cannot meet the budget: " + why(rows.error()));
-          failed = true;
-          break;
-        }
-        clips[c].rows = *rows;
-        if (options.progress) options.progress("search", float(c + 1) / float(clips.size()));
-      }
-      if (failed) continue;
+    auto clips = options.max_error_mm > 0.0f ? baker.search_clips(e, *plans) : Result<std::vector<ClipPlan>>(*plans);
+    if (!clips) {
+      if (last) return clips.error();
+      baker.reasons.push_back("rig cannot meet the budget: " + baker.why(clips.error()));
+      continue;
     }
     detail::Progress progress;
     progress.fn = &options.progress;
     progress.stage = "bake";
-    progress.total = detail::total_rows(clips);
+    progress.total = detail::total_rows(*clips);
     clock.lap("search");
     // The rig's geometry is its own (a rig refused after this bake falls back to the delta,
     // which reads the rest geometry); the delta is always the last candidate.
-    auto vat = baker.bake_encoding(e, clips, progress, true);
+    auto vat = baker.bake_encoding(e, *clips, progress, true);
     clock.lap(e == Encoding::Rig ? "rig rows" : "delta rows");
     if (!vat) {
       if (last) return vat.error();
-      reasons.push_back("rig refused: " + why(vat.error()));
+      baker.reasons.push_back("rig refused: " + baker.why(vat.error()));
       continue;
     }
-    std::vector<ClipError> measured;
-    bool have_measure = false;
+    Measured measured;
     if (options.encoding == EncodingChoice::Auto && !last) {
-      // Auto: the rig must represent the poses within the budget. Without a target error, judge
-      // it on the rows (what a rig cannot represent); the search already judged it otherwise.
-      auto m = baker.measure(*vat, 0.0f, "measure");
-      if (!m) return m.error();
-      float worst = 0.0f;
-      std::string worst_clip;
-      for (auto& c : *m) {
-        const float err = options.max_error_mm > 0.0f ? c.max_mm() : c.error.on_rows_max_mm;
-        if (err >= worst) {
-          worst = err;
-          worst_clip = c.error.clip;
-        }
-        measured.push_back(c.error);
-      }
-      have_measure = true;
+      auto within = baker.rig_within_budget(*vat, budget, measured);
+      if (!within) return within.error();
       clock.lap("measure");
-      if (worst > budget) {
-        reasons.push_back("rig error " + detail::fmt("%.3g", worst) + " mm (clip \"" + worst_clip + "\") exceeds the " +
-                          detail::fmt("%g", budget) + " mm budget");
-        continue;
-      }
-      reasons.push_back("rig error " + detail::fmt("%.3g", worst) + " mm " +
-                        (options.max_error_mm > 0.0f ? "" : "on the rows ") + "is within the " +
-                        detail::fmt("%g", budget) + " mm budget");
+      if (!*within) continue;
     }
-    if (options.measure && !have_measure) {
-      auto m = baker.measure(*vat, 0.0f, "measure");
-      if (!m) return m.error();
-      for (auto& c : *m) measured.push_back(c.error);
-      have_measure = true;
+    if (options.measure && !measured.have) {
+      if (auto m = baker.measure_all(*vat, measured); !m) return m.error();
       clock.lap("measure");
     }
-    // Levels of detail (bake_lod.cpp), and the full mesh in vertex-cache order.
-    LodOptions lod_options{.levels = options.lods, .threads = options.threads};
-    ordering.wait();
-    clock.lap("ordering wait");
-    if (!cache_ordered.empty() && vat->geometry.indices == setup.rest.indices) {
-      vat->geometry.indices = cache_ordered;
-      lod_options.order_full_mesh = false;
-    }
-    if (options.lods > 0) {
-      auto poser = detail::reference_poser(asset, *vat);
-      if (!poser) return poser.error();
-      lod_options.pose_source = std::move(*poser);
-    }
-    if (options.progress) lod_options.progress = [&](float f) { options.progress("levels", f); };
-    auto lods = build_lods(*vat, lod_options);
+    auto lods = baker.add_levels(*vat, ordering, cache_ordered, clock);
     if (!lods) return lods.error();
-    clock.lap("levels");
-    // The file keeps what was measured (`vatkit info` prints it); a measurement that is not a
-    // finite number (a pose beyond float range) is reported, not stored.
-    if (have_measure && measured.size() == vat->clips.size()) {
-      for (size_t c = 0; c < measured.size(); ++c) {
-        const ClipError& m = measured[c];
-        const float values[] = {m.on_rows_max_mm, m.on_rows_p99_mm, m.between_rows_max_mm, m.between_rows_p99_mm,
-                                m.normal_max_deg};
-        if (std::all_of(std::begin(values), std::end(values), [](float v) { return std::isfinite(v) && v >= 0.0f; })) {
-          vat->clips[c].accuracy = static_cast<const ClipAccuracy&>(m);
-        }
-      }
-    }
-    if (report) {
-      rep.encoding = e;
-      if (options.encoding != EncodingChoice::Auto) {
-        rep.encoding_reason = "requested";
-      } else {
-        std::string r;
-        for (size_t i = 0; i < reasons.size(); ++i) r += (i ? "; " : "") + reasons[i];
-        rep.encoding_reason = r;
-      }
-      if (have_measure) rep.clips = std::move(measured);
-      rep.notes = row_notes;
-      if (e == Encoding::Rig) rep.notes.insert(rep.notes.end(), setup.notes.begin(), setup.notes.end());
-      rep.measure_seconds = baker.measure_seconds;
-      rep.lod_seconds = lods->seconds;
-      rep.frame_seconds = progress.frame_seconds;
-      rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      *report = std::move(rep);
-    }
+    keep_accuracy(*vat, measured);
+    if (report) *report = baker.report(e, measured, lods->seconds, progress.frame_seconds, t0);
     return vat;
   }
   return make_error(setup.name, "no encoding could be baked");  // not reached: Delta always ends the list
