@@ -1,8 +1,9 @@
-// The .vat.glb writer (docs/format.md is the specification; vat_file.cpp in the runtime reads it).
+// The .vat.glb writer (docs/format.md is the specification; vat_read.cpp in the runtime reads it).
 //
 // validate_vat first, so that nothing inconsistent (or non-finite, which JSON cannot hold) is
 // ever stored; then glb::Writer lays out the rest-pose mesh, materials, images and the planes
-// (16-byte-aligned views), and the checksum is patched into the finished bytes.
+// (16-byte-aligned views), and the checksum is patched into the finished bytes. The extension's
+// properties are written from the tables of vat_schema.h, which the reader reads with.
 #include "vatkit/vat_write.h"
 
 #include <cassert>
@@ -15,6 +16,7 @@
 #include "file/checksum.h"
 #include "file/glb_writer.h"
 #include "file/vat_format.h"
+#include "file/vat_schema.h"
 #include "util/printable.h"
 
 namespace vatkit {
@@ -25,47 +27,36 @@ using namespace vat_format;
 
 // ---- writing -------------------------------------------------------------------------------
 
-json bounds_json(const Bounds& b) {
-  return {{"min", glb::json_array(b.min)}, {"max", glb::json_array(b.max)}};
-}
-
-json clip_json(const VatClip& c) {
-  json out = {{"name", c.name},
-          {"sourceAnimation", c.source_animation},
-          {"firstRow", c.first_row},
-          {"rows", c.rows},
-          {"fps", glb::json_number(c.fps)},
-          {"duration", glb::json_number(c.duration_s)},
-          {"loopMode", loop_name(c.defaults.loop_mode)},
-          {"repetitions", c.defaults.repetitions},
-          {"endMode", end_name(c.defaults.end_mode)},
-          {"speed", glb::json_number(c.defaults.speed)},
-          {"maxDelta", glb::json_number(c.max_delta)},
-          {"bounds", bounds_json(c.bounds)},
-          {"deltaRange", bounds_json(c.delta_range)},
-          {"translationRange", bounds_json(c.translation_range)},
-          {"scaleRange", {glb::json_number(c.scale_min), glb::json_number(c.scale_max)}}};
-  if (c.accuracy) {
-    json error = json::object();
-    for (const auto& [value, key] : accuracy_fields(*c.accuracy)) error[key] = glb::json_number(*value);
-    out["error"] = std::move(error);
-  }
-  return out;
-}
-
 json material_json(const Material& m) {
-  json pbr = {{"baseColorFactor", glb::json_array(m.base_color_factor)}, {"metallicFactor", 0}};
+  json pbr = write_fields(kPbrFields, m);
+  pbr[key::kMetallicFactor] = 0;
   if (m.base_color_image >= 0) {
-    json texture = {{"index", m.base_color_image}};  // texture i shows image i
-    if (m.base_color_texcoord != 0) texture["texCoord"] = m.base_color_texcoord;
-    pbr["baseColorTexture"] = std::move(texture);
+    json texture = write_fields(kTextureInfoFields, m);
+    texture[key::kTextureIndex] = m.base_color_image;  // texture i shows image i
+    pbr[key::kBaseColorTexture] = std::move(texture);
   }
-  json out = {{"pbrMetallicRoughness", std::move(pbr)}};
-  if (!m.name.empty()) out["name"] = m.name;
-  if (m.alpha_mode != AlphaMode::Opaque) out["alphaMode"] = alpha_name(m.alpha_mode);
-  if (m.alpha_mode == AlphaMode::Mask) out["alphaCutoff"] = glb::json_number(m.alpha_cutoff);
-  if (m.double_sided) out["doubleSided"] = true;
+  json out = write_fields(kMaterialFields, m);
+  out[key::kPbr] = std::move(pbr);
   return out;
+}
+
+// The levels of detail, their index views added to `w`. A level's groups follow the primitives:
+// a draw group that is not stored has no entry.
+json lods_json(const VatGeometry& g, glb::Writer& w) {
+  json lods = json::array();
+  for (const LodLevel& lod : g.lods) {
+    json groups = json::array();
+    for (size_t i = 0; i < g.groups.size(); ++i) {
+      if (g.groups[i].index_count == 0) continue;
+      groups.push_back(write_fields(kLodGroupFields, lod.groups[i]));
+    }
+    json level = write_fields(kLodFields, lod);
+    level[key::kIndices] = w.add_buffer_view(
+        {reinterpret_cast<const uint8_t*>(lod.indices.data()), lod.indices.size() * 4}, {.borrow = true});
+    level[key::kGroups] = std::move(groups);
+    lods.push_back(std::move(level));
+  }
+  return lods;
 }
 
 // An upper bound of the BIN data's size, to refuse a Vat too large for a GLB before copying it.
@@ -81,16 +72,9 @@ uint64_t bin_bound(const Vat& vat) {
   return bytes;
 }
 
-// The file in pieces (glb::Writer::parts), sealed with its checksum: the planes, indices and
-// images are borrowed from `vat`, the rest is held by `w` (4-byte default alignment).
-glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
-  if (const uint64_t bound = bin_bound(vat); bound > std::numeric_limits<uint32_t>::max()) {
-    fail("file", "would hold " + num(bound) + " bytes of data, a GLB holds at most 4 GiB");
-  }
-  w.json()["asset"]["generator"] = "vatkit";
-  const VatGeometry& g = vat.geometry;
-
-  // The rest-pose mesh: one vertex stream shared by every primitive, one primitive per draw group.
+// The rest-pose mesh: one vertex stream shared by every primitive, one primitive per draw group;
+// returns its index.
+uint32_t write_mesh(const VatGeometry& g, glb::Writer& w) {
   json attributes = json::object();
   for (int i = 0; i < kAttrCount; ++i) {
     const Attr a = static_cast<Attr>(i);
@@ -118,7 +102,44 @@ glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
     if (group.material >= 0) primitive["material"] = group.material;
     primitives.push_back(std::move(primitive));
   }
-  const uint32_t mesh = w.append("meshes", {{"name", "vat"}, {"primitives", std::move(primitives)}});
+  return w.append("meshes", {{"name", "vat"}, {"primitives", std::move(primitives)}});
+}
+
+// The extension object; the planes' (and levels') views are added to `w`.
+json extension_json(const Vat& vat, uint32_t mesh, glb::Writer& w) {
+  const VatGeometry& g = vat.geometry;
+  json ext = write_fields(kHeaderFields, vat);
+  ext[key::kVersion] = kVatFormatVersion;
+  ext[key::kMesh] = mesh;
+  ext[key::kChecksum] = std::string(vat_file_detail::kChecksumDigits, '0');
+  ext[key::kClips] = json::array();
+  for (const VatClip& c : vat.clips) ext[key::kClips].push_back(Codec<VatClip>::write(c));
+  ext[key::kSlots] = json::array();
+  for (const VatSlot& s : vat.slots) ext[key::kSlots].push_back(Codec<VatSlot>::write(s));
+  ext[key::kPlanes] = json::array();
+  for (const Plane& p : vat.planes) {
+    glb::ViewOptions view;
+    view.alignment = kPlaneAlignment;
+    view.borrow = true;
+    json plane = write_fields(kPlaneFields, p);
+    plane[key::kBufferView] = w.add_buffer_view(p.data, view);
+    ext[key::kPlanes].push_back(std::move(plane));
+  }
+  // Levels of detail after the planes (a Vat without them writes the bytes it always did).
+  if (!g.lods.empty()) ext[key::kLods] = lods_json(g, w);
+  ext[key::kSources] = json::array();
+  for (const SourceRange& s : g.sources) ext[key::kSources].push_back(Codec<SourceRange>::write(s));
+  return ext;
+}
+
+// The file in pieces (glb::Writer::parts), sealed with its checksum: the planes, indices and
+// images are borrowed from `vat`, the rest is held by `w` (4-byte default alignment).
+glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
+  if (const uint64_t bound = bin_bound(vat); bound > std::numeric_limits<uint32_t>::max()) {
+    fail("file", "would hold " + num(bound) + " bytes of data, a GLB holds at most 4 GiB");
+  }
+  w.json()["asset"]["generator"] = "vatkit";
+  const uint32_t mesh = write_mesh(vat.geometry, w);
   w.append("nodes", {{"mesh", mesh}, {"name", "vat"}});
   w.append("scenes", {{"nodes", {0}}});
   w.json()["scene"] = 0;
@@ -126,70 +147,12 @@ glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
   for (const Material& m : vat.materials) w.append("materials", material_json(m));
   for (size_t i = 0; i < vat.images.size(); ++i) {
     const Image& image = vat.images[i];
-    json object = {{"bufferView", w.add_buffer_view(image.bytes, {.borrow = true})}, {"mimeType", image.mime_type}};
-    if (!image.name.empty()) object["name"] = image.name;
+    json object = write_fields(kImageFields, image);
+    object[key::kBufferView] = w.add_buffer_view(image.bytes, {.borrow = true});
     w.append("images", std::move(object));
     w.append("textures", {{"source", i}});
   }
-
-  json ext = {{"version", kVatFormatVersion},
-              {"encoding", to_string(vat.encoding)},
-              {"precision", to_string(vat.precision)},
-              {"frameRows", vat.frame_rows},
-              {"mesh", mesh},
-              {"bounds", bounds_json(vat.bounds)},
-              {"clips", json::array()},
-              {"slots", json::array()},
-              {"planes", json::array()},
-              {"sources", json::array()},
-              {"checksum", std::string(vat_file_detail::kChecksumDigits, '0')}};
-  for (const VatClip& c : vat.clips) ext["clips"].push_back(clip_json(c));
-  for (const VatSlot& s : vat.slots) {
-    ext["slots"].push_back({{"name", s.name},
-                            {"node", s.node},
-                            {"inverseBind", glb::json_array(std::span<const float>(
-                                                &s.inverse_bind[0][0], 16))}});
-  }
-  for (const Plane& p : vat.planes) {
-    glb::ViewOptions view;
-    view.alignment = kPlaneAlignment;
-    view.borrow = true;
-    ext["planes"].push_back({{"semantic", to_string(p.semantic)},
-                             {"format", to_string(p.format)},
-                             {"texelsPerFrame", p.texels_per_frame},
-                             {"width", p.width},
-                             {"rowsPerFrame", p.rows_per_frame},
-                             {"height", p.height},
-                             {"bufferView", w.add_buffer_view(p.data, view)}});
-  }
-  // Levels of detail after the planes (a Vat without them writes the bytes it always did). A
-  // level's groups follow the primitives: a draw group that is not stored has no entry.
-  if (!g.lods.empty()) {
-    ext["lods"] = json::array();
-    for (const LodLevel& lod : g.lods) {
-      json groups = json::array();
-      for (size_t i = 0; i < g.groups.size(); ++i) {
-        if (g.groups[i].index_count == 0) continue;
-        groups.push_back({{"firstIndex", lod.groups[i].first_index}, {"indexCount", lod.groups[i].index_count}});
-      }
-      const uint32_t view = w.add_buffer_view(
-          {reinterpret_cast<const uint8_t*>(lod.indices.data()), lod.indices.size() * 4}, {.borrow = true});
-      ext["lods"].push_back({{"indices", view},
-                             {"groups", std::move(groups)},
-                             {"error", glb::json_number(lod.error)},
-                             {"errorInMotion", glb::json_number(lod.error_in_motion)},
-                             {"screenSize", glb::json_number(lod.screen_size)}});
-    }
-  }
-  for (const SourceRange& s : g.sources) {
-    ext["sources"].push_back({{"node", s.node},
-                              {"mesh", s.mesh},
-                              {"primitive", s.primitive},
-                              {"firstVertex", s.first_vertex},
-                              {"vertexCount", s.vertex_count},
-                              {"sourceVertexCount", s.source_vertex_count}});
-  }
-  w.json()["extensions"][kVatExtensionName] = std::move(ext);
+  w.json()["extensions"][kVatExtensionName] = extension_json(vat, mesh, w);
   w.use_extension(kVatExtensionName, /*required=*/false);
 
   // The GLB length field is 32 bits. The JSON is measured as finish() will write it (plus the
@@ -205,10 +168,6 @@ glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
   (void)sealed;
   return parts;
 }
-
-}  // namespace
-
-namespace {
 
 // check_vat, then write_unchecked; errors name vat.source.
 Result<glb::Writer::Parts> checked_parts(const Vat& vat, glb::Writer& w) {

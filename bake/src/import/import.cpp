@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <limits>
 #include <new>
 #include <string_view>
 
@@ -127,42 +126,6 @@ void check_required_extensions(Context& ctx) {
   check_list("extensionsRequired", true);
 }
 
-// tinygltf must never decode an image nor touch the file system; the clean document has neither
-// images nor buffers, and these callbacks make sure of it.
-bool keep_encoded_image(tinygltf::Image* image, const int, std::string*, std::string*, int, int,
-                        const unsigned char* bytes, int size, void*) {
-  image->as_is = true;
-  if (bytes && size > 0) image->image.assign(bytes, bytes + size);
-  return true;
-}
-bool no_file_exists(const std::string&, void*) { return false; }
-std::string no_expand(const std::string& path, void*) { return path; }
-bool no_read(std::vector<unsigned char>*, std::string* err, const std::string&, void*) {
-  if (err) *err = "vatkit reads external files itself";
-  return false;
-}
-bool no_write(std::string* err, const std::string&, const std::vector<unsigned char>&, void*) {
-  if (err) *err = "vatkit does not write through tinygltf";
-  return false;
-}
-
-void parse_with_tinygltf(Context& ctx, const json& clean) {
-  const std::string text = clean.dump();
-  if (text.size() > std::numeric_limits<unsigned int>::max()) fail("JSON", "too large");
-  tinygltf::TinyGLTF loader;
-  loader.SetImageLoader(&keep_encoded_image, nullptr);
-  loader.SetFsCallbacks(tinygltf::FsCallbacks{&no_file_exists, &no_expand, &no_read, &no_write, nullptr});
-  std::string err, warn;
-  bool ok = false;
-  try {
-    ok = loader.LoadASCIIFromString(&ctx.model, &err, &warn, text.data(), static_cast<unsigned int>(text.size()), "",
-                                    tinygltf::NO_REQUIRE);
-  } catch (const std::exception& e) {
-    fail("JSON", std::string("tinygltf: ") + e.what());
-  }
-  if (!ok) fail("JSON", "tinygltf: " + err.substr(0, err.find('\n')));
-}
-
 // Messages quote names and URIs from the file: keep them on one printable line of bounded length.
 std::string one_line(std::string s) {
   if (s.size() > 2000) s = s.substr(0, 2000) + "...";
@@ -177,9 +140,8 @@ void run(Context& ctx) {
   if (!ctx.doc.is_object()) fail("JSON", "the top level is not an object");
   check_required_extensions(ctx);
   std::vector<std::string> shape_warnings;
-  const json clean = check_and_extract(ctx.doc, ctx.channel_sources, shape_warnings);
+  ctx.model = check_and_extract(ctx.doc, ctx.channel_sources, shape_warnings);
   for (auto& w : shape_warnings) ctx.warn(std::move(w));
-  parse_with_tinygltf(ctx, clean);
 
   load_buffers(ctx);
   // Decoded data may exceed the file (quantized or meshopt-compressed input, flat-normal splits,

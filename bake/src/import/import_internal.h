@@ -6,20 +6,18 @@
 //     nested too deeply, parse the JSON with nlohmann (exceptions caught), and check
 //     extensionsRequired.
 //  2. import_json.cpp: check the shape of every JSON property the importer reads (types, array
-//     sizes, non-negative indices) and extract a clean document holding only those properties.
-//     This is what makes tinygltf 2.7 safe to use: it silently drops primitives and channels it
-//     cannot parse (shifting every later index), truncates out-of-range integers and reads an
-//     image's bufferView without checking it against its buffer. After this pass none of that
-//     can happen, and every error already names its JSON path.
-//  3. import.cpp: tinygltf parses the clean document into its typed model. Buffers and images
-//     are not in that document: import_data.cpp loads them itself (data URIs, files next to the
-//     .gltf, the GLB BIN chunk, EXT_meshopt_compression fallback buffers), so that a missing
-//     file is an error naming buffers[i], nothing is read outside the folders import.h allows,
-//     and no image is ever decoded.
-//  4. import_data.cpp: validate every bufferView and accessor against the real byte counts,
+//     sizes, non-negative indices) and store it in a typed model (tinygltf::Model, the types of
+//     tinygltf 2.7, whose parser is not used: the text is parsed once, in step 1). Every error
+//     names its JSON path, nothing is dropped silently (which would shift every later index) and
+//     no integer is truncated. Buffers and images are not in the model: import_data.cpp loads them
+//     itself from the document (data URIs, files next to the .gltf, the GLB BIN chunk,
+//     EXT_meshopt_compression fallback buffers), so that a missing file is an error naming
+//     buffers[i], nothing is read outside the folders import.h allows, and no image is ever
+//     decoded.
+//  3. import_data.cpp: validate every bufferView and accessor against the real byte counts,
 //     decode EXT_meshopt_compression views, and decode accessors (every component type,
 //     normalized integers, byteStride, sparse) into floats or integers.
-//  5. import_mesh.cpp, import_scene.cpp: build and validate the Asset.
+//  4. import_mesh.cpp, import_scene.cpp: build and validate the Asset.
 //
 // Errors are thrown as Failure inside the importer and turned into an Error (a value) at the two
 // entry points, so the decoding code reads straight through.
@@ -140,7 +138,7 @@ struct Context {
 
   json doc;                 // the original document (extensions are read from here)
   std::vector<std::vector<uint32_t>> channel_sources;  // see check_and_extract
-  tinygltf::Model model;    // the clean document, parsed by tinygltf
+  tinygltf::Model model;    // the properties the importer reads, checked (check_and_extract)
   bool quantization_declared = false;  // KHR_mesh_quantization in extensionsUsed
   bool quantization_warned = false;
 
@@ -158,11 +156,11 @@ struct Context {
   void warn(std::string line) { asset.warnings.push_back(std::move(line)); }
 };
 
-// import_json.cpp: checks the document's shape and returns the clean document for tinygltf.
+// import_json.cpp: checks the document's shape and returns the properties the importer reads.
 // Channels the spec says to ignore (no target node, a path an extension defines) are left out
-// with a warning; channel_sources[a][c] is the file's index of clean channel c of animation a.
-json check_and_extract(const json& doc, std::vector<std::vector<uint32_t>>& channel_sources,
-                       std::vector<std::string>& warnings);
+// with a warning; channel_sources[a][c] is the file's index of channel c of animation a.
+tinygltf::Model check_and_extract(const json& doc, std::vector<std::vector<uint32_t>>& channel_sources,
+                                  std::vector<std::string>& warnings);
 
 // import_data.cpp
 void load_buffers(Context& ctx);

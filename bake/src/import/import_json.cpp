@@ -1,8 +1,11 @@
 // The shape pass of the importer: every JSON property the importer reads is checked for its type
-// (and array length, and non-negative int range for indices) and copied into a clean document;
-// everything else (extras, extensions, cameras, samplers, buffers, images) is left out. tinygltf
-// then parses the clean document, so it can neither drop an object silently (which would shift
-// every later index) nor truncate an integer, and every type error here names its JSON path.
+// (and array length, and non-negative int range for indices) and stored in the typed model
+// (tinygltf::Model); everything else (extras, extensions, cameras, samplers, buffers, images) is
+// left out. The document is parsed once (import.cpp) and walked once, here: nothing is dropped
+// silently (which would shift every later index), no integer is truncated, and every type error
+// names its JSON path. The model holds what tinygltf 2.7's parser made of these properties,
+// defaults included (a primitive's mode 4, a sampler's "LINEAR", a node's matrix winning over its
+// translation, rotation and scale), so the stages after it read the same values.
 #include <cmath>
 #include <limits>
 
@@ -34,10 +37,11 @@ std::string describe(const json& value) {
 
 bool is_index(const json& v) { return v.is_number_unsigned() && v.get<uint64_t>() <= kMaxIndex; }
 
-// Copies `key` of `in` to `out` after checking it, or fails naming `path.key`.
+// Checks properties of the object `in` (named `path`) and stores them; a property that is absent
+// leaves its destination as it is (the model's default). Fails naming `path.key`.
 class Copier {
  public:
-  Copier(const json& in, json& out, std::string path) : in_(in), out_(out), path_(std::move(path)) {}
+  Copier(const json& in, std::string path) : in_(in), path_(std::move(path)) {}
 
   const json* find(const char* key, bool required) const {
     const json* v = member(in_, key);
@@ -45,91 +49,91 @@ class Copier {
     return v;
   }
   std::string at(const char* key) const { return path_ + "." + key; }
+  bool has(const char* key) const { return member(in_, key) != nullptr; }
 
-  void index(const char* key, bool required = false) {
+  void index(const char* key, int& out, bool required = false) const {
     if (const json* v = find(key, required)) {
       if (!is_index(*v)) fail(at(key), "must be a non-negative integer index, not " + describe(*v));
-      out_[key] = *v;
+      out = static_cast<int>(v->get<uint64_t>());
     }
   }
-  void uint(const char* key, bool required = false, uint64_t max = std::numeric_limits<uint64_t>::max()) {
+  template <class T>  // size_t, or int with `max` at most kMaxIndex
+  void uint(const char* key, T& out, bool required = false, uint64_t max = std::numeric_limits<uint64_t>::max()) const {
     if (const json* v = find(key, required)) {
       if (!v->is_number_unsigned()) fail(at(key), "must be a non-negative integer, not " + describe(*v));
       if (v->get<uint64_t>() > max) fail(at(key), v->dump() + " is too large");
-      out_[key] = *v;
+      out = static_cast<T>(v->get<uint64_t>());
     }
   }
-  void number(const char* key) {
+  void number(const char* key, double& out) const {
     if (const json* v = find(key, false)) {
       if (!v->is_number() || !std::isfinite(v->get<double>()))
         fail(at(key), "must be a finite number, not " + describe(*v));
-      out_[key] = *v;
+      out = v->get<double>();
     }
   }
   // `size` 0 accepts any length.
-  void numbers(const char* key, size_t size) {
+  void numbers(const char* key, size_t size, std::vector<double>& out) const {
     if (const json* v = find(key, false)) {
       if (!v->is_array()) fail(at(key), "must be an array of numbers, not " + describe(*v));
       if (size != 0 && v->size() != size)
         fail(at(key), "must hold " + std::to_string(size) + " numbers, not " + std::to_string(v->size()));
+      out.clear();
       for (size_t i = 0; i < v->size(); ++i) {
         const json& e = (*v)[i];
         if (!e.is_number() || !std::isfinite(e.get<double>()))
           fail(at(key) + "[" + std::to_string(i) + "]", "must be a finite number, not " + describe(e));
+        out.push_back(e.get<double>());
       }
-      out_[key] = *v;
     }
   }
-  void indices(const char* key, bool required = false, bool non_empty = false) {
+  void indices(const char* key, std::vector<int>& out, bool required = false, bool non_empty = false) const {
     if (const json* v = find(key, required)) {
       if (!v->is_array()) fail(at(key), "must be an array of indices, not " + describe(*v));
       if (non_empty && v->empty()) fail(at(key), "must not be empty");
-      for (size_t i = 0; i < v->size(); ++i)
+      out.clear();
+      for (size_t i = 0; i < v->size(); ++i) {
         if (!is_index((*v)[i]))
           fail(at(key) + "[" + std::to_string(i) + "]",
                "must be a non-negative integer index, not " + describe((*v)[i]));
-      out_[key] = *v;
+        out.push_back(static_cast<int>((*v)[i].get<uint64_t>()));
+      }
     }
   }
   // An object whose values are all indices (primitive attributes, morph targets).
-  void index_map(const char* key, bool required = false) {
-    if (const json* v = find(key, required)) index_map_value(*v, at(key), out_[key]);
+  void index_map(const char* key, std::map<std::string, int>& out, bool required = false) const {
+    if (const json* v = find(key, required)) index_map_value(*v, at(key), out);
   }
-  static void index_map_value(const json& v, const std::string& path, json& out) {
+  static void index_map_value(const json& v, const std::string& path, std::map<std::string, int>& out) {
     if (!v.is_object()) fail(path, "must be an object, not " + describe(v));
-    out = json::object();
+    out.clear();
     for (auto it = v.begin(); it != v.end(); ++it) {
       if (!is_index(it.value()))
         fail(path + "." + it.key(), "must be a non-negative integer index, not " + describe(it.value()));
-      out[it.key()] = it.value();
+      out[it.key()] = static_cast<int>(it.value().get<uint64_t>());
     }
   }
-  void string(const char* key, bool required = false) {
+  void string(const char* key, std::string& out, bool required = false) const {
     if (const json* v = find(key, required)) {
       if (!v->is_string()) fail(at(key), "must be a string, not " + describe(*v));
-      out_[key] = *v;
+      out = v->get<std::string>();
     }
   }
-  void boolean(const char* key) {
+  void boolean(const char* key, bool& out) const {
     if (const json* v = find(key, false)) {
       if (!v->is_boolean()) fail(at(key), "must be a boolean, not " + describe(*v));
-      out_[key] = *v;
+      out = v->get<bool>();
     }
   }
-  // A nested object: returns a Copier for it, or nothing when absent.
+  // A nested object, or nothing when absent.
   const json* object(const char* key, bool required = false) const {
     const json* v = find(key, required);
     if (v && !v->is_object()) fail(at(key), "must be an object, not " + describe(*v));
     return v;
   }
 
-  const json& in() const { return in_; }
-  json& out() { return out_; }
-  const std::string& path() const { return path_; }
-
  private:
   const json& in_;
-  json& out_;
   std::string path_;
 };
 
@@ -160,35 +164,39 @@ void for_each_nested(const Copier& parent, const char* key, bool required, F&& f
   }
 }
 
+// Appends to `out` one element per object of the top-level array `key` and fills it: its "name",
+// then what f(copier, element) reads.
+template <class T, class F>
+void extract_each(const json& doc, const char* key, std::vector<T>& out, F&& f) {
+  for_each_object(doc, key, [&](const json& in, size_t, const std::string& path) {
+    T& element = out.emplace_back();
+    Copier c(in, path);
+    c.string("name", element.name);
+    f(c, element);
+  });
+}
+
 bool one_of(const std::string& s, std::initializer_list<const char*> values) {
   for (const char* v : values)
     if (s == v) return true;
   return false;
 }
 
-}  // namespace
-
-json check_and_extract(const json& doc, std::vector<std::vector<uint32_t>>& channel_sources,
-                       std::vector<std::string>& warnings) {
-  if (!doc.is_object()) fail("JSON", "the top level must be an object, not " + describe(doc));
-  json clean = json::object();
-
-  // asset.version: only glTF 2.x.
-  {
-    const json* asset = member(doc, "asset");
-    if (!asset) fail("asset", "required property is missing (is this a glTF 2.0 file?)");
-    if (!asset->is_object()) fail("asset", "must be an object, not " + describe(*asset));
-    const json* version = member(*asset, "version");
-    if (!version) fail("asset.version", "required property is missing");
-    if (!version->is_string()) fail("asset.version", "must be a string, not " + describe(*version));
-    const std::string v = version->get<std::string>();
-    if (v.rfind("2.", 0) != 0) fail("asset.version", "\"" + v + "\" is not supported; only glTF 2.0 is");
-    if (const json* min_version = member(*asset, "minVersion")) {
-      if (!min_version->is_string() || (min_version->get<std::string>() != "2.0"))
-        fail("asset.minVersion", min_version->dump() + " is not supported; only glTF 2.0 is");
-    }
-    clean["asset"] = {{"version", "2.0"}};
+// asset.version: only glTF 2.x; extensionsUsed and extensionsRequired: strings; scene: an index.
+void check_asset(const json& doc, tinygltf::Model& model) {
+  const json* asset = member(doc, "asset");
+  if (!asset) fail("asset", "required property is missing (is this a glTF 2.0 file?)");
+  if (!asset->is_object()) fail("asset", "must be an object, not " + describe(*asset));
+  const json* version = member(*asset, "version");
+  if (!version) fail("asset.version", "required property is missing");
+  if (!version->is_string()) fail("asset.version", "must be a string, not " + describe(*version));
+  const std::string v = version->get<std::string>();
+  if (v.rfind("2.", 0) != 0) fail("asset.version", "\"" + v + "\" is not supported; only glTF 2.0 is");
+  if (const json* min_version = member(*asset, "minVersion")) {
+    if (!min_version->is_string() || (min_version->get<std::string>() != "2.0"))
+      fail("asset.minVersion", min_version->dump() + " is not supported; only glTF 2.0 is");
   }
+  model.asset.version = "2.0";
 
   for (const char* key : {"extensionsUsed", "extensionsRequired"}) {
     if (const json* list = member(doc, key)) {
@@ -201,233 +209,235 @@ json check_and_extract(const json& doc, std::vector<std::vector<uint32_t>>& chan
 
   if (const json* scene = member(doc, "scene")) {
     if (!is_index(*scene)) fail("scene", "must be a non-negative integer index, not " + describe(*scene));
-    clean["scene"] = *scene;
+    model.defaultScene = static_cast<int>(scene->get<uint64_t>());
   }
+}
 
-  json& scenes = clean["scenes"] = json::array();
-  for_each_object(doc, "scenes", [&](const json& in, size_t, const std::string& path) {
-    json out = json::object();
-    Copier c(in, out, path);
-    c.string("name");
-    c.indices("nodes");
-    scenes.push_back(std::move(out));
+void extract_scenes_and_nodes(const json& doc, tinygltf::Model& model) {
+  extract_each(doc, "scenes", model.scenes, [&](const Copier& c, tinygltf::Scene& out) {
+    c.indices("nodes", out.nodes);
   });
 
-  json& nodes = clean["nodes"] = json::array();
-  for_each_object(doc, "nodes", [&](const json& in, size_t, const std::string& path) {
-    json out = json::object();
-    Copier c(in, out, path);
-    c.string("name");
-    c.indices("children");
-    c.index("mesh");
-    c.index("skin");
-    c.numbers("matrix", 16);
-    c.numbers("translation", 3);
-    c.numbers("rotation", 4);
-    c.numbers("scale", 3);
-    c.numbers("weights", 0);
-    nodes.push_back(std::move(out));
+  extract_each(doc, "nodes", model.nodes, [&](const Copier& c, tinygltf::Node& out) {
+    c.indices("children", out.children);
+    c.index("mesh", out.mesh);
+    c.index("skin", out.skin);
+    c.numbers("matrix", 16, out.matrix);
+    // Checked either way; a matrix makes the node ignore them (as tinygltf does).
+    std::vector<double> translation, rotation, scale;
+    c.numbers("translation", 3, translation);
+    c.numbers("rotation", 4, rotation);
+    c.numbers("scale", 3, scale);
+    if (!c.has("matrix")) {
+      out.translation = std::move(translation);
+      out.rotation = std::move(rotation);
+      out.scale = std::move(scale);
+    }
+    c.numbers("weights", 0, out.weights);
   });
+}
 
-  json& meshes = clean["meshes"] = json::array();
-  for_each_object(doc, "meshes", [&](const json& in, size_t, const std::string& path) {
-    json out = json::object();
-    Copier c(in, out, path);
-    c.string("name");
-    c.numbers("weights", 0);
-    json& primitives = out["primitives"] = json::array();
+void extract_meshes(const json& doc, tinygltf::Model& model) {
+  extract_each(doc, "meshes", model.meshes, [&](const Copier& c, tinygltf::Mesh& out) {
+    c.numbers("weights", 0, out.weights);
     for_each_nested(c, "primitives", true, [&](const json& pin, size_t, const std::string& ppath) {
-      json pout = json::object();
-      Copier p(pin, pout, ppath);
-      p.index_map("attributes", true);
-      p.index("indices");
-      p.index("material");
-      p.uint("mode", false, kMaxIndex);
+      tinygltf::Primitive& pout = out.primitives.emplace_back();
+      pout.mode = TINYGLTF_MODE_TRIANGLES;  // glTF's default
+      Copier p(pin, ppath);
+      p.index_map("attributes", pout.attributes, true);
+      p.index("indices", pout.indices);
+      p.index("material", pout.material);
+      p.uint("mode", pout.mode, false, kMaxIndex);
       if (const json* targets = p.find("targets", false)) {
         if (!targets->is_array()) fail(p.at("targets"), "must be an array, not " + describe(*targets));
-        json& tout = pout["targets"] = json::array();
         for (size_t t = 0; t < targets->size(); ++t) {
-          json target;
-          Copier::index_map_value((*targets)[t], p.at("targets") + "[" + std::to_string(t) + "]", target);
-          tout.push_back(std::move(target));
+          Copier::index_map_value((*targets)[t], p.at("targets") + "[" + std::to_string(t) + "]",
+                                  pout.targets.emplace_back());
         }
       }
-      primitives.push_back(std::move(pout));
     });
-    meshes.push_back(std::move(out));
   });
+}
 
-  json& accessors = clean["accessors"] = json::array();
-  for_each_object(doc, "accessors", [&](const json& in, size_t, const std::string& path) {
-    json out = json::object();
-    Copier c(in, out, path);
-    c.string("name");
-    c.index("bufferView");
-    c.uint("byteOffset");
-    c.uint("componentType", true);
-    const uint64_t component_type = out["componentType"].get<uint64_t>();
+// An accessor's sparse substitution: its count, where its indices and values are.
+void extract_sparse(const Copier& c, tinygltf::Accessor& out) {
+  const json* sparse = c.object("sparse");
+  if (!sparse) return;
+  auto& s_out = out.sparse;
+  s_out.isSparse = true;
+  s_out.indices.byteOffset = 0;
+  s_out.values.byteOffset = 0;
+  Copier s(*sparse, c.at("sparse"));
+  s.uint("count", s_out.count, true, kMaxIndex);
+  if (s_out.count == 0) fail(s.at("count"), "must be at least 1");
+  const json* indices = s.object("indices", true);
+  Copier i(*indices, s.at("indices"));
+  i.index("bufferView", s_out.indices.bufferView, true);
+  i.uint("byteOffset", s_out.indices.byteOffset, false, kMaxIndex);
+  uint64_t ict = 0;
+  i.uint("componentType", ict, true);
+  if (ict != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE && ict != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
+      ict != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT)
+    fail(i.at("componentType"), std::to_string(ict) + " is not an index component type (5121, 5123 or 5125)");
+  s_out.indices.componentType = static_cast<int>(ict);
+  const json* values = s.object("values", true);
+  Copier v(*values, s.at("values"));
+  v.index("bufferView", s_out.values.bufferView, true);
+  v.uint("byteOffset", s_out.values.byteOffset, false, kMaxIndex);
+}
+
+void extract_accessors_and_views(const json& doc, tinygltf::Model& model) {
+  extract_each(doc, "accessors", model.accessors, [&](const Copier& c, tinygltf::Accessor& out) {
+    c.index("bufferView", out.bufferView);
+    c.uint("byteOffset", out.byteOffset);
+    uint64_t component_type = 0;
+    c.uint("componentType", component_type, true);
     if (component_type == TINYGLTF_COMPONENT_TYPE_INT)
       fail(c.at("componentType"), "5124 (INT) is not allowed in glTF 2.0");
     if (!(component_type >= TINYGLTF_COMPONENT_TYPE_BYTE && component_type <= TINYGLTF_COMPONENT_TYPE_FLOAT))
       fail(c.at("componentType"), std::to_string(component_type) + " is not a glTF component type");
-    c.boolean("normalized");
-    c.uint("count", true);
-    c.string("type", true);
-    if (!one_of(out["type"].get<std::string>(), {"SCALAR", "VEC2", "VEC3", "VEC4", "MAT2", "MAT3", "MAT4"}))
-      fail(c.at("type"), out["type"].dump() + " is not an accessor type");
-    if (const json* sparse = c.object("sparse")) {
-      json sout = json::object();
-      Copier s(*sparse, sout, c.at("sparse"));
-      s.uint("count", true, kMaxIndex);
-      if (sout["count"].get<uint64_t>() == 0) fail(s.at("count"), "must be at least 1");
-      const json* indices = s.object("indices", true);
-      json iout = json::object();
-      Copier i(*indices, iout, s.at("indices"));
-      i.index("bufferView", true);
-      i.uint("byteOffset", false, kMaxIndex);
-      i.uint("componentType", true);
-      const uint64_t ict = iout["componentType"].get<uint64_t>();
-      if (ict != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE && ict != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
-          ict != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT)
-        fail(i.at("componentType"), std::to_string(ict) + " is not an index component type (5121, 5123 or 5125)");
-      sout["indices"] = std::move(iout);
-      const json* values = s.object("values", true);
-      json vout = json::object();
-      Copier v(*values, vout, s.at("values"));
-      v.index("bufferView", true);
-      v.uint("byteOffset", false, kMaxIndex);
-      sout["values"] = std::move(vout);
-      out["sparse"] = std::move(sout);
-    }
-    accessors.push_back(std::move(out));
+    out.componentType = static_cast<int>(component_type);
+    c.boolean("normalized", out.normalized);
+    c.uint("count", out.count, true);
+    std::string type;
+    c.string("type", type, true);
+    static constexpr std::pair<const char*, int> kTypes[] = {
+        {"SCALAR", TINYGLTF_TYPE_SCALAR}, {"VEC2", TINYGLTF_TYPE_VEC2}, {"VEC3", TINYGLTF_TYPE_VEC3},
+        {"VEC4", TINYGLTF_TYPE_VEC4},     {"MAT2", TINYGLTF_TYPE_MAT2}, {"MAT3", TINYGLTF_TYPE_MAT3},
+        {"MAT4", TINYGLTF_TYPE_MAT4}};
+    for (const auto& [name, value] : kTypes)
+      if (type == name) out.type = value;
+    if (out.type == -1) fail(c.at("type"), json(type).dump() + " is not an accessor type");
+    extract_sparse(c, out);
   });
 
-  json& views = clean["bufferViews"] = json::array();
-  for_each_object(doc, "bufferViews", [&](const json& in, size_t, const std::string& path) {
-    json out = json::object();
-    Copier c(in, out, path);
-    c.string("name");
-    c.index("buffer", true);
-    c.uint("byteOffset");
-    c.uint("byteLength", true);
-    c.uint("byteStride");
-    if (out.contains("byteStride")) {
-      const uint64_t stride = out["byteStride"].get<uint64_t>();
-      if (stride < 4 || stride > 252 || stride % 4 != 0)
-        fail(c.at("byteStride"), std::to_string(stride) + " is not a multiple of 4 between 4 and 252");
-    }
-    views.push_back(std::move(out));
+  extract_each(doc, "bufferViews", model.bufferViews, [&](const Copier& c, tinygltf::BufferView& out) {
+    c.index("buffer", out.buffer, true);
+    c.uint("byteOffset", out.byteOffset);
+    c.uint("byteLength", out.byteLength, true);
+    c.uint("byteStride", out.byteStride);
+    if (c.has("byteStride") && (out.byteStride < 4 || out.byteStride > 252 || out.byteStride % 4 != 0))
+      fail(c.at("byteStride"), std::to_string(out.byteStride) + " is not a multiple of 4 between 4 and 252");
   });
+}
 
-  // Buffers and images are loaded by import_data.cpp from the original document; only checked.
+// Buffers and images are loaded by import_data.cpp from the document; only checked here.
+void check_buffers_and_images(const json& doc) {
+  std::string name, uri, mime_type;
+  size_t byte_length = 0;
+  int view = -1;
   for_each_object(doc, "buffers", [&](const json& in, size_t, const std::string& path) {
-    json unused;
-    Copier c(in, unused, path);
-    c.string("name");
-    c.uint("byteLength", true);
-    c.string("uri");
+    Copier c(in, path);
+    c.string("name", name);
+    c.uint("byteLength", byte_length, true);
+    c.string("uri", uri);
   });
   for_each_object(doc, "images", [&](const json& in, size_t, const std::string& path) {
-    json unused;
-    Copier c(in, unused, path);
-    c.string("name");
-    c.string("uri");
-    c.string("mimeType");
-    c.index("bufferView");
-    if (unused.contains("uri") && unused.contains("bufferView"))
-      fail(path, "has both uri and bufferView");
+    Copier c(in, path);
+    c.string("name", name);
+    c.string("uri", uri);
+    c.string("mimeType", mime_type);
+    c.index("bufferView", view);
+    if (c.has("uri") && c.has("bufferView")) fail(path, "has both uri and bufferView");
+  });
+}
+
+void extract_textures_and_materials(const json& doc, tinygltf::Model& model) {
+  extract_each(doc, "textures", model.textures, [&](const Copier& c, tinygltf::Texture& out) {
+    c.index("source", out.source);
   });
 
-  json& textures = clean["textures"] = json::array();
-  for_each_object(doc, "textures", [&](const json& in, size_t, const std::string& path) {
-    json out = json::object();
-    Copier c(in, out, path);
-    c.string("name");
-    c.index("source");
-    textures.push_back(std::move(out));
-  });
-
-  json& materials = clean["materials"] = json::array();
-  for_each_object(doc, "materials", [&](const json& in, size_t, const std::string& path) {
-    json out = json::object();
-    Copier c(in, out, path);
-    c.string("name");
-    c.string("alphaMode");
-    c.number("alphaCutoff");
-    c.boolean("doubleSided");
+  extract_each(doc, "materials", model.materials, [&](const Copier& c, tinygltf::Material& out) {
+    c.string("alphaMode", out.alphaMode);
+    c.number("alphaCutoff", out.alphaCutoff);
+    c.boolean("doubleSided", out.doubleSided);
     if (const json* pbr = c.object("pbrMetallicRoughness")) {
-      json pout = json::object();
-      Copier p(*pbr, pout, c.at("pbrMetallicRoughness"));
-      p.numbers("baseColorFactor", 4);
+      Copier p(*pbr, c.at("pbrMetallicRoughness"));
+      p.numbers("baseColorFactor", 4, out.pbrMetallicRoughness.baseColorFactor);
       if (const json* texture = p.object("baseColorTexture")) {
-        json tout = json::object();
-        Copier t(*texture, tout, p.at("baseColorTexture"));
-        t.index("index", true);
-        t.uint("texCoord", false, kMaxIndex);
-        pout["baseColorTexture"] = std::move(tout);
+        Copier t(*texture, p.at("baseColorTexture"));
+        t.index("index", out.pbrMetallicRoughness.baseColorTexture.index, true);
+        t.uint("texCoord", out.pbrMetallicRoughness.baseColorTexture.texCoord, false, kMaxIndex);
       }
-      out["pbrMetallicRoughness"] = std::move(pout);
     }
-    materials.push_back(std::move(out));
   });
+}
 
-  json& skins = clean["skins"] = json::array();
-  for_each_object(doc, "skins", [&](const json& in, size_t, const std::string& path) {
-    json out = json::object();
-    Copier c(in, out, path);
-    c.string("name");
-    c.indices("joints", true, true);
-    c.index("skeleton");
-    c.index("inverseBindMatrices");
-    skins.push_back(std::move(out));
+void extract_skins(const json& doc, tinygltf::Model& model) {
+  extract_each(doc, "skins", model.skins, [&](const Copier& c, tinygltf::Skin& out) {
+    c.indices("joints", out.joints, true, true);
+    c.index("skeleton", out.skeleton);
+    c.index("inverseBindMatrices", out.inverseBindMatrices);
   });
+}
 
-  json& animations = clean["animations"] = json::array();
+// Channels the spec says to ignore (no target node, a path an extension defines) are left out
+// with a warning; channel_sources[a][c] is the file's index of channel c of animation a.
+void extract_animations(const json& doc, tinygltf::Model& model, std::vector<std::vector<uint32_t>>& channel_sources,
+                        std::vector<std::string>& warnings) {
   channel_sources.clear();
-  for_each_object(doc, "animations", [&](const json& in, size_t, const std::string& path) {
-    json out = json::object();
-    Copier c(in, out, path);
-    c.string("name");
-    std::vector<uint32_t> sources;
-    json& channels = out["channels"] = json::array();
+  extract_each(doc, "animations", model.animations, [&](const Copier& c, tinygltf::Animation& out) {
+    std::vector<uint32_t>& sources = channel_sources.emplace_back();
     for_each_nested(c, "channels", true, [&](const json& cin, size_t ci, const std::string& cpath) {
-      json cout = json::object();
-      Copier ch(cin, cout, cpath);
-      ch.index("sampler", true);
+      tinygltf::AnimationChannel channel;
+      Copier ch(cin, cpath);
+      ch.index("sampler", channel.sampler, true);
       const json* target = ch.object("target", true);
-      json tout = json::object();
-      Copier t(*target, tout, ch.at("target"));
-      t.index("node");
-      t.string("path", true);
-      const std::string target_path = tout["path"].get<std::string>();
-      // The spec says to ignore channels without a node (KHR_animation_pointer writes those)
-      // and paths an extension defines. tinygltf would drop them too, without saying so.
-      if (!tout.contains("node")) {
+      Copier t(*target, ch.at("target"));
+      t.index("node", channel.target_node);
+      t.string("path", channel.target_path, true);
+      if (!t.has("node")) {
         warnings.push_back(cpath + ": no target node; channel ignored");
         return;
       }
-      if (!one_of(target_path, {"translation", "rotation", "scale", "weights"})) {
-        warnings.push_back(cpath + ": target path \"" + target_path + "\" is not supported; channel ignored");
+      if (!one_of(channel.target_path, {"translation", "rotation", "scale", "weights"})) {
+        warnings.push_back(cpath + ": target path \"" + channel.target_path + "\" is not supported; channel ignored");
         return;
       }
-      cout["target"] = std::move(tout);
-      channels.push_back(std::move(cout));
+      out.channels.push_back(std::move(channel));
       sources.push_back(static_cast<uint32_t>(ci));
     });
-    json& samplers = out["samplers"] = json::array();
     for_each_nested(c, "samplers", true, [&](const json& sin, size_t, const std::string& spath) {
-      json sout = json::object();
-      Copier s(sin, sout, spath);
-      s.index("input", true);
-      s.index("output", true);
-      s.string("interpolation");
-      samplers.push_back(std::move(sout));
+      tinygltf::AnimationSampler& sampler = out.samplers.emplace_back();
+      Copier s(sin, spath);
+      s.index("input", sampler.input, true);
+      s.index("output", sampler.output, true);
+      s.string("interpolation", sampler.interpolation);
     });
-    channel_sources.push_back(std::move(sources));
-    animations.push_back(std::move(out));
   });
+}
 
-  return clean;
+// A primitive's index accessor exists and has a bufferView. The messages are tinygltf's (they
+// are part of what the importer reports).
+void check_index_accessors(const tinygltf::Model& model) {
+  for (const tinygltf::Mesh& mesh : model.meshes) {
+    for (const tinygltf::Primitive& primitive : mesh.primitives) {
+      if (primitive.indices < 0) continue;
+      if (size_t(primitive.indices) >= model.accessors.size())
+        fail("JSON", "tinygltf: primitive indices accessor out of bounds");
+      const int view = model.accessors[size_t(primitive.indices)].bufferView;
+      if (view < 0 || size_t(view) >= model.bufferViews.size())
+        fail("JSON", "tinygltf: accessor[" + std::to_string(primitive.indices) + "] invalid bufferView");
+    }
+  }
+}
+
+}  // namespace
+
+tinygltf::Model check_and_extract(const json& doc, std::vector<std::vector<uint32_t>>& channel_sources,
+                                  std::vector<std::string>& warnings) {
+  if (!doc.is_object()) fail("JSON", "the top level must be an object, not " + describe(doc));
+  tinygltf::Model model;
+  check_asset(doc, model);
+  extract_scenes_and_nodes(doc, model);
+  extract_meshes(doc, model);
+  extract_accessors_and_views(doc, model);
+  check_buffers_and_images(doc);
+  extract_textures_and_materials(doc, model);
+  extract_skins(doc, model);
+  extract_animations(doc, model, channel_sources, warnings);
+  check_index_accessors(model);
+  return model;
 }
 
 }  // namespace vatkit::import_detail

@@ -67,6 +67,199 @@ struct AttributeReader {
   }
 };
 
+// The checks before a primitive is read (`path` names it, in mesh `m` at `mesh_path`, whose
+// first primitive has `target_count` morph targets); false when it is dropped, with a warning.
+bool primitive_readable(Context& ctx, const tinygltf::Primitive& prim, size_t m, size_t p, const std::string& mesh_path,
+                        size_t target_count) {
+  const std::string path = mesh_path + ".primitives[" + std::to_string(p) + "]";
+  if (prim.targets.size() != target_count)
+    fail(path + ".targets", "has " + std::to_string(prim.targets.size()) + " morph targets, but " + mesh_path +
+                                ".primitives[0] has " + std::to_string(target_count) + " (they must agree)");
+  if (prim.mode < TINYGLTF_MODE_POINTS || prim.mode > TINYGLTF_MODE_TRIANGLE_FAN)
+    fail(path + ".mode", std::to_string(prim.mode) + " is not a glTF primitive mode");
+  if (prim.mode < TINYGLTF_MODE_TRIANGLES) {
+    ctx.warn(path + ": mode " + mode_name(prim.mode) + " is not triangles; primitive dropped");
+    return false;
+  }
+  for (const auto& [name, accessor] : prim.attributes) {
+    if (!in_range(accessor, ctx.model.accessors.size()))
+      fail(path + ".attributes." + name, "accessor " + std::to_string(accessor) + " does not exist (the file has " +
+                                             std::to_string(ctx.model.accessors.size()) + " accessors)");
+  }
+  auto position_it = prim.attributes.find("POSITION");
+  if (position_it == prim.attributes.end()) {
+    ctx.warn(path + ": no POSITION attribute; primitive dropped");
+    return false;
+  }
+  if (primitive_is_draco_only(ctx, m, p, position_it->second))
+    fail(path, "is compressed with KHR_draco_mesh_compression, which vatkit cannot decode");
+  return true;
+}
+
+// NORMAL, TANGENT, TEXCOORD_0 and _1, COLOR_0.
+void read_surface_attributes(Context& ctx, const AttributeReader& reader, Primitive& out) {
+  const size_t n = reader.vertex_count;
+  if (const int* a = reader.find("NORMAL")) {
+    FloatRead r = reader.floats("NORMAL", *a, kVec3, kF32, kSignedNormalized);
+    out.normals = to_vectors<glm::vec3>(r.values, n, 3);
+    size_t zero = 0;
+    for (const glm::vec3& v : out.normals) zero += (glm::dot(v, v) < 1e-12f) ? 1 : 0;
+    if (zero > 0)
+      ctx.warn(reader.path + ".NORMAL: " + std::to_string(zero) + " of " + std::to_string(n) + " normals have zero length");
+  }
+  if (const int* a = reader.find("TANGENT")) {
+    FloatRead r = reader.floats("TANGENT", *a, kVec4, kF32, kSignedNormalized);
+    out.tangents = to_vectors<glm::vec4>(r.values, n, 4);
+  }
+  const uint32_t texcoord_encodings = kF32 | kU8N | kU16N;
+  if (const int* a = reader.find("TEXCOORD_0")) {
+    FloatRead r = reader.floats("TEXCOORD_0", *a, kVec2, texcoord_encodings, kAnyInt8And16);
+    out.texcoords0 = to_vectors<glm::vec2>(r.values, n, 2);
+  }
+  if (const int* a = reader.find("TEXCOORD_1")) {
+    FloatRead r = reader.floats("TEXCOORD_1", *a, kVec2, texcoord_encodings, kAnyInt8And16);
+    out.texcoords1 = to_vectors<glm::vec2>(r.values, n, 2);
+  }
+  if (const int* a = reader.find("COLOR_0")) {
+    FloatRead r = reader.floats("COLOR_0", *a, kVec3 | kVec4, kF32 | kU8N | kU16N, 0);
+    out.colors0 = to_vectors<glm::vec4>(r.values, n, r.components, 1.0f);
+  }
+}
+
+// JOINTS_0/WEIGHTS_0 and JOINTS_1/WEIGHTS_1, each pair complete; then a warning for each
+// attribute not read.
+void read_influences(Context& ctx, const AttributeReader& reader, Primitive& out) {
+  const size_t n = reader.vertex_count;
+  const std::string& attr_path = reader.path;
+  const int* joints[2] = {reader.find("JOINTS_0"), reader.find("JOINTS_1")};
+  const int* weights[2] = {reader.find("WEIGHTS_0"), reader.find("WEIGHTS_1")};
+  for (int set = 0; set < 2; ++set) {
+    const std::string js = "JOINTS_" + std::to_string(set), ws = "WEIGHTS_" + std::to_string(set);
+    if (!joints[set] && !weights[set]) continue;
+    if (!joints[set]) fail(attr_path, "has " + ws + " but no " + js);
+    if (!weights[set]) fail(attr_path, "has " + js + " but no " + ws);
+    if (set == 1 && !joints[0]) fail(attr_path, "has JOINTS_1 but no JOINTS_0");
+    UintRead j = read_uints(ctx, *joints[set], attr_path + "." + js, kVec4, kU8 | kU16);
+    reader.check_count(attr_path + "." + js, *joints[set], j.count);
+    std::vector<glm::u16vec4> jv(n);
+    for (size_t i = 0; i < n; ++i)
+      jv[i] = glm::u16vec4(j.values[i * 4], j.values[i * 4 + 1], j.values[i * 4 + 2], j.values[i * 4 + 3]);
+    FloatRead w = reader.floats(ws.c_str(), *weights[set], kVec4, kF32 | kU8N | kU16N, 0);
+    (set == 0 ? out.joints0 : out.joints1) = std::move(jv);
+    (set == 0 ? out.weights0 : out.weights1) = to_vectors<glm::vec4>(w.values, n, 4);
+  }
+  for (const auto& [name, accessor] : reader.attributes) {
+    const bool known = name == "POSITION" || name == "NORMAL" || name == "TANGENT" || name == "TEXCOORD_0" ||
+                       name == "TEXCOORD_1" || name == "COLOR_0" || name == "JOINTS_0" || name == "JOINTS_1" ||
+                       name == "WEIGHTS_0" || name == "WEIGHTS_1";
+    if (known || name.empty() || name[0] == '_') continue;
+    if (name.rfind("JOINTS_", 0) == 0 || name.rfind("WEIGHTS_", 0) == 0)
+      ctx.warn(attr_path + "." + name + ": only 8 influences per vertex are kept; ignored");
+    else
+      ctx.warn(attr_path + "." + name + ": not used by vatkit; ignored");
+  }
+}
+
+// The triangle list: the indices (or 0..n-1), then strips and fans as lists (glTF 2.0,
+// "Primitive Topology").
+std::vector<uint32_t> read_triangles(Context& ctx, const tinygltf::Primitive& prim, const std::string& path, size_t n) {
+  std::vector<uint32_t> corner;
+  if (prim.indices >= 0) {
+    UintRead r = read_uints(ctx, prim.indices, path + ".indices", kScalar, kU8 | kU16 | kU32);
+    for (size_t i = 0; i < r.values.size(); ++i) {
+      if (r.values[i] >= n)
+        fail(path + ".indices", indexed("accessors", static_cast<size_t>(prim.indices)) + " element " + std::to_string(i) +
+                                    " is " + std::to_string(r.values[i]) + ", but POSITION has " + std::to_string(n) + " vertices");
+    }
+    corner = std::move(r.values);
+  } else {
+    ctx.charge(n * sizeof(uint32_t), path);
+    corner.resize(n);
+    for (size_t i = 0; i < n; ++i) corner[i] = static_cast<uint32_t>(i);
+  }
+  if (prim.mode == TINYGLTF_MODE_TRIANGLES) {
+    if (corner.size() % 3 != 0) {
+      ctx.warn(path + ": " + std::to_string(corner.size()) + " vertices is not a multiple of 3; the last " +
+               std::to_string(corner.size() % 3) + " ignored");
+      corner.resize(corner.size() - corner.size() % 3);
+    }
+    return corner;
+  }
+  const size_t triangles = corner.size() >= 3 ? corner.size() - 2 : 0;
+  ctx.charge(triangles * 3 * sizeof(uint32_t), path);
+  std::vector<uint32_t> indices(triangles * 3);
+  for (size_t i = 0; i < triangles; ++i) {
+    uint32_t* t = &indices[i * 3];
+    if (prim.mode == TINYGLTF_MODE_TRIANGLE_STRIP) {  // {v_i, v_{i+(1+i%2)}, v_{i+(2-i%2)}}
+      t[0] = corner[i];
+      t[1] = corner[i + 1 + i % 2];
+      t[2] = corner[i + 2 - i % 2];
+    } else {  // fan: {v_{i+1}, v_{i+2}, v_0}
+      t[0] = corner[i + 1];
+      t[1] = corner[i + 2];
+      t[2] = corner[0];
+    }
+  }
+  return indices;
+}
+
+// Morph targets: POSITION, NORMAL and TANGENT deltas (other attributes ignored, with a warning).
+void read_morph_targets(Context& ctx, const tinygltf::Primitive& prim, const AttributeReader& reader,
+                        const std::string& path, Primitive& out) {
+  out.targets.resize(prim.targets.size());
+  for (size_t t = 0; t < prim.targets.size(); ++t) {
+    const std::string target_path = path + ".targets[" + std::to_string(t) + "]";
+    MorphTarget& target = out.targets[t];
+    for (const auto& [name, accessor] : prim.targets[t]) {
+      const std::string where = target_path + "." + name;
+      uint32_t quantized = 0;
+      if (name == "POSITION") quantized = kI8 | kI8N | kI16 | kI16N;
+      else if (name == "NORMAL" || name == "TANGENT") quantized = kSignedNormalized;
+      else {
+        ctx.warn(where + ": morph target attribute not used by vatkit; ignored");
+        continue;
+      }
+      FloatRead r = read_floats(ctx, accessor, where, kVec3, kF32, quantized, true);
+      reader.check_count(where, accessor, r.count);
+      auto deltas = to_vectors<glm::vec3>(r.values, reader.vertex_count, 3);
+      (name == "POSITION" ? target.positions : name == "NORMAL" ? target.normals : target.tangents) = std::move(deltas);
+    }
+  }
+}
+
+// A primitive that primitive_readable accepted, `path` naming it.
+Primitive convert_primitive(Context& ctx, const tinygltf::Primitive& prim, const std::string& path) {
+  const std::string attr_path = path + ".attributes";
+  Primitive out;
+  const int position = prim.attributes.at("POSITION");
+  FloatRead positions = read_floats(ctx, position, attr_path + ".POSITION", kVec3, kF32, kAnyInt8And16, true);
+  if (positions.count > std::numeric_limits<uint32_t>::max() / 4) fail(attr_path + ".POSITION", "has too many vertices");
+  const size_t n = positions.count;
+  out.positions = to_vectors<glm::vec3>(positions.values, n, 3);
+  positions = {};
+  AttributeReader reader{ctx, prim.attributes, attr_path, n};
+  read_surface_attributes(ctx, reader, out);
+  read_influences(ctx, reader, out);
+  out.indices = read_triangles(ctx, prim, path, n);
+  if (prim.material >= 0) {
+    if (!in_range(prim.material, ctx.model.materials.size()))
+      fail(path + ".material", std::to_string(prim.material) + " does not exist (the file has " +
+                                   std::to_string(ctx.model.materials.size()) + " materials)");
+    out.material = prim.material;
+  }
+  read_morph_targets(ctx, prim, reader, path, out);
+
+  out.source_vertex_count = static_cast<uint32_t>(n);
+  if (out.normals.empty()) {
+    // Flat normals split vertices: at most one copy per triangle corner.
+    const uint64_t per_vertex = sizeof(glm::vec3) * (2 + 3 * out.targets.size()) + sizeof(glm::vec4) * 6 +
+                                sizeof(glm::vec2) * 2 + sizeof(uint32_t) * 2;
+    ctx.charge(out.indices.size() * per_vertex, path);
+    generate_flat_normals(out);
+  }
+  return out;
+}
+
 }  // namespace
 
 void convert_meshes(Context& ctx) {
@@ -78,173 +271,11 @@ void convert_meshes(Context& ctx) {
     const std::string mesh_path = indexed("meshes", m);
     out.name = in.name;
     const size_t target_count = in.primitives.empty() ? in.weights.size() : in.primitives[0].targets.size();
-
     for (size_t p = 0; p < in.primitives.size(); ++p) {
-      const tinygltf::Primitive& prim = in.primitives[p];
-      const std::string path = mesh_path + ".primitives[" + std::to_string(p) + "]";
-      if (prim.targets.size() != target_count)
-        fail(path + ".targets", "has " + std::to_string(prim.targets.size()) + " morph targets, but " + mesh_path +
-                                    ".primitives[0] has " + std::to_string(target_count) + " (they must agree)");
-      if (prim.mode < TINYGLTF_MODE_POINTS || prim.mode > TINYGLTF_MODE_TRIANGLE_FAN)
-        fail(path + ".mode", std::to_string(prim.mode) + " is not a glTF primitive mode");
-      if (prim.mode < TINYGLTF_MODE_TRIANGLES) {
-        ctx.warn(path + ": mode " + mode_name(prim.mode) + " is not triangles; primitive dropped");
-        continue;
-      }
-      const std::string attr_path = path + ".attributes";
-      for (const auto& [name, accessor] : prim.attributes) {
-        if (!in_range(accessor, ctx.model.accessors.size()))
-          fail(attr_path + "." + name, "accessor " + std::to_string(accessor) + " does not exist (the file has " +
-                                           std::to_string(ctx.model.accessors.size()) + " accessors)");
-      }
-      auto position_it = prim.attributes.find("POSITION");
-      if (position_it == prim.attributes.end()) {
-        ctx.warn(path + ": no POSITION attribute; primitive dropped");
-        continue;
-      }
-      if (primitive_is_draco_only(ctx, m, p, position_it->second))
-        fail(path, "is compressed with KHR_draco_mesh_compression, which vatkit cannot decode");
-
-      Primitive out_prim;
-      FloatRead positions = read_floats(ctx, position_it->second, attr_path + ".POSITION", kVec3, kF32, kAnyInt8And16, true);
-      if (positions.count > std::numeric_limits<uint32_t>::max() / 4)
-        fail(attr_path + ".POSITION", "has too many vertices");
-      const size_t n = positions.count;
-      out_prim.positions = to_vectors<glm::vec3>(positions.values, n, 3);
-      positions = {};
-      AttributeReader reader{ctx, prim.attributes, attr_path, n};
-
-      if (const int* a = reader.find("NORMAL")) {
-        FloatRead r = reader.floats("NORMAL", *a, kVec3, kF32, kSignedNormalized);
-        out_prim.normals = to_vectors<glm::vec3>(r.values, n, 3);
-        size_t zero = 0;
-        for (const glm::vec3& v : out_prim.normals) zero += (glm::dot(v, v) < 1e-12f) ? 1 : 0;
-        if (zero > 0)
-          ctx.warn(attr_path + ".NORMAL: " + std::to_string(zero) + " of " + std::to_string(n) + " normals have zero length");
-      }
-      if (const int* a = reader.find("TANGENT")) {
-        FloatRead r = reader.floats("TANGENT", *a, kVec4, kF32, kSignedNormalized);
-        out_prim.tangents = to_vectors<glm::vec4>(r.values, n, 4);
-      }
-      const uint32_t texcoord_encodings = kF32 | kU8N | kU16N;
-      if (const int* a = reader.find("TEXCOORD_0")) {
-        FloatRead r = reader.floats("TEXCOORD_0", *a, kVec2, texcoord_encodings, kAnyInt8And16);
-        out_prim.texcoords0 = to_vectors<glm::vec2>(r.values, n, 2);
-      }
-      if (const int* a = reader.find("TEXCOORD_1")) {
-        FloatRead r = reader.floats("TEXCOORD_1", *a, kVec2, texcoord_encodings, kAnyInt8And16);
-        out_prim.texcoords1 = to_vectors<glm::vec2>(r.values, n, 2);
-      }
-      if (const int* a = reader.find("COLOR_0")) {
-        FloatRead r = reader.floats("COLOR_0", *a, kVec3 | kVec4, kF32 | kU8N | kU16N, 0);
-        out_prim.colors0 = to_vectors<glm::vec4>(r.values, n, r.components, 1.0f);
-      }
-      const int* joints[2] = {reader.find("JOINTS_0"), reader.find("JOINTS_1")};
-      const int* weights[2] = {reader.find("WEIGHTS_0"), reader.find("WEIGHTS_1")};
-      for (int set = 0; set < 2; ++set) {
-        const std::string js = "JOINTS_" + std::to_string(set), ws = "WEIGHTS_" + std::to_string(set);
-        if (!joints[set] && !weights[set]) continue;
-        if (!joints[set]) fail(attr_path, "has " + ws + " but no " + js);
-        if (!weights[set]) fail(attr_path, "has " + js + " but no " + ws);
-        if (set == 1 && !joints[0]) fail(attr_path, "has JOINTS_1 but no JOINTS_0");
-        UintRead j = read_uints(ctx, *joints[set], attr_path + "." + js, kVec4, kU8 | kU16);
-        reader.check_count(attr_path + "." + js, *joints[set], j.count);
-        std::vector<glm::u16vec4> jv(n);
-        for (size_t i = 0; i < n; ++i)
-          jv[i] = glm::u16vec4(j.values[i * 4], j.values[i * 4 + 1], j.values[i * 4 + 2], j.values[i * 4 + 3]);
-        FloatRead w = reader.floats(ws.c_str(), *weights[set], kVec4, kF32 | kU8N | kU16N, 0);
-        (set == 0 ? out_prim.joints0 : out_prim.joints1) = std::move(jv);
-        (set == 0 ? out_prim.weights0 : out_prim.weights1) = to_vectors<glm::vec4>(w.values, n, 4);
-      }
-      for (const auto& [name, accessor] : prim.attributes) {
-        const bool known = name == "POSITION" || name == "NORMAL" || name == "TANGENT" || name == "TEXCOORD_0" ||
-                           name == "TEXCOORD_1" || name == "COLOR_0" || name == "JOINTS_0" || name == "JOINTS_1" ||
-                           name == "WEIGHTS_0" || name == "WEIGHTS_1";
-        if (known || name.empty() || name[0] == '_') continue;
-        if (name.rfind("JOINTS_", 0) == 0 || name.rfind("WEIGHTS_", 0) == 0)
-          ctx.warn(attr_path + "." + name + ": only 8 influences per vertex are kept; ignored");
-        else
-          ctx.warn(attr_path + "." + name + ": not used by vatkit; ignored");
-      }
-
-      // Indices, then strips and fans as lists (glTF 2.0, "Primitive Topology").
-      std::vector<uint32_t> corner;
-      if (prim.indices >= 0) {
-        UintRead r = read_uints(ctx, prim.indices, path + ".indices", kScalar, kU8 | kU16 | kU32);
-        for (size_t i = 0; i < r.values.size(); ++i) {
-          if (r.values[i] >= n)
-            fail(path + ".indices", indexed("accessors", static_cast<size_t>(prim.indices)) + " element " + std::to_string(i) +
-                                        " is " + std::to_string(r.values[i]) + ", but POSITION has " + std::to_string(n) + " vertices");
-        }
-        corner = std::move(r.values);
-      } else {
-        ctx.charge(n * sizeof(uint32_t), path);
-        corner.resize(n);
-        for (size_t i = 0; i < n; ++i) corner[i] = static_cast<uint32_t>(i);
-      }
-      if (prim.mode == TINYGLTF_MODE_TRIANGLES) {
-        if (corner.size() % 3 != 0) {
-          ctx.warn(path + ": " + std::to_string(corner.size()) + " vertices is not a multiple of 3; the last " +
-                   std::to_string(corner.size() % 3) + " ignored");
-          corner.resize(corner.size() - corner.size() % 3);
-        }
-        out_prim.indices = std::move(corner);
-      } else {
-        const size_t triangles = corner.size() >= 3 ? corner.size() - 2 : 0;
-        ctx.charge(triangles * 3 * sizeof(uint32_t), path);
-        out_prim.indices.resize(triangles * 3);
-        for (size_t i = 0; i < triangles; ++i) {
-          uint32_t* t = &out_prim.indices[i * 3];
-          if (prim.mode == TINYGLTF_MODE_TRIANGLE_STRIP) {  // {v_i, v_{i+(1+i%2)}, v_{i+(2-i%2)}}
-            t[0] = corner[i];
-            t[1] = corner[i + 1 + i % 2];
-            t[2] = corner[i + 2 - i % 2];
-          } else {  // fan: {v_{i+1}, v_{i+2}, v_0}
-            t[0] = corner[i + 1];
-            t[1] = corner[i + 2];
-            t[2] = corner[0];
-          }
-        }
-      }
-
-      if (prim.material >= 0) {
-        if (!in_range(prim.material, ctx.model.materials.size()))
-          fail(path + ".material", std::to_string(prim.material) + " does not exist (the file has " +
-                                       std::to_string(ctx.model.materials.size()) + " materials)");
-        out_prim.material = prim.material;
-      }
-
-      out_prim.targets.resize(prim.targets.size());
-      for (size_t t = 0; t < prim.targets.size(); ++t) {
-        const std::string target_path = path + ".targets[" + std::to_string(t) + "]";
-        MorphTarget& target = out_prim.targets[t];
-        for (const auto& [name, accessor] : prim.targets[t]) {
-          const std::string where = target_path + "." + name;
-          uint32_t quantized = 0;
-          if (name == "POSITION") quantized = kI8 | kI8N | kI16 | kI16N;
-          else if (name == "NORMAL" || name == "TANGENT") quantized = kSignedNormalized;
-          else {
-            ctx.warn(where + ": morph target attribute not used by vatkit; ignored");
-            continue;
-          }
-          FloatRead r = read_floats(ctx, accessor, where, kVec3, kF32, quantized, true);
-          reader.check_count(where, accessor, r.count);
-          auto deltas = to_vectors<glm::vec3>(r.values, n, 3);
-          (name == "POSITION" ? target.positions : name == "NORMAL" ? target.normals : target.tangents) = std::move(deltas);
-        }
-      }
-
-      out_prim.source_vertex_count = static_cast<uint32_t>(n);
-      if (out_prim.normals.empty()) {
-        // Flat normals split vertices: at most one copy per triangle corner.
-        const uint64_t per_vertex = sizeof(glm::vec3) * (2 + 3 * out_prim.targets.size()) + sizeof(glm::vec4) * 6 +
-                                    sizeof(glm::vec2) * 2 + sizeof(uint32_t) * 2;
-        ctx.charge(out_prim.indices.size() * per_vertex, path);
-        generate_flat_normals(out_prim);
-      }
-      out.primitives.push_back(std::move(out_prim));
+      if (!primitive_readable(ctx, in.primitives[p], m, p, mesh_path, target_count)) continue;
+      out.primitives.push_back(
+          convert_primitive(ctx, in.primitives[p], mesh_path + ".primitives[" + std::to_string(p) + "]"));
     }
-
     if (!in.weights.empty()) {
       if (in.weights.size() != target_count)
         fail(mesh_path + ".weights", "has " + std::to_string(in.weights.size()) + " values, but the primitives have " +

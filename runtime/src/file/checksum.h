@@ -1,6 +1,7 @@
-// vat_file_internal.h (internal to vatkit::core, not installed): the .vat.glb checksum, exposed
-// for the tests and the fuzz target, which mutate files on purpose and need to re-seal them so
-// that the validation behind the checksum is reached.
+// checksum.h (internal to vatkit::runtime, not installed; checksum.cpp implements it): the
+// .vat.glb checksum, used by the reader and the writer, and exposed for the tests and the fuzz
+// target, which mutate files on purpose and need to re-seal them so that the validation behind
+// the checksum is reached.
 //
 // The checksum (docs/format.md, "Checksum"): XXH3-64, seed 0, over every byte of the file, with
 // the 16 hex digits of extensions.VATKIT_vertex_animation.checksum replaced by '0' (0x30). The

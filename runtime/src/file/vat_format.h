@@ -1,13 +1,15 @@
-// vat_format.h (internal to vatkit, not installed): what the .vat.glb reader (vat_file.cpp) and
-// writer (the baker's vat_write.cpp) share: the one-line failure they throw inside, the names
-// enums take in the file, the rest-pose mesh's vertex attributes, and the full consistency check
-// of a Vat (validate_vat's, which the writer runs before writing).
+// vat_format.h (internal to vatkit, not installed): what the .vat.glb reader (vat_read.cpp), the
+// writer (the baker's vat_write.cpp) and the consistency checks (vat_validate.cpp) share: the
+// one-line failure they throw inside, the rest-pose mesh's vertex attributes, and the checks
+// (validate_vat's, which the loader runs on what it reads and the writer before writing). The
+// extension's properties are described in vat_schema.h.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
-#include <utility>
+#include <vector>
 
 #include "file/glb.h"
 #include "util/number_text.h"
@@ -35,26 +37,6 @@ inline std::string num(int64_t v) { return std::to_string(v); }
 inline std::string num(uint32_t v) { return std::to_string(v); }
 inline std::string num(int32_t v) { return std::to_string(v); }
 inline std::string num(float v) { return detail::number_text(v); }
-
-// ---- names in the file ---------------------------------------------------------------------
-
-inline const char* loop_name(LoopMode m) {
-  switch (m) {
-    case LoopMode::Repeat: return "repeat";
-    case LoopMode::Once: return "once";
-    case LoopMode::PingPong: return "pingPong";
-  }
-  return "?";
-}
-inline const char* end_name(EndMode m) { return m == EndMode::Rewind ? "rewind" : "clamp"; }
-inline const char* alpha_name(AlphaMode m) {
-  switch (m) {
-    case AlphaMode::Opaque: return "OPAQUE";
-    case AlphaMode::Mask: return "MASK";
-    case AlphaMode::Blend: return "BLEND";
-  }
-  return "?";
-}
 
 // The vertex attributes of the rest-pose mesh. Core glTF semantics for what a viewer shows;
 // application-specific ones (leading underscore, ignored by viewers) for the rig's bind-space
@@ -112,16 +94,38 @@ inline size_t attr_count(const VatGeometry& g, Attr a) {
   return with_attr(g, a, [](const auto& v) { return v.size(); });
 }
 
-// A clip's measured error under the names the file gives it (a clip's "error", format version 2).
-template <class Accuracy>  // ClipAccuracy, or const ClipAccuracy
-auto accuracy_fields(Accuracy& a) {
-  return std::array{std::pair{&a.on_rows_max_mm, "onRowsMaxMm"}, std::pair{&a.on_rows_p99_mm, "onRowsP99Mm"},
-                    std::pair{&a.between_rows_max_mm, "betweenRowsMaxMm"},
-                    std::pair{&a.between_rows_p99_mm, "betweenRowsP99Mm"},
-                    std::pair{&a.normal_max_deg, "normalMaxDeg"}};
-}
+// ---- the consistency checks (vat_validate.cpp) ---------------------------------------------
+// Shared by validate_vat and the loader. `where` names the object the way the caller's user sees
+// it: "clips[2]" for a Vat, "extensions.VATKIT_vertex_animation.clips[2]" for a file. Each
+// throws Failure.
 
-// Everything validate_vat checks, with names in the Vat's terms; throws Failure.
+void check_finite(float v, const std::string& where);
+// The versions this vatkit reads, and their sentence for messages.
+bool readable_version(uint64_t version);
+std::string readable_versions();
+
+void check_clip(const VatClip& c, uint32_t frame_rows, const std::string& where);
+// The clips' bands share no frame row. `where` names the clip list.
+void check_bands(const std::vector<VatClip>& clips, const std::string& where);
+void check_slot(const VatSlot& s, const std::string& where);
+// Source ranges: at least one vertex each, inside the vertex count, disjoint and in vertex order.
+void check_sources(const std::vector<SourceRange>& sources, uint32_t vertex_count, const std::string& where);
+void check_material(const Material& m, size_t image_count, const std::string& where);
+void check_image(const Image& image, const std::string& where);
+// Sizes, finiteness and ranges of the geometry's attributes and indices; `attr_where(a)` names
+// attribute a.
+void check_geometry(const VatGeometry& g, size_t slot_count, Encoding encoding,
+                    const std::function<std::string(Attr)>& attr_where, const std::string& indices_where);
+void check_group(const DrawGroup& group, size_t index_count, size_t material_count, const std::string& where);
+// The levels of detail (docs/format.md, "lod"); `where` names the list.
+void check_lods(const VatGeometry& g, const std::string& where);
+// A plane's dimensions against the Vat (its bytes are the caller's to check).
+void check_plane_shape(const Plane& p, const Vat& vat, const std::string& where);
+uint64_t plane_bytes(const Plane& p);
+// The set of planes an encoding and precision carry; `seen` is indexed by PlaneSemantic.
+void check_plane_set(const bool (&seen)[4], Encoding encoding, Precision precision, const std::string& where);
+
+// Everything validate_vat checks, with names in the Vat's terms.
 void check_vat(const Vat& vat);
 
 }  // namespace vatkit::vat_format
