@@ -10,7 +10,8 @@
 #          command-line tool links (core and the headless OpenGL renderer)
 #   test   what the test suite (scripts/test.sh) adds: GoogleTest, Google Benchmark, GLFW and a
 #          virtual X display for the window test, clang and its sanitizer and fuzzer runtimes, the
-#          assimp test models, Node.js and npm with the Khronos glTF validator
+#          assimp test models, Node.js and npm with the Khronos glTF validator, and for the
+#          Windows stage (scripts/windows.sh) the MinGW-w64 cross compiler and Wine
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -27,6 +28,7 @@ test_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev assimp-testmodels clang libclang-rt-14-dev
   libglfw3-dev xvfb xauth  # the GLFW window test under a virtual X display
   nodejs npm
+  g++-mingw-w64-x86-64 wine64  # the runtime cross-built for Windows and its tests run under Wine
 )
 
 groups=("$@")

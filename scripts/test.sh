@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: set-up, a release build and its tests, the same tests
-# under AddressSanitizer + UndefinedBehaviorSanitizer, then every fuzz target for a bounded time.
-# Stages can be skipped for quick local runs: VATKIT_SKIP_SANITIZE=1, VATKIT_SKIP_FUZZ=1.
+# The whole test suite, as CI runs it: set-up, a release build and its tests, the runtime's
+# tests cross-built for Windows and run under Wine (scripts/windows.sh), the same tests under
+# AddressSanitizer + UndefinedBehaviorSanitizer, then every fuzz target for a bounded time.
+# Stages can be skipped for quick local runs: VATKIT_SKIP_WINDOWS=1, VATKIT_SKIP_SANITIZE=1,
+# VATKIT_SKIP_FUZZ=1.
 # VATKIT_FUZZ_SECONDS sets the time per fuzz target (default 60).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +18,11 @@ stage "release build and tests"
 # The tests and benchmarks on, whatever the main job (scripts/run.sh) left configured in build/.
 "$here/scripts/build.sh" "$here/build" -DVATKIT_BUILD_TESTS=ON -DVATKIT_BUILD_BENCH=ON
 ctest --test-dir "$here/build" --output-on-failure --parallel "$jobs" --timeout 900
+
+if [[ ${VATKIT_SKIP_WINDOWS:-0} != 1 ]]; then
+  stage "Windows: the runtime cross-built with MinGW-w64, its tests under Wine"
+  "$here/scripts/windows.sh" "$here/build-mingw"
+fi
 
 # One clang build serves both later stages: the tests under AddressSanitizer + UBSan, and the
 # libFuzzer targets (they link a copy of the library with coverage instrumentation, which the

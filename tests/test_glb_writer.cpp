@@ -1,7 +1,7 @@
-// The internal GLB writer (core/src/glb_writer.h) and the atomic file writes (file_io.h): the
-// container layout the GLB spec requires, alignment of views in the file, exact float round
-// trips, deterministic bytes, the Khronos validator's verdict, every truncation refused by
-// split_glb, and no partial or temporary file left behind by a failed write.
+// The internal GLB writer (bake/src/file/glb_writer.h): the container layout the GLB spec
+// requires, alignment of views in the file, exact float round trips, deterministic bytes, the
+// Khronos validator's verdict, and every truncation refused by split_glb. The atomic file writes
+// (file_io.h) are tested in tests/runtime/test_runtime_files.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -307,50 +307,6 @@ TEST(SplitGlb, RefusesEveryTruncationAndCorruption) {
   EXPECT_FALSE(corrupt(16, 0x004E4942).ok());  // BIN first
   const auto message = corrupt(4, 1).error().message;
   EXPECT_NE(message.find("version 1"), std::string::npos) << message;
-}
-
-TEST(FileIo, AtomicWriteCreatesReplacesAndLeavesNoTemporary) {
-  const fs::path dir = test::scratch_dir("file_io");
-  const fs::path file = dir / "out.bin";
-  const std::vector<uint8_t> first = {1, 2, 3}, second(100000, 7);
-  ASSERT_TRUE(write_file_atomic(file, first).ok());
-  EXPECT_EQ(test::read_file(file), first);
-  ASSERT_TRUE(write_file_atomic(file, second).ok());
-  EXPECT_EQ(test::read_file(file), second);
-  const Result<std::vector<uint8_t>> read = read_file(file);
-  ASSERT_TRUE(read.ok());
-  EXPECT_EQ(*read, second);
-  size_t entries = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
-  EXPECT_EQ(entries, 1u);
-}
-
-TEST(FileIo, FailedWritesNameThePathAndLeaveNothing) {
-  const fs::path dir = test::scratch_dir("file_io_fail");
-  const std::vector<uint8_t> bytes = {1, 2, 3};
-
-  const fs::path missing = dir / "no_such_dir" / "out.bin";
-  const Result<void> r1 = write_file_atomic(missing, bytes);
-  ASSERT_FALSE(r1.ok());
-  EXPECT_EQ(r1.error().message.rfind(missing.string() + ": ", 0), 0u) << r1.error().message;
-
-  // The destination is a directory: rename fails after the temporary was written.
-  const fs::path occupied = dir / "a_directory";
-  fs::create_directories(occupied / "inside");
-  const Result<void> r2 = write_file_atomic(occupied, bytes);
-  ASSERT_FALSE(r2.ok());
-  EXPECT_EQ(r2.error().message.rfind(occupied.string() + ": ", 0), 0u) << r2.error().message;
-
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  EXPECT_EQ(names, std::vector<std::string>{"a_directory"}) << "a temporary file was left behind";
-
-  const Result<std::vector<uint8_t>> r3 = read_file(dir / "missing.bin");
-  ASSERT_FALSE(r3.ok());
-  EXPECT_NE(r3.error().message.find("missing.bin: "), std::string::npos);
-  const Result<std::vector<uint8_t>> r4 = read_file(occupied);
-  ASSERT_FALSE(r4.ok());
-  EXPECT_NE(r4.error().message.find("directory"), std::string::npos) << r4.error().message;
 }
 
 }  // namespace

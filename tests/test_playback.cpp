@@ -802,8 +802,10 @@ TEST(PlaybackConformance, LibraryMatchesTheVectorFile) {
   EXPECT_GE(wraps, 30u);
 }
 
-// The CLI: one Frame per line; a bad line is one error naming it, exit 1, after the answers of the
-// lines before it (each answer is written as its line is read).
+// The CLI (absent from the runtime-only test binary, tests/runtime, which defines no VATKIT_CLI):
+// one Frame per line; a bad line is one error naming it, exit 1, after the answers of the lines
+// before it (each answer is written as its line is read).
+#if defined(VATKIT_CLI)
 TEST(PlaybackCli, FrameCommand) {
   const std::string cli = VATKIT_CLI;
   const std::string good =
@@ -880,6 +882,7 @@ TEST(PlaybackCli, DeepNestingIsOneErrorLine) {
     EXPECT_EQ(r.err, "vatkit: error: <stdin>: line 1: line: nested deeper than 64 levels\n");
   }
 }
+#endif  // VATKIT_CLI
 
 }  // namespace
 }  // namespace vatkit

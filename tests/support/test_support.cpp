@@ -8,7 +8,12 @@
 #include <fstream>
 #include <iterator>
 #include <new>
+#if defined(_WIN32)
+#include <process.h>
+#else
 #include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 // Counts heap allocations while a CountAllocations lives. Replacing the global operator new is
 // the only portable hook; it forwards to malloc, so sanitizers still see every block.
@@ -90,12 +95,21 @@ CommandResult run_command(const std::string& command_line) {
   static int counter = 0;
   const auto dir = std::filesystem::path(VATKIT_BINARY_DIR) / "test_scratch" / "commands";
   std::filesystem::create_directories(dir);
-  const auto base = dir / ("cmd" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+#if defined(_WIN32)
+  const int pid = ::_getpid();
+#else
+  const int pid = ::getpid();
+#endif
+  const auto base = dir / ("cmd" + std::to_string(pid) + "_" + std::to_string(counter++));
   const std::string out_path = base.string() + ".out", err_path = base.string() + ".err";
   const std::string full = command_line + " >" + shell_quote(out_path) + " 2>" + shell_quote(err_path);
   const int status = std::system(full.c_str());
   CommandResult r;
+#if defined(_WIN32)
+  r.exit_code = status;  // std::system returns the command's exit code itself
+#else
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+#endif
   auto slurp = [](const std::string& p) {
     std::ifstream in(p, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

@@ -164,7 +164,7 @@ namespace {
 struct PlaneStore {
   std::vector<uint8_t*> buffers;
   ~PlaneStore() {
-    for (uint8_t* b : buffers) std::free(b);
+    for (uint8_t* b : buffers) free_big(b);
   }
 };
 }  // namespace

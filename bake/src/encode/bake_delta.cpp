@@ -308,10 +308,7 @@ Result<Vat> bake_delta(BakeSetup& setup, const std::vector<ClipPlan>& clips, Pro
 
   WorkspacePool<Workspace> pool([&] { return std::make_unique<Workspace>(asset); });
   // Q16: the clip's deltas, until its range is known (uninitialized; each row writes its own).
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
-  };
-  std::unique_ptr<glm::vec4[], Free> stage;
+  std::unique_ptr<glm::vec4[], FreeBig> stage;
   if (q16) {
     uint32_t longest = 0;
     for (const ClipPlan& c : clips) longest = std::max(longest, c.rows);

@@ -236,7 +236,7 @@ struct SlotStage {
   SlotStage() = default;
   SlotStage(const SlotStage&) = delete;
   SlotStage& operator=(const SlotStage&) = delete;
-  ~SlotStage() { std::free(owned_); }
+  ~SlotStage() { free_big(owned_); }
 
   float* row(size_t r) { return data + r * stride; }
   glm::quat& q(size_t r, uint32_t slot) { return *reinterpret_cast<glm::quat*>(row(r) + 8 * size_t(slot)); }
@@ -250,7 +250,7 @@ struct SlotStage {
     in_plane = false;
     const size_t n = stride * row_count;
     if (n > capacity_) {
-      std::free(owned_);
+      free_big(owned_);
       owned_ = static_cast<float*>(allocate_big(n * sizeof(float)));
       capacity_ = n;
     }

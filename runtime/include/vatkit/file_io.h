@@ -23,6 +23,11 @@
 //   - a directory, socket or block device: refused, nothing written.
 // A failed or abandoned output (never committed) leaves nothing behind: the destructor removes
 // the temporary. What is not done: create missing directories, or fsync the directory itself.
+// The rules above are POSIX's. On Windows: nothing there gives a new file and a file is replaced
+// through a temporary as above (FlushFileBuffers, then MoveFileExW with MOVEFILE_REPLACE_EXISTING
+// and MOVEFILE_WRITE_THROUGH), the new file getting the permissions the directory gives a new
+// file; a character device or pipe (NUL, CON, a named pipe) is written in place; a directory is
+// refused; a symbolic link is replaced by the file, not followed.
 //
 // Signals: a process killed by SIGINT, SIGTERM or SIGHUP would leave its temporaries behind. A
 // program that wants them removed calls remove_temporaries_on_signals() once (the vatkit CLI's
@@ -60,7 +65,7 @@ class OutputFile {
   Result<void> write(std::span<const uint8_t> bytes);
   Result<void> write(std::string_view text);
 
-  // Flushes the bytes to disk and closes the descriptor, leaving commit() only the rename: for a
+  // Flushes the bytes to disk and closes the file, leaving commit() only the rename: for a
   // program that holds many finished outputs until it commits them all. No write() after it.
   Result<void> finish();
 
@@ -77,7 +82,7 @@ class OutputFile {
   std::string name_;             // the path as given, for messages
   std::filesystem::path target_; // what commit() renames over (symbolic links followed)
   std::filesystem::path temp_;   // empty when written in place
-  int fd_ = -1;
+  std::intptr_t file_ = -1;     // the open file (a descriptor, or a Windows HANDLE), or -1
   int slot_ = -1;                // this temporary's place in the signal registry, or -1
   uint64_t size_ = 0;
   bool done_ = false;            // committed, failed or moved from
@@ -96,7 +101,10 @@ Result<void> write_file_atomic_pieces(const std::filesystem::path& path,
 // but not on a signal), restore the signal's default action and raise it again, so the process
 // ends as the signal meant. A signal the process ignores (SIG_IGN, e.g. under nohup) stays
 // ignored. Call it once, early, from a program's main; it replaces earlier handlers for those
-// three signals.
+// three signals. On Windows it installs a console control handler instead (SetConsoleCtrlHandler:
+// Ctrl+C, Ctrl+Break, closing the console, log-off, shut-down) that deletes the temporaries and
+// lets the process end as it would have; a process ended by TerminateProcess (taskkill /F) runs
+// no handler and leaves them behind, as SIGKILL does.
 void remove_temporaries_on_signals();
 
 // An input file, open for reading. Every file vatkit reads goes through open(), which never
@@ -104,7 +112,9 @@ void remove_temporaries_on_signals();
 // cannot hang it), checks the descriptor with fstat, refuses anything but a regular file (a
 // FIFO, a device such as /dev/zero, a socket, a directory) by name, and only then makes the
 // descriptor blocking again. Sizes come from that fstat, so a caller can refuse a declared length
-// before it allocates anything.
+// before it allocates anything. On Windows the file is opened with CreateFileW and refused,
+// before a byte is read, unless it is a file on a disk (not a directory, a pipe or a device).
+// Other processes may go on reading, writing, renaming and deleting it meanwhile.
 class InputFile {
  public:
   static Result<InputFile> open(const std::filesystem::path& path);
@@ -127,8 +137,8 @@ class InputFile {
   Result<std::vector<uint8_t>> read_rest(uint64_t offset, uint64_t max_bytes, const std::string& what) const;
 
  private:
-  InputFile(int fd, std::string name, uint64_t size) : fd_(fd), name_(std::move(name)), size_(size) {}
-  int fd_ = -1;
+  InputFile(std::intptr_t file, std::string name, uint64_t size) : file_(file), name_(std::move(name)), size_(size) {}
+  std::intptr_t file_ = -1;  // a descriptor, or a Windows HANDLE
   std::string name_;
   uint64_t size_ = 0;
 };

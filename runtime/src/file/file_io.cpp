@@ -1,64 +1,45 @@
-// Outputs: how a destination path is resolved and written (see file_io.h for the rules). A
-// replacement goes through a uniquely named sibling opened with O_EXCL | O_NOFOLLOW (same
-// directory, so rename() cannot cross a file system); a new file's temporary is created with mode
-// 0666, letting the umask give it the permissions any other newly created file would get.
+// Outputs and inputs over platform.h (the system calls live there; this file is portable): how
+// an output is created through a temporary and committed, and how inputs are read.
 //
-// The signal registry is fixed static storage that a handler may read without allocating or
-// locking: each slot is free (0), being filled (1) or names a live temporary (2); the handler
-// unlinks the live ones. Registration happens right after the temporary is created, and a slot is
-// freed right after the temporary was renamed or removed, so the handler at worst unlinks a name
-// that no longer exists.
+// The registry of live temporaries is fixed static storage that the termination cleanup
+// (platform::on_termination_request) may read without allocating or locking: each slot is free
+// (0), being filled (1) or names a live temporary (2); the cleanup removes the live ones.
+// Registration happens right after the temporary is created, and a slot is freed right after the
+// temporary was renamed or removed, so the cleanup at worst removes a name that no longer exists.
 #include "vatkit/file_io.h"
 
-#include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <climits>
-#include <csignal>
 #include <cstring>
 #include <new>
 #include <string>
 #include <utility>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "platform/platform.h"
 
 namespace vatkit {
 namespace {
 
-std::string errno_text(int error) { return std::strerror(error); }
+using platform::error_text;
+using platform::kNoFile;
 
-// Writes all of `bytes`, retrying short writes and EINTR. Returns 0 or an errno value.
-int write_all(int fd, std::span<const uint8_t> bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return 0;
-}
-
-// ---- the registry of live temporaries, read by the signal handler ----
+// ---- the registry of live temporaries, read by the termination cleanup ----
 
 constexpr int kSlots = 64;
+constexpr size_t kSlotPath = 4096;  // characters, the terminating zero included (Linux's PATH_MAX)
 struct TempSlot {
   std::atomic<int> state{0};
-  char path[PATH_MAX];
+  platform::NativeChar path[kSlotPath];
 };
-static_assert(std::atomic<int>::is_always_lock_free, "the signal handler reads the slots' states");
+static_assert(std::atomic<int>::is_always_lock_free, "the cleanup reads the slots' states from a signal handler");
 TempSlot g_slots[kSlots];
 
-int register_temporary(const std::string& path) {
-  if (path.size() >= PATH_MAX) return -1;
+int register_temporary(const std::filesystem::path& temp) {
+  const auto& path = temp.native();
+  if (path.size() >= kSlotPath) return -1;
   for (int i = 0; i < kSlots; ++i) {
     int expected = 0;
     if (g_slots[i].state.compare_exchange_strong(expected, 1)) {
-      std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
+      std::memcpy(g_slots[i].path, path.c_str(), (path.size() + 1) * sizeof(platform::NativeChar));
       g_slots[i].state.store(2);
       return i;
     }
@@ -70,109 +51,10 @@ void unregister_temporary(int slot) {
   if (slot >= 0) g_slots[slot].state.store(0);
 }
 
-constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
-
-extern "C" void remove_temporaries_and_reraise(int signal_number) {
-  const int saved_errno = errno;
+void remove_live_temporaries() {
   for (TempSlot& slot : g_slots) {
-    if (slot.state.load() == 2) ::unlink(slot.path);
+    if (slot.state.load() == 2) platform::remove_while_ending(slot.path);
   }
-  struct sigaction default_action {};
-  default_action.sa_handler = SIG_DFL;
-  sigemptyset(&default_action.sa_mask);
-  ::sigaction(signal_number, &default_action, nullptr);
-  errno = saved_errno;
-  // Blocked while this handler runs: delivered, with its default action, as it returns.
-  ::raise(signal_number);
-}
-
-// ---- where an output goes ----
-
-struct Destination {
-  std::filesystem::path path;  // the file to replace or create, or the path to open in place
-  int descriptor = -1;         // a descriptor of this process to write (a /proc/self/fd/N link)
-  bool in_place = false;       // open `path` and write it directly
-  bool append = false;         // in place onto a regular file (another process's descriptor link)
-  bool exists = false;         // a regular file is there (its mode in `st`)
-  struct stat st {};
-};
-
-// N when `link` is the descriptor link /proc/PID/fd/N of this process (what /dev/stdout,
-// /dev/fd/N and /proc/self/fd/N lead to), else -1.
-int own_descriptor(const std::filesystem::path& link) {
-  char dir[PATH_MAX];
-  if (::realpath(link.parent_path().empty() ? "." : link.parent_path().c_str(), dir) == nullptr) return -1;
-  if (std::string(dir) != "/proc/" + std::to_string(::getpid()) + "/fd") return -1;
-  const std::string n = link.filename().string();
-  if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stoi(n);
-}
-
-// Follows `path` through symbolic links to the name that ends the chain (an existing non-link, or
-// a name that does not exist yet). Stops at a descriptor link of this process (`descriptor` set to
-// its number): it names an open file, not a path to replace. `through_proc` is set when a link
-// points into /proc (another process's descriptor links, which only the kernel can resolve).
-Result<std::filesystem::path> follow_links(const std::filesystem::path& path, const std::string& name,
-                                           int& descriptor, bool& through_proc) {
-  std::filesystem::path p = path;
-  for (int depth = 0; depth < 40; ++depth) {
-    struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0) {
-      if (errno == ENOENT) return p;
-      return make_error(name, "cannot stat " + p.string() + " (" + errno_text(errno) + ")");
-    }
-    if (!S_ISLNK(st.st_mode)) return p;
-    if ((descriptor = own_descriptor(p)) >= 0) return p;
-    std::string link(PATH_MAX, '\0');
-    const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
-    if (n < 0 || static_cast<size_t>(n) >= link.size()) {
-      return make_error(name, "cannot read the symbolic link " + p.string());
-    }
-    link.resize(static_cast<size_t>(n));
-    if (link.rfind("/proc/", 0) == 0) through_proc = true;
-    const std::filesystem::path next(link);
-    p = next.is_absolute() ? next : p.parent_path() / next;
-  }
-  return make_error(name, "too many levels of symbolic links");
-}
-
-Result<Destination> find_destination(const std::filesystem::path& path, const std::string& name) {
-  if (path.empty()) return make_error(name, "an empty name is not a file name");
-  Destination d;
-  bool through_proc = false;
-  Result<std::filesystem::path> final_path = follow_links(path, name, d.descriptor, through_proc);
-  if (!final_path) return final_path.error();
-  if (d.descriptor >= 0) return d;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return make_error(name, "is a directory, not a file");
-    if (S_ISBLK(st.st_mode)) return make_error(name, "is a block device: vatkit writes no devices but character devices");
-    if (S_ISSOCK(st.st_mode)) return make_error(name, "is a socket, not a file");
-    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
-      d.path = path;
-      d.in_place = true;
-      return d;
-    }
-    if (!S_ISREG(st.st_mode)) return make_error(name, "not a regular file");
-    struct stat final_st {};
-    // Another process's descriptor link, or a chain that does not lead to the file the kernel
-    // found (a race): write through the path as given, as a shell would.
-    if (through_proc || ::lstat(final_path->c_str(), &final_st) != 0 || final_st.st_dev != st.st_dev ||
-        final_st.st_ino != st.st_ino) {
-      d.path = path;
-      d.in_place = true;
-      d.append = true;
-      return d;
-    }
-    d.path = *final_path;
-    d.exists = true;
-    d.st = st;
-    return d;
-  }
-  if (errno != ENOENT) return make_error(name, "cannot stat (" + errno_text(errno) + ")");
-  if (!final_path->has_filename()) return make_error(name, "not a file name");
-  d.path = *final_path;
-  return d;
 }
 
 // ".NAME.vatkit-PID-N.tmp" with NAME cut to 64 bytes: within NAME_MAX whatever the name's length.
@@ -183,7 +65,7 @@ std::string temporary_name(const std::filesystem::path& target, unsigned counter
   std::string name = ".";
   name.append(base, 0, kNameBytes);
   name.append(".vatkit-");
-  name.append(std::to_string(::getpid()));
+  name.append(std::to_string(platform::process_id()));
   name.append("-");
   name.append(std::to_string(counter));
   name.append(".tmp");
@@ -194,57 +76,35 @@ std::string temporary_name(const std::filesystem::path& target, unsigned counter
 
 Result<OutputFile> OutputFile::create(const std::filesystem::path& path) {
   const std::string name = path.string();
-  Result<Destination> found = find_destination(path, name);
+  if (path.empty()) return make_error(name, "an empty name is not a file name");
+  Result<platform::OutputTarget> found = platform::find_output(path, name);
   if (!found) return found.error();
-  const Destination& d = *found;
+  const platform::OutputTarget& target = *found;
 
   OutputFile out;
   out.name_ = name;
-  out.target_ = d.path;
-  if (d.descriptor >= 0 || d.in_place) {
-    // This process's own descriptor is duplicated: the bytes land where it points, at its offset
-    // (what the process prints to it afterwards follows them).
-    if (d.descriptor >= 0) {
-      out.fd_ = ::fcntl(d.descriptor, F_DUPFD_CLOEXEC, 0);
-    } else {
-      out.fd_ = ::open(d.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | (d.append ? O_APPEND : 0));
-    }
-    if (out.fd_ < 0) return make_error(name, "cannot open (" + errno_text(errno) + ")");
-    struct stat st {};
-    // Checked again on the open file: the path may have changed since it was looked at.
-    if (::fstat(out.fd_, &st) != 0 || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) {
-      return make_error(name, "not a file, character device or FIFO");
-    }
+  out.target_ = target.path;
+  if (target.in_place != kNoFile) {
+    out.file_ = target.in_place;
     return out;
   }
 
   static std::atomic<unsigned> counter{0};
-  const std::filesystem::path dir = d.path.has_parent_path() ? d.path.parent_path() : ".";
+  const std::filesystem::path dir = target.path.has_parent_path() ? target.path.parent_path() : ".";
   int open_error = 0;
-  for (int attempt = 0; attempt < 100 && out.fd_ < 0; ++attempt) {
-    out.temp_ = dir / temporary_name(d.path, counter.fetch_add(1));
-    out.fd_ = ::open(out.temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    open_error = out.fd_ < 0 ? errno : 0;
-    if (out.fd_ < 0 && open_error != EEXIST) break;
+  for (int attempt = 0; attempt < 100 && out.file_ == kNoFile; ++attempt) {
+    out.temp_ = dir / temporary_name(target.path, counter.fetch_add(1));
+    open_error = platform::create_new(out.temp_, out.file_);
+    if (open_error != 0 && !platform::name_taken(open_error)) break;
   }
-  if (out.fd_ < 0) {
+  if (out.file_ == kNoFile) {
     out.temp_.clear();
-    return make_error(name, "cannot create a temporary file next to it (" + errno_text(open_error) + ")");
+    return make_error(name, "cannot create a temporary file next to it (" + error_text(open_error) + ")");
   }
-  out.slot_ = register_temporary(out.temp_.string());
-  if (d.exists) {
-    // The replacement keeps the owner (where the process may set it: root) and never widens the
-    // permissions. fchown before fchmod: a change of owner may clear mode bits.
-    if (::fchown(out.fd_, d.st.st_uid, d.st.st_gid) != 0 && errno != EPERM) {
-      const int error = errno;
-      out.abandon();
-      return make_error(name, "cannot give the new file the old one's owner (" + errno_text(error) + ")");
-    }
-    if (::fchmod(out.fd_, d.st.st_mode & 0777) != 0) {
-      const int error = errno;
-      out.abandon();
-      return make_error(name, "cannot give the new file the old one's permissions (" + errno_text(error) + ")");
-    }
+  out.slot_ = register_temporary(out.temp_);
+  if (Result<void> kept = platform::keep_attributes(out.file_, target, name); !kept) {
+    out.abandon();
+    return kept.error();
   }
   return out;
 }
@@ -253,11 +113,11 @@ OutputFile::OutputFile(OutputFile&& other) noexcept
     : name_(std::move(other.name_)),
       target_(std::move(other.target_)),
       temp_(std::move(other.temp_)),
-      fd_(other.fd_),
+      file_(other.file_),
       slot_(other.slot_),
       size_(other.size_),
       done_(other.done_) {
-  other.fd_ = -1;
+  other.file_ = kNoFile;
   other.slot_ = -1;
   other.temp_.clear();
   other.done_ = true;
@@ -269,11 +129,11 @@ OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
     name_ = std::move(other.name_);
     target_ = std::move(other.target_);
     temp_ = std::move(other.temp_);
-    fd_ = other.fd_;
+    file_ = other.file_;
     slot_ = other.slot_;
     size_ = other.size_;
     done_ = other.done_;
-    other.fd_ = -1;
+    other.file_ = kNoFile;
     other.slot_ = -1;
     other.temp_.clear();
     other.done_ = true;
@@ -284,9 +144,9 @@ OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
 OutputFile::~OutputFile() { abandon(); }
 
 void OutputFile::abandon() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-  if (!temp_.empty()) ::unlink(temp_.c_str());
+  if (file_ != kNoFile) platform::close(file_);
+  file_ = kNoFile;
+  if (!temp_.empty()) platform::remove(temp_);
   temp_.clear();
   unregister_temporary(slot_);
   slot_ = -1;
@@ -294,10 +154,10 @@ void OutputFile::abandon() {
 }
 
 Result<void> OutputFile::write(std::span<const uint8_t> bytes) {
-  if (done_ || fd_ < 0) return make_error(name_, "write after the output was finished or abandoned");
-  if (const int error = write_all(fd_, bytes)) {
+  if (done_ || file_ == kNoFile) return make_error(name_, "write after the output was finished or abandoned");
+  if (const int error = platform::write_all(file_, bytes)) {
     abandon();
-    return make_error(name_, "write failed (" + errno_text(error) + ")");
+    return make_error(name_, "write failed (" + error_text(error) + ")");
   }
   size_ += bytes.size();
   return {};
@@ -309,19 +169,19 @@ Result<void> OutputFile::write(std::string_view text) {
 
 Result<void> OutputFile::finish() {
   if (done_) return make_error(name_, "the output was committed or abandoned");
-  if (fd_ < 0) return {};
+  if (file_ == kNoFile) return {};
   // In place (a device, a FIFO, a descriptor): nothing to flush to disk.
-  if (!temp_.empty() && ::fsync(fd_) != 0) {
-    const int error = errno;
-    abandon();
-    return make_error(name_, "fsync failed (" + errno_text(error) + ")");
+  if (!temp_.empty()) {
+    if (const int error = platform::flush_to_disk(file_)) {
+      abandon();
+      return make_error(name_, "fsync failed (" + error_text(error) + ")");
+    }
   }
-  const int closed = ::close(fd_);
-  fd_ = -1;
+  const int closed = platform::close(file_);
+  file_ = kNoFile;
   if (closed != 0) {
-    const int error = errno;
     abandon();
-    return make_error(name_, "close failed (" + errno_text(error) + ")");
+    return make_error(name_, "close failed (" + error_text(closed) + ")");
   }
   return {};
 }
@@ -332,10 +192,9 @@ Result<void> OutputFile::commit() {
     done_ = true;
     return {};
   }
-  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
-    const int error = errno;
+  if (const int error = platform::replace(temp_, target_)) {
     abandon();
-    return make_error(name_, "cannot replace it (" + errno_text(error) + ")");
+    return make_error(name_, "cannot replace it (" + error_text(error) + ")");
   }
   temp_.clear();
   unregister_temporary(slot_);
@@ -359,70 +218,27 @@ Result<void> write_file_atomic_pieces(const std::filesystem::path& path,
   return out->commit();
 }
 
-void remove_temporaries_on_signals() {
-  struct sigaction action {};
-  action.sa_handler = remove_temporaries_and_reraise;
-  sigemptyset(&action.sa_mask);
-  for (const int s : kCleanupSignals) sigaddset(&action.sa_mask, s);
-  for (const int s : kCleanupSignals) {
-    struct sigaction old {};
-    if (::sigaction(s, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-    ::sigaction(s, &action, nullptr);
-  }
-}
+void remove_temporaries_on_signals() { platform::on_termination_request(remove_live_temporaries); }
 
 namespace {
-
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "is a directory, not a file";
-  if (S_ISFIFO(mode)) return "is a FIFO (named pipe), not a regular file";
-  if (S_ISCHR(mode)) return "is a character device, not a regular file";
-  if (S_ISBLK(mode)) return "is a block device, not a regular file";
-  if (S_ISSOCK(mode)) return "is a socket, not a regular file";
-  return "is not a regular file";
-}
-
 std::string bytes_text(uint64_t n) { return std::to_string(n) + " bytes"; }
-
 }  // namespace
 
 Result<InputFile> InputFile::open(const std::filesystem::path& path) {
   std::string name = path.string();
   if (path.empty()) return make_error("<input>", "no file name given");
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever.
-  // O_NOCTTY: a terminal device must not become the controlling terminal.
-  int fd;
-  do {
-    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return make_error(name, "cannot open (" + errno_text(errno) + ")");
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int error = errno;
-    ::close(fd);
-    return make_error(name, "cannot stat (" + errno_text(error) + ")");
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return make_error(name, kind_of(st.st_mode));
-  }
-  // A regular file: reads block as usual from here (O_NONBLOCK only mattered for open()).
-  const int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-    const int error = errno;
-    ::close(fd);
-    return make_error(name, "cannot set up reading (" + errno_text(error) + ")");
-  }
-  return InputFile(fd, std::move(name), static_cast<uint64_t>(st.st_size));
+  Result<platform::InputHandle> opened = platform::open_input(path, name);
+  if (!opened) return opened.error();
+  return InputFile(opened->handle, std::move(name), opened->size);
 }
 
 InputFile::InputFile(InputFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)), size_(other.size_) {}
+    : file_(std::exchange(other.file_, kNoFile)), name_(std::move(other.name_)), size_(other.size_) {}
 
 InputFile& InputFile::operator=(InputFile&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
+    if (file_ != kNoFile) platform::close(file_);
+    file_ = std::exchange(other.file_, kNoFile);
     name_ = std::move(other.name_);
     size_ = other.size_;
   }
@@ -430,22 +246,21 @@ InputFile& InputFile::operator=(InputFile&& other) noexcept {
 }
 
 InputFile::~InputFile() {
-  if (fd_ >= 0) ::close(fd_);
+  if (file_ != kNoFile) platform::close(file_);
 }
 
 Result<void> InputFile::read_at(uint64_t offset, std::span<uint8_t> out) const {
   size_t done = 0;
   while (done < out.size()) {
-    const ssize_t n = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return make_error(name_, "read failed (" + errno_text(errno) + ")");
+    size_t n = 0;
+    if (const int error = platform::read_at(file_, offset + done, out.subspan(done), n)) {
+      return make_error(name_, "read failed (" + error_text(error) + ")");
     }
     if (n == 0) {
       return make_error(name_, "ends at " + bytes_text(offset + done) + ", but " + bytes_text(offset + out.size()) +
                                    " were expected (truncated, or changed while being read)");
     }
-    done += static_cast<size_t>(n);
+    done += n;
   }
   return {};
 }
@@ -466,27 +281,25 @@ Result<std::vector<uint8_t>> InputFile::read_rest(uint64_t offset, uint64_t max_
   }
   size_t done = 0;
   while (true) {
+    size_t n = 0;
     if (done == bytes.size()) {
-      // Every byte fstat promised is in: probe for more into a small buffer rather than growing
-      // the vector (which would reallocate and copy the whole file just to find the end).
+      // Every byte the size promised is in: probe for more into a small buffer rather than
+      // growing the vector (which would reallocate and copy the whole file just to find the end).
       uint8_t probe[4096];
-      ssize_t n;
-      do n = ::pread(fd_, probe, sizeof probe, static_cast<off_t>(offset + done));
-      while (n < 0 && errno == EINTR);
-      if (n < 0) return make_error(name_, "read failed (" + errno_text(errno) + ")");
+      if (const int error = platform::read_at(file_, offset + done, probe, n)) {
+        return make_error(name_, "read failed (" + error_text(error) + ")");
+      }
       if (n == 0) break;
-      if (done + static_cast<uint64_t>(n) > max_bytes) return too_large(done + static_cast<uint64_t>(n));
+      if (done + n > max_bytes) return too_large(done + n);
       bytes.insert(bytes.end(), probe, probe + n);  // the file grew (or /proc said 0): keep going
-      done += static_cast<size_t>(n);
+      done += n;
       continue;
     }
-    const ssize_t n = ::pread(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return make_error(name_, "read failed (" + errno_text(errno) + ")");
+    if (const int error = platform::read_at(file_, offset + done, std::span(bytes).subspan(done), n)) {
+      return make_error(name_, "read failed (" + error_text(error) + ")");
     }
     if (n == 0) break;
-    done += static_cast<size_t>(n);
+    done += n;
   }
   bytes.resize(done);
   return bytes;

@@ -585,7 +585,7 @@ Result<Vat> load_vat(const std::filesystem::path& path) {
   const size_t size = static_cast<size_t>(file->size());
   std::shared_ptr<uint8_t> bytes;
   try {
-    bytes.reset(static_cast<uint8_t*>(detail::allocate_big(size)), [](uint8_t* p) { std::free(p); });
+    bytes.reset(static_cast<uint8_t*>(detail::allocate_big(size)), detail::FreeBig());
   } catch (const std::bad_alloc&) {
     return make_error(path.string(), "out of memory reading " + std::to_string(size) + " bytes");
   }

@@ -1,12 +1,9 @@
 #include "platform/memory.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <new>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
+#include "platform/platform.h"
 
 namespace vatkit::detail {
 
@@ -20,12 +17,11 @@ void* allocate_big(size_t bytes) {
   constexpr size_t kHuge = size_t(2) << 20;
   const size_t align = bytes >= kHuge / 2 ? kHuge : 64;
   const size_t size = (std::max<size_t>(bytes, 1) + align - 1) / align * align;
-  void* p = std::aligned_alloc(align, size);
+  void* p = platform::allocate_aligned(align, size, align == kHuge);
   if (p == nullptr) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (align == kHuge) madvise(p, size, MADV_HUGEPAGE);
-#endif
   return p;
 }
+
+void free_big(void* p) { platform::free_aligned(p); }
 
 }  // namespace vatkit::detail
