@@ -312,8 +312,6 @@ TEST(MirrorBands, ABandMustLieInOneClip) {
   EXPECT_NE(r.error().message.find(": blend.clip: rows ["), std::string::npos) << r.error().message;
 }
 
-}  // namespace
-}  // namespace vatkit
 
 // Picking a clip by name is total: a name that is not there is an error that lists the clips (a
 // typo must not become an index the next call reads out of bounds with).
@@ -344,3 +342,6 @@ TEST(MirrorBands, ValueOfAnErrorThrowsItsMessage) {
     EXPECT_NE(std::string(e.what()).find("no clip named \"walk\""), std::string::npos) << e.what();
   }
 }
+
+}  // namespace
+}  // namespace vatkit
