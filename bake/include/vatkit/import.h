@@ -1,7 +1,8 @@
 // vatkit/import.h: glTF 2.0 (.gltf with data URIs or external files, and .glb) into an Asset.
 //
-// The importer parses with tinygltf (kept out of this header), decodes every accessor into the
-// Asset's float vectors and validates everything a later stage would otherwise index blindly.
+// The importer parses the JSON once, checks the shape of every property it reads (stored in
+// tinygltf's model types, kept out of this header), decodes every accessor into the Asset's float
+// vectors and validates everything a later stage would otherwise index blindly.
 // Errors name the file and the JSON path of the offending object, for example
 //     "CesiumMan.glb: accessors[3]: count 3273 runs past bufferViews[1] (byteLength 1024)"
 //     "bad.gltf: animations[0].samplers[2]: output value is NaN at key 7"

@@ -1,4 +1,4 @@
-// Internals of the glTF importer (import.h), shared by core/src/import_*.cpp. Not installed.
+// Internals of the glTF importer (import.h), shared by bake/src/import/import_*.cpp. Not installed.
 //
 // The pipeline, in order:
 //  1. import.cpp: read the file in stages (a GLB's header, its JSON chunk; the BIN bytes only

@@ -71,7 +71,8 @@ class Reader {
   void read_extension(Vat& vat, const json& ext);
   void read_images(Vat& vat);
   void read_materials(Vat& vat);
-  void read_texture(Material& m, const json& texture, const std::string& where, size_t image_count);
+  void read_texture(Material& m, const json& texture, const json& textures, const std::string& where,
+                    size_t image_count);
   void read_geometry(Vat& vat, const json& ext);
   void read_attributes(VatGeometry& g, const json& attributes, const std::string& where);
   void read_primitive(VatGeometry& g, const json& primitive, const json& attributes, const std::string& where,
@@ -423,6 +424,7 @@ void Reader::read_images(Vat& vat) {
 }
 
 void Reader::read_materials(Vat& vat) {
+  const json& textures = top_array("textures");
   const json& materials = top_array("materials");
   for (size_t i = 0; i < materials.size(); ++i) {
     const std::string where = at("materials", i);
@@ -433,7 +435,7 @@ void Reader::read_materials(Vat& vat) {
       const std::string pw = where + "." + key::kPbr;
       read_fields(kPbrFields, as_object(*pbr, pw), pw, version_, m);
       if (const json* t = find(*pbr, key::kBaseColorTexture)) {
-        read_texture(m, *t, pw + "." + key::kBaseColorTexture, vat.images.size());
+        read_texture(m, *t, textures, pw + "." + key::kBaseColorTexture, vat.images.size());
       }
     }
     check_material(m, vat.images.size(), where);
@@ -442,9 +444,9 @@ void Reader::read_materials(Vat& vat) {
 }
 
 // A base colour texture: through textures[index].source to an image.
-void Reader::read_texture(Material& m, const json& texture, const std::string& where, size_t image_count) {
+void Reader::read_texture(Material& m, const json& texture, const json& textures, const std::string& where,
+                          size_t image_count) {
   as_object(texture, where);
-  const json& textures = top_array("textures");
   const uint32_t index = as_u32(member(texture, key::kTextureIndex, where), where + "." + key::kTextureIndex);
   if (index >= textures.size()) fail(where + "." + key::kTextureIndex, at("textures", index) + " does not exist");
   const std::string sw = at("textures", index);
