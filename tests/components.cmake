@@ -100,7 +100,13 @@ configure(bake bake ${WORK_DIR}/runtime-only FAIL "component bake is not install
 # Run them: bake the sample with the bake example, play it with the runtime example, render it.
 run(${WORK_DIR}/build-bake-bake-PASS/vatkit_bake_file ${WORK_DIR}/sample.vat.glb)
 run(${WORK_DIR}/build-play-runtime-PASS/vatkit_play ${WORK_DIR}/sample.vat.glb)
-run(${WORK_DIR}/build-render-gl-PASS/vatkit_render_crowd ${WORK_DIR}/sample.vat.glb ${WORK_DIR}/crowd.png 16)
+# Under the sanitizers the render example runs without the leak check: eglTerminate makes Mesa
+# unload its driver, which leaves two 56-byte blocks that LeakSanitizer can only attribute to the
+# unloaded module (with dlclose made a no-op the report goes away). vatkit's own GL code is
+# leak-checked by the GL tests of vatkit_tests. llvmpipe's LLVM also frees with free() what it
+# allocated with new (see tests/CMakeLists.txt).
+run(${CMAKE_COMMAND} -E env ASAN_OPTIONS=detect_leaks=0:alloc_dealloc_mismatch=0
+    ${WORK_DIR}/build-render-gl-PASS/vatkit_render_crowd ${WORK_DIR}/sample.vat.glb ${WORK_DIR}/crowd.png 16)
 if(NOT EXISTS ${WORK_DIR}/crowd.png)
   message(FATAL_ERROR "the render example wrote no picture")
 endif()
