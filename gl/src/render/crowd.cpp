@@ -9,7 +9,7 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
-#include "shaders.h"
+#include "objects/shaders.h"
 #include "vatkit/gl/gl.h"
 #include "vatkit/gl/program.h"
 #include "vatkit/playback.h"
