@@ -303,249 +303,255 @@ std::string format_ratio(const std::optional<double>& r) {
   return text;
 }
 
-Result<void> run_bench(const BenchOptions& options) {
-  int width = 0, height = 0;
-  if (auto ok = parse_size("bench", options.size, "1920x1080", width, height); !ok) return ok.error();
-  Result<std::vector<uint32_t>> counts = parse_instances(options.instances);
-  if (!counts) return counts.error();
-  Result<std::vector<Variant>> parsed_variants = parse_variants(options.variants);
-  if (!parsed_variants) return parsed_variants.error();
-  std::vector<Variant> variants = *parsed_variants;
-  if (auto ok = check_target_size("bench", width, height, options.samples); !ok) return ok.error();
-  if (!options.json.empty()) {
-    const std::filesystem::path dir = std::filesystem::path(options.json).parent_path();
-    if (!dir.empty() && !std::filesystem::is_directory(dir)) {
-      return make_error(options.json, "cannot write here: " + dir.string() + " is not a directory");
-    }
-  }
+// One bench run: the context's GL objects made once (VATs uploaded, renderer, target, timers),
+// then a row per crowd size and variant. `context` outlives every GL object here.
+struct BenchRun {
+  const BenchOptions& options;
+  gl::Context& context;
+  Bakes bakes;
+  const std::vector<Variant>& variants;
+  const int width, height;
   const bool culling = !options.no_culling;
-
-  Result<gl::Context> context = gl::Context::create_headless();
-  if (!context) return make_error("bench", "no headless OpenGL context: " + context.error().message);
-  const gl::ContextInfo& info = context->info();
-
-  Result<Bakes> bakes = prepare(options, variants);
-  if (!bakes) return bakes.error();
-  if (variants.empty()) return make_error("bench", "no variant left to measure");
-
-  // Upload every VAT once.
   std::vector<std::pair<Variant, gl::VatGpu>> gpus;
-  for (auto& [variant, vat] : bakes->vats) {
-    Result<gl::VatGpu> gpu = gl::VatGpu::upload(vat);
-    if (!gpu) return gpu.error();
-    gpus.emplace_back(variant, std::move(*gpu));
-  }
   std::optional<gl::VatGpu> static_gpu, live_gpu;
   std::vector<glm::vec3> static_positions, static_normals;
-  if (bakes->static_vat) {
-    Result<gl::VatGpu> gpu = gl::VatGpu::upload(*bakes->static_vat);
-    if (!gpu) return gpu.error();
-    static_gpu = std::move(*gpu);
-    static_positions = bakes->static_vat->geometry.positions;
-    static_normals = bakes->static_vat->geometry.normals;
-    if (static_normals.size() != static_positions.size()) static_normals.assign(static_positions.size(), glm::vec3(0, 1, 0));
-  }
-  if (bakes->rig_for_live) {
-    Result<gl::VatGpu> gpu = gl::VatGpu::upload(*bakes->rig_for_live);
-    if (!gpu) return gpu.error();
-    live_gpu = std::move(*gpu);
-  }
-  if (auto ok = context->check("bench: upload"); !ok) return ok.error();
-
-  Result<gl::Renderer> renderer = gl::Renderer::create();
-  if (!renderer) return renderer.error();
-  const int samples = std::min(options.samples, std::max(info.limits.max_samples, 1));
-  Result<gl::RenderTarget> target = gl::RenderTarget::create({width, height, samples});
-  if (!target) return target.error();
+  std::optional<gl::Renderer> renderer;
+  std::optional<gl::RenderTarget> target;
+  int samples = 1;
   // --pipelined: three frames in flight, each with its own timer.
   std::vector<gl::GpuTimer> timers;
-  for (int i = 0; i < (options.pipelined ? 3 : 1); ++i) {
-    Result<gl::GpuTimer> timer = gl::GpuTimer::create(*context);
-    if (!timer) return timer.error();
-    timers.push_back(std::move(*timer));
-  }
-  const char* timer_name = gl::timer_method_name(timers[0].method());
-
   gl::RenderOptions render_options;
-  render_options.shadows = options.shadows;
-  render_options.ground = false;
-  render_options.gpu_culling = culling;
-  render_options.lod = culling;
-  render_options.lod_error_px = options.lod_error_px;
-
   std::string culling_note;  // why triangle counts are the submitted ones, when culling was asked for
   std::vector<Row> rows;
   std::optional<LiveCheck> live_check;
-  const uint32_t total_frames = options.warmup + options.frames;
 
-  for (const uint32_t n : *counts) {
-    std::optional<gl::Camera> camera;
-    for (const Variant variant : variants) {
-      Row row;
-      row.instances = n;
-      row.variant = variant;
-      const gl::VatGpu* gpu = nullptr;
-      if (variant == Variant::Static) {
-        gpu = &*static_gpu;
-      } else if (variant == Variant::Live) {
-        gpu = &*live_gpu;
-      } else {
-        const Variant drawn = variant == Variant::RigDecode ? Variant::Rig : variant;
-        for (const auto& [v, g] : gpus)
-          if (v == drawn) gpu = &g;
-      }
-      auto fail = [&](const std::string& raw) {
-        const std::string message = printable(raw, Backslash::Keep);  // it may quote file names
-        std::fprintf(stderr, "vatkit: bench: N=%u %s: %s\n", n, variant_name(variant), message.c_str());
-        row.error = message;
-        rows.push_back(std::move(row));
-        context->take_errors();
-      };
+  const gl::ContextInfo& info() const { return context.info(); }
+  const char* timer_name() const { return gl::timer_method_name(timers[0].method()); }
+  uint32_t total_frames() const { return options.warmup + options.frames; }
 
-      row.triangles_per_instance = gpu->index_count() / 3;
-      gl::CrowdDesc crowd_desc;
-      crowd_desc.pose_cache_bytes = variant == Variant::RigDecode ? 0 : options.pose_cache_mb << 20;
-      Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, n, crowd_desc);
-      if (!crowd) {
-        fail(crowd.error().message);
-        continue;
-      }
-      gl::SpreadOptions spread;
-      spread.layout = gl::CrowdLayout::Grid;
-      spread.seed = options.seed;
-      if (auto ok = gl::spread_crowd(*crowd, spread); !ok) return ok.error();
-      if (variant == Variant::Static) {
-        if (auto ok = crowd->set_static_pose(static_positions, static_normals); !ok) return ok.error();
-      }
-      if (!camera) {
-        if (options.camera == "person") {
-          camera = person_camera(crowd->world_bounds(), gpu->bounds());
-        } else if (options.camera == "away") {
-          // The person's eye turned around: every instance is culled on the GPU, so the frame's
-          // GPU time is the culling pass alone and the CPU time is what a frame costs to issue
-          // for this crowd size, undisturbed by long waits for the rasterizer.
-          camera = person_camera(crowd->world_bounds(), gpu->bounds());
-          camera->target = camera->eye + (camera->eye - camera->target);
-        } else {
-          camera = gl::frame_bounds(crowd->world_bounds(), float(width) / float(height));
-        }
-      }
-      std::optional<LiveSkinning> live;
-      if (variant == Variant::Live) {
-        Result<LiveSkinning> made =
-            LiveSkinning::create(*bakes->asset, *gpu, *crowd, info.limits.max_texture_buffer_texels);
-        if (!made) {
-          fail(made.error().message);
-          continue;
-        }
-        live = std::move(*made);
-        if (options.verify_live && !live_check) {
-          const float times[] = {0.25f, 1.1f, 2.7f};
-          Result<LiveCheck> check = check_live_skinning(*live, *bakes->asset, *bakes->rig_for_live, *crowd, 16, times);
-          if (!check) return check.error();
-          live_check = *check;
-          std::printf("live check: %u instances x %u vertices x 3 times: max |live - reference| = %.6g, "
-                      "max |live - rig decode| = %.6g (file units; largest |coordinate| %.6g)\n",
-                      std::min(n, 16u), gpu->vertex_count(), check->max_vs_reference, check->max_vs_rig,
-                      check->world_extent);
-          const double tolerance = 2e-5 * std::max(1.0, check->world_extent);
-          if (!(check->max_vs_reference <= tolerance)) {
-            return make_error("bench", "live skinning differs from the reference skinner by " +
-                                           std::to_string(check->max_vs_reference) + " (tolerance " +
-                                           std::to_string(tolerance) + ")");
-          }
-        }
-      }
-      std::fprintf(stderr, "bench: N=%u %s: %u frames (%u warm-up)...", n, variant_name(variant), total_frames,
-                   options.warmup);
-      std::fflush(stderr);
-
-      bool culling_stats = culling && variant != Variant::Live && culling_note.empty();
-      // The triangles of a frame just finished: the GPU culling's count, or what was submitted.
-      auto frame_triangles = [&]() -> double {
-        if (live) {
-          row.triangles_from = "submitted";
-          return double(live->triangles_per_draw());
-        }
-        if (culling_stats) {
-          Result<gl::CullingStats> stats = renderer->read_culling_stats(*crowd);
-          if (stats) {
-            row.triangles_from = "gpu culling stats";
-            row.culling = std::move(*stats);
-            return double(row.culling->triangles + row.culling->shadow_triangles);
-          }
-          culling_note = printable(stats.error().message, Backslash::Keep);
-          culling_stats = false;
-          std::fprintf(stderr, "\nbench: no culling statistics (%s): triangles are the submitted ones\n",
-                       culling_note.c_str());
-        }
-        row.triangles_from = "submitted";
-        return double(renderer->stats().triangles);
-      };
-      // One timer per frame in flight: frame k reads the timer of frame k - in_flight before it
-      // reuses it (pipelined), or its own right after it (in_flight 1: each frame waits for the
-      // GPU, and its culling statistics are read).
-      const uint32_t in_flight = uint32_t(timers.size());
-      std::vector<int64_t> timed(in_flight, -1);  // the frame each timer holds, -1: none
-      auto collect = [&](uint32_t slot) -> Result<void> {
-        if (timed[slot] < 0) return {};
-        Result<double> gpu_ms = timers[slot].elapsed_ms();
-        if (!gpu_ms) return gpu_ms.error();
-        if (timed[slot] >= int64_t(options.warmup)) row.gpu_ms.push_back(*gpu_ms);
-        timed[slot] = -1;
-        return {};
-      };
-      for (uint32_t k = 0; k < total_frames; ++k) {
-        const float t = float(k) / 60.0f;
-        const uint32_t slot = k % in_flight;
-        if (auto r = collect(slot); !r) return r.error();
-        timers[slot].begin();
-        // The process clock sums every thread's time: read outside the wall-clock window.
-        const double work_start = process_cpu_ms();
-        const auto cpu_start = std::chrono::steady_clock::now();
-        if (live) {
-          live->update(t);
-          live->upload();
-          live->draw(*target, *camera, render_options.background, render_options.light);
-        } else {
-          renderer->render(*target, *crowd, *camera, t, render_options);
-        }
-        const auto cpu_stop = std::chrono::steady_clock::now();
-        const double work_stop = process_cpu_ms();
-        timers[slot].end();
-        timed[slot] = k;
-        if (k >= options.warmup) {
-          row.cpu_ms.push_back(std::chrono::duration<double, std::milli>(cpu_stop - cpu_start).count());
-          row.cpu_work_ms.push_back(work_stop - work_start);
-        }
-        if (in_flight == 1) {
-          if (auto r = collect(slot); !r) return r.error();
-          const double triangles = frame_triangles();
-          if (k >= options.warmup) row.triangles.push_back(triangles);
-        }
-      }
-      for (uint32_t slot = 0; slot < in_flight; ++slot) {
-        if (auto r = collect(slot); !r) return r.error();
-      }
-      if (in_flight > 1) row.triangles.assign(row.cpu_ms.size(), frame_triangles());  // the last frame's
-      if (auto ok = context->check("bench"); !ok) {
-        std::fprintf(stderr, "\n");
-        fail(ok.error().message);
-        continue;
-      }
-      row.gpu_median = median(row.gpu_ms);
-      row.cpu_median = median(row.cpu_ms);
-      row.cpu_work_median = median(row.cpu_work_ms);
-      row.gpu_p95 = percentile(row.gpu_ms, 0.95);
-      row.frame_ms = std::max(row.gpu_median, row.cpu_median);
-      row.triangles_median = median(row.triangles);
-      std::fprintf(stderr, " GPU %s ms, CPU %s ms\n", format_ms(row.gpu_median).c_str(),
-                   format_ms(row.cpu_median).c_str());
-      rows.push_back(std::move(row));
+  // Upload every VAT once; the renderer, the target and the timers.
+  Result<void> set_up() {
+    for (auto& [variant, vat] : bakes.vats) {
+      Result<gl::VatGpu> gpu = gl::VatGpu::upload(vat);
+      if (!gpu) return gpu.error();
+      gpus.emplace_back(variant, std::move(*gpu));
     }
+    if (bakes.static_vat) {
+      Result<gl::VatGpu> gpu = gl::VatGpu::upload(*bakes.static_vat);
+      if (!gpu) return gpu.error();
+      static_gpu = std::move(*gpu);
+      static_positions = bakes.static_vat->geometry.positions;
+      static_normals = bakes.static_vat->geometry.normals;
+      if (static_normals.size() != static_positions.size()) static_normals.assign(static_positions.size(), glm::vec3(0, 1, 0));
+    }
+    if (bakes.rig_for_live) {
+      Result<gl::VatGpu> gpu = gl::VatGpu::upload(*bakes.rig_for_live);
+      if (!gpu) return gpu.error();
+      live_gpu = std::move(*gpu);
+    }
+    if (auto ok = context.check("bench: upload"); !ok) return ok.error();
+
+    Result<gl::Renderer> made_renderer = gl::Renderer::create();
+    if (!made_renderer) return made_renderer.error();
+    renderer = std::move(*made_renderer);
+    samples = std::min(options.samples, std::max(info().limits.max_samples, 1));
+    Result<gl::RenderTarget> made_target = gl::RenderTarget::create({width, height, samples});
+    if (!made_target) return made_target.error();
+    target = std::move(*made_target);
+    for (int i = 0; i < (options.pipelined ? 3 : 1); ++i) {
+      Result<gl::GpuTimer> timer = gl::GpuTimer::create(context);
+      if (!timer) return timer.error();
+      timers.push_back(std::move(*timer));
+    }
+    render_options.shadows = options.shadows;
+    render_options.ground = false;
+    render_options.gpu_culling = culling;
+    render_options.lod = culling;
+    render_options.lod_error_px = options.lod_error_px;
+    return {};
   }
 
-  // Ratios against the floor and the classic alternative at the same N.
+  const gl::VatGpu* gpu_of(Variant variant) const {
+    if (variant == Variant::Static) return &*static_gpu;
+    if (variant == Variant::Live) return &*live_gpu;
+    const gl::VatGpu* gpu = nullptr;
+    const Variant drawn = variant == Variant::RigDecode ? Variant::Rig : variant;
+    for (const auto& [v, g] : gpus)
+      if (v == drawn) gpu = &g;
+    return gpu;
+  }
+
+  gl::Camera camera_for(const gl::Crowd& crowd, const gl::VatGpu& gpu) const {
+    if (options.camera == "person") return person_camera(crowd.world_bounds(), gpu.bounds());
+    if (options.camera == "away") {
+      // The person's eye turned around: every instance is culled on the GPU, so the frame's
+      // GPU time is the culling pass alone and the CPU time is what a frame costs to issue
+      // for this crowd size, undisturbed by long waits for the rasterizer.
+      gl::Camera camera = person_camera(crowd.world_bounds(), gpu.bounds());
+      camera.target = camera.eye + (camera.eye - camera.target);
+      return camera;
+    }
+    return gl::frame_bounds(crowd.world_bounds(), float(width) / float(height));
+  }
+
+  // --verify-live: the live-skinning path against the reference skinner and the rig decode.
+  Result<void> verify_live(LiveSkinning& live, gl::Crowd& crowd, uint32_t n, const gl::VatGpu& gpu) {
+    const float times[] = {0.25f, 1.1f, 2.7f};
+    Result<LiveCheck> check = check_live_skinning(live, *bakes.asset, *bakes.rig_for_live, crowd, 16, times);
+    if (!check) return check.error();
+    live_check = *check;
+    std::printf("live check: %u instances x %u vertices x 3 times: max |live - reference| = %.6g, "
+                "max |live - rig decode| = %.6g (file units; largest |coordinate| %.6g)\n",
+                std::min(n, 16u), gpu.vertex_count(), check->max_vs_reference, check->max_vs_rig,
+                check->world_extent);
+    const double tolerance = 2e-5 * std::max(1.0, check->world_extent);
+    if (!(check->max_vs_reference <= tolerance)) {
+      return make_error("bench", "live skinning differs from the reference skinner by " +
+                                     std::to_string(check->max_vs_reference) + " (tolerance " +
+                                     std::to_string(tolerance) + ")");
+    }
+    return {};
+  }
+
+  Result<void> measure(uint32_t n, Variant variant, std::optional<gl::Camera>& camera);
+  Result<void> time_frames(Row& row, gl::Crowd& crowd, const gl::Camera& camera, LiveSkinning* live);
+  void add_ratios();
+  void print_table(const std::string& source) const;
+  Result<void> write_json(const std::string& source) const;
+};
+
+// One row: crowd size n drawn with `variant` (the first row of a size chooses the camera). A
+// failure of the variant is the row's error; a failure of the run is returned.
+Result<void> BenchRun::measure(uint32_t n, Variant variant, std::optional<gl::Camera>& camera) {
+  Row row;
+  row.instances = n;
+  row.variant = variant;
+  const gl::VatGpu* gpu = gpu_of(variant);
+  auto fail = [&](const std::string& raw) -> Result<void> {
+    const std::string message = printable(raw, Backslash::Keep);  // it may quote file names
+    std::fprintf(stderr, "vatkit: bench: N=%u %s: %s\n", n, variant_name(variant), message.c_str());
+    row.error = message;
+    rows.push_back(std::move(row));
+    context.take_errors();
+    return {};
+  };
+
+  row.triangles_per_instance = gpu->index_count() / 3;
+  gl::CrowdDesc crowd_desc;
+  crowd_desc.pose_cache_bytes = variant == Variant::RigDecode ? 0 : options.pose_cache_mb << 20;
+  Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, n, crowd_desc);
+  if (!crowd) return fail(crowd.error().message);
+  gl::SpreadOptions spread;
+  spread.layout = gl::CrowdLayout::Grid;
+  spread.seed = options.seed;
+  if (auto ok = gl::spread_crowd(*crowd, spread); !ok) return ok.error();
+  if (variant == Variant::Static) {
+    if (auto ok = crowd->set_static_pose(static_positions, static_normals); !ok) return ok.error();
+  }
+  if (!camera) camera = camera_for(*crowd, *gpu);
+  std::optional<LiveSkinning> live;
+  if (variant == Variant::Live) {
+    Result<LiveSkinning> made = LiveSkinning::create(*bakes.asset, *gpu, *crowd, info().limits.max_texture_buffer_texels);
+    if (!made) return fail(made.error().message);
+    live = std::move(*made);
+    if (options.verify_live && !live_check) {
+      if (auto ok = verify_live(*live, *crowd, n, *gpu); !ok) return ok.error();
+    }
+  }
+  std::fprintf(stderr, "bench: N=%u %s: %u frames (%u warm-up)...", n, variant_name(variant), total_frames(),
+               options.warmup);
+  std::fflush(stderr);
+  if (auto ok = time_frames(row, *crowd, *camera, live ? &*live : nullptr); !ok) return ok.error();
+  if (auto ok = context.check("bench"); !ok) {
+    std::fprintf(stderr, "\n");
+    return fail(ok.error().message);
+  }
+  row.gpu_median = median(row.gpu_ms);
+  row.cpu_median = median(row.cpu_ms);
+  row.cpu_work_median = median(row.cpu_work_ms);
+  row.gpu_p95 = percentile(row.gpu_ms, 0.95);
+  row.frame_ms = std::max(row.gpu_median, row.cpu_median);
+  row.triangles_median = median(row.triangles);
+  std::fprintf(stderr, " GPU %s ms, CPU %s ms\n", format_ms(row.gpu_median).c_str(), format_ms(row.cpu_median).c_str());
+  rows.push_back(std::move(row));
+  return {};
+}
+
+// The warm-up and measured frames of one row: GPU, CPU and process CPU time, and triangles.
+Result<void> BenchRun::time_frames(Row& row, gl::Crowd& crowd, const gl::Camera& camera, LiveSkinning* live) {
+  bool culling_stats = culling && row.variant != Variant::Live && culling_note.empty();
+  // The triangles of a frame just finished: the GPU culling's count, or what was submitted.
+  auto frame_triangles = [&]() -> double {
+    if (live) {
+      row.triangles_from = "submitted";
+      return double(live->triangles_per_draw());
+    }
+    if (culling_stats) {
+      Result<gl::CullingStats> stats = renderer->read_culling_stats(crowd);
+      if (stats) {
+        row.triangles_from = "gpu culling stats";
+        row.culling = std::move(*stats);
+        return double(row.culling->triangles + row.culling->shadow_triangles);
+      }
+      culling_note = printable(stats.error().message, Backslash::Keep);
+      culling_stats = false;
+      std::fprintf(stderr, "\nbench: no culling statistics (%s): triangles are the submitted ones\n",
+                   culling_note.c_str());
+    }
+    row.triangles_from = "submitted";
+    return double(renderer->stats().triangles);
+  };
+  // One timer per frame in flight: frame k reads the timer of frame k - in_flight before it
+  // reuses it (pipelined), or its own right after it (in_flight 1: each frame waits for the
+  // GPU, and its culling statistics are read).
+  const uint32_t in_flight = uint32_t(timers.size());
+  std::vector<int64_t> timed(in_flight, -1);  // the frame each timer holds, -1: none
+  auto collect = [&](uint32_t slot) -> Result<void> {
+    if (timed[slot] < 0) return {};
+    Result<double> gpu_ms = timers[slot].elapsed_ms();
+    if (!gpu_ms) return gpu_ms.error();
+    if (timed[slot] >= int64_t(options.warmup)) row.gpu_ms.push_back(*gpu_ms);
+    timed[slot] = -1;
+    return {};
+  };
+  for (uint32_t k = 0; k < total_frames(); ++k) {
+    const float t = float(k) / 60.0f;
+    const uint32_t slot = k % in_flight;
+    if (auto r = collect(slot); !r) return r.error();
+    timers[slot].begin();
+    // The process clock sums every thread's time: read outside the wall-clock window.
+    const double work_start = process_cpu_ms();
+    const auto cpu_start = std::chrono::steady_clock::now();
+    if (live) {
+      live->update(t);
+      live->upload();
+      live->draw(*target, camera, render_options.background, render_options.light);
+    } else {
+      renderer->render(*target, crowd, camera, t, render_options);
+    }
+    const auto cpu_stop = std::chrono::steady_clock::now();
+    const double work_stop = process_cpu_ms();
+    timers[slot].end();
+    timed[slot] = k;
+    if (k >= options.warmup) {
+      row.cpu_ms.push_back(std::chrono::duration<double, std::milli>(cpu_stop - cpu_start).count());
+      row.cpu_work_ms.push_back(work_stop - work_start);
+    }
+    if (in_flight == 1) {
+      if (auto r = collect(slot); !r) return r.error();
+      const double triangles = frame_triangles();
+      if (k >= options.warmup) row.triangles.push_back(triangles);
+    }
+  }
+  for (uint32_t slot = 0; slot < in_flight; ++slot) {
+    if (auto r = collect(slot); !r) return r.error();
+  }
+  if (in_flight > 1) row.triangles.assign(row.cpu_ms.size(), frame_triangles());  // the last frame's
+  return {};
+}
+
+// Ratios against the floor and the classic alternative at the same N.
+void BenchRun::add_ratios() {
   for (Row& row : rows) {
     if (!row.error.empty()) continue;
     for (const Row& other : rows) {
@@ -554,15 +560,16 @@ Result<void> run_bench(const BenchOptions& options) {
       if (other.variant == Variant::Live) row.vs_live = row.frame_ms / other.frame_ms;
     }
   }
+}
 
-  const std::string source = bakes->asset ? bakes->asset->source : options.file;
+void BenchRun::print_table(const std::string& source) const {
   std::printf("vatkit bench: %s, %dx%d (%d sample%s), %u frames after %u warm-up, 1/60 s per frame, camera %s, "
               "culling+LOD %s (%u levels baked, %.3g px budget), shadows %s, ground off%s\n",
               source.c_str(), width, height, samples, samples == 1 ? "" : "s", options.frames, options.warmup,
               options.camera.c_str(), culling ? "on" : "off", options.lods, double(options.lod_error_px),
               options.shadows ? "on (VAT and static)" : "off", options.pipelined ? ", 3 frames in flight" : ", each frame waited for");
-  std::printf("GPU: %s (%s, %s); GPU timer: %s; CPU: %u hardware threads\n", info.renderer.c_str(),
-              info.vendor.c_str(), info.version.c_str(), timer_name, hardware_threads());
+  std::printf("GPU: %s (%s, %s); GPU timer: %s; CPU: %u hardware threads\n", info().renderer.c_str(),
+              info().vendor.c_str(), info().version.c_str(), timer_name(), hardware_threads());
   std::printf("frame ms = max(median GPU ms, median CPU ms); x static, x live = frame ms / that variant's at the same N;\n"
               "CPU ms = wall time of the submission; CPU work = the process's CPU time in it (every thread: the\n"
               "driver's, live's samplers), less than CPU ms where the submission waited\n");
@@ -587,73 +594,114 @@ Result<void> run_bench(const BenchOptions& options) {
                   static_cast<unsigned long long>(row.culling->visible));
     }
   }
+}
+
+nlohmann::ordered_json row_json(const Row& row) {
+  nlohmann::ordered_json r;
+  r["instances"] = row.instances;
+  r["variant"] = variant_name(row.variant);
+  if (!row.error.empty()) {
+    r["error"] = row.error;
+    return r;
+  }
+  r["gpu_ms_median"] = row.gpu_median;
+  r["cpu_ms_median"] = row.cpu_median;
+  r["cpu_work_ms_median"] = row.cpu_work_median;
+  r["gpu_ms_p95"] = row.gpu_p95;
+  r["frame_ms"] = row.frame_ms;
+  r["triangles"] = row.triangles_median;
+  r["triangles_from"] = row.triangles_from;
+  r["triangles_per_instance"] = row.triangles_per_instance;
+  if (row.culling) {
+    r["culling_stats"] = {{"instances", row.culling->instances},
+                          {"visible", row.culling->visible},
+                          {"per_level", row.culling->per_level},
+                          {"triangles", row.culling->triangles},
+                          {"shadow_visible", row.culling->shadow_visible},
+                          {"shadow_triangles", row.culling->shadow_triangles},
+                          {"cached", row.culling->cached},
+                          {"cache_capacity", row.culling->cache_capacity}};
+  }
+  r["vs_static"] = row.vs_static ? nlohmann::ordered_json(*row.vs_static) : nlohmann::ordered_json();
+  r["vs_live"] = row.vs_live ? nlohmann::ordered_json(*row.vs_live) : nlohmann::ordered_json();
+  r["gpu_ms"] = row.gpu_ms;
+  r["cpu_ms"] = row.cpu_ms;
+  r["cpu_work_ms"] = row.cpu_work_ms;
+  return r;
+}
+
+// --json: the rows, the machine and the command line.
+Result<void> BenchRun::write_json(const std::string& source) const {
+  nlohmann::ordered_json doc;
+  doc["command"] = command_line();
+  doc["date"] = utc_now();
+  doc["machine"] = {{"renderer", info().renderer},
+                    {"vendor", info().vendor},
+                    {"version", info().version},
+                    {"software", info().software},
+                    {"cpu_threads", hardware_threads()}};
+  doc["gpu_timer"] = timer_name();
+  doc["source"] = source;
+  doc["size"] = {width, height};
+  doc["samples"] = samples;
+  doc["frames"] = options.frames;
+  doc["warmup"] = options.warmup;
+  doc["camera"] = options.camera;
+  doc["culling"] = culling;
+  doc["shadows"] = options.shadows;
+  doc["pipelined"] = options.pipelined;
+  doc["frame_ms"] = "max(gpu_ms_median, cpu_ms_median)";
+  if (!culling_note.empty()) doc["culling_note"] = culling_note;
+  if (live_check) {
+    doc["live_check"] = {{"max_vs_reference", live_check->max_vs_reference},
+                         {"max_vs_rig", live_check->max_vs_rig},
+                         {"world_extent", live_check->world_extent}};
+  }
+  nlohmann::ordered_json out_rows = nlohmann::ordered_json::array();
+  for (const Row& row : rows) out_rows.push_back(row_json(row));
+  doc["rows"] = std::move(out_rows);
+  return write_output(options.json, doc.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+Result<void> run_bench(const BenchOptions& options) {
+  int width = 0, height = 0;
+  if (auto ok = parse_size("bench", options.size, "1920x1080", width, height); !ok) return ok.error();
+  Result<std::vector<uint32_t>> counts = parse_instances(options.instances);
+  if (!counts) return counts.error();
+  Result<std::vector<Variant>> parsed_variants = parse_variants(options.variants);
+  if (!parsed_variants) return parsed_variants.error();
+  std::vector<Variant> variants = *parsed_variants;
+  if (auto ok = check_target_size("bench", width, height, options.samples); !ok) return ok.error();
+  if (!options.json.empty()) {
+    const std::filesystem::path dir = std::filesystem::path(options.json).parent_path();
+    if (!dir.empty() && !std::filesystem::is_directory(dir)) {
+      return make_error(options.json, "cannot write here: " + dir.string() + " is not a directory");
+    }
+  }
+
+  Result<gl::Context> context = gl::Context::create_headless();
+  if (!context) return make_error("bench", "no headless OpenGL context: " + context.error().message);
+  Result<Bakes> bakes = prepare(options, variants);
+  if (!bakes) return bakes.error();
+  if (variants.empty()) return make_error("bench", "no variant left to measure");
+
+  BenchRun run{options, *context, std::move(*bakes), variants, width, height};
+  if (auto ok = run.set_up(); !ok) return ok.error();
+  for (const uint32_t n : *counts) {
+    std::optional<gl::Camera> camera;
+    for (const Variant variant : variants) {
+      if (auto ok = run.measure(n, variant, camera); !ok) return ok.error();
+    }
+  }
+  run.add_ratios();
+  const std::string source = run.bakes.asset ? run.bakes.asset->source : options.file;
+  run.print_table(source);
   // The table reached stdout before the JSON file is written: a failed command leaves no file.
   if (Result<void> flushed = flush_stdout(); !flushed) return flushed;
-
   if (!options.json.empty()) {
-    nlohmann::ordered_json doc;
-    doc["command"] = command_line();
-    doc["date"] = utc_now();
-    doc["machine"] = {{"renderer", info.renderer},
-                      {"vendor", info.vendor},
-                      {"version", info.version},
-                      {"software", info.software},
-                      {"cpu_threads", hardware_threads()}};
-    doc["gpu_timer"] = timer_name;
-    doc["source"] = source;
-    doc["size"] = {width, height};
-    doc["samples"] = samples;
-    doc["frames"] = options.frames;
-    doc["warmup"] = options.warmup;
-    doc["camera"] = options.camera;
-    doc["culling"] = culling;
-    doc["shadows"] = options.shadows;
-    doc["pipelined"] = options.pipelined;
-    doc["frame_ms"] = "max(gpu_ms_median, cpu_ms_median)";
-    if (!culling_note.empty()) doc["culling_note"] = culling_note;
-    if (live_check) {
-      doc["live_check"] = {{"max_vs_reference", live_check->max_vs_reference},
-                           {"max_vs_rig", live_check->max_vs_rig},
-                           {"world_extent", live_check->world_extent}};
-    }
-    nlohmann::ordered_json out_rows = nlohmann::ordered_json::array();
-    for (const Row& row : rows) {
-      nlohmann::ordered_json r;
-      r["instances"] = row.instances;
-      r["variant"] = variant_name(row.variant);
-      if (!row.error.empty()) {
-        r["error"] = row.error;
-      } else {
-        r["gpu_ms_median"] = row.gpu_median;
-        r["cpu_ms_median"] = row.cpu_median;
-        r["cpu_work_ms_median"] = row.cpu_work_median;
-        r["gpu_ms_p95"] = row.gpu_p95;
-        r["frame_ms"] = row.frame_ms;
-        r["triangles"] = row.triangles_median;
-        r["triangles_from"] = row.triangles_from;
-        r["triangles_per_instance"] = row.triangles_per_instance;
-        if (row.culling) {
-          r["culling_stats"] = {{"instances", row.culling->instances},
-                                {"visible", row.culling->visible},
-                                {"per_level", row.culling->per_level},
-                                {"triangles", row.culling->triangles},
-                                {"shadow_visible", row.culling->shadow_visible},
-                                {"shadow_triangles", row.culling->shadow_triangles},
-                                {"cached", row.culling->cached},
-                                {"cache_capacity", row.culling->cache_capacity}};
-        }
-        r["vs_static"] = row.vs_static ? nlohmann::ordered_json(*row.vs_static) : nlohmann::ordered_json();
-        r["vs_live"] = row.vs_live ? nlohmann::ordered_json(*row.vs_live) : nlohmann::ordered_json();
-        r["gpu_ms"] = row.gpu_ms;
-        r["cpu_ms"] = row.cpu_ms;
-        r["cpu_work_ms"] = row.cpu_work_ms;
-      }
-      out_rows.push_back(std::move(r));
-    }
-    doc["rows"] = std::move(out_rows);
-    if (auto ok = write_output(options.json, doc.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace) + "\n"); !ok) return ok.error();
+    if (auto ok = run.write_json(source); !ok) return ok.error();
   }
-  const bool any = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.error.empty(); });
+  const bool any = std::any_of(run.rows.begin(), run.rows.end(), [](const Row& r) { return r.error.empty(); });
   if (!any) return make_error("bench", "nothing could be measured (see the errors above)");
   return {};
 }

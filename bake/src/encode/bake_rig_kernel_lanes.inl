@@ -527,6 +527,7 @@ inline Work carve(KernelScratchMemory& mem, size_t nodes, size_t groups) {
   return w;
 }
 
+// Hot kernel, measured (docs/benchmarks.md), kept whole: its stages share the lanes' registers.
 // Rows [k0, k0 + N) of clip `clip` into the stage (rows of `stride4` 4-float units, slot s's
 // rotation at unit 2s and translation-scale at 2s + 1) from row stage_row + k0, and results[k].
 void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMemory& sc, float* stage,

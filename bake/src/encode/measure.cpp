@@ -145,6 +145,129 @@ struct Task {
   bool on_row = false;
 };
 
+// A clip of one row with a duration holds its first pose over [0, duration]: it is measured
+// between that row and the clip's end as well (the samples between, and the end), so that
+// what it misses shows.
+bool held(const VatClip& clip) { return clip.rows == 1 && clip.duration_s > 0.0f; }
+
+// The clips a request measures (every clip when it names none), each checked against the source.
+Result<std::vector<uint32_t>> clips_to_measure(const Asset& source, const Vat& vat, const MeasureRequest& request) {
+  std::vector<uint32_t> clips = request.clips;
+  if (clips.empty()) {
+    for (uint32_t c = 0; c < vat.clips.size(); ++c) clips.push_back(c);
+  }
+  for (uint32_t c : clips) {
+    assert(c < vat.clips.size());
+    const int a = vat.clips[c].source_animation;
+    if (a < 0 || size_t(a) >= source.animations.size()) {
+      return make_error(vat.source, "clip \"" + printable(vat.clips[c].name) + "\" names source animation " +
+                                        std::to_string(a) + ", which " + source.source + " does not have");
+    }
+  }
+  return clips;
+}
+
+// A clip's samples: on each row (request.on_rows), between_samples between each two rows, and,
+// for a held clip, between its row and its end.
+std::vector<Task> clip_tasks(const VatClip& clip, const MeasureRequest& request) {
+  std::vector<Task> tasks;
+  const double step = clip.rows > 1 ? double(clip.duration_s) / double(clip.rows - 1) : double(clip.duration_s);
+  for (uint32_t k = 0; k < clip.rows; ++k) {
+    const double t0 = double(k) * step;
+    if (request.on_rows) tasks.push_back(Task{float(t0), clip.first_row + k, true});
+    if (k + 1 < clip.rows || held(clip)) {
+      for (uint32_t j = 1; j <= request.between_samples; ++j) {
+        tasks.push_back(Task{float(t0 + step * double(j) / double(request.between_samples + 1)), 0, false});
+      }
+    }
+  }
+  if (held(clip)) tasks.push_back(Task{clip.duration_s, 0, false});
+  return tasks;
+}
+
+// One clip's sampling: the decode of each task's pose against the reference's, into a
+// workspace's accumulators.
+struct ClipSampling {
+  const Vat& vat;
+  uint32_t c;
+  const std::vector<Mapping>& mapping;
+  bool normals;
+  std::vector<Task> tasks;
+  float abort_d2;  // > 0: a sample whose squared error exceeds this stops the clip
+  std::atomic<bool> abort{false};
+
+  void run(Workspace& w, size_t begin, size_t end) {
+    const int anim = vat.clips[c].source_animation;
+    for (size_t i = begin; i < end; ++i) {
+      if (abort.load(std::memory_order_relaxed)) return;
+      const Task& task = tasks[i];
+      w.ev.pose(anim, task.time_s);
+      w.ev.skin(w.ref_pos, normals ? std::span<glm::vec3>(w.ref_nrm) : std::span<glm::vec3>(), {}, 1);
+      const PoseBlend pose =
+          task.on_row ? single(RowBlend{c, task.row, task.row, 0.0f}) : single(clip_rows_at(vat, c, task.time_s));
+      const std::span<glm::vec3> dn = normals ? std::span<glm::vec3>(w.dec_nrm) : std::span<glm::vec3>();
+      decode_vertices(vat, pose, 0, w.dec_pos, dn, {});
+      // The accumulator's fields are updated once per task (kept in registers here: through
+      // the accumulator every vertex waited on the previous one's stores).
+      Accumulator& acc = task.on_row ? w.on : w.between;
+      uint32_t* hist = acc.hist.data();
+      float worst = 0.0f, normal_worst = w.normal_max_d2;
+      uint64_t counted = 0;
+      for (const Mapping& m : mapping) {
+        const glm::vec3* dec = w.dec_pos.data() + m.vat_first;
+        const glm::vec3* ref = w.ref_pos.data() + m.ref_first;
+        for (uint32_t v = 0; v < m.count; ++v) {
+          const glm::vec3 d = dec[v] - ref[v];
+          const float d2 = counted_d2(glm::dot(d, d));
+          ++hist[bin_of(d2)];
+          worst = std::max(worst, d2);
+        }
+        counted += m.count;
+        if (!normals) continue;
+        const glm::vec3* dn_v = w.dec_nrm.data() + m.vat_first;
+        const glm::vec3* rn_v = w.ref_nrm.data() + m.ref_first;
+        for (uint32_t v = 0; v < m.count; ++v) {
+          const glm::vec3 a = rn_v[v], b = dn_v[v];
+          if (!(std::isfinite(b.x) && std::isfinite(b.y) && std::isfinite(b.z))) {
+            normal_worst = 4.0f;  // a normal that is not a number: the worst angle, 180 degrees
+          } else if (glm::dot(a, a) > 0.5f && glm::dot(b, b) > 0.5f) {
+            const glm::vec3 e = a - b;
+            normal_worst = std::max(normal_worst, glm::dot(e, e));
+          }
+        }
+      }
+      acc.max_d2 = std::max(acc.max_d2, worst);
+      acc.count += counted;
+      w.normal_max_d2 = normal_worst;
+      if (abort_d2 > 0.0f && worst > abort_d2) abort.store(true, std::memory_order_relaxed);
+    }
+  }
+};
+
+// A clip's measure from every workspace's accumulators.
+ClipMeasure merged_measure(WorkspacePool<Workspace>& pool, const Asset& source, const VatClip& clip, bool exceeded) {
+  Merged on, between;
+  float normal_d2 = 0.0f;
+  pool.for_each([&](Workspace& w) {
+    on.merge(w.on);
+    between.merge(w.between);
+    normal_d2 = std::max(normal_d2, w.normal_max_d2);
+  });
+  ClipMeasure cm;
+  cm.exceeded = exceeded;
+  cm.error.clip = clip.name.empty() ? clip_label(source, clip.source_animation) : clip.name;
+  cm.error.rows = clip.rows;
+  cm.error.fps = clip.fps;
+  cm.error.on_rows_max_mm = on.max_mm();
+  cm.error.on_rows_p99_mm = on.p99_mm();
+  cm.error.between_rows_max_mm = between.max_mm();
+  cm.error.between_rows_p99_mm = between.p99_mm();
+  // |a - b| = 2 sin(angle / 2) for unit vectors: accurate for small angles, unlike acos.
+  const double chord = std::min(2.0, std::sqrt(double(normal_d2)));
+  cm.error.normal_max_deg = float(2.0 * std::asin(chord / 2.0) * 180.0 / 3.14159265358979323846);
+  return cm;
+}
+
 }  // namespace
 
 Result<std::function<void(uint32_t, float, std::span<glm::vec3>)>> reference_poser(const Asset& source,
@@ -177,136 +300,44 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
                                                const MeasureRequest& request) {
   auto mapping = map_vertices(source, vat);
   if (!mapping) return mapping.error();
-  std::vector<uint32_t> clips = request.clips;
-  if (clips.empty()) {
-    for (uint32_t c = 0; c < vat.clips.size(); ++c) clips.push_back(c);
-  }
-  for (uint32_t c : clips) {
-    assert(c < vat.clips.size());
-    const int a = vat.clips[c].source_animation;
-    if (a < 0 || size_t(a) >= source.animations.size()) {
-      return make_error(vat.source, "clip \"" + printable(vat.clips[c].name) + "\" names source animation " +
-                                        std::to_string(a) + ", which " + source.source + " does not have");
-    }
-  }
+  auto clips = clips_to_measure(source, vat, request);
+  if (!clips) return clips.error();
   const bool normals = vat_has_normals(vat);
   WorkspacePool<Workspace> pool([&] { return std::make_unique<Workspace>(source, vat); });
 
   // Total work, for progress.
   size_t total_tasks = 0, done_tasks = 0;
-  // A clip of one row with a duration holds its first pose over [0, duration]: it is measured
-  // between that row and the clip's end as well (the samples between, and the end), so that
-  // what it misses shows.
-  auto held = [](const VatClip& clip) { return clip.rows == 1 && clip.duration_s > 0.0f; };
-  for (uint32_t c : clips) {
+  for (uint32_t c : *clips) {
     const uint32_t n = vat.clips[c].rows;
     total_tasks += (request.on_rows ? n : 0) + size_t(n - 1) * request.between_samples +
                    (held(vat.clips[c]) ? request.between_samples + 1 : 0);
   }
+  // A budget whose square underflows still stops at the first error above zero.
+  const float abort_d2 = request.abort_above_mm > 0.0f
+                             ? std::max((request.abort_above_mm * 1e-3f) * (request.abort_above_mm * 1e-3f),
+                                        std::numeric_limits<float>::denorm_min())
+                             : 0.0f;
 
   std::vector<ClipMeasure> out;
-  for (uint32_t c : clips) {
-    const VatClip& clip = vat.clips[c];
-    const int anim = clip.source_animation;
-    std::vector<Task> tasks;
-    const double step = clip.rows > 1 ? double(clip.duration_s) / double(clip.rows - 1) : double(clip.duration_s);
-    for (uint32_t k = 0; k < clip.rows; ++k) {
-      const double t0 = double(k) * step;
-      if (request.on_rows) tasks.push_back(Task{float(t0), clip.first_row + k, true});
-      if (k + 1 < clip.rows || held(clip)) {
-        for (uint32_t j = 1; j <= request.between_samples; ++j) {
-          tasks.push_back(Task{float(t0 + step * double(j) / double(request.between_samples + 1)), 0, false});
-        }
-      }
-    }
-    if (held(clip)) tasks.push_back(Task{clip.duration_s, 0, false});
+  for (uint32_t c : *clips) {
+    ClipSampling sampling{vat, c, *mapping, normals, clip_tasks(vat.clips[c], request), abort_d2};
     pool.for_each([](Workspace& w) {
       w.on.reset();
       w.between.reset();
       w.normal_max_d2 = 0.0f;
     });
-    std::atomic<bool> abort{false};
-    // A budget whose square underflows still stops at the first error above zero.
-    const float abort_d2 = request.abort_above_mm > 0.0f
-                               ? std::max((request.abort_above_mm * 1e-3f) * (request.abort_above_mm * 1e-3f),
-                                          std::numeric_limits<float>::denorm_min())
-                               : 0.0f;
-    auto run = [&](size_t begin, size_t end) {
-      auto ws = pool.take();
-      Workspace& w = *ws;
-      for (size_t i = begin; i < end; ++i) {
-        if (abort.load(std::memory_order_relaxed)) return;
-        const Task& task = tasks[i];
-        w.ev.pose(anim, task.time_s);
-        w.ev.skin(w.ref_pos, normals ? std::span<glm::vec3>(w.ref_nrm) : std::span<glm::vec3>(), {}, 1);
-        const PoseBlend pose =
-            task.on_row ? single(RowBlend{c, task.row, task.row, 0.0f}) : single(clip_rows_at(vat, c, task.time_s));
-        const std::span<glm::vec3> dn = normals ? std::span<glm::vec3>(w.dec_nrm) : std::span<glm::vec3>();
-        decode_vertices(vat, pose, 0, w.dec_pos, dn, {});
-        // The accumulator's fields are updated once per task (kept in registers here: through
-        // the accumulator every vertex waited on the previous one's stores).
-        Accumulator& acc = task.on_row ? w.on : w.between;
-        uint32_t* hist = acc.hist.data();
-        float worst = 0.0f, normal_worst = w.normal_max_d2;
-        uint64_t counted = 0;
-        for (const Mapping& m : *mapping) {
-          const glm::vec3* dec = w.dec_pos.data() + m.vat_first;
-          const glm::vec3* ref = w.ref_pos.data() + m.ref_first;
-          for (uint32_t v = 0; v < m.count; ++v) {
-            const glm::vec3 d = dec[v] - ref[v];
-            const float d2 = counted_d2(glm::dot(d, d));
-            ++hist[bin_of(d2)];
-            worst = std::max(worst, d2);
-          }
-          counted += m.count;
-          if (!normals) continue;
-          const glm::vec3* dn_v = w.dec_nrm.data() + m.vat_first;
-          const glm::vec3* rn_v = w.ref_nrm.data() + m.ref_first;
-          for (uint32_t v = 0; v < m.count; ++v) {
-            const glm::vec3 a = rn_v[v], b = dn_v[v];
-            if (!(std::isfinite(b.x) && std::isfinite(b.y) && std::isfinite(b.z))) {
-              normal_worst = 4.0f;  // a normal that is not a number: the worst angle, 180 degrees
-            } else if (glm::dot(a, a) > 0.5f && glm::dot(b, b) > 0.5f) {
-              const glm::vec3 e = a - b;
-              normal_worst = std::max(normal_worst, glm::dot(e, e));
-            }
-          }
-        }
-        acc.max_d2 = std::max(acc.max_d2, worst);
-        acc.count += counted;
-        w.normal_max_d2 = normal_worst;
-        if (abort_d2 > 0.0f && worst > abort_d2) abort.store(true, std::memory_order_relaxed);
-      }
-    };
     // Batches between progress reports, called from this thread.
     const size_t batch = std::max<size_t>(64, 16 * size_t(thread_count(request.threads)));
-    for (size_t b = 0; b < tasks.size() && !abort.load(); b += batch) {
-      const size_t n = std::min(batch, tasks.size() - b);
-      parallel_for(n, 1, request.threads, [&](size_t begin, size_t end) { run(b + begin, b + end); });
+    for (size_t b = 0; b < sampling.tasks.size() && !sampling.abort.load(); b += batch) {
+      const size_t n = std::min(batch, sampling.tasks.size() - b);
+      parallel_for(n, 1, request.threads, [&](size_t begin, size_t end) {
+        auto ws = pool.take();
+        sampling.run(*ws, b + begin, b + end);
+      });
       done_tasks += n;
       if (request.progress) request.progress(request.progress_stage, float(done_tasks) / float(std::max<size_t>(1, total_tasks)));
     }
-
-    Merged on, between;
-    float normal_d2 = 0.0f;
-    pool.for_each([&](Workspace& w) {
-      on.merge(w.on);
-      between.merge(w.between);
-      normal_d2 = std::max(normal_d2, w.normal_max_d2);
-    });
-    ClipMeasure cm;
-    cm.exceeded = abort.load();
-    cm.error.clip = clip.name.empty() ? clip_label(source, anim) : clip.name;
-    cm.error.rows = clip.rows;
-    cm.error.fps = clip.fps;
-    cm.error.on_rows_max_mm = on.max_mm();
-    cm.error.on_rows_p99_mm = on.p99_mm();
-    cm.error.between_rows_max_mm = between.max_mm();
-    cm.error.between_rows_p99_mm = between.p99_mm();
-    // |a - b| = 2 sin(angle / 2) for unit vectors: accurate for small angles, unlike acos.
-    const double chord = std::min(2.0, std::sqrt(double(normal_d2)));
-    cm.error.normal_max_deg = float(2.0 * std::asin(chord / 2.0) * 180.0 / 3.14159265358979323846);
-    out.push_back(std::move(cm));
+    out.push_back(merged_measure(pool, source, vat.clips[c], sampling.abort.load()));
   }
   return out;
 }

@@ -215,44 +215,15 @@ class TriGrid {
     if (!has_component(component)) component = kAny;
     Aabb box;
     for (const vec3& p : c) box.add(p);
-    // Scratch reused across the calls of one thread (hundreds of thousands of small queries):
-    // the triangles found, deduplicated with a per-thread stamp per triangle instead of a sort.
-    struct Entry {
-      float lower;     // the farthest corner's squared distance to the triangle's box
-      float corner[3]; // each corner's squared distance to it
-      uint32_t t;
-    };
-    thread_local std::vector<uint32_t> found, seen;
-    thread_local uint32_t query = 0;
-    thread_local std::vector<std::pair<float, uint32_t>> scored;
-    thread_local std::vector<Entry> order;
+    // Scratch reused across the calls of one thread (hundreds of thousands of small queries).
+    thread_local Scratch s;
     const size_t tris = idx_.size() / 3;
-    if (seen.size() < tris) seen.resize(tris, 0);
+    if (s.seen.size() < tris) s.seen.resize(tris, 0);
     for (float r = 0.5f * cell_;; r *= 2.0f) {
-      found.clear();
-      if (++query == 0) std::fill(seen.begin(), seen.end(), 0), query = 1;
-      auto take_one = [&](uint32_t t) {
-        if (seen[t] == query) return;
-        seen[t] = query;
-        found.push_back(t);
-      };
-      auto take = [&](uint32_t begin, uint32_t end) {  // a run of cells' lists, consecutive in x
-        for (uint32_t i = begin; i < end; ++i) take_one(cell_tris_[i]);
-      };
       const bool all = r > diag_ + cell_;
-      if (all) {
-        for (size_t t = 0; t < tris; ++t) found.push_back(uint32_t(t));
-      } else {
-        const glm::ivec3 lo = cell_of(box.min - r), hi = cell_of(box.max + r);
-        for (int z = lo.z; z <= hi.z; ++z)
-          for (int y = lo.y; y <= hi.y; ++y) {
-            const size_t row = cell_index(lo.x, y, z);
-            take(cell_start_[row], cell_start_[row + size_t(hi.x - lo.x) + 1]);
-          }
-        for (uint32_t t : big_) take_one(t);
-      }
-      order.clear();
-      for (uint32_t t : found) {
+      gather(box, r, all, s);
+      s.order.clear();
+      for (uint32_t t : s.found) {
         if (component != kAny && component_[t] != component) continue;
         Entry e{0.0f, {}, t};
         for (int j = 0; j < 3; ++j) {
@@ -260,67 +231,110 @@ class TriGrid {
           e.corner[j] = glm::dot(d, d);
           e.lower = std::max(e.lower, e.corner[j]);
         }
-        order.push_back(e);
+        s.order.push_back(e);
       }
-      // The whole piece's k best, scored in the order of the lower bound (a heap: most entries
-      // are never popped), stopping once it passes the k-th best score. Then the nearest triangle
-      // to each corner among all found, scoring a triangle for a corner only where its box is
-      // nearer than that corner's best so far: a piece that straddles a fold of the other surface
-      // has no one triangle near all of it, and the refinement's sub-pieces near a corner need
-      // that corner's nearest.
-      auto later = [](const Entry& x, const Entry& y) { return x.lower > y.lower || (x.lower == y.lower && x.t > y.t); };
-      std::make_heap(order.begin(), order.end(), later);
-      scored.clear();
-      float corner_best[3] = {FLT_MAX, FLT_MAX, FLT_MAX};
-      uint32_t corner_tri[3] = {~0u, ~0u, ~0u};
-      auto score_corner = [&](int j, uint32_t t, float d) {
-        if (d < corner_best[j] || (d == corner_best[j] && t < corner_tri[j])) corner_best[j] = d, corner_tri[j] = t;
-      };
-      size_t heap_end = order.size();
-      while (heap_end > 0) {
-        const Entry& top = order.front();
-        if (scored.size() >= kCandidates && top.lower >= scored[kCandidates - 1].first) break;
-        std::pop_heap(order.begin(), order.begin() + ptrdiff_t(heap_end), later);
-        const Entry& e = order[--heap_end];
-        const vec3 &a = P_[idx_[3 * e.t]], &b = P_[idx_[3 * e.t + 1]], &d = P_[idx_[3 * e.t + 2]];
-        float worst = 0.0f;
-        for (int j = 0; j < 3; ++j) {
-          const float dj = dist2(c[j], e.t, a, b, d);
-          worst = std::max(worst, dj);
-          score_corner(j, e.t, dj);
-        }
-        scored.emplace_back(worst, e.t);
-        std::sort(scored.begin(), scored.end());
-        if (scored.size() > kCandidates) scored.pop_back();
-      }
-      for (size_t i = 0; i < heap_end; ++i) {
-        const Entry& e = order[i];
-        for (int j = 0; j < 3; ++j) {
-          if (e.corner[j] > corner_best[j]) continue;
-          const uint32_t* v = &idx_[3 * e.t];
-          score_corner(j, e.t, dist2(c[j], e.t, P_[v[0]], P_[v[1]], P_[v[2]]));
-        }
-      }
-      for (auto& sc : scored) sc.first = std::sqrt(sc.first);
-      size_t k = std::min(kCandidates, scored.size());
-      // Every triangle within r of all corners is among those found. Cheaper than the exact k
-      // best: the k best of what a box r around the piece holds, once it holds one within r (the
-      // bound holds whatever the candidates; the best decides how tight it is).
-      if (all || (k > 0 && scored[0].first <= r)) {
-        piece.cand_count = uint32_t(k);
-        for (size_t i = 0; i < k; ++i) piece.cand[i] = scored[i].second;
-        for (uint32_t t : corner_tri) {
-          if (t == ~0u || std::find(piece.cand.begin(), piece.cand.begin() + piece.cand_count, t) !=
-                              piece.cand.begin() + piece.cand_count)
-            continue;
-          piece.cand[piece.cand_count++] = t;
-        }
-        return;
-      }
+      if (choose(c, r, all, s, piece)) return;
     }
   }
 
  private:
+  struct Entry {
+    float lower;     // the farthest corner's squared distance to the triangle's box
+    float corner[3]; // each corner's squared distance to it
+    uint32_t t;
+  };
+  // nearest's scratch: the triangles found, deduplicated with a per-thread stamp per triangle
+  // instead of a sort, and their scores.
+  struct Scratch {
+    std::vector<uint32_t> found, seen;
+    uint32_t query = 0;
+    std::vector<std::pair<float, uint32_t>> scored;
+    std::vector<Entry> order;
+  };
+
+  // Into s.found, each once: the triangles listed in the cells within r of `box`, and the big
+  // ones (every triangle when `all`).
+  void gather(const Aabb& box, float r, bool all, Scratch& s) const {
+    s.found.clear();
+    if (++s.query == 0) std::fill(s.seen.begin(), s.seen.end(), 0), s.query = 1;
+    auto take_one = [&](uint32_t t) {
+      if (s.seen[t] == s.query) return;
+      s.seen[t] = s.query;
+      s.found.push_back(t);
+    };
+    auto take = [&](uint32_t begin, uint32_t end) {  // a run of cells' lists, consecutive in x
+      for (uint32_t i = begin; i < end; ++i) take_one(cell_tris_[i]);
+    };
+    if (all) {
+      for (size_t t = 0; t < idx_.size() / 3; ++t) s.found.push_back(uint32_t(t));
+      return;
+    }
+    const glm::ivec3 lo = cell_of(box.min - r), hi = cell_of(box.max + r);
+    for (int z = lo.z; z <= hi.z; ++z)
+      for (int y = lo.y; y <= hi.y; ++y) {
+        const size_t row = cell_index(lo.x, y, z);
+        take(cell_start_[row], cell_start_[row + size_t(hi.x - lo.x) + 1]);
+      }
+    for (uint32_t t : big_) take_one(t);
+  }
+
+  // The whole piece's k best of s.order, scored in the order of the lower bound (a heap: most
+  // entries are never popped), stopping once it passes the k-th best score. Then the nearest
+  // triangle to each corner among all found, scoring a triangle for a corner only where its box
+  // is nearer than that corner's best so far: a piece that straddles a fold of the other surface
+  // has no one triangle near all of it, and the refinement's sub-pieces near a corner need that
+  // corner's nearest. False when the search must widen beyond r.
+  bool choose(const vec3 (&c)[3], float r, bool all, Scratch& s, Piece& piece) const {
+    auto later = [](const Entry& x, const Entry& y) { return x.lower > y.lower || (x.lower == y.lower && x.t > y.t); };
+    std::make_heap(s.order.begin(), s.order.end(), later);
+    s.scored.clear();
+    float corner_best[3] = {FLT_MAX, FLT_MAX, FLT_MAX};
+    uint32_t corner_tri[3] = {~0u, ~0u, ~0u};
+    auto score_corner = [&](int j, uint32_t t, float d) {
+      if (d < corner_best[j] || (d == corner_best[j] && t < corner_tri[j])) corner_best[j] = d, corner_tri[j] = t;
+    };
+    size_t heap_end = s.order.size();
+    while (heap_end > 0) {
+      const Entry& top = s.order.front();
+      if (s.scored.size() >= kCandidates && top.lower >= s.scored[kCandidates - 1].first) break;
+      std::pop_heap(s.order.begin(), s.order.begin() + ptrdiff_t(heap_end), later);
+      const Entry& e = s.order[--heap_end];
+      const vec3 &a = P_[idx_[3 * e.t]], &b = P_[idx_[3 * e.t + 1]], &d = P_[idx_[3 * e.t + 2]];
+      float worst = 0.0f;
+      for (int j = 0; j < 3; ++j) {
+        const float dj = dist2(c[j], e.t, a, b, d);
+        worst = std::max(worst, dj);
+        score_corner(j, e.t, dj);
+      }
+      s.scored.emplace_back(worst, e.t);
+      std::sort(s.scored.begin(), s.scored.end());
+      if (s.scored.size() > kCandidates) s.scored.pop_back();
+    }
+    for (size_t i = 0; i < heap_end; ++i) {
+      const Entry& e = s.order[i];
+      for (int j = 0; j < 3; ++j) {
+        if (e.corner[j] > corner_best[j]) continue;
+        const uint32_t* v = &idx_[3 * e.t];
+        score_corner(j, e.t, dist2(c[j], e.t, P_[v[0]], P_[v[1]], P_[v[2]]));
+      }
+    }
+    for (auto& sc : s.scored) sc.first = std::sqrt(sc.first);
+    size_t k = std::min(kCandidates, s.scored.size());
+    // Every triangle within r of all corners is among those found. Cheaper than the exact k
+    // best: the k best of what a box r around the piece holds, once it holds one within r (the
+    // bound holds whatever the candidates; the best decides how tight it is).
+    if (!all && !(k > 0 && s.scored[0].first <= r)) return false;
+    piece.cand_count = uint32_t(k);
+    for (size_t i = 0; i < k; ++i) piece.cand[i] = s.scored[i].second;
+    for (uint32_t t : corner_tri) {
+      if (t == ~0u || std::find(piece.cand.begin(), piece.cand.begin() + piece.cand_count, t) !=
+                          piece.cand.begin() + piece.cand_count)
+        continue;
+      piece.cand[piece.cand_count++] = t;
+    }
+    return true;
+  }
+
   static constexpr double kMaxCells = 1 << 21;
   // dist2_triangle with triangle t's sliver test done once.
   float dist2(const vec3& p, uint32_t t, const vec3& a, const vec3& b, const vec3& c) const {
@@ -444,16 +458,10 @@ void quarter(const vec3 (&c)[3], vec3 (&kids)[4][3]) {
   std::memcpy(kids, k, sizeof k);
 }
 
-// Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
-// finds each piece's candidates on `to`. At most `max_pieces` pieces: where `h` would give more
-// (long triangles from a stray vertex far from the rest of the mesh, which would cost minutes of
-// search), h is doubled until they fit. A mesh without such triangles gives a fraction of that.
-Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
-               const std::vector<uint32_t>& vertex_component, float h, bool split, size_t max_pieces,
-               unsigned threads) {
-  Side side;
-  side.from = &from;
-  side.to = &to;
+// Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest into
+// side.pieces, at most `max_pieces` (h doubled until they fit); returns the h used.
+float cut_pieces(Side& side, const std::vector<vec3>& P, const std::vector<uint32_t>& from,
+                 const std::vector<uint32_t>& to, float h, bool split, size_t max_pieces) {
   std::unordered_set<TriKey, TriKeyHash> shared;
   for (size_t t = 0; t + 2 < to.size(); t += 3) shared.insert(tri_key(&to[t]));
   // Past max_pieces a cut stops splitting, so that the pieces always cover every triangle; the
@@ -490,25 +498,31 @@ Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, co
       const vec3 whole[3] = {vec3(1, 0, 0), vec3(0, 1, 0), vec3(0, 0, 1)};
       cut(cut, whole, 0);
     }
-    if (side.pieces.size() <= max_pieces || !(h > 0.0f && std::isfinite(h))) break;
+    if (side.pieces.size() <= max_pieces || !(h > 0.0f && std::isfinite(h))) return h;
   }
-  if (side.pieces.empty() || to.empty()) return side;
-  // The grid's cells: half the larger of the median edge of the surface searched and the piece
-  // length (measured on the sample character: 0.5 took its candidate search from 0.42 s to
-  // 0.33 s, 0.25 to 0.37 s; smaller cells hold fewer triangles a query must score, but a query
-  // then reads more cells).
+}
+
+// The grid's cells: half the larger of the median edge of the surface searched and the piece
+// length (measured on the sample character: 0.5 took its candidate search from 0.42 s to
+// 0.33 s, 0.25 to 0.37 s; smaller cells hold fewer triangles a query must score, but a query
+// then reads more cells).
+float grid_cell(const std::vector<vec3>& P, const std::vector<uint32_t>& to, float h) {
   std::vector<float> edges;
   for (size_t t = 0; t + 2 < to.size(); t += 3)
     edges.push_back(glm::length(P[to[t + 1]] - P[to[t]]));
   std::nth_element(edges.begin(), edges.begin() + ptrdiff_t(edges.size() / 2), edges.end());
   float cell = 0.5f * std::max(edges[edges.size() / 2], h);
   if (!(cell > 0.0f)) cell = 1.0f;
-  std::vector<uint32_t> to_component(to.size() / 3);
-  for (size_t t = 0; t < to_component.size(); ++t) to_component[t] = vertex_component[to[3 * t]];
-  const TriGrid grid(P, to, std::move(to_component), cell);
-  // Each piece gets its candidates. A piece whose bound at rest is well above its corners'
-  // distances (it straddles a fold of the other surface: no one triangle is near all of it) is
-  // split in four, each child with candidates of its own, at most kSettleDepth times.
+  return cell;
+}
+
+// Each piece gets its candidates. A piece whose bound at rest is well above its corners'
+// distances (it straddles a fold of the other surface: no one triangle is near all of it) is
+// split in four, each child with candidates of its own, at most kSettleDepth times.
+void settle_pieces(Side& side, const std::vector<vec3>& P, const std::vector<uint32_t>& vertex_component,
+                   const TriGrid& grid, float h, unsigned threads) {
+  const std::vector<uint32_t>& from = *side.from;
+  const std::vector<uint32_t>& to = *side.to;
   std::vector<std::vector<Piece>> settled(side.pieces.size());
   parallel_for(side.pieces.size(), 64, threads, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
@@ -553,6 +567,24 @@ Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, co
   });
   side.pieces.clear();
   for (const auto& list : settled) side.pieces.insert(side.pieces.end(), list.begin(), list.end());
+}
+
+// Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
+// finds each piece's candidates on `to`. At most `max_pieces` pieces: where `h` would give more
+// (long triangles from a stray vertex far from the rest of the mesh, which would cost minutes of
+// search), h is doubled until they fit. A mesh without such triangles gives a fraction of that.
+Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
+               const std::vector<uint32_t>& vertex_component, float h, bool split, size_t max_pieces,
+               unsigned threads) {
+  Side side;
+  side.from = &from;
+  side.to = &to;
+  h = cut_pieces(side, P, from, to, h, split, max_pieces);
+  if (side.pieces.empty() || to.empty()) return side;
+  std::vector<uint32_t> to_component(to.size() / 3);
+  for (size_t t = 0; t < to_component.size(); ++t) to_component[t] = vertex_component[to[3 * t]];
+  const TriGrid grid(P, to, std::move(to_component), grid_cell(P, to, h));
+  settle_pieces(side, P, vertex_component, grid, h, threads);
   return side;
 }
 
@@ -752,54 +784,70 @@ uint32_t select_lod(const Vat& vat, float diameter_px, float max_error_px) {
   return level;
 }
 
-Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
-  const auto t0 = std::chrono::steady_clock::now();
-  VatGeometry& g = vat.geometry;
-  const size_t V = g.vertex_count();
-  LodReport report;
-  g.lods.clear();
-  if (V == 0 || g.groups.empty()) return report;
+namespace {
 
-  if (options.order_full_mesh) {
-    std::vector<uint32_t> ordered = detail::vertex_cache_order(g.indices, g.groups, V);
-    if (!ordered.empty()) g.indices = std::move(ordered);
+size_t index_count(const std::vector<std::vector<uint32_t>>& per_group) {
+  size_t n = 0;
+  for (const auto& x : per_group) n += x.size();
+  return n;
+}
+
+// build_lods' work, stage by stage: the welded surface, the poses, the simplified levels, their
+// pieces and candidates at rest, and the bound of each level in every pose.
+struct LodBuilder {
+  Vat& vat;
+  VatGeometry& g;
+  const LodOptions& options;
+  const size_t V;
+  const std::chrono::steady_clock::time_point t0;
+  const Drawn drawn;
+  const bool debug = std::getenv("VATKIT_DEBUG_LOD") != nullptr;
+  // weld[v]: vertex v's welded vertex (one per position at rest), weld_rep: each welded vertex's
+  // first vertex; component[v]: the connected part of the surface (seams welded) holding v.
+  std::vector<uint32_t> weld, weld_rep, component;
+  std::vector<PoseBlend> poses, shape_poses;
+  std::vector<Level> levels;
+  // Each level's drawn triangles (make_sides; its Sides point into them).
+  std::vector<std::vector<uint32_t>> lod_tris;
+
+  // Progress: the simplification, the candidates and the poses weighed as they took on the
+  // sample character (0.08, 0.33 and 0.21 s).
+  static constexpr float kSimplified = 0.13f, kSearched = 0.66f;
+  void tell(float fraction) const {
+    if (options.progress) options.progress(std::min(fraction, 1.0f));
   }
-  for (const DrawGroup& grp : g.groups) report.full_triangles += grp.index_count / 3;
-  if (options.levels == 0 || report.full_triangles == 0) return report;
-  const Drawn drawn = drawn_triangles(g);
-
-  const float* pos = &g.positions[0].x;
-  report.scale = meshopt_simplifyScale(pos, V, sizeof(vec3));
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+  size_t group_of(uint32_t v) const { return size_t(std::max(drawn.first_owner[v], 0)); }
 
   // Vertices at bit-identical rest positions (seams: one point of the surface with several
   // normals or texture coordinates) and the connected parts of the surface, seams welded.
-  std::vector<uint32_t> rep(V);
-  {
-    struct Hash {
-      size_t operator()(const vec3& p) const {
-        uint32_t b[3];
-        std::memcpy(b, &p, 12);
-        return (size_t(b[0]) * 73856093u) ^ (size_t(b[1]) * 19349663u) ^ (size_t(b[2]) * 83492791u);
-      }
-    };
-    struct Equal {
-      bool operator()(const vec3& a, const vec3& b) const { return std::memcmp(&a, &b, 12) == 0; }
-    };
-    std::unordered_map<vec3, uint32_t, Hash, Equal> first;
-    for (uint32_t v = 0; v < V; ++v) rep[v] = first.emplace(g.positions[v], v).first->second;
-  }
-  // Welded vertices (one per position at rest): what the simplifier collapses.
-  std::vector<uint32_t> weld(V), weld_rep;
-  for (uint32_t v = 0; v < V; ++v) {
-    if (rep[v] == v) {
-      weld[v] = uint32_t(weld_rep.size());
-      weld_rep.push_back(v);
-    } else {
-      weld[v] = weld[rep[v]];
+  void weld_vertices() {
+    std::vector<uint32_t> rep(V);
+    {
+      struct Hash {
+        size_t operator()(const vec3& p) const {
+          uint32_t b[3];
+          std::memcpy(b, &p, 12);
+          return (size_t(b[0]) * 73856093u) ^ (size_t(b[1]) * 19349663u) ^ (size_t(b[2]) * 83492791u);
+        }
+      };
+      struct Equal {
+        bool operator()(const vec3& a, const vec3& b) const { return std::memcmp(&a, &b, 12) == 0; }
+      };
+      std::unordered_map<vec3, uint32_t, Hash, Equal> first;
+      for (uint32_t v = 0; v < V; ++v) rep[v] = first.emplace(g.positions[v], v).first->second;
     }
-  }
-  std::vector<uint32_t> component(V);
-  {
+    // Welded vertices (one per position at rest): what the simplifier collapses.
+    weld.resize(V);
+    for (uint32_t v = 0; v < V; ++v) {
+      if (rep[v] == v) {
+        weld[v] = uint32_t(weld_rep.size());
+        weld_rep.push_back(v);
+      } else {
+        weld[v] = weld[rep[v]];
+      }
+    }
+    component.resize(V);
     std::vector<uint32_t> parent(V);
     for (uint32_t v = 0; v < V; ++v) parent[v] = v;
     auto find = [&](uint32_t v) {
@@ -817,71 +865,105 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     }
     for (uint32_t v = 0; v < V; ++v) component[v] = find(v);
   }
-  auto group_of = [&](uint32_t v) { return size_t(std::max(drawn.first_owner[v], 0)); };
-  auto count = [](const std::vector<std::vector<uint32_t>>& v) {
-    size_t n = 0;
-    for (const auto& x : v) n += x.size();
-    return n;
-  };
 
   // The measured poses (lod.h): up to poses_per_clip rows of every clip, evenly spaced, first and
   // last included. The simplifier weighs its collapses in other poses, halfway between
   // consecutive measured rows (the only row of a one-row clip), so that what is measured is not
   // what was optimized.
-  std::vector<PoseBlend> poses, shape_poses;
-  for (uint32_t c = 0; c < vat.clips.size(); ++c) {
-    const VatClip& clip = vat.clips[c];
-    const uint32_t share = std::max(3u, options.max_poses / uint32_t(vat.clips.size()));
-    const uint32_t n = std::min({clip.rows, std::max(options.poses_per_clip, 1u), share});
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t k = n == 1 ? 0 : uint32_t((uint64_t(i) * (clip.rows - 1) + (n - 1) / 2) / (n - 1));
-      poses.push_back(single(RowBlend{c, clip.first_row + k, clip.first_row + k, 0.0f}));
-      if (n == 1) shape_poses.push_back(poses.back());
-      if (i == 0) continue;
-      // Halfway between this row and the previous measured one.
-      const uint32_t before = uint32_t((uint64_t(i - 1) * (clip.rows - 1) + (n - 1) / 2) / (n - 1));
-      const double mid = 0.5 * (double(before) + double(k));
-      const uint32_t row = uint32_t(mid);
-      const uint32_t next = std::min(row + 1, clip.rows - 1);
-      shape_poses.push_back(single(RowBlend{c, clip.first_row + row, clip.first_row + next, float(mid - row)}));
+  void choose_poses() {
+    for (uint32_t c = 0; c < vat.clips.size(); ++c) {
+      const VatClip& clip = vat.clips[c];
+      const uint32_t share = std::max(3u, options.max_poses / uint32_t(vat.clips.size()));
+      const uint32_t n = std::min({clip.rows, std::max(options.poses_per_clip, 1u), share});
+      for (uint32_t i = 0; i < n; ++i) {
+        const uint32_t k = n == 1 ? 0 : uint32_t((uint64_t(i) * (clip.rows - 1) + (n - 1) / 2) / (n - 1));
+        poses.push_back(single(RowBlend{c, clip.first_row + k, clip.first_row + k, 0.0f}));
+        if (n == 1) shape_poses.push_back(poses.back());
+        if (i == 0) continue;
+        // Halfway between this row and the previous measured one.
+        const uint32_t before = uint32_t((uint64_t(i - 1) * (clip.rows - 1) + (n - 1) / 2) / (n - 1));
+        const double mid = 0.5 * (double(before) + double(k));
+        const uint32_t row = uint32_t(mid);
+        const uint32_t next = std::min(row + 1, clip.rows - 1);
+        shape_poses.push_back(single(RowBlend{c, clip.first_row + row, clip.first_row + next, float(mid - row)}));
+      }
     }
   }
-  // At most 64 MiB of quadrics (11 doubles per welded vertex and pose).
-  const size_t quadric_budget = size_t(64) << 20;
-  const size_t max_shape_poses = std::max<size_t>(1, quadric_budget / (88 * std::max<size_t>(weld_rep.size(), 1)) - 1);
-  if (shape_poses.size() > max_shape_poses) {
-    std::vector<PoseBlend> kept;
-    for (size_t i = 0; i < max_shape_poses; ++i) kept.push_back(shape_poses[i * shape_poses.size() / max_shape_poses]);
-    shape_poses = std::move(kept);
-  }
-  std::vector<std::vector<vec3>> shape_positions(shape_poses.size(), std::vector<vec3>(V));
-  if (options.pose_source) {
-    for (size_t p = 0; p < shape_poses.size(); ++p) {
-      const RowBlend& r = shape_poses[p].a;
-      const VatClip& clip = vat.clips[r.clip];
-      const double step = clip.rows > 1 ? double(clip.duration_s) / double(clip.rows - 1) : 0.0;
-      options.pose_source(r.clip, float((double(r.row - clip.first_row) + double(r.mix)) * step), shape_positions[p]);
+
+  // The positions of the simplifier's poses (shape_poses, thinned to at most 64 MiB of quadrics:
+  // 11 doubles per welded vertex and pose), from the pose source or the VAT's decode.
+  std::vector<std::vector<vec3>> shape_positions() {
+    const size_t quadric_budget = size_t(64) << 20;
+    const size_t max_shape_poses = std::max<size_t>(1, quadric_budget / (88 * std::max<size_t>(weld_rep.size(), 1)) - 1);
+    if (shape_poses.size() > max_shape_poses) {
+      std::vector<PoseBlend> kept;
+      for (size_t i = 0; i < max_shape_poses; ++i) kept.push_back(shape_poses[i * shape_poses.size() / max_shape_poses]);
+      shape_poses = std::move(kept);
     }
-  } else {
-    parallel_for(shape_poses.size(), 1, thread_count(options.threads),
-                 [&](size_t begin, size_t end) {
-                   for (size_t p = begin; p < end; ++p) decode_vertices(vat, shape_poses[p], 0, shape_positions[p]);
-                 });
+    std::vector<std::vector<vec3>> positions(shape_poses.size(), std::vector<vec3>(V));
+    if (options.pose_source) {
+      for (size_t p = 0; p < shape_poses.size(); ++p) {
+        const RowBlend& r = shape_poses[p].a;
+        const VatClip& clip = vat.clips[r.clip];
+        const double step = clip.rows > 1 ? double(clip.duration_s) / double(clip.rows - 1) : 0.0;
+        options.pose_source(r.clip, float((double(r.row - clip.first_row) + double(r.mix)) * step), positions[p]);
+      }
+    } else {
+      parallel_for(shape_poses.size(), 1, thread_count(options.threads),
+                   [&](size_t begin, size_t end) {
+                     for (size_t p = begin; p < end; ++p) decode_vertices(vat, shape_poses[p], 0, positions[p]);
+                   });
+    }
+    return positions;
   }
+
+  // From the stalled level's triangles (the whole mesh at once, split by the group of each
+  // triangle's first vertex; each group on its own when groups share vertices). The grid
+  // search can overshoot a small target to nothing: then it is asked for more.
+  std::vector<std::vector<uint32_t>> sloppy_simplify(const std::vector<std::vector<uint32_t>>& per_group,
+                                                     size_t target_tris) const {
+    const float* pos = &g.positions[0].x;
+    auto simplify = [&](const std::vector<uint32_t>& in, size_t target_indices) {
+      std::vector<uint32_t> out;
+      for (size_t want = std::max<size_t>(target_indices, 3); want < in.size(); want += want / 2 + 3) {
+        out.resize(in.size());
+        out.resize(meshopt_simplifySloppy(out.data(), in.data(), in.size(), pos, V, sizeof(vec3), want, FLT_MAX,
+                                          nullptr));
+        if (!out.empty()) break;
+      }
+      return out;
+    };
+    std::vector<std::vector<uint32_t>> coarse(g.groups.size());
+    if (!drawn.shared_vertices) {
+      std::vector<uint32_t> in;
+      for (const auto& grp : per_group) in.insert(in.end(), grp.begin(), grp.end());
+      const std::vector<uint32_t> out = simplify(in, target_tris * 3);
+      for (size_t t = 0; t < out.size(); t += 3) {
+        std::vector<uint32_t>& dst = coarse[group_of(out[t])];
+        dst.insert(dst.end(), out.begin() + ptrdiff_t(t), out.begin() + ptrdiff_t(t + 3));
+      }
+    } else {
+      for (size_t gi = 0; gi < per_group.size(); ++gi)
+        if (!per_group[gi].empty()) coarse[gi] = simplify(per_group[gi], (per_group[gi].size() / 6) * 3);
+    }
+    return coarse;
+  }
+
+  void simplify(float max_error);
+  std::vector<std::array<Side, 2>> make_sides();
+  std::vector<std::vector<float>> pose_bounds(const std::vector<std::array<Side, 2>>& sides);
+  Result<void> store_levels(const std::vector<std::vector<float>>& bound, LodReport& report);
+};
+
+// The levels: each about half the previous one's triangles, until the simplifier cannot remove a
+// tenth of them or options.levels are made.
+void LodBuilder::simplify(float max_error) {
+  const std::vector<std::vector<vec3>> shape = shape_positions();
   std::vector<std::span<const vec3>> shape_spans = {g.positions};
-  for (const auto& P : shape_positions) shape_spans.emplace_back(P);
+  for (const auto& P : shape) shape_spans.emplace_back(P);
   detail::PoseSimplifier simplifier(drawn.indices, drawn.group, weld, uint32_t(weld_rep.size()), shape_spans,
                                     g.normals);
-  const float max_error = options.max_relative_error * report.scale;
   bool seams_released = false;
-
-  // Progress: the simplification, the candidates and the poses weighed as they took on the
-  // sample character (0.08, 0.33 and 0.21 s).
-  constexpr float kSimplified = 0.13f, kSearched = 0.66f;
-  auto tell = [&](float fraction) {
-    if (options.progress) options.progress(std::min(fraction, 1.0f));
-  };
-  std::vector<Level> levels;
   size_t previous = drawn.indices.size();
   for (uint32_t L = 1; L <= options.levels; ++L) {
     tell(kSimplified * float(L - 1) / float(options.levels));
@@ -903,42 +985,17 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     // error is large, so its screen size is small: such levels serve only instances a few pixels
     // tall, where triangle count, not shape, is what costs.
     bool sloppy = false;
-    if (count(per_group) * 10 > previous * 9) {
-      // From the stalled level's triangles (the whole mesh at once, split by the group of each
-      // triangle's first vertex; each group on its own when groups share vertices). The grid
-      // search can overshoot a small target to nothing: then it is asked for more.
-      auto sloppy_simplify = [&](const std::vector<uint32_t>& in, size_t target_indices) {
-        std::vector<uint32_t> out;
-        for (size_t want = std::max<size_t>(target_indices, 3); want < in.size(); want += want / 2 + 3) {
-          out.resize(in.size());
-          out.resize(meshopt_simplifySloppy(out.data(), in.data(), in.size(), pos, V, sizeof(vec3), want, FLT_MAX,
-                                            nullptr));
-          if (!out.empty()) break;
-        }
-        return out;
-      };
-      std::vector<std::vector<uint32_t>> coarse(g.groups.size());
-      if (!drawn.shared_vertices) {
-        std::vector<uint32_t> in;
-        for (const auto& grp : per_group) in.insert(in.end(), grp.begin(), grp.end());
-        const std::vector<uint32_t> out = sloppy_simplify(in, target_tris * 3);
-        for (size_t t = 0; t < out.size(); t += 3) {
-          std::vector<uint32_t>& dst = coarse[group_of(out[t])];
-          dst.insert(dst.end(), out.begin() + ptrdiff_t(t), out.begin() + ptrdiff_t(t + 3));
-        }
-      } else {
-        for (size_t gi = 0; gi < per_group.size(); ++gi)
-          if (!per_group[gi].empty()) coarse[gi] = sloppy_simplify(per_group[gi], (per_group[gi].size() / 6) * 3);
-      }
-      const size_t n = count(coarse);
-      if (n > 0 && n < count(per_group) && n * 10 <= previous * 9) {
+    if (index_count(per_group) * 10 > previous * 9) {
+      std::vector<std::vector<uint32_t>> coarse = sloppy_simplify(per_group, target_tris);
+      const size_t n = index_count(coarse);
+      if (n > 0 && n < index_count(per_group) && n * 10 <= previous * 9) {
         per_group = std::move(coarse);
         sloppy = true;
         welded = false;
       }
     }
-    const size_t total = count(per_group);
-    if (std::getenv("VATKIT_DEBUG_LOD")) {
+    const size_t total = index_count(per_group);
+    if (debug) {
       std::fprintf(stderr, "lod level %u: target %zu, got %zu triangles (welded %d, sloppy %d), simplifier error %g\n", L,
                    target_tris, total / 3, int(welded), int(sloppy), double(simplifier.error()));
     }
@@ -954,18 +1011,11 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     levels.push_back(std::move(level));
     previous = total;
   }
-  if (levels.empty()) {
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    tell(1.0f);
-    return report;
-  }
-  tell(kSimplified);
+}
 
-  const bool debug = std::getenv("VATKIT_DEBUG_LOD") != nullptr;
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  if (debug) std::fprintf(stderr, "lod %s: simplified in %.3f s\n", vat.source.c_str(), elapsed());
-  // Pieces and candidates at rest, per level and direction. Pieces about as long as the full
-  // mesh's median edge.
+// Pieces and candidates at rest, per level and direction (full mesh to level, level to full mesh).
+// Pieces about as long as the full mesh's median edge.
+std::vector<std::array<Side, 2>> LodBuilder::make_sides() {
   // The side of an equilateral triangle of the full mesh's mean area, so that each side has
   // about as many pieces as the full mesh has triangles (more where triangles are long and thin).
   double area = 0.0;
@@ -978,7 +1028,7 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
   const float h = 2.5f * float(std::sqrt(area / double(drawn_tris) / 0.4330127));
   const size_t max_pieces = kMaxPiecesPerTriangle * std::max<size_t>(drawn_tris, 1);
   const unsigned threads = thread_count(options.threads);
-  std::vector<std::vector<uint32_t>> lod_tris(levels.size());
+  lod_tris.assign(levels.size(), {});
   std::vector<std::array<Side, 2>> sides(levels.size());
   for (size_t l = 0; l < levels.size(); ++l) {
     // Only the drawn ranges: a group's triangles, not whatever else the buffer holds.
@@ -990,11 +1040,12 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     sides[l][1] = make_side(g.positions, lod_tris[l], drawn.indices, component, h, true, max_pieces, threads);
     tell(kSimplified + (kSearched - kSimplified) * float(2 * l + 2) / float(2 * levels.size()));
   }
+  return sides;
+}
 
-  for (const auto& sd : sides) report.pieces += sd[0].pieces.size() + sd[1].pieces.size();
-  if (debug) std::fprintf(stderr, "lod: %llu pieces, candidates found at %.3f s\n", (unsigned long long)report.pieces, elapsed());
-  report.poses = uint32_t(poses.size());
-  // bound[p][l]: pose p (0 = rest), level l, both directions.
+// bound[p][l]: the bound of level l, both directions, in pose p (0 = rest, then `poses`).
+std::vector<std::vector<float>> LodBuilder::pose_bounds(const std::vector<std::array<Side, 2>>& sides) {
+  const unsigned threads = thread_count(options.threads);
   std::vector<std::vector<float>> bound(poses.size() + 1, std::vector<float>(levels.size(), 0.0f));
   // In batches of two poses per thread, so that progress is told from this thread between them.
   const size_t pose_count = poses.size() + 1, pose_batch = 2 * size_t(threads);
@@ -1017,8 +1068,12 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     });
     tell(kSearched + (1.0f - kSearched) * float(std::min(b + pose_batch, pose_count)) / float(pose_count));
   }
+  return bound;
+}
 
-  if (debug) std::fprintf(stderr, "lod: %zu poses measured at %.3f s\n", poses.size(), elapsed());
+// Each level's errors (never below the previous level's) and screen size, into the geometry and
+// the report.
+Result<void> LodBuilder::store_levels(const std::vector<std::vector<float>>& bound, LodReport& report) {
   const float radius = lod_sphere_radius(vat);
   for (size_t l = 0; l < levels.size(); ++l) {
     LodLevel& lod = levels[l].lod;
@@ -1039,7 +1094,45 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
     report.levels.push_back(levels[l].report);
     g.lods.push_back(std::move(lod));
   }
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return {};
+}
+
+}  // namespace
+
+Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  VatGeometry& g = vat.geometry;
+  const size_t V = g.vertex_count();
+  LodReport report;
+  g.lods.clear();
+  if (V == 0 || g.groups.empty()) return report;
+
+  if (options.order_full_mesh) {
+    std::vector<uint32_t> ordered = detail::vertex_cache_order(g.indices, g.groups, V);
+    if (!ordered.empty()) g.indices = std::move(ordered);
+  }
+  for (const DrawGroup& grp : g.groups) report.full_triangles += grp.index_count / 3;
+  if (options.levels == 0 || report.full_triangles == 0) return report;
+  LodBuilder lb{vat, g, options, V, t0, drawn_triangles(g)};
+  report.scale = meshopt_simplifyScale(&g.positions[0].x, V, sizeof(vec3));
+  lb.weld_vertices();
+  lb.choose_poses();
+  lb.simplify(options.max_relative_error * report.scale);
+  if (lb.levels.empty()) {
+    report.seconds = lb.elapsed();
+    lb.tell(1.0f);
+    return report;
+  }
+  lb.tell(LodBuilder::kSimplified);
+  if (lb.debug) std::fprintf(stderr, "lod %s: simplified in %.3f s\n", vat.source.c_str(), lb.elapsed());
+  const std::vector<std::array<Side, 2>> sides = lb.make_sides();
+  for (const auto& sd : sides) report.pieces += sd[0].pieces.size() + sd[1].pieces.size();
+  if (lb.debug) std::fprintf(stderr, "lod: %llu pieces, candidates found at %.3f s\n", (unsigned long long)report.pieces, lb.elapsed());
+  report.poses = uint32_t(lb.poses.size());
+  const std::vector<std::vector<float>> bound = lb.pose_bounds(sides);
+  if (lb.debug) std::fprintf(stderr, "lod: %zu poses measured at %.3f s\n", lb.poses.size(), lb.elapsed());
+  if (auto stored = lb.store_levels(bound, report); !stored) return stored.error();
+  report.seconds = lb.elapsed();
   return report;
 }
 

@@ -143,21 +143,10 @@ void PoseSimplifier::push_edges(uint32_t w) {
   for (uint32_t x : next) heap_.push(Entry{cost(w, x, nullptr), w, x, stamp_[w]});
 }
 
-bool PoseSimplifier::collapse(uint32_t u, uint32_t v, bool keep_seams, float max_error) {
-  float err = 0.0f;
-  cost(u, v, &err);
-  if (!(err <= max_error)) return false;
-  const std::vector<uint32_t> tu = live_around(u);
-  std::vector<uint32_t> edge_tris, rest;
-  for (uint32_t t : tu) {
-    const bool has_v = weld_[tri_[t][0]] == v || weld_[tri_[t][1]] == v || weld_[tri_[t][2]] == v;
-    (has_v ? edge_tris : rest).push_back(t);
-  }
-  if (edge_tris.empty() || edge_tris.size() > 2) return false;
-
-  // Manifold around u: each neighbour in one triangle (a border edge) or two. A border vertex
-  // moves only along its border.
-  std::vector<uint32_t> ring;
+// Manifold around u: each neighbour in one triangle (a border edge) or two. A border vertex
+// moves only along its border. `ring`: u's neighbours over `tu`, sorted, with repeats.
+bool PoseSimplifier::manifold_around(uint32_t u, uint32_t v, const std::vector<uint32_t>& tu,
+                                     std::vector<uint32_t>& ring) const {
   for (uint32_t t : tu)
     for (uint32_t c : tri_[t])
       if (weld_[c] != u) ring.push_back(weld_[c]);
@@ -173,10 +162,13 @@ bool PoseSimplifier::collapse(uint32_t u, uint32_t v, bool keep_seams, float max
     if (ring[i] == v) uses_v = n;
     i = j;
   }
-  if (border ? uses_v != 1 : uses_v != 2) return false;
+  return border ? uses_v == 1 : uses_v == 2;
+}
 
-  // The link condition: the common neighbours of u and v are exactly the third corners of the
-  // triangles on the edge.
+// The link condition: the common neighbours of u and v are exactly the third corners of the
+// triangles on the edge. `ring`: u's neighbours, sorted (made distinct here).
+bool PoseSimplifier::link_condition(uint32_t u, uint32_t v, std::vector<uint32_t>& ring,
+                                    const std::vector<uint32_t>& edge_tris) {
   sort_unique(ring);
   std::vector<uint32_t> ring_v;
   for (uint32_t t : live_around(v))
@@ -189,9 +181,15 @@ bool PoseSimplifier::collapse(uint32_t u, uint32_t v, bool keep_seams, float max
     for (uint32_t c : tri_[t])
       if (weld_[c] != u && weld_[c] != v) third.push_back(weld_[c]);
   sort_unique(third);
-  if (common != third) return false;
+  return common == third;
+}
 
-  // Seams: each copy of u that stays in a triangle goes to the copy of v it shares an edge with.
+// Seams: each copy of u that stays in a triangle goes to the copy of v it shares an edge with;
+// `moves` gets (triangle, corner's new vertex) for each triangle of `rest`. False when a copy has
+// no such partner and seams are kept, or v has no vertex in the triangle's material.
+bool PoseSimplifier::seam_moves(uint32_t u, uint32_t v, const std::vector<uint32_t>& edge_tris,
+                                const std::vector<uint32_t>& rest, bool keep_seams,
+                                std::vector<std::pair<uint32_t, uint32_t>>& moves) const {
   std::vector<std::pair<uint32_t, uint32_t>> pairs;  // (copy of u, copy of v) along the edge
   for (uint32_t t : edge_tris) {
     uint32_t uc = ~0u, vc = ~0u;
@@ -201,7 +199,6 @@ bool PoseSimplifier::collapse(uint32_t u, uint32_t v, bool keep_seams, float max
     }
     pairs.emplace_back(uc, vc);
   }
-  std::vector<std::pair<uint32_t, uint32_t>> moves;  // (triangle, corner's new vertex)
   for (uint32_t t : rest) {
     int k = 0;
     while (weld_[tri_[t][k]] != u) ++k;
@@ -216,24 +213,32 @@ bool PoseSimplifier::collapse(uint32_t u, uint32_t v, bool keep_seams, float max
     if (to != ~0u && vertex_group_[to] != vertex_group_[uc]) to = ~0u, ambiguous = true;  // another material's
     if (to == ~0u || ambiguous) {
       if (keep_seams) return false;
-      // Seams released: the copy of v of the same draw group whose normal is nearest the new
-      // triangle's.
-      std::array<glm::vec3, 3> c;
-      for (int j = 0; j < 3; ++j) c[j] = pos(0, j == k ? v : weld_[tri_[t][j]]);
-      const glm::vec3 n = glm::cross(c[1] - c[0], c[2] - c[0]);
-      to = ~0u;
-      float best = -FLT_MAX;
-      for (uint32_t vc : copies_[v]) {
-        if (vertex_group_[vc] != vertex_group_[uc]) continue;
-        const float score = normals_.empty() ? 0.0f : glm::dot(normals_[vc], n);
-        if (to == ~0u || score > best) to = vc, best = score;
-      }
+      to = released_copy(v, t, k, uc);
       if (to == ~0u) return false;  // v has no vertex in this triangle's material
     }
     moves.emplace_back(t, to);
   }
+  return true;
+}
 
-  // No triangle turns over (or nearly) in any pose.
+// Seams released: the copy of v of the same draw group as uc whose normal is nearest the normal
+// of triangle t with its corner k moved to v; ~0u when there is none.
+uint32_t PoseSimplifier::released_copy(uint32_t v, uint32_t t, int k, uint32_t uc) const {
+  std::array<glm::vec3, 3> c;
+  for (int j = 0; j < 3; ++j) c[j] = pos(0, j == k ? v : weld_[tri_[t][j]]);
+  const glm::vec3 n = glm::cross(c[1] - c[0], c[2] - c[0]);
+  uint32_t to = ~0u;
+  float best = -FLT_MAX;
+  for (uint32_t vc : copies_[v]) {
+    if (vertex_group_[vc] != vertex_group_[uc]) continue;
+    const float score = normals_.empty() ? 0.0f : glm::dot(normals_[vc], n);
+    if (to == ~0u || score > best) to = vc, best = score;
+  }
+  return to;
+}
+
+// Whether a triangle of `rest` turns over (or nearly) in some pose when u moves to v.
+bool PoseSimplifier::turns_over(uint32_t u, uint32_t v, const std::vector<uint32_t>& rest) const {
   for (uint32_t t : rest) {
     for (size_t p = 0; p < poses_.size(); ++p) {
       dvec3 c[3], m[3];
@@ -245,9 +250,27 @@ bool PoseSimplifier::collapse(uint32_t u, uint32_t v, bool keep_seams, float max
       const dvec3 before = glm::cross(c[1] - c[0], c[2] - c[0]), after = glm::cross(m[1] - m[0], m[2] - m[0]);
       const double lb = glm::length(before), la = glm::length(after);
       if (!(lb > 0.0)) continue;
-      if (!(la > 0.0) || glm::dot(before, after) <= kFlipCosine * lb * la) return false;
+      if (!(la > 0.0) || glm::dot(before, after) <= kFlipCosine * lb * la) return true;
     }
   }
+  return false;
+}
+
+bool PoseSimplifier::collapse(uint32_t u, uint32_t v, bool keep_seams, float max_error) {
+  float err = 0.0f;
+  cost(u, v, &err);
+  if (!(err <= max_error)) return false;
+  const std::vector<uint32_t> tu = live_around(u);
+  std::vector<uint32_t> edge_tris, rest;
+  for (uint32_t t : tu) {
+    const bool has_v = weld_[tri_[t][0]] == v || weld_[tri_[t][1]] == v || weld_[tri_[t][2]] == v;
+    (has_v ? edge_tris : rest).push_back(t);
+  }
+  if (edge_tris.empty() || edge_tris.size() > 2) return false;
+  std::vector<uint32_t> ring;
+  if (!manifold_around(u, v, tu, ring) || !link_condition(u, v, ring, edge_tris)) return false;
+  std::vector<std::pair<uint32_t, uint32_t>> moves;  // (triangle, corner's new vertex)
+  if (!seam_moves(u, v, edge_tris, rest, keep_seams, moves) || turns_over(u, v, rest)) return false;
 
   for (uint32_t t : edge_tris) {
     live_tri_[t] = 0;

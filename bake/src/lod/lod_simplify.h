@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <queue>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -76,6 +77,13 @@ class PoseSimplifier {
   void push_edges(uint32_t w);
   double cost(uint32_t u, uint32_t v, float* error) const;
   bool collapse(uint32_t u, uint32_t v, bool keep_seams, float max_error);
+  // collapse's tests of the edge (u, v), and where the corners of u's other triangles go.
+  bool manifold_around(uint32_t u, uint32_t v, const std::vector<uint32_t>& tu, std::vector<uint32_t>& ring) const;
+  bool link_condition(uint32_t u, uint32_t v, std::vector<uint32_t>& ring, const std::vector<uint32_t>& edge_tris);
+  bool seam_moves(uint32_t u, uint32_t v, const std::vector<uint32_t>& edge_tris, const std::vector<uint32_t>& rest,
+                  bool keep_seams, std::vector<std::pair<uint32_t, uint32_t>>& moves) const;
+  uint32_t released_copy(uint32_t v, uint32_t t, int k, uint32_t uc) const;
+  bool turns_over(uint32_t u, uint32_t v, const std::vector<uint32_t>& rest) const;
 
   std::vector<std::array<uint32_t, 3>> tri_;  // original corners
   std::vector<uint32_t> group_;

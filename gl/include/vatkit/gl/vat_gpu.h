@@ -175,6 +175,8 @@ class VatGpu {
   size_t gpu_bytes() const { return gpu_bytes_; }
 
  private:
+  struct Upload;  // upload's steps (vat_gpu.cpp)
+
   Vat meta_;
   uint32_t vertex_count_ = 0;
   uint32_t index_count_ = 0;

@@ -3,7 +3,7 @@
 
 #include <cassert>
 
-#include "shaders.h"
+#include "objects/shaders.h"
 
 namespace vatkit::gl {
 

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <utility>
 
-#include "context_internal.h"
+#include "context/context_internal.h"
 
 namespace vatkit::gl {
 namespace {

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <string>
 
-#include "context_internal.h"
+#include "context/context_internal.h"
 
 namespace vatkit::gl {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "context_internal.h"
+#include "context/context_internal.h"
 
 namespace vatkit::gl {
 namespace {

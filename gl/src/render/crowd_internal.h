@@ -1,0 +1,150 @@
+// Shared by the crowd's files (render/): the texture units and culling limits, the crowd's
+// programs, Crowd::Impl, and what the renderer and the culling pass call across files.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "vatkit/gl/crowd.h"
+#include "vatkit/gl/gl.h"
+#include "vatkit/gl/program.h"
+#include "vatkit/playback.h"
+
+namespace vatkit::gl {
+
+// Texture units of the renderer, after the decode chunk's (DecodeUnits: 0-5).
+constexpr int kUnitWorld = 6;
+constexpr int kUnitDrawn = 7;
+constexpr int kUnitBaseColor = 8;
+constexpr int kUnitShadow = 9;
+constexpr int kUnitRowBounds = 10;  // cull.comp's u_cull_row_bounds
+constexpr int kUnitCache = 11;       // crowd.vert's u_crowd_pose_cache
+constexpr int kUnitInfluences = 12;  // crowd.vert's u_crowd_slots0, weights0, slots1, weights1 (12-15)
+
+// GPU culling: two passes (the camera's, the shadow map's), at most kMaxLevels levels of detail
+// (cull.comp's u_lod_screen_size), 64 invocations per work group, at most 65535 groups a dispatch.
+// Per pass kCounters counters: one per level, then the pose cache's.
+constexpr int kCullPasses = 2;
+constexpr int kCullCamera = 0;
+constexpr int kCullShadow = 1;
+constexpr uint32_t kMaxLevels = 16;
+constexpr uint32_t kCounters = kMaxLevels + 1;
+constexpr uint32_t kCacheCounter = kMaxLevels;
+constexpr uint32_t kCullGroupSize = 64;
+constexpr uint32_t kCullMaxGroups = 65535;
+constexpr size_t kCommandBytes = 5 * sizeof(uint32_t);  // DrawElementsIndirectCommand
+constexpr GLsizei kStorageBindings = 6;  // the culling passes' storage buffers, bindings 0-5
+
+struct CullProgram {
+  Program program;
+  Program commands;  // cull_commands.comp
+  GLint command_count = -1, command_levels = -1, command_levels_drawn = -1, counter_base = -1, command_base = -1;
+  GLint cull_counter_base = -1, cache_counter = -1, cache_capacity = -1, slot_count = -1;
+  GLint time = -1, count = -1, first = -1, capacity = -1, planes = -1, is_static = -1, static_min = -1, static_max = -1;
+  GLint lod_levels = -1, lod_screen_size = -1, lod_eye = -1, lod_pixels = -1, lod_radius = -1, lod_centre = -1;
+  GLint lod_texel = -1;
+  UniformCache uniforms, command_uniforms;  // of `program` and of `commands`
+};
+
+
+inline bool empty_bounds(const Bounds& b) { return b.min.x > b.max.x || b.min.y > b.max.y || b.min.z > b.max.z; }
+
+inline Bounds unite(const Bounds& a, const Bounds& b) {
+  if (empty_bounds(a)) return b;
+  if (empty_bounds(b)) return a;
+  return Bounds{glm::min(a.min, b.min), glm::max(a.max, b.max)};
+}
+
+struct LightingSlots {
+  GLint direction = -1, color = -1, sky = -1, bounce = -1, shadows = -1, light_vp = -1, texel_world = -1;
+
+  void find(GLuint p);  // and points u_shadow_map at kUnitShadow
+};
+
+struct CrowdProgram {
+  Program program;
+  GLint view_projection = -1, time = -1;
+  MaterialUniforms material;
+  LightingSlots lighting;
+  UniformCache uniforms;
+};
+
+// The crowd's programs (crowd_programs.cpp): the samplers of the crowd's units, the pose cache,
+// the lit or shadow program (static_pose: CROWD_STATIC), and the culling passes.
+void set_crowd_samplers(GLuint p);
+// What the culling pass caches per visible instance (CROWD_POSE_CACHE in cull.comp): a rig's
+// slot transforms (3 texels per slot), a delta's resolved pose (2 texels).
+bool uses_cache(const VatGpu& vat);
+size_t cache_texels(const VatGpu& vat);
+Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose);
+Result<CullProgram> build_cull_program(const VatGpu& vat);
+
+// A buffer texture over an immutable, dynamic buffer.
+struct BufferTexture {
+  Buffer buffer;
+  Texture texture;
+};
+
+struct Crowd::Impl {
+  const VatGpu* vat = nullptr;
+  uint32_t count = 0;
+  InstanceTable table;
+  std::vector<glm::mat4> worlds;
+  std::vector<uint8_t> world_dirty_flag;
+  std::vector<uint32_t> world_dirty;
+  std::vector<uint32_t> drawn;
+  bool drawn_dirty = false;
+  uint32_t drawn_count = 0;
+  std::vector<RowRange> ranges;  // reused by sync()
+  Bounds bounds;
+
+  BufferTexture table_gpu, world_gpu, drawn_gpu;
+  CrowdProgram lit, shadow;
+
+  // Static pose (CROWD_STATIC): its buffers, vertex array and programs.
+  bool use_static = false;
+  Buffer static_positions, static_normals;
+  VertexArray static_vao;
+  CrowdProgram static_lit, static_shadow;
+  Bounds static_box;
+
+  // GPU culling (cull.comp): the program is built with the crowd, the buffers on first use.
+  CullProgram cull;
+  uint32_t levels = 1;               // the VAT's levels of detail, full mesh included
+  Buffer cull_counters;              // kCullPasses x kCounters: visible counts, cache entries
+  Buffer cull_commands;              // DrawElementsIndirectCommand per pass, group, level
+  Buffer cull_out[kCullPasses];      // levels segments of `count` entries each
+  Texture cull_out_texture[kCullPasses];
+  size_t entry_bytes = 4;            // per output entry: the logical index (, cache entry + 1)
+  uint32_t cache_capacity = 0;       // pose cache entries per pass (0: none)
+  Buffer cache[kCullPasses];         // made on the pass's first culled frame
+  Texture cache_texture[kCullPasses];
+  bool culled = false;               // the last render culled this crowd
+  uint32_t culled_levels = 1;        // levels drawn by the last culled render (1 without LOD)
+  bool culled_shadow = false;
+};
+
+// Texture names by unit, for units 0-15.
+using UnitTable = std::array<GLuint, 16>;
+
+// The textures a crowd's vertex stage reads, by unit: the VAT's decode textures, the playback
+// table, the world matrices, the drawn list and the rig's influences (0: a unit it does not use).
+UnitTable crowd_vertex_units(const Crowd::Impl& m);
+
+// Where the camera is, for the level-of-detail choice of both passes.
+struct LodView {
+  glm::vec3 eye{0.0f};
+  float pixels = 0.0f;  // target height / (2 tan(fovy / 2)) / error budget in pixels
+  float texel = 0.0f;   // shadow pass: world size of a shadow-map texel x error budget; 0: camera only
+  bool enabled = false;
+};
+
+// Culling (culling.cpp): the byte offset of a pass's indirect command for a group and level, and
+// one culling pass of `m` against `view_projection`'s frustum: clears the pass's counters, runs
+// cull.comp over the drawn list, and copies each level's count into that level's commands.
+size_t command_offset(const Crowd::Impl& m, int pass, size_t group, uint32_t level);
+void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, const LodView& lod, float time_s);
+
+}  // namespace vatkit::gl

@@ -1,0 +1,84 @@
+// Spreading a crowd: a grid or random layout, clips dealt evenly, desynchronised start times and
+// speeds, all from one seed.
+#include <algorithm>
+#include <cmath>
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include "vatkit/gl/crowd.h"
+
+namespace vatkit::gl {
+
+namespace {
+
+// splitmix64: the same sequence on every platform (std distributions are not).
+struct Random {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  float uniform() { return float(next() >> 40) * (1.0f / 16777216.0f); }  // [0, 1)
+  float uniform(float lo, float hi) { return lo + (hi - lo) * uniform(); }
+};
+
+}  // namespace
+
+Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options) {
+  const VatGpu& vat = crowd.vat();
+  const Vat& meta = vat.metadata();
+  if (meta.clips.empty()) return make_error(vat.source(), "the VAT has no clips to play");
+  const uint32_t n = crowd.size();
+  Random rng{options.seed * 0x2545f4914f6cdd1dull + 0x1234567ull};
+
+  const Bounds& b = vat.bounds();
+  const glm::vec3 extent = b.max - b.min;
+  const float footprint = std::max(std::max(extent.x, extent.z), 1e-3f);
+  const float spacing = options.spacing > 0.0f ? options.spacing : footprint * 1.3f;
+  const auto columns = uint32_t(std::ceil(std::sqrt(double(n))));
+  const uint32_t rows = (n + columns - 1) / columns;
+  const glm::vec3 centre((b.min.x + b.max.x) * 0.5f, 0.0f, (b.min.z + b.max.z) * 0.5f);
+
+  // Clips dealt evenly, then shuffled (Fisher-Yates), so every clip shows and none forms stripes.
+  std::vector<uint32_t> clip_of(n);
+  for (uint32_t i = 0; i < n; ++i) clip_of[i] = i % uint32_t(meta.clips.size());
+  for (uint32_t i = n; i > 1; --i) std::swap(clip_of[i - 1], clip_of[size_t(rng.next() % i)]);
+
+  for (uint32_t i = 0; i < n; ++i) {
+    glm::vec3 position;
+    float yaw = 0.0f;
+    if (options.layout == CrowdLayout::Grid) {
+      const uint32_t col = i % columns, row = i / columns;
+      position = glm::vec3((float(col) - float(columns - 1) * 0.5f) * spacing, 0.0f,
+                           (float(row) - float(rows - 1) * 0.5f) * spacing);
+      yaw = rng.uniform(-0.4f, 0.4f);
+    } else {
+      const float side = spacing * std::sqrt(float(n));
+      position = glm::vec3(rng.uniform(-0.5f, 0.5f) * side, 0.0f, rng.uniform(-0.5f, 0.5f) * side);
+      yaw = rng.uniform(0.0f, 6.2831853f);
+    }
+    // Turn about the footprint's centre, so that a character modelled off its origin stays on its cell.
+    glm::mat4 world = glm::translate(glm::mat4(1.0f), position);
+    world = glm::rotate(world, yaw, glm::vec3(0.0f, 1.0f, 0.0f));
+    world = glm::translate(world, -centre);
+    crowd.set_world(i, world);
+
+    const uint32_t c = clip_of[i];
+    const VatClip& clip = meta.clips[c];
+    Instance in;
+    in.clip = clip_band(meta, c);
+    const float duration = clip.rows > 1 && clip.fps > 0.0f ? float(clip.rows - 1) / clip.fps : 1.0f;
+    in.start_time = options.now - rng.uniform() * duration;
+    const float base_speed = clip.defaults.speed;
+    in.policy.speed = base_speed * rng.uniform(1.0f - options.speed_jitter, 1.0f + options.speed_jitter);
+    if (Result<void> ok = set_instance(crowd.table(), i, in, options.now); !ok) {
+      return make_error(vat.source(), "instance " + std::to_string(i) + ": " + ok.error().message);
+    }
+  }
+  crowd.recompute_bounds();
+  return {};
+}
+
+}  // namespace vatkit::gl
