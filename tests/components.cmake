@@ -15,7 +15,7 @@
 #
 # Variables (from tests/CMakeLists.txt): VATKIT_BINARY_DIR, VATKIT_SOURCE_DIR, WORK_DIR, CXX, GENERATOR,
 # MAKE_PROGRAM,
-# SANITIZE, GLM_DIR, TINYGLTF_DIR, MESHOPT_DIR, GLFW_DIR, PKG_CONFIG, GL_CACHE (a ;-list of -D
+# SANITIZE, LIBCXX, GLM_DIR, TINYGLTF_DIR, MESHOPT_DIR, GLFW_DIR, PKG_CONFIG, GL_CACHE (a ;-list of -D
 # arguments for FindOpenGL, FindPNG and FindZLIB).
 string(REPLACE "|" ";" GL_CACHE "${GL_CACHE}")
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -45,8 +45,16 @@ set(hide
   -DCMAKE_FIND_USE_CMAKE_ENVIRONMENT_PATH=OFF -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
   -DCMAKE_FIND_USE_SYSTEM_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_USE_PACKAGE_ROOT_PATH=OFF
   -G ${GENERATOR} -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release)
+# The examples are built as the library was: with the sanitizers, against libc++.
+set(flags "")
 if(SANITIZE)
-  list(APPEND hide "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined")
+  string(APPEND flags " -fsanitize=address,undefined")
+endif()
+if(LIBCXX)
+  string(APPEND flags " -stdlib=libc++")
+endif()
+if(flags)
+  list(APPEND hide "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
 endif()
 set(env_runtime -Dglm_DIR=${GLM_DIR})
 set(env_bake ${env_runtime} -DTinyGLTF_DIR=${TINYGLTF_DIR} -Dmeshoptimizer_DIR=${MESHOPT_DIR})
