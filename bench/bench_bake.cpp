@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "decode/simd.h"
+#include "simd/simd.h"
 #include "vatkit/bake.h"
 #include "vatkit/import.h"
 #include "vatkit/parallel.h"

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "bench_util.h"
-#include "decode/simd.h"
+#include "simd/simd.h"
 #include "vatkit/import.h"
 #include "vatkit/parallel.h"
 #include "vatkit/sample.h"

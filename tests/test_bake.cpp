@@ -16,7 +16,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/quaternion.hpp>
 
-#include "decode/simd.h"
+#include "simd/simd.h"
 #include "synthetic.h"
 #include "test_bake_util.h"
 #include "vatkit/parallel.h"
@@ -675,20 +675,17 @@ TEST(BakeDeterminism, ThreadCountsGiveIdenticalBytes) {
   }
 }
 
-// The bake kernels (simd.h: the rig kernel, the delta's octahedral normals) run 16 lanes (the rig
-// kernel) where the CPU has AVX-512, 8 where it has AVX2 and 4 elsewhere: the same operations per
-// lane, so the same bytes; with 16 lanes a clip's last block of 8 rows or fewer runs the 8-lane
-// code, so such a bake mixes both widths (Fox's 22-row and 36-row clips). Every interpolation mode (InterpolationTest: STEP, LINEAR, CUBICSPLINE
-// on rigid parts), several skins (RobotExpressive), every rig precision, and the q16 delta (its
-// normals are octahedral codes).
+// Every bake kernel (simd.h: the rig kernel, the reference skinner, the delta and slot row
+// encoders, the octahedral normals) at every width this CPU runs gives the bytes of its scalar
+// twin (1 lane): 16 lanes where the CPU has AVX-512 (a clip's last block of 8 rows or fewer runs
+// the 8-lane code, so such a bake mixes widths: Fox's 22-row and 36-row clips), 8 with AVX2, 4
+// with SSE2. Every interpolation mode (InterpolationTest: STEP, LINEAR, CUBICSPLINE on rigid
+// parts), several skins (RobotExpressive), every rig precision, and the delta at every precision
+// (q16's normals are octahedral codes).
 TEST(BakeDeterminism, KernelWidthsGiveIdenticalBytes) {
-  std::vector<unsigned> wide;
-  for (unsigned w : {8u, 16u}) {
-    detail::force_simd_lanes(w);
-    if (detail::simd_lanes() == w) wide.push_back(w);
-  }
-  detail::force_simd_lanes(0);
-  if (wide.empty()) GTEST_SKIP() << "this CPU has no AVX2: only the 4-lane kernels run here";
+  const std::vector<unsigned> widths = detail::simd_widths();  // 1 (the scalar twins), 4, 8, 16
+  ASSERT_GE(widths.size(), 2u);
+  ASSERT_EQ(widths[0], 1u);
   struct Case {
     const char* file;
     EncodingChoice encoding;
@@ -700,19 +697,21 @@ TEST(BakeDeterminism, KernelWidthsGiveIdenticalBytes) {
     for (Precision p : {Precision::F32, Precision::F16, Precision::Q16}) cases.push_back({f, EncodingChoice::Rig, p});
   }
   for (const char* f : {"khronos/Fox.glb", "khronos/CesiumMan.glb"}) cases.push_back({f, EncodingChoice::Delta, Precision::Q16});
+  for (Precision p : {Precision::F32, Precision::F16}) cases.push_back({"khronos/CesiumMan.glb", EncodingChoice::Delta, p});
   for (const Case& c : cases) {
     const Asset& a = shared_asset(c.file);
     BakeOptions o = options_for(c.encoding, c.precision, 30.0f);
-    detail::force_simd_lanes(4);
-    ASSERT_EQ(detail::simd_lanes(), 4u);
-    const Vat four = bake_ok(a, o);
-    for (unsigned w : wide) {
+    detail::force_simd_lanes(1);
+    ASSERT_EQ(detail::simd_lanes(), 1u);
+    const Vat scalar = bake_ok(a, o);
+    for (size_t i = 1; i < widths.size(); ++i) {
+      const unsigned w = widths[i];
       detail::force_simd_lanes(w);
       ASSERT_EQ(detail::simd_lanes(), w);
       const Vat other = bake_ok(a, o);
-      SCOPED_TRACE(std::string(c.file) + " " + to_string(four.encoding) + " " + to_string(c.precision) + ", " +
-                   std::to_string(w) + " lanes");
-      expect_same_vat(four, other);
+      SCOPED_TRACE(std::string(c.file) + " " + to_string(scalar.encoding) + " " + to_string(c.precision) + ", " +
+                   std::to_string(w) + " lanes against the scalar twins");
+      expect_same_vat(scalar, other);
     }
     detail::force_simd_lanes(0);
   }

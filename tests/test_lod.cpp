@@ -20,7 +20,7 @@
 #include <set>
 
 #include "encode/bake_internal.h"
-#include "decode/simd.h"
+#include "simd/simd.h"
 #include "test_support.h"
 #include "vatkit/bake.h"
 #include "vatkit/decode.h"
@@ -474,22 +474,26 @@ TEST(Lod, ThreadCountDoesNotChangeTheLevels) {
 }
 
 TEST(Lod, KernelWidthsGiveTheSameLevels) {
-  if (detail::simd_lanes() < 8) GTEST_SKIP() << "this CPU runs only the 4-lane kernels";
   BakeOptions o = lod_bake_options();
-  detail::force_simd_lanes(4);
-  Result<Vat> four = bake(lod_asset("khronos/CesiumMan.glb"), o);
-  detail::force_simd_lanes(8);
-  Result<Vat> eight = bake(lod_asset("khronos/CesiumMan.glb"), o);
-  detail::force_simd_lanes(0);
-  ASSERT_TRUE(four.ok()) << four.error().message;
-  ASSERT_TRUE(eight.ok()) << eight.error().message;
-  ASSERT_EQ(four->geometry.lods.size(), 3u);
-  ASSERT_EQ(four->geometry.lods.size(), eight->geometry.lods.size());
-  for (size_t l = 0; l < four->geometry.lods.size(); ++l) {
-    EXPECT_EQ(four->geometry.lods[l].indices, eight->geometry.lods[l].indices);
-    EXPECT_EQ(std::memcmp(&four->geometry.lods[l].error_in_motion, &eight->geometry.lods[l].error_in_motion, 4), 0);
-    EXPECT_EQ(std::memcmp(&four->geometry.lods[l].error, &eight->geometry.lods[l].error, 4), 0);
+  detail::force_simd_lanes(1);  // the scalar twins
+  Result<Vat> scalar = bake(lod_asset("khronos/CesiumMan.glb"), o);
+  ASSERT_TRUE(scalar.ok()) << scalar.error().message;
+  ASSERT_EQ(scalar->geometry.lods.size(), 3u);
+  for (unsigned w : detail::simd_widths()) {
+    if (w == 1) continue;
+    detail::force_simd_lanes(w);
+    Result<Vat> other = bake(lod_asset("khronos/CesiumMan.glb"), o);
+    detail::force_simd_lanes(0);
+    ASSERT_TRUE(other.ok()) << other.error().message;
+    ASSERT_EQ(scalar->geometry.lods.size(), other->geometry.lods.size());
+    for (size_t l = 0; l < scalar->geometry.lods.size(); ++l) {
+      SCOPED_TRACE("level " + std::to_string(l) + ", " + std::to_string(w) + " lanes against the scalar twins");
+      EXPECT_EQ(scalar->geometry.lods[l].indices, other->geometry.lods[l].indices);
+      EXPECT_EQ(std::memcmp(&scalar->geometry.lods[l].error_in_motion, &other->geometry.lods[l].error_in_motion, 4), 0);
+      EXPECT_EQ(std::memcmp(&scalar->geometry.lods[l].error, &other->geometry.lods[l].error, 4), 0);
+    }
   }
+  detail::force_simd_lanes(0);
 }
 
 // The exact squared distance from p to the solid triangle abc in double precision, by brute force
@@ -537,11 +541,18 @@ TEST(LodDistance, LanesMatchTheExactDistanceInEveryRegionAndOnDegenerateTriangle
     b.push_back(tb);
     c.push_back(tc);
   }
-  std::vector<float> out(p.size()), out4(p.size());
-  detail::dist2_point_triangles(p, a, b, c, out);
-  detail::force_simd_lanes(4);
-  detail::dist2_point_triangles(p, a, b, c, out4);
+  std::vector<float> out(p.size()), scalar(p.size());
+  detail::force_simd_lanes(1);  // the scalar twin
+  detail::dist2_point_triangles(p, a, b, c, scalar);
+  std::vector<std::vector<float>> widths;  // every other width this CPU runs
+  for (unsigned w : detail::simd_widths()) {
+    if (w == 1) continue;
+    detail::force_simd_lanes(w);
+    widths.emplace_back(p.size());
+    detail::dist2_point_triangles(p, a, b, c, widths.back());
+  }
   detail::force_simd_lanes(0);
+  detail::dist2_point_triangles(p, a, b, c, out);
   int regions_seen[7] = {};
   for (size_t i = 0; i < p.size(); ++i) {
     const double exact = std::sqrt(exact_dist2(p[i], a[i], b[i], c[i]));
@@ -556,7 +567,9 @@ TEST(LodDistance, LanesMatchTheExactDistanceInEveryRegionAndOnDegenerateTriangle
       EXPECT_GE(d, exact - 1e-5) << "pair " << i;
       EXPECT_LE(d, exact + over + 1e-5) << "pair " << i;
     }
-    EXPECT_EQ(std::memcmp(&out[i], &out4[i], 4), 0) << "the 4- and 8-lane kernels differ at pair " << i;
+    for (const std::vector<float>& w : widths) {
+      EXPECT_EQ(std::memcmp(&w[i], &scalar[i], 4), 0) << "a kernel width and the scalar twin differ at pair " << i;
+    }
     // Which region the nearest point is in (face, 3 edges, 3 vertices), to show all are reached.
     const dvec3 q[3] = {a[i], b[i], c[i]}, pd = p[i];
     auto d2 = [&](const dvec3& v) { return glm::dot(pd - v, pd - v); };

@@ -10,7 +10,7 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
-#include "decode/simd.h"
+#include "simd/simd.h"
 #include "vatkit/scene.h"
 #include "vatkit/skin.h"
 
@@ -19,18 +19,10 @@ namespace {
 
 constexpr float kEps = 1e-5f;
 
-// The kernel widths this CPU runs: 4 lanes always, 8 where it has AVX2, 16 where it has AVX-512
-// (simd.h). The batch tests run under each, forced, so a wide kernel that rounds differently
-// fails here.
-std::vector<unsigned> widths() {
-  std::vector<unsigned> out{4};
-  for (unsigned w : {8u, 16u}) {
-    detail::force_simd_lanes(w);
-    if (detail::simd_lanes() == w) out.push_back(w);
-  }
-  detail::force_simd_lanes(0);
-  return out;
-}
+// The kernel widths this CPU runs: the scalar twins (1), 4 lanes always, 8 where it has AVX2, 16
+// where it has AVX-512 (simd.h). The batch tests run under each, forced, so a kernel that rounds
+// differently from its scalar twin fails here.
+std::vector<unsigned> widths() { return detail::simd_widths(); }
 struct ForcedWidth {
   explicit ForcedWidth(unsigned lanes) { detail::force_simd_lanes(lanes); }
   ~ForcedWidth() { detail::force_simd_lanes(0); }

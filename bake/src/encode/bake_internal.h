@@ -11,48 +11,12 @@
 #include <string>
 #include <vector>
 
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
-
 #include "vatkit/bake.h"
 #include "vatkit/decode.h"
 #include "platform/memory.h"
+#include "simd/v4.h"
 
 namespace vatkit::detail {
-
-// Four floats in one register (GCC/Clang vector extensions: SSE on x86-64, NEON on arm64), for the
-// bake's small per-lane loops outside the kernels: write_slot_rows' rotation and
-// translation-scale texels, prepare_rig's slot boxes.
-typedef float v4 __attribute__((vector_size(16)));
-typedef int32_t i4v __attribute__((vector_size(16)));
-
-inline v4 load4(const float* p) {
-  v4 r;
-  std::memcpy(&r, p, 16);
-  return r;
-}
-inline void store4(float* p, v4 v) { std::memcpy(p, &v, 16); }
-#if !defined(__SSE__)
-inline v4 select4(i4v m, v4 a, v4 b) { return (v4)((m & (i4v)a) | (~m & (i4v)b)); }
-#endif
-// a < b ? a : b and a > b ? a : b per lane, -0 against +0 and NaN included (so min4(p, lo) has
-// glm::min(lo, p)'s bits): MINPS and MAXPS are exactly that. One instruction on a running range's
-// chain instead of four (compare, and, andnot, or).
-inline v4 min4(v4 a, v4 b) {
-#if defined(__SSE__)
-  return (v4)_mm_min_ps((__m128)a, (__m128)b);
-#else
-  return select4(a < b, a, b);
-#endif
-}
-inline v4 max4(v4 a, v4 b) {
-#if defined(__SSE__)
-  return (v4)_mm_max_ps((__m128)a, (__m128)b);
-#else
-  return select4(a > b, a, b);
-#endif
-}
 
 // A free list of per-thread workspaces (an evaluator and its buffers): a parallel range takes
 // one, works, and gives it back. What a workspace computes never depends on which one it is, so

@@ -19,7 +19,7 @@
 
 #include "decode/codec.h"
 #include "encode/bake_internal.h"
-#include "encode/bake_rig_kernel.h"
+#include "simd/rig_kernel.h"
 #include "vatkit/parallel.h"
 #include "util/printable.h"
 #include "vatkit/sample.h"

@@ -22,7 +22,7 @@
 #include "vatkit/parallel.h"
 #include "encode/bake_internal.h"
 #include "lod/lod_simplify.h"
-#include "decode/simd.h"
+#include "simd/lod_distance.h"
 
 namespace vatkit {
 namespace {
@@ -54,7 +54,8 @@ float dist2_segment(const vec3& p, const vec3& a, const vec3& b) {
   return glm::dot(d, d);
 }
 
-constexpr float kSliver = 1e-4f;  // height / longest edge at and below which a triangle is its edges
+using detail::kSliver;
+using detail::PairSoA;
 
 // A sliver (height under kSliver times its longest edge L, |ab x ac|^2 <= kSliver^2 L^4) is
 // measured to its edges: the region tests of dist2_solid lose their accuracy there (measured:
@@ -99,30 +100,6 @@ float dist2_triangle(const vec3& p, const vec3& a, const vec3& b, const vec3& c)
   return dist2_solid(p, a, b, c);
 }
 
-// (point, triangle) pairs as structure-of-arrays, for bake_lod_distance.inl: up to 32 pairs (a
-// piece's 3 corners against its at most 9 candidates), padded to the lane count.
-struct PairSoA {
-  static constexpr uint32_t kMax = 32;
-  alignas(32) float p[3][kMax];
-  alignas(32) float a[3][kMax];
-  alignas(32) float b[3][kMax];
-  alignas(32) float c[3][kMax];
-};
-
-namespace lanes4 {
-#define VATKIT_LOD_LANES 4
-#include "lod/lod_distance.inl"
-#undef VATKIT_LOD_LANES
-}  // namespace lanes4
-#if VATKIT_SIMD_AVX2
-VATKIT_AVX2_BEGIN
-namespace lanes8 {
-#define VATKIT_LOD_LANES 8
-#include "lod/lod_distance.inl"
-#undef VATKIT_LOD_LANES
-}  // namespace lanes8
-VATKIT_AVX2_END
-#endif
 
 // ---- surfaces and pieces -----------------------------------------------------------------------
 
@@ -396,15 +373,7 @@ void dist2_soa(PairSoA& s, uint32_t n, float* out) {
       s.c[x][i] = s.c[x][n - 1];
     }
   }
-#if VATKIT_SIMD_AVX2
-  if (detail::simd_lanes() >= 8) {
-    lanes8::dist2_pairs(s, n, out);
-    detail::clear_upper_state();
-  } else
-#endif
-  {
-    lanes4::dist2_pairs(s, n, out);
-  }
+  detail::dist2_pairs(s, n, out);
   for (uint32_t i = 0; i < n; ++i) {
     if (out[i] >= 0.0f) continue;  // a degenerate triangle's face region: its edges
     auto at = [&](const float (&v)[3][PairSoA::kMax]) { return vec3(v[0][i], v[1][i], v[2][i]); };
@@ -413,7 +382,7 @@ void dist2_soa(PairSoA& s, uint32_t n, float* out) {
 }
 
 // d2[3 k + j]: the squared distance from corner j to candidate k, for every candidate of the piece
-// (bake_lod_distance.inl, 8 or 4 pairs at a time; the same bits either way).
+// (simd/lod_distance.inl, 8 or 4 pairs at a time; the same bits either way).
 void pair_distances(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
                     std::span<const vec3> P, float (&d2)[PairSoA::kMax]) {
   const uint32_t n = 3 * piece.cand_count;

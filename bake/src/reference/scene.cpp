@@ -15,7 +15,7 @@
 #include <cstring>
 #include <vector>
 
-#include "decode/skin_kernels.h"
+#include "simd/skin_kernels.h"
 #include "vatkit/parallel.h"
 #include "vatkit/skin.h"
 

@@ -12,15 +12,12 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
 
 #include "vatkit/decode.h"
 #include "vatkit/vat.h"
+#include "simd/unorm16.h"
 
 namespace vatkit::codec {
 
@@ -132,7 +129,7 @@ inline glm::vec3 oct8_decode(uint16_t packed) {
 // eight, bake_delta.cpp); oct8_encode is the same for one.
 namespace oct4 {
 #define VATKIT_OCT_LANES 4
-#include "decode/oct.inl"
+#include "simd/oct.inl"
 #undef VATKIT_OCT_LANES
 }  // namespace oct4
 inline void oct8_encode4(const glm::vec3* n, uint16_t* out) { oct4::oct8_encode_lanes(n, out); }
@@ -166,21 +163,7 @@ inline glm::vec4 fetch_raw(const Plane& p, uint32_t row, uint32_t i) {
       std::memcpy(h, p.data.data() + at * 8, 8);
       return glm::vec4(half_to_float(h[0]), half_to_float(h[1]), half_to_float(h[2]), half_to_float(h[3]));
     }
-    case TexelFormat::RGBA16Unorm: {
-#if defined(__SSE2__)
-      // unorm16_to_float on the four channels in one division (the same IEEE quotients).
-      const __m128i q = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p.data.data() + at * 8));
-      const __m128 u = _mm_div_ps(_mm_cvtepi32_ps(_mm_unpacklo_epi16(q, _mm_setzero_si128())), _mm_set1_ps(65535.0f));
-      glm::vec4 v;
-      _mm_storeu_ps(&v.x, u);
-      return v;
-#else
-      uint16_t q[4];
-      std::memcpy(q, p.data.data() + at * 8, 8);
-      return glm::vec4(unorm16_to_float(q[0]), unorm16_to_float(q[1]), unorm16_to_float(q[2]),
-                       unorm16_to_float(q[3]));
-#endif
-    }
+    case TexelFormat::RGBA16Unorm: return detail::unorm16x4_to_float(p.data.data() + at * 8);
   }
   return glm::vec4(0.0f);
 }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "decode/codec.h"
-#include "decode/skin_kernels.h"
+#include "simd/skin_kernels.h"
 
 namespace vatkit {
 namespace {

@@ -1,13 +1,17 @@
-// The SIMD width of the bake and skinning kernels (the rig kernel, bake_rig_kernel_lanes.inl; the
-// octahedral normal encoder, bake_oct.inl; the reference skinner, skin.cpp; the levels of detail's
-// point-triangle distances, bake_lod_distance.inl): 8 lanes where the CPU
-// runs AVX2, 4 elsewhere; the rig kernel, the octahedral encoder and the reference skinner also
-// have 16 lanes, where the CPU runs AVX-512 (F and DQ).
-// Every width runs the same IEEE operations per lane and writes the same bytes; tests and
-// benchmarks force one or the other to show it.
+// The SIMD layer's one switch. Every SIMD kernel of vatkit lives in a `simd/` folder
+// (runtime/src/simd: the skinning kernels, the octahedral encoder, this dispatch;
+// bake/src/simd: the delta and slot row encoders, the rig kernel, the levels of detail's
+// point-triangle distances), and nothing outside those folders uses intrinsics (a test holds the
+// tree to it). Each kernel picks its width at run time from simd_lanes(): 16 lanes where the CPU
+// runs AVX-512 (F and DQ) and the kernel has them, 8 where it runs AVX2, else 4 (SSE2, the
+// x86-64 baseline, or GCC vector extensions elsewhere), and 1, when forced, for the kernel's
+// scalar twin: plain C++ computing the same IEEE operations per element. Every width writes the
+// same bytes; the tests run each kernel at every width in simd_widths() and compare them with
+// the scalar twin.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -37,7 +41,8 @@
 namespace vatkit::detail {
 
 // 16 where the CPU has AVX-512 F and DQ, 8 where it has AVX2 (x86-64 builds with GCC or Clang),
-// else 4; or the forced width. Kernels with no 16-lane code run 8 lanes at 16.
+// else 4; or the forced width, 1 included (the scalar twins). Kernels with no 16-lane code run 8
+// lanes at 16. Cost: one relaxed atomic load (the CPU is asked once per process).
 unsigned simd_lanes();
 // vzeroupper where the CPU has AVX, else nothing. Every call into an 8-lane kernel is followed by
 // one, in the caller: the code that runs next is built for the x86-64 baseline (legacy SSE, scalar
@@ -57,8 +62,11 @@ inline void store_unorm16x4(__m128i q, void* dst) {
   _mm_storel_epi64(static_cast<__m128i*>(dst), _mm_xor_si128(_mm_packs_epi32(biased, biased), _mm_set1_epi16(int16_t(0x8000))));
 }
 #endif
-// Forces 4, 8 or 16 lanes (where the CPU runs that width, else the widest it runs); 0 restores
-// the automatic choice.
+// Forces 1 (every kernel's scalar twin), 4, 8 or 16 lanes (where the CPU runs that width, else the
+// widest it runs); 0 restores the automatic choice. Process-wide: for tests and benchmarks, not to
+// be called while kernels run on other threads.
 void force_simd_lanes(unsigned lanes);
+// Every width this CPU runs, the scalar twins (1) first: what tests compare the kernels across.
+std::vector<unsigned> simd_widths();
 
 }  // namespace vatkit::detail

@@ -3,7 +3,7 @@
 // region); it includes only simd_xyz.inl, and every lane runs the same IEEE operations whatever
 // the width, so both give the same codes.
 #define VATKIT_XYZ_LANES VATKIT_OCT_LANES
-#include "decode/simd_xyz.inl"
+#include "simd/simd_xyz.inl"
 #undef VATKIT_XYZ_LANES
 typedef xyz_fv oct_fv;
 typedef int32_t oct_iv __attribute__((vector_size(4 * VATKIT_OCT_LANES)));

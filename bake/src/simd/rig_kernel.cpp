@@ -1,8 +1,8 @@
-// See bake_rig_kernel.h. The per-clip and per-rig data live here as plain scalars; the lane code
-// (bake_rig_kernel_lanes.inl: GCC/Clang vector extensions) is compiled for 4 lanes with the
+// See rig_kernel.h. The per-clip and per-rig data live here as plain scalars; the lane code
+// (rig_kernel_lanes.inl: GCC/Clang vector extensions) is compiled for 4 lanes with the
 // baseline target (SSE on x86-64, scalar code elsewhere) and, on x86-64, for 8 lanes with AVX2 and
 // 16 with AVX-512 enabled for those functions only; the constructor picks the widest the CPU runs.
-#include "encode/bake_rig_kernel.h"
+#include "simd/rig_kernel.h"
 
 #include <algorithm>
 #include <cassert>
@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "decode/codec.h"
-#include "decode/simd.h"
+#include "simd/simd.h"
 #include "vatkit/sample.h"
 
 #if defined(__SSE__)
@@ -131,9 +131,14 @@ struct RigKernel::Scratch {
 namespace {
 using KernelScratchMemory = RigKernel::Scratch;
 
+namespace lanes1 {  // the scalar twin
+#define VATKIT_RIG_LANES 1
+#include "simd/rig_kernel_lanes.inl"
+#undef VATKIT_RIG_LANES
+}  // namespace lanes1
 namespace lanes4 {
 #define VATKIT_RIG_LANES 4
-#include "encode/bake_rig_kernel_lanes.inl"
+#include "simd/rig_kernel_lanes.inl"
 #undef VATKIT_RIG_LANES
 }  // namespace lanes4
 
@@ -141,14 +146,14 @@ namespace lanes4 {
 VATKIT_AVX2_BEGIN
 namespace lanes8 {
 #define VATKIT_RIG_LANES 8
-#include "encode/bake_rig_kernel_lanes.inl"
+#include "simd/rig_kernel_lanes.inl"
 #undef VATKIT_RIG_LANES
 }  // namespace lanes8
 VATKIT_AVX2_END
 VATKIT_AVX512_BEGIN
 namespace lanes16 {
 #define VATKIT_RIG_LANES 16
-#include "encode/bake_rig_kernel_lanes.inl"
+#include "simd/rig_kernel_lanes.inl"
 #undef VATKIT_RIG_LANES
 }  // namespace lanes16
 VATKIT_AVX512_END
@@ -316,7 +321,7 @@ uint32_t RigKernel::add_clip(const Animation& anim, const ClipPlan& plan) {
 void RigKernel::run_block(uint32_t clip, uint32_t k0, unsigned rows, Scratch& sc, SlotStage& stage,
                           uint32_t stage_row, RigRowResult* results, float tolerance) const {
   const Impl& m = *impl_;
-  assert(rows == 4 || (rows <= m.lanes && (rows == 8 || rows == 16)));
+  assert(rows == 1 || rows == 4 || (rows <= m.lanes && (rows == 8 || rows == 16)));
   const size_t stride4 = stage.stride / 4;  // in 4-float units
 #if VATKIT_SIMD_AVX2
   if (rows == 16) {
@@ -328,6 +333,7 @@ void RigKernel::run_block(uint32_t clip, uint32_t k0, unsigned rows, Scratch& sc
     return clear_upper_state();  // simd.h: legacy SSE code after AVX code
   }
 #endif
+  if (rows == 1) return lanes1::run_block(m.data, clip, k0, sc, stage.data, stride4, stage_row, results, tolerance);
   lanes4::run_block(m.data, clip, k0, sc, stage.data, stride4, stage_row, results, tolerance);
 }
 

@@ -1,5 +1,5 @@
 // See simd.h.
-#include "decode/simd.h"
+#include "simd/simd.h"
 
 #include <atomic>
 
@@ -24,7 +24,16 @@ unsigned simd_lanes() {
   return forced != 0 && forced <= w ? forced : w;
 }
 
-void force_simd_lanes(unsigned lanes) { g_forced.store(lanes == 4 || lanes == 8 || lanes == 16 ? lanes : 0); }
+void force_simd_lanes(unsigned lanes) {
+  g_forced.store(lanes == 1 || lanes == 4 || lanes == 8 || lanes == 16 ? lanes : 0);
+}
+
+std::vector<unsigned> simd_widths() {
+  std::vector<unsigned> out{1, 4};
+  if (widest() >= 8) out.push_back(8);
+  if (widest() >= 16) out.push_back(16);
+  return out;
+}
 
 }  // namespace vatkit::detail
 

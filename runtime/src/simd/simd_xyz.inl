@@ -1,5 +1,5 @@
 // glm::vec3 streams as lane vectors, for the lane-generic kernels (bake_oct.inl, the skinner's
-// 8- and 16-lane blocks): VATKIT_XYZ_LANES (4, 8 or 16) consecutive vec3 become three vectors of
+// 8- and 16-lane blocks): VATKIT_XYZ_LANES (1, 4, 8 or 16) consecutive vec3 become three vectors of
 // x, y and z by shuffles of three plain loads, and (8 and 16 lanes) go back the same way.
 // Building the vectors lane by lane went through the stack and stalled on store forwarding.
 // Included inside a namespace (and, for 8 and 16 lanes, inside an AVX2 or AVX-512 target region,
@@ -23,6 +23,10 @@ inline void load_xyz(const glm::vec3* n, xyz_fv& x, xyz_fv& y, xyz_fv& z) {
   x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 9, 12, 15, 0, 0), c, 0, 1, 2, 3, 4, 5, 10, 13);
   y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 10, 13, 0, 0, 0), c, 0, 1, 2, 3, 4, 8, 11, 14);
   z = __builtin_shufflevector(__builtin_shufflevector(a, b, 2, 5, 8, 11, 14, 0, 0, 0), c, 0, 1, 2, 3, 4, 9, 12, 15);
+#elif VATKIT_XYZ_LANES == 1
+  x = a;
+  y = b;
+  z = c;
 #else
   x = __builtin_shufflevector(__builtin_shufflevector(a, b, 0, 3, 6, 0), c, 0, 1, 2, 5);
   y = __builtin_shufflevector(__builtin_shufflevector(a, b, 1, 4, 7, 0), c, 0, 1, 2, 6);

@@ -28,8 +28,8 @@
 
 #include <glm/gtc/type_ptr.hpp>
 
-#include "decode/simd.h"
-#include "decode/skin_kernels.h"
+#include "simd/simd.h"
+#include "simd/skin_kernels.h"
 
 #if defined(__SSE2__) && !defined(VATKIT_NO_SIMD)
 #include <xmmintrin.h>
@@ -481,7 +481,7 @@ VATKIT_AVX2_BEGIN
 namespace avx2 {
 
 #define VATKIT_XYZ_LANES 8
-#include "decode/simd_xyz.inl"  // load_xyz, store_xyz
+#include "simd/simd_xyz.inl"  // load_xyz, store_xyz
 typedef xyz_fv f8;
 
 inline f8 lane_sqrt(f8 x) { return f8(_mm256_sqrt_ps(__m256(x))); }
@@ -549,7 +549,7 @@ void transform_tail(VertexSpan in, const glm::mat4& matrix, VertexOutput out, si
   transform_kernel_sse<kPos, kNrm, kTan>(in, matrix, out, n);
 }
 
-#include "decode/skin_lanes.inl"  // normalize_or, transform_block, skin_kernel, transform_kernel
+#include "simd/skin_lanes.inl"  // normalize_or, transform_block, skin_kernel, transform_kernel
 #undef VATKIT_XYZ_LANES
 
 }  // namespace avx2
@@ -561,7 +561,7 @@ VATKIT_AVX512_BEGIN
 namespace avx512 {
 
 #define VATKIT_XYZ_LANES 16
-#include "decode/simd_xyz.inl"  // load_xyz, store_xyz
+#include "simd/simd_xyz.inl"  // load_xyz, store_xyz
 typedef xyz_fv f16;
 
 // maskz: GCC 12 warns on the plain form's undefined source.
@@ -627,7 +627,7 @@ void transform_tail(VertexSpan in, const glm::mat4& matrix, VertexOutput out, si
   avx2::transform_kernel<kPos, kNrm, kTan>(in, matrix, out, n);
 }
 
-#include "decode/skin_lanes.inl"  // normalize_or, transform_block, skin_kernel, transform_kernel
+#include "simd/skin_lanes.inl"  // normalize_or, transform_block, skin_kernel, transform_kernel
 #undef VATKIT_XYZ_LANES
 
 }  // namespace avx512
@@ -642,6 +642,7 @@ VATKIT_AVX512_END
 // The widest kernel the CPU runs (all give the same bits).
 template <bool kEight, bool kPos, bool kNrm, bool kTan>
 void skin_widest(const SkinStreams& s) {
+  if (detail::simd_lanes() == 1) return skin_kernel<kEight, kPos, kNrm, kTan>(s);  // the scalar twin
 #if VATKIT_SKIN_AVX2
   if (detail::simd_lanes() >= 16) {
     avx512::skin_kernel<kEight, kPos, kNrm, kTan>(s);
@@ -748,6 +749,7 @@ void transform_vertices(VertexSpan in, const glm::mat4& matrix, VertexOutput out
   assert(!nrm || (out.normals.size() == n && in.normals.size() == n));
   assert(!tan || (out.tangents.size() == n && in.tangents.size() == n));
 #if VATKIT_SKIN_SSE
+  if (detail::simd_lanes() != 1) {
   switch ((pos ? 1 : 0) | (nrm ? 2 : 0) | (tan ? 4 : 0)) {
     case 0: return;
     case 1: return transform_widest<true, false, false>(in, matrix, out, n);
@@ -758,7 +760,9 @@ void transform_vertices(VertexSpan in, const glm::mat4& matrix, VertexOutput out
     case 6: return transform_widest<false, true, true>(in, matrix, out, n);
     case 7: return transform_widest<true, true, true>(in, matrix, out, n);
   }
-#else
+  }
+#endif
+  // The scalar twin.
   const float* m = glm::value_ptr(matrix);
   if (pos) {
     for (size_t v = 0; v < n; ++v) out.positions[v] = transform_point(m, in.positions[v]);
@@ -770,7 +774,6 @@ void transform_vertices(VertexSpan in, const glm::mat4& matrix, VertexOutput out
   if (tan) {
     for (size_t v = 0; v < n; ++v) out.tangents[v] = transform_tangent(m, in.tangents[v]);
   }
-#endif
 }
 
 }  // namespace vatkit

@@ -1,10 +1,10 @@
 // The rig kernel's lane code, for VATKIT_RIG_LANES lanes (one frame row each). Included by
-// bake_rig_kernel.cpp once per lane width, each time inside its own namespace (and, for 8 and 16
+// rig_kernel.cpp once per lane width, each time inside its own namespace (and, for 8 and 16
 // lanes, inside `#pragma GCC target("avx2")` / `("avx512f,avx512dq")`); it includes nothing itself, so no inline function of a
 // header is ever compiled here for a target the machine may lack.
 //
 // Every lane runs the same IEEE operations in the same order whatever the width (no fused
-// multiply-adds: bake_rig_kernel.cpp is built with -ffp-contract=off), so the 4- and 8-lane
+// multiply-adds: rig_kernel.cpp is built with -ffp-contract=off), so the 4- and 8-lane
 // kernels write the same bytes; a test holds them to it.
 //
 // Sampling follows sample.cpp's rules to the letter (key location, hold outside the keys, the
@@ -27,7 +27,7 @@ inline fv vsqrt(fv x) {
   return (fv)_mm512_maskz_sqrt_ps(0xFFFF, (__m512)x);  // maskz: GCC 12 warns on the plain form's undefined source
 #elif VATKIT_RIG_LANES == 8
   return (fv)_mm256_sqrt_ps((__m256)x);
-#elif defined(__SSE__)
+#elif VATKIT_RIG_LANES == 4 && defined(__SSE__)
   return (fv)_mm_sqrt_ps((__m128)x);
 #else
   fv r;
@@ -40,7 +40,7 @@ inline bool any(iv m) {  // lanes are 0 or -1
   return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
 #elif VATKIT_RIG_LANES == 8
   return _mm256_movemask_ps((__m256)m) != 0;
-#elif defined(__SSE__)
+#elif VATKIT_RIG_LANES == 4 && defined(__SSE__)
   return _mm_movemask_ps((__m128)m) != 0;
 #else
   int32_t r = 0;
@@ -180,7 +180,7 @@ inline void store_lanes(fv x, fv y, fv z, fv w, float* dst, size_t first, size_t
   for (uint32_t i = 4; i < 8 && i < valid; ++i) {
     _mm_storeu_ps(dst + 4 * (first + i * stride), _mm256_extractf128_ps(r[i - 4], 1));
   }
-#elif defined(__SSE__)
+#elif VATKIT_RIG_LANES == 4 && defined(__SSE__)
   for (uint32_t h = 0; h < uint32_t(N) && h < valid; h += 4) {
     __m128 r0, r1, r2, r3;
     __builtin_memcpy(&r0, reinterpret_cast<const float*>(&x) + h, 16);
@@ -295,7 +295,7 @@ inline Q4 gather_quat(const float* v, const uint32_t* k) {
   q.y = (fv)r[1];
   q.z = (fv)r[2];
   q.w = (fv)r[3];
-#elif defined(__SSE__)
+#elif VATKIT_RIG_LANES == 4 && defined(__SSE__)
   __m128 r0 = _mm_loadu_ps(v + 4 * size_t(k[0])), r1 = _mm_loadu_ps(v + 4 * size_t(k[1]));
   __m128 r2 = _mm_loadu_ps(v + 4 * size_t(k[2])), r3 = _mm_loadu_ps(v + 4 * size_t(k[3]));
   _MM_TRANSPOSE4_PS(r0, r1, r2, r3);

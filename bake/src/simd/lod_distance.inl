@@ -1,8 +1,8 @@
 // Squared distances from points to triangles, VATKIT_LOD_LANES (point, triangle) pairs at a time:
-// the level-of-detail bound's inner loop (bake_lod.cpp, pair_distances). Included by bake_lod.cpp
-// once per width (4 lanes with the baseline target; 8 inside an AVX2 target region); it includes
-// nothing, and every lane runs the same IEEE operations whatever the width, so both widths give
-// the same bits.
+// the level-of-detail bound's inner loop (lod.cpp). Included by lod_distance.cpp once per width
+// (1 and 4 lanes with the baseline target; 8 inside an AVX2 target region); it includes nothing,
+// and every lane runs the same IEEE operations whatever the width, so every width gives the same
+// bits.
 //
 // The closest point by the Voronoi region of p, as dist2_triangle finds it (Ericson, Real-Time
 // Collision Detection, 5.1.5), without branches: each region's test is a lane mask, and the
