@@ -13,6 +13,7 @@
 #include "vatkit/playback.h"
 #include "summary.h"
 #include "vatkit/vat_file.h"
+#include "util/from_chars.h"
 
 namespace vatkit::cli {
 
@@ -35,7 +36,7 @@ bool parse_float(std::string_view text, float& out) {
   // std::from_chars for float: no locale, and it refuses "0x", leading '+' and trailing junk.
   const char* first = text.data();
   const char* last = text.data() + text.size();
-  const auto parsed = std::from_chars(first, last, out);
+  const auto parsed = vatkit::detail::floating_from_chars(first, last, out);
   return first != last && parsed.ec == std::errc() && parsed.ptr == last;
 }
 

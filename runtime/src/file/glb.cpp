@@ -1,6 +1,7 @@
 // The GLB container is little-endian; vatkit only builds on little-endian hosts, so chunk
 // headers and data are copied as they are in memory.
 #include "file/glb.h"
+#include "util/from_chars.h"
 
 #include <bit>
 #include <cassert>
@@ -40,7 +41,7 @@ nlohmann::json json_number(float value) {
   char text[32];
   const auto written = std::to_chars(text, text + sizeof(text), value);
   double as_double = 0.0;
-  std::from_chars(text, written.ptr, as_double);
+  vatkit::detail::floating_from_chars(text, written.ptr, as_double);
   // ...but glTF readers parse to double and narrow; in the rare case where that double rounding
   // lands elsewhere, or past the float range (FLT_MAX's shortest decimal, 3.4028235e38, is above
   // it, and a reader that checks the double's range refuses it), fall back to the float's exact

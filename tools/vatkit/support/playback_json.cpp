@@ -12,6 +12,7 @@
 #include "util/json_depth.h"
 #include "vatkit/instance_table.h"
 #include "util/printable.h"
+#include "util/from_chars.h"
 
 namespace vatkit {
 
@@ -182,7 +183,7 @@ std::string float_text(float value) {
   char text[48];
   auto written = std::to_chars(text, text + sizeof(text), value);
   double as_double = 0.0;
-  std::from_chars(text, written.ptr, as_double);
+  vatkit::detail::floating_from_chars(text, written.ptr, as_double);
   if (static_cast<float>(as_double) != value) {
     written = std::to_chars(text, text + sizeof(text), static_cast<double>(value));
   }
