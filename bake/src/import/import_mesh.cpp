@@ -306,40 +306,44 @@ void append_copies(std::vector<T>& values, const std::vector<uint32_t>& copy_sou
   for (uint32_t s : copy_source) values.push_back(values[s]);
 }
 
-}  // namespace
+// Each triangle's flat normal and its delta under every morph target that moves positions (so
+// that a morphed mesh gets the flat normals of the morphed shape at weight 1), and its signature:
+// those vectors to 2^-16. Two triangles may share a vertex only when their signatures agree.
+struct FaceSignatures {
+  std::vector<size_t> moving;    // the morph targets that move positions
+  size_t vectors = 1;            // per triangle: the normal, then one delta per moving target
+  size_t width = 3;              // signature ints per triangle
+  std::vector<glm::vec3> face;   // triangle t's vectors at [t * vectors, (t + 1) * vectors)
+  std::vector<int32_t> signature;
 
-void generate_flat_normals(Primitive& prim) {
-  const uint32_t n = prim.source_vertex_count;
-  const size_t triangles = prim.indices.size() / 3;
-
-  // Each triangle's signature: its normal, and its normal's delta under every morph target that
-  // moves positions (so that a morphed mesh gets the flat normals of the morphed shape at weight
-  // 1). Two triangles may share a vertex only when their signatures agree, to 2^-16.
-  std::vector<size_t> moving;
-  for (size_t t = 0; t < prim.targets.size(); ++t)
-    if (!prim.targets[t].positions.empty()) moving.push_back(t);
-  const size_t width = 3 * (1 + moving.size());
-  std::vector<glm::vec3> face(triangles * (1 + moving.size()));
-  std::vector<int32_t> signature(triangles * width);
-  for (size_t t = 0; t < triangles; ++t) {
-    const uint32_t* v = &prim.indices[t * 3];
-    const glm::vec3 base = face_normal(prim.positions[v[0]], prim.positions[v[1]], prim.positions[v[2]]);
-    face[t * (1 + moving.size())] = base;
-    for (size_t k = 0; k < moving.size(); ++k) {
-      const auto& d = prim.targets[moving[k]].positions;
-      const glm::vec3 morphed = face_normal(prim.positions[v[0]] + d[v[0]], prim.positions[v[1]] + d[v[1]],
-                                            prim.positions[v[2]] + d[v[2]]);
-      face[t * (1 + moving.size()) + 1 + k] = morphed - base;
+  explicit FaceSignatures(const Primitive& prim) {
+    for (size_t t = 0; t < prim.targets.size(); ++t)
+      if (!prim.targets[t].positions.empty()) moving.push_back(t);
+    vectors = 1 + moving.size();
+    width = 3 * vectors;
+    const size_t triangles = prim.indices.size() / 3;
+    face.resize(triangles * vectors);
+    signature.resize(triangles * width);
+    for (size_t t = 0; t < triangles; ++t) {
+      const uint32_t* v = &prim.indices[t * 3];
+      const glm::vec3 base = face_normal(prim.positions[v[0]], prim.positions[v[1]], prim.positions[v[2]]);
+      face[t * vectors] = base;
+      for (size_t k = 0; k < moving.size(); ++k) {
+        const auto& d = prim.targets[moving[k]].positions;
+        const glm::vec3 morphed = face_normal(prim.positions[v[0]] + d[v[0]], prim.positions[v[1]] + d[v[1]],
+                                              prim.positions[v[2]] + d[v[2]]);
+        face[t * vectors + 1 + k] = morphed - base;
+      }
+      for (size_t k = 0; k < vectors; ++k)
+        for (int c = 0; c < 3; ++c)
+          signature[t * width + k * 3 + static_cast<size_t>(c)] =
+              static_cast<int32_t>(std::lround(face[t * vectors + k][c] * 65536.0f));
     }
-    for (size_t k = 0; k < 1 + moving.size(); ++k)
-      for (int c = 0; c < 3; ++c)
-        signature[t * width + k * 3 + static_cast<size_t>(c)] =
-            static_cast<int32_t>(std::lround(face[t * (1 + moving.size()) + k][c] * 65536.0f));
   }
-  auto same_signature = [&](size_t a, size_t b) {
+  bool same(size_t a, size_t b) const {
     return std::memcmp(&signature[a * width], &signature[b * width], width * sizeof(int32_t)) == 0;
-  };
-  auto key_of = [&](uint32_t vertex, size_t t) {
+  }
+  uint64_t key(uint32_t vertex, size_t t) const {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ vertex;
     for (size_t i = 0; i < width; ++i) {
       h ^= static_cast<uint32_t>(signature[t * width + i]);
@@ -347,43 +351,53 @@ void generate_flat_normals(Primitive& prim) {
       h ^= h >> 29;
     }
     return h;
-  };
+  }
+};
 
-  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-  std::vector<uint32_t> owner(n, kNone);      // triangle whose signature vertex v carries
-  std::vector<uint32_t> copy_owner;           // same, for each appended copy
+constexpr uint32_t kNoOwner = std::numeric_limits<uint32_t>::max();
+
+// Which triangle's signature each vertex carries: a vertex shared by triangles of different
+// signatures is split, one copy per signature (prim.copy_source: each copy's source vertex; the
+// indices are rewritten to the copies). Returns the owner triangle of every vertex, the copies
+// after the source vertices (kNoOwner: referenced by no triangle).
+std::vector<uint32_t> split_by_signature(Primitive& prim, const FaceSignatures& faces) {
+  const uint32_t n = prim.source_vertex_count;
+  std::vector<uint32_t> owner(n, kNoOwner);
   std::unordered_multimap<uint64_t, uint32_t> versions;  // (vertex, signature) -> vertex index
   versions.reserve(prim.indices.size());
   prim.copy_source.clear();
   for (size_t c = 0; c < prim.indices.size(); ++c) {
     const uint32_t v = prim.indices[c];
     const size_t t = c / 3;
-    if (owner[v] == kNone) {
+    if (owner[v] == kNoOwner) {
       owner[v] = static_cast<uint32_t>(t);
-      versions.emplace(key_of(v, t), v);
+      versions.emplace(faces.key(v, t), v);
       continue;
     }
-    if (same_signature(owner[v], t)) continue;
-    const uint64_t key = key_of(v, t);
-    uint32_t found = kNone;
+    if (faces.same(owner[v], t)) continue;
+    const uint64_t key = faces.key(v, t);
+    uint32_t found = kNoOwner;
     for (auto [it, end] = versions.equal_range(key); it != end; ++it) {
       const uint32_t candidate = it->second;
       const uint32_t source = candidate < n ? candidate : prim.copy_source[candidate - n];
-      const uint32_t candidate_owner = candidate < n ? owner[candidate] : copy_owner[candidate - n];
-      if (source == v && same_signature(candidate_owner, t)) {
+      if (source == v && faces.same(owner[candidate], t)) {
         found = candidate;
         break;
       }
     }
-    if (found == kNone) {
+    if (found == kNoOwner) {
       found = n + static_cast<uint32_t>(prim.copy_source.size());
       prim.copy_source.push_back(v);
-      copy_owner.push_back(static_cast<uint32_t>(t));
+      owner.push_back(static_cast<uint32_t>(t));
       versions.emplace(key, found);
     }
     prim.indices[c] = found;
   }
+  return owner;
+}
 
+// Every vertex stream and morph target stream extended by the copies of prim.copy_source.
+void append_vertex_copies(Primitive& prim) {
   append_copies(prim.positions, prim.copy_source);
   append_copies(prim.tangents, prim.copy_source);
   append_copies(prim.texcoords0, prim.copy_source);
@@ -398,17 +412,24 @@ void generate_flat_normals(Primitive& prim) {
     append_copies(target.tangents, prim.copy_source);
     target.normals.clear();  // without base normals the file's normal deltas mean nothing
   }
+}
+
+}  // namespace
+
+void generate_flat_normals(Primitive& prim) {
+  const FaceSignatures faces(prim);
+  const std::vector<uint32_t> owner = split_by_signature(prim, faces);
+  append_vertex_copies(prim);
 
   const size_t total = prim.positions.size();
-  auto owner_of = [&](size_t vertex) { return vertex < n ? owner[vertex] : copy_owner[vertex - n]; };
   prim.normals.assign(total, glm::vec3(0.0f, 0.0f, 1.0f));  // unreferenced vertices: any unit vector
-  for (size_t k = 0; k < moving.size(); ++k) prim.targets[moving[k]].normals.assign(total, glm::vec3(0.0f));
+  for (size_t target : faces.moving) prim.targets[target].normals.assign(total, glm::vec3(0.0f));
   for (size_t vertex = 0; vertex < total; ++vertex) {
-    const uint32_t t = owner_of(vertex);
-    if (t == kNone) continue;
-    prim.normals[vertex] = face[t * (1 + moving.size())];
-    for (size_t k = 0; k < moving.size(); ++k)
-      prim.targets[moving[k]].normals[vertex] = face[t * (1 + moving.size()) + 1 + k];
+    const uint32_t t = owner[vertex];
+    if (t == kNoOwner) continue;
+    prim.normals[vertex] = faces.face[t * faces.vectors];
+    for (size_t k = 0; k < faces.moving.size(); ++k)
+      prim.targets[faces.moving[k]].normals[vertex] = faces.face[t * faces.vectors + 1 + k];
   }
   prim.normals_generated = true;
 }
