@@ -487,7 +487,7 @@ TEST(VatFile, SaveAndLoadOwnTheBytes) {
     // Removing the file does not invalidate the bytes the Vat holds; copies share them.
     fs::remove(path);
     const Vat copy = *loaded;
-    loaded = Error{"dropped"};
+    loaded = Error{ErrorCode::Argument, "dropped"};
     expect_same_vat(vat, copy);
     for (const Plane& p : copy.planes) {
       EXPECT_EQ(reinterpret_cast<uintptr_t>(p.data.data()) % 16, 0u) << "plane not 16-byte aligned";
