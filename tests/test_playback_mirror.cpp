@@ -327,7 +327,10 @@ TEST(MirrorBands, ClipBandByNameIsAnErrorForAMissingName) {
   EXPECT_NE(typo.error().message.find("no clip named \"HumanArmature|Walking\" (clips: Survey, Walk, Run)"),
             std::string::npos)
       << typo.error().message;
-  EXPECT_FALSE(clip_band(vat, "#3").ok());
+  EXPECT_EQ(typo.error().code, ErrorCode::Argument);
+  const Result<ClipBand> past = clip_band(vat, "#3");
+  EXPECT_FALSE(past.ok());
+  if (!past) EXPECT_EQ(past.error().code, ErrorCode::Argument);
   EXPECT_TRUE(clip_band(vat, "#2").ok());
 }
 

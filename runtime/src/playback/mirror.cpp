@@ -143,7 +143,7 @@ Result<void> mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4
   decode_vertices(vat, pose_blend(vat, frame), first_vertex, positions, normals);
   const glm::vec3 c0(world[0]), c1(world[1]), c2(world[2]), c3(world[3]);
   for (glm::vec3& p : positions) p = c0 * p.x + c1 * p.y + c2 * p.z + c3;
-  if (normals.empty()) return;
+  if (normals.empty()) return {};
   // Cofactor columns: (c1 x c2, c2 x c0, c0 x c1), negated when W mirrors.
   glm::vec3 n0 = glm::cross(c1, c2), n1 = glm::cross(c2, c0), n2 = glm::cross(c0, c1);
   if (glm::dot(c0, n0) < 0.0f) {
