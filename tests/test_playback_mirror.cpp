@@ -330,7 +330,9 @@ TEST(MirrorBands, ClipBandByNameIsAnErrorForAMissingName) {
   EXPECT_EQ(typo.error().code, ErrorCode::Argument);
   const Result<ClipBand> past = clip_band(vat, "#3");
   EXPECT_FALSE(past.ok());
-  if (!past) EXPECT_EQ(past.error().code, ErrorCode::Argument);
+  if (!past) {
+    EXPECT_EQ(past.error().code, ErrorCode::Argument);
+  }
   EXPECT_TRUE(clip_band(vat, "#2").ok());
 }
 

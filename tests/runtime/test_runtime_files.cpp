@@ -109,7 +109,9 @@ TEST(FileIo, OutputFileCommitsOnceAndAbandonsCleanly) {
   ASSERT_TRUE(out->commit().ok());
   const Result<void> twice = out->commit();
   EXPECT_FALSE(twice.ok()) << "committed twice";
-  if (!twice) EXPECT_EQ(twice.error().code, ErrorCode::Argument);
+  if (!twice) {
+    EXPECT_EQ(twice.error().code, ErrorCode::Argument);
+  }
   std::vector<uint8_t> expected(piece.size() + 3, 1);
   std::memcpy(expected.data() + piece.size(), "end", 3);
   EXPECT_EQ(test::read_file(file), expected);
@@ -153,7 +155,9 @@ TEST(FileIo, ReadsAreExactAndBounded) {
   EXPECT_FALSE(read_file(file, 9999).ok());
   const Result<InputFile> unnamed = InputFile::open("");
   EXPECT_FALSE(unnamed.ok());
-  if (!unnamed) EXPECT_EQ(unnamed.error().code, ErrorCode::Argument);
+  if (!unnamed) {
+    EXPECT_EQ(unnamed.error().code, ErrorCode::Argument);
+  }
 }
 
 // allocate_big: 64-byte aligned below 1 MiB, 2 MiB aligned from there, writable to the end, and
@@ -270,7 +274,9 @@ TEST(RuntimeFiles, TruncatedFilesAreRefusedByName) {
   EXPECT_FALSE(is_vat_file(dir));
   const Result<Vat> directory = load_vat(dir);
   EXPECT_FALSE(directory.ok());
-  if (!directory) EXPECT_EQ(directory.error().code, ErrorCode::Io);
+  if (!directory) {
+    EXPECT_EQ(directory.error().code, ErrorCode::Io);
+  }
 }
 
 }  // namespace

@@ -111,7 +111,7 @@ struct VatGpu::Upload {
       if (!rig && p.semantic == PlaneSemantic::Slots) continue;
       if (p.width == 0 || p.height == 0) return make_error(ErrorCode::Corrupt, where, std::string("plane ") + to_string(p.semantic) + " is empty");
       if (p.width > uint32_t(max_texture) || p.height > uint32_t(max_texture)) {
-        return make_error(ErrorCode::Corrupt, where, std::string("plane ") + to_string(p.semantic) + " is " + std::to_string(p.width) +
+        return make_error(ErrorCode::Limit, where, std::string("plane ") + to_string(p.semantic) + " is " + std::to_string(p.width) +
                                      " x " + std::to_string(p.height) + " texels, over this GPU's texture limit of " +
                                      std::to_string(max_texture) + " (bake with max_texture_size " +
                                      std::to_string(max_texture) + ")");

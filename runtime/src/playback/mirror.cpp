@@ -2,6 +2,7 @@
 #include "vatkit/mirror.h"
 #include "util/printable.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -83,21 +84,25 @@ PoseBlend pose_blend(const Vat& vat, const Frame& frame) {
 
 namespace {
 
-// What `vat` lacks for the mirror, or "": the plane the decode reads (a gl::VatGpu's metadata()
-// copy keeps no planes) and, for vertices, the geometry it keeps neither.
+// What `vat` lacks for the mirror, or "": animation data at all (a gl::VatGpu's metadata() copy
+// keeps no planes and no geometry), the plane the decode reads (a delta bake may carry socket
+// slots without their plane), or the rig's per-vertex data.
 std::string missing_animation(const Vat& vat, bool vertices) {
+  const uint32_t n = vat.geometry.vertex_count();
+  const bool any_data = std::any_of(vat.planes.begin(), vat.planes.end(), [](const Plane& p) { return !p.data.empty(); });
+  if (!any_data || (vertices && n == 0)) {
+    return std::string("the Vat holds no animation data (no planes") + (vertices ? " or geometry" : "") +
+           "; a gl::VatGpu's metadata() copy keeps none): pass the loaded Vat";
+  }
   const PlaneSemantic needed = vat.encoding == Encoding::Rig || !vertices ? PlaneSemantic::Slots : PlaneSemantic::Position;
   const Plane* plane = vat.plane(needed);
+  if (plane == nullptr || plane->data.size() < plane->byte_size() || plane->byte_size() == 0)
+    return std::string("the Vat has no ") + to_string(needed) + " plane to decode from";
   const VatGeometry& g = vat.geometry;
-  const uint32_t n = g.vertex_count();
-  bool ok = plane != nullptr && !plane->data.empty() && plane->data.size() >= plane->byte_size();
-  if (vertices && vat.encoding == Encoding::Rig)
-    ok = ok && g.bind_positions.size() == n && g.slots0.size() == n && g.slot_weights0.size() == n;
-  if (vertices) ok = ok && n > 0;
-  if (ok) return {};
-  return std::string("the Vat holds no animation data (no ") + to_string(needed) + " plane" +
-         (vertices ? " or geometry" : "") +
-         "; a gl::VatGpu's metadata() copy keeps none): pass the loaded Vat";
+  if (vertices && vat.encoding == Encoding::Rig &&
+      (g.bind_positions.size() != n || g.slots0.size() != n || g.slot_weights0.size() != n))
+    return "the rig Vat lacks bind positions or slot weights for its vertices";
+  return {};
 }
 
 // What is wrong with `frame` for `vat` (a band whose rows are in no clip, or straddle two), or "".
