@@ -103,6 +103,7 @@ TEST_P(BakeEveryFile, DeltaBakesAndRigBakesOrIsRefusedByName) {
     for (const std::string& s : c.rig_refusal) EXPECT_NE(rig.error().message.find(s), std::string::npos) << rig.error().message;
     EXPECT_NE(rig.error().message.find("frame"), std::string::npos) << rig.error().message;
     EXPECT_NE(rig.error().message.find(a.source), std::string::npos) << rig.error().message;
+    EXPECT_EQ(rig.error().code, ErrorCode::Unsupported) << rig.error().message;
   }
 }
 
@@ -346,16 +347,19 @@ TEST(BakeClipTable, OneRowForAZeroLengthClipAndErrorsForBadOptions) {
   auto r = bake(a, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("fps 0"), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::Argument);
   o = options_for(EncodingChoice::Delta);
   o.clips = {"jog"};
   r = bake(a, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("jog"), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::Argument);
   o = options_for(EncodingChoice::Delta);
   o.clip_defaults = {{"hold", ClipDefaults{LoopMode::Repeat, -1, EndMode::Clamp, -1.0f}}};
   r = bake(a, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("speed"), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::Argument);
 }
 
 // ---- limits -------------------------------------------------------------------------------------
@@ -382,6 +386,7 @@ TEST(BakeLimits, RowsThatCannotFitFailNamingTheClip) {
   EXPECT_EQ(r.error().message,
             "long.gltf: clip \"slide\" (8192 s) at 524288 fps needs 4294967297 frame rows, more than a VAT holds "
             "(65536, the largest texture size limit: every clip's rows share one texture)");
+  EXPECT_EQ(r.error().code, ErrorCode::Limit);
   const Asset b = sliding_triangle("endless.gltf", 1e30f);
   r = bake(b, options_for(EncodingChoice::Rig));
   ASSERT_FALSE(r.ok()) << r->clips[0].rows << " rows";
@@ -395,6 +400,7 @@ TEST(BakeLimits, RowsThatCannotFitFailNamingTheClip) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("101 frame rows = 101 rows, over the texture size limit 100"), std::string::npos)
       << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::Limit);
   o.fps = 99.0f / 8192.0f;  // 99 intervals: 100 rows
   const Vat v = bake_ok(a, o);
   EXPECT_EQ(v.clips[0].rows, 100u);
@@ -406,6 +412,7 @@ TEST(BakeLimits, OptionsOutsideTheirRangeAreRefusedWithTheRange) {
     auto r = bake(a, o);
     ASSERT_FALSE(r.ok()) << message;
     EXPECT_EQ(r.error().message, "slide.gltf: " + message);
+    EXPECT_EQ(r.error().code, ErrorCode::Argument) << message;
   };
   BakeOptions o = options_for(EncodingChoice::Delta, Precision::F32, 2e6f);
   expect_refused(o, "fps 2e+06 is outside [1e-06, 1e+06]");

@@ -49,8 +49,8 @@ gl::Camera person_camera(const gl::Crowd& crowd, float fov_y_deg) {
 
 struct Scene {
   const Vat* vat = nullptr;
-  Result<gl::VatGpu> gpu = make_error("scene", "not made");
-  Result<gl::Crowd> crowd = make_error("scene", "not made");
+  Result<gl::VatGpu> gpu = make_error(ErrorCode::Argument, "scene", "not made");
+  Result<gl::Crowd> crowd = make_error(ErrorCode::Argument, "scene", "not made");
 };
 
 // `n` instances spread at random; every third one then cross-fades into another clip at `fade_at`,
@@ -79,7 +79,9 @@ void make_scene(Scene& s, const BakeKey& key, uint32_t n, float fade_at, const g
 bool any_vertex_in_view(const Vat& vat, const gl::Crowd& crowd, uint32_t i, float t, const glm::mat4& vp,
                         std::vector<glm::vec3>& scratch) {
   scratch.resize(vat.geometry.vertex_count());
-  mirror_vertices(vat, crowd.table(), i, t, crowd.world(i), 0, scratch);
+  const Result<void> mirrored = mirror_vertices(vat, crowd.table(), i, t, crowd.world(i), 0, scratch);
+  EXPECT_TRUE(mirrored.ok()) << mirrored.error().message;
+  if (!mirrored) return false;
   for (const glm::vec3& p : scratch) {
     const glm::vec4 c = vp * glm::vec4(p, 1.0f);
     if (std::abs(c.x) <= c.w && std::abs(c.y) <= c.w && std::abs(c.z) <= c.w) return true;

@@ -295,7 +295,8 @@ TEST_F(GlParity, CrowdVertexStageMatchesTheCpuMirror) {
       ASSERT_TRUE(got.ok()) << got.error().message;
       for (size_t slot = 0; slot < drawn.size(); ++slot) {
         const uint32_t logical = drawn[slot];
-        mirror_vertices(*vat, crowd->table(), logical, t, crowd->world(logical), 0, cpu_p, cpu_n);
+        const Result<void> mirrored = mirror_vertices(*vat, crowd->table(), logical, t, crowd->world(logical), 0, cpu_p, cpu_n);
+        ASSERT_TRUE(mirrored.ok()) << mirrored.error().message;
         for (uint32_t v = 0; v < n; ++v) {
           const float* r = got->data() + (slot * n + v) * 6;
           worst.position_error(glm::length(glm::vec3(r[0], r[1], r[2]) - cpu_p[v]),

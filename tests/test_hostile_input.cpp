@@ -55,6 +55,11 @@ struct Layout {
 };
 
 std::string message(const Result<Asset>& r) { return r.ok() ? "OK" : r.error().message; }
+// The error's code; a Result that holds a value fails the test.
+ErrorCode code(const Result<Asset>& r) {
+  EXPECT_FALSE(r.ok());
+  return r.ok() ? ErrorCode::Argument : r.error().code;
+}
 
 TEST(HostileInput, ExternalReferencesStayInsideTheAssetFolder) {
   const Layout l("hostile_roots");
@@ -80,6 +85,7 @@ TEST(HostileInput, ExternalReferencesStayInsideTheAssetFolder) {
     EXPECT_NE(m.find(std::string(c.image.empty() ? "buffers[0]" : "images[0]") + ".uri: \""), std::string::npos) << m;
     EXPECT_NE(m.find("resolves to " + secret + ", " + outside), std::string::npos) << m;
     EXPECT_NE(m.find("--allow-root DIR"), std::string::npos) << m;
+    EXPECT_EQ(code(import_gltf(file)), ErrorCode::Unsupported);
 
     ImportOptions allowed;
     allowed.allowed_roots = {l.other};
@@ -174,6 +180,8 @@ TEST(HostileInput, FifosAndDevicesAreRefusedAtOnce) {
   const Result<std::vector<uint8_t>> r = vatkit::read_file(fifo);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, fifo.string() + ": is a FIFO (named pipe), not a regular file");
+  EXPECT_EQ(r.error().code, ErrorCode::Io);
+  EXPECT_EQ(code(import_gltf(fifo)), ErrorCode::Io);
   EXPECT_NE(message(import_gltf(fifo)).find("is a FIFO"), std::string::npos);
 }
 
@@ -184,10 +192,12 @@ TEST(HostileInput, ReadFileLimit) {
   const Result<std::vector<uint8_t>> r = vatkit::read_file(dir / "ten.txt", 9);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("is 10 bytes, more than"), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::Limit);
   // /proc files say 0 bytes and have more: the limit still holds while reading.
   const Result<std::vector<uint8_t>> proc = vatkit::read_file("/proc/self/status", 16);
   ASSERT_FALSE(proc.ok());
   EXPECT_NE(proc.error().message.find("has at least "), std::string::npos) << proc.error().message;
+  EXPECT_EQ(proc.error().code, ErrorCode::Limit);
   EXPECT_NE(proc.error().message.find("more than the most this reads (16 bytes)"), std::string::npos)
       << proc.error().message;
   EXPECT_TRUE(vatkit::read_file("/proc/self/status").ok());
@@ -213,6 +223,7 @@ TEST(HostileInput, HugeDeclaredSizesAreRefusedBeforeReading) {
     const std::string m = message(import_gltf(dir / "huge.glb"));
     EXPECT_NE(m.find("buffers[0]: 3221225472 more bytes would take the import past its input limit of 2147483648 bytes"),
               std::string::npos) << m;
+    EXPECT_EQ(code(import_gltf(dir / "huge.glb")), ErrorCode::Limit);
     ImportOptions small;
     small.max_input_bytes = 1 << 20;
     EXPECT_NE(message(import_gltf(dir / "huge.glb", small)).find("input limit of 1048576 bytes"), std::string::npos);
@@ -231,6 +242,7 @@ TEST(HostileInput, HugeDeclaredSizesAreRefusedBeforeReading) {
   fs::resize_file(dir / "huge.gltf", huge);
   EXPECT_NE(message(import_gltf(dir / "huge.gltf")).find("the JSON is 3221225472 bytes, more than the limit of 268435456"),
             std::string::npos);
+  EXPECT_EQ(code(import_gltf(dir / "huge.gltf")), ErrorCode::Limit);
   // A 3 GiB file of zeros is not JSON: judged on its first bytes.
   write_text(dir / "zeros.gltf", "");
   fs::resize_file(dir / "zeros.gltf", huge);
@@ -274,6 +286,7 @@ TEST(HostileInput, TooManyJointsAreRefusedBeforeBaking) {
   ASSERT_FALSE(vat.ok());
   EXPECT_EQ(vat.error().message, "test.gltf: delta encoding: the skins have " + std::to_string(joint_count) +
                                      " distinct joints (one socket slot each), more than the 65536 a .vat.glb holds");
+  EXPECT_EQ(vat.error().code, ErrorCode::Limit);
 }
 
 }  // namespace

@@ -419,6 +419,7 @@ TEST(ImportFiles, MaterialValuesOutOfRangeAreRefusedByName) {
     const Result<Asset> r = b.import_gltf();
     ASSERT_FALSE(r.ok()) << c.where;
     EXPECT_EQ(r.error().message, std::string("test.gltf: ") + c.where);
+    EXPECT_EQ(r.error().code, ErrorCode::InvalidGltf);
   }
 }
 
@@ -1120,6 +1121,7 @@ TEST(ImportAnimation, IgnoredChannelsKeepTheFilesIndicesInMessages) {
   const Result<Asset> r = b.import_gltf();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message.rfind("test.gltf: animations[0].channels[2]: ", 0), 0u) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::InvalidGltf);
 }
 
 // ---- big inputs: linear time and no recursion ---------------------------------------------------

@@ -288,6 +288,7 @@ TEST(PlaybackEdges, SubnormalCycleRatesAreRefusedWhenWritten) {
   Result<Playback> p = compile(in);
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.error().message.find("too slow for float32"), std::string::npos) << p.error().message;
+  EXPECT_EQ(p.error().code, ErrorCode::Argument);
   in.policy.speed = std::numeric_limits<float>::min();
   ASSERT_TRUE(compile(in).ok());
   EXPECT_EQ(compile(in)->primary.cycle_rate, std::numeric_limits<float>::min());
@@ -299,10 +300,12 @@ TEST(PlaybackEdges, NegativeSpeedIsRefusedWhenWritten) {
   Result<Playback> p = compile(in);
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.error().message.find("speed -1 is negative"), std::string::npos) << p.error().message;
+  EXPECT_EQ(p.error().code, ErrorCode::Argument);
   InstanceTable table(4);
   Result<void> r = set_instance(table, 2, in, 0.0f);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message.rfind("instance 2: ", 0), 0u) << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::Argument);
   EXPECT_FALSE(table.written(2));
   EXPECT_EQ(dirty_count(table), 0u);
   in.policy.speed.reset();
@@ -516,6 +519,7 @@ TEST(PlaybackTiers, BadPoliciesAreRefusedWithTheirName) {
     Result<Playback> p = compile(in);
     ASSERT_FALSE(p.ok()) << c.what;
     EXPECT_NE(p.error().message.find(c.what), std::string::npos) << p.error().message;
+    EXPECT_EQ(p.error().code, ErrorCode::Argument) << p.error().message;
     EXPECT_EQ(p.error().message.find('\n'), std::string::npos);
   }
 }
@@ -705,6 +709,7 @@ TEST(PlaybackJson, BadLinesNameTheField) {
   Result<FrameAnswer> a = run_frame_query(*q);
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.error().message.find("negative"), std::string::npos) << a.error().message;
+  EXPECT_EQ(a.error().code, ErrorCode::Argument);
 }
 
 // Nesting deeper than 64 levels is refused before anything walks the value: dumping or comparing
@@ -724,6 +729,7 @@ TEST(PlaybackJson, DeepNestingIsRefused) {
     Result<FrameQuery> q = parse_frame_query(line);
     ASSERT_FALSE(q.ok()) << line.substr(0, 80);
     EXPECT_EQ(q.error().message, "line: nested deeper than 64 levels");
+    EXPECT_EQ(q.error().code, ErrorCode::Limit);
   }
   // 64 levels are read (and refused for what they are): the answer's own Frame with its "row"
   // (0) replaced by 62 nested arrays.
@@ -745,6 +751,7 @@ TEST(PlaybackJson, DeepNestingIsRefused) {
   c = check_frame_json("{\"row\": " + deep + "}", *a);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().message, "expect: nested deeper than 64 levels");
+  EXPECT_EQ(c.error().code, ErrorCode::Limit);
 }
 
 // Keys and values from the line are quoted printably: no terminal control or bidirectional

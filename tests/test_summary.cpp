@@ -131,13 +131,16 @@ TEST(FindClip, ByNameByIndexAndClearErrors) {
   const Result<int> unknown = find_clip(asset, "jog");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().message, "<sample>: no clip named \"jog\" (clips: idle, walk, run)");
+  EXPECT_EQ(unknown.error().code, ErrorCode::Argument);
   const Result<int> too_far = find_clip(asset, "#3");
   ASSERT_FALSE(too_far.ok());
   EXPECT_NE(too_far.error().message.find("3 clips"), std::string::npos) << too_far.error().message;
+  EXPECT_EQ(too_far.error().code, ErrorCode::Argument);
   for (const char* bad : {"#", "#x", "#-1", "#1x", "# 1", "#99999999999999999999999"}) {
     const Result<int> r = find_clip(asset, bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.error().message.rfind("<sample>: ", 0), 0u) << r.error().message;
+    EXPECT_EQ(r.error().code, ErrorCode::Argument);
   }
   EXPECT_FALSE(find_clip(asset, "").ok());
   EXPECT_FALSE(find_clip(asset, "Walk").ok()) << "names are case-sensitive";
@@ -149,6 +152,7 @@ TEST(FindClip, ByNameByIndexAndClearErrors) {
   const Result<int> none = find_clip(load("khronos/SimpleSkin.gltf"), "walk");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("(clips: #0)"), std::string::npos) << none.error().message;
+  EXPECT_EQ(none.error().code, ErrorCode::Argument);
 
   Asset still = simple;
   still.animations.clear();

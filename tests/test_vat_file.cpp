@@ -487,7 +487,7 @@ TEST(VatFile, SaveAndLoadOwnTheBytes) {
     // Removing the file does not invalidate the bytes the Vat holds; copies share them.
     fs::remove(path);
     const Vat copy = *loaded;
-    loaded = Error{"dropped"};
+    loaded = Error{ErrorCode::Argument, "dropped"};
     expect_same_vat(vat, copy);
     for (const Plane& p : copy.planes) {
       EXPECT_EQ(reinterpret_cast<uintptr_t>(p.data.data()) % 16, 0u) << "plane not 16-byte aligned";
@@ -848,6 +848,7 @@ TEST(VatFile, EveryTruncationIsRefused) {
     std::vector<uint8_t> cut(file.begin(), file.begin() + static_cast<ptrdiff_t>(length));
     Result<Vat> r = load_vat_memory(cut, "t.vat.glb");
     ASSERT_FALSE(r.ok()) << "length " << length;
+    EXPECT_EQ(r.error().code, ErrorCode::Parse) << r.error().message;
     EXPECT_EQ(r.error().message.rfind("t.vat.glb: ", 0), 0u) << r.error().message;
     EXPECT_EQ(r.error().message.find('\n'), std::string::npos);
     // The same cut with the GLB header's length patched to match: the chunks or the checksum
@@ -857,6 +858,8 @@ TEST(VatFile, EveryTruncationIsRefused) {
       std::memcpy(cut.data() + 8, &n, 4);
       Result<Vat> patched = load_vat_memory(cut, "t.vat.glb");
       ASSERT_FALSE(patched.ok()) << "length " << length << " with a patched header";
+      EXPECT_TRUE(patched.error().code == ErrorCode::Parse || patched.error().code == ErrorCode::Corrupt)
+          << patched.error().message;
     }
   }
 }
@@ -875,6 +878,9 @@ TEST(VatFile, EverySingleByteCorruptionIsRefused) {
     ASSERT_FALSE(r.ok()) << "offset " << offset << " set to " << int(value) << " loaded";
     EXPECT_EQ(r.error().message.find('\n'), std::string::npos);
     by_checksum += r.error().message.find("checksum") != std::string::npos;
+    if (r.error().message.find("checksum mismatch") != std::string::npos) {
+      EXPECT_EQ(r.error().code, ErrorCode::Corrupt) << r.error().message;
+    }
     damaged[offset] = file[offset];
   }
   // Most are caught by the checksum itself (the rest by the container checks before it).
@@ -1044,6 +1050,9 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
     Result<Vat> r = load_vat_memory(edited, "m.vat.glb");
     ASSERT_FALSE(r.ok()) << "the mutation loaded";
     EXPECT_NE(r.error().message.find(m.expected), std::string::npos) << r.error().message;
+    // A format version this vatkit does not read is unsupported; every other mutation is corrupt.
+    const bool version = std::string(m.expected).find(".version") != std::string::npos;
+    EXPECT_EQ(r.error().code, version ? ErrorCode::Unsupported : ErrorCode::Corrupt) << r.error().message;
     EXPECT_EQ(r.error().message.rfind("m.vat.glb: ", 0), 0u) << r.error().message;
     EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
   }
@@ -1056,6 +1065,7 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
   ext_of(future.doc)["version"] = 3;
   Result<Vat> v3 = load_vat_memory(assemble(future.doc, future.bin, false), "v3.vat.glb");
   ASSERT_FALSE(v3.ok());
+  EXPECT_EQ(v3.error().code, ErrorCode::Unsupported);
   EXPECT_EQ(v3.error().message,
             "v3.vat.glb: extensions.VATKIT_vertex_animation.version: 3 is not supported (this vatkit reads "
             "versions 1 to 2)");
@@ -1074,6 +1084,7 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
   ext_of(parts.doc)["clips"][0]["speed"] = 2.0;
   Result<Vat> unsealed = load_vat_memory(assemble(parts.doc, parts.bin, false), "u.vat.glb");
   ASSERT_FALSE(unsealed.ok());
+  EXPECT_EQ(unsealed.error().code, ErrorCode::Corrupt);
   EXPECT_NE(unsealed.error().message.find("u.vat.glb: checksum mismatch: the file says "), std::string::npos)
       << unsealed.error().message;
 }
@@ -1138,6 +1149,7 @@ TEST(VatFile, ResealedLodMutationsAreRefusedByName) {
     Result<Vat> r = load_vat_memory(assemble(parts.doc, parts.bin, m.reseal), "m.vat.glb");
     ASSERT_FALSE(r.ok()) << "the mutation loaded";
     EXPECT_NE(r.error().message.find(m.expected), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().code, ErrorCode::Corrupt) << r.error().message;
     EXPECT_EQ(r.error().message.rfind("m.vat.glb: ", 0), 0u) << r.error().message;
   }
   // The untouched file loads with its levels; without "lods" it loads as a file without levels
@@ -1184,6 +1196,7 @@ TEST(VatFile, DeepJsonIsRefused) {
   const Result<Vat> loaded = load_vat_memory(assemble_text(text, parts.bin), "deep.vat.glb");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.error().message, "deep.vat.glb: JSON chunk: nested deeper than 64 levels");
+  EXPECT_EQ(loaded.error().code, ErrorCode::Limit);
 }
 
 TEST(VatFile, NotAVatFile) {
@@ -1194,6 +1207,7 @@ TEST(VatFile, NotAVatFile) {
   const std::vector<uint8_t> plain = w.finish();
   Result<Vat> r = load_vat_memory(plain, "plain.glb");
   ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::Corrupt);
   EXPECT_EQ(r.error().message,
             "plain.glb: extensions.VATKIT_vertex_animation.checksum: missing (no \"checksum\":\" in the JSON chunk)");
   const fs::path dir = test::scratch_dir("vat_file_is");
@@ -1207,13 +1221,16 @@ TEST(VatFile, NotAVatFile) {
   Result<Vat> missing = load_vat(dir / "missing.vat.glb");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().message.find("missing.vat.glb: cannot open"), std::string::npos);
+  EXPECT_EQ(missing.error().code, ErrorCode::Io);
   Result<Vat> directory = load_vat(dir);
   ASSERT_FALSE(directory.ok());
   EXPECT_NE(directory.error().message.find("is a directory"), std::string::npos);
+  EXPECT_EQ(directory.error().code, ErrorCode::Io);
   ASSERT_TRUE(write_file_atomic(dir / "empty.vat.glb", {}).ok());
   Result<Vat> empty = load_vat(dir / "empty.vat.glb");
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.error().message.find("GLB header: file has 0 bytes"), std::string::npos) << empty.error().message;
+  EXPECT_EQ(empty.error().code, ErrorCode::Parse);
 }
 
 // ---- validate_vat and atomic saves ---------------------------------------------------------
@@ -1274,9 +1291,11 @@ TEST(VatFile, InconsistentVatsAreNotWritten) {
     const Result<void> valid = validate_vat(vat);
     ASSERT_FALSE(valid.ok());
     EXPECT_NE(valid.error().message.find(c.expected), std::string::npos) << valid.error().message;
+    EXPECT_EQ(valid.error().code, ErrorCode::Corrupt);
     Result<std::vector<uint8_t>> written = write_vat_glb(vat);
     ASSERT_FALSE(written.ok());
     EXPECT_EQ(written.error().message, valid.error().message);
+    EXPECT_EQ(written.error().code, ErrorCode::Corrupt);
   }
 }
 
@@ -1311,6 +1330,7 @@ TEST(VatFile, InconsistentLodsAreNotWritten) {
     const Result<void> valid = validate_vat(vat);
     ASSERT_FALSE(valid.ok());
     EXPECT_NE(valid.error().message.find(c.expected), std::string::npos) << valid.error().message;
+    EXPECT_EQ(valid.error().code, ErrorCode::Corrupt);
     EXPECT_FALSE(write_vat_glb(vat).ok());
   }
 }
@@ -1333,6 +1353,7 @@ TEST(VatFile, SavesAreAtomic) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message.rfind((dir / "new.vat.glb").string() + ": not written: synthetic: clips[0].duration", 0), 0u)
       << r.error().message;
+  EXPECT_EQ(r.error().code, ErrorCode::Corrupt);  // the Vat's, kept through "not written"
   EXPECT_TRUE(listing(dir).empty());
 
   // A failed save over an existing file leaves the old file as it was.
@@ -1343,10 +1364,17 @@ TEST(VatFile, SavesAreAtomic) {
   EXPECT_EQ(listing(dir), std::vector<std::string>{"old.vat.glb"});
 
   // An I/O failure (no such directory; a directory in the way) leaves nothing either.
-  EXPECT_FALSE(save_vat(good, dir / "missing" / "x.vat.glb").ok());
+  const Result<void> nowhere = save_vat(good, dir / "missing" / "x.vat.glb");
+  EXPECT_FALSE(nowhere.ok());
+  if (!nowhere) {
+    EXPECT_EQ(nowhere.error().code, ErrorCode::Io) << nowhere.error().message;
+  }
   fs::create_directory(dir / "taken.vat.glb");
   Result<void> taken = save_vat(good, dir / "taken.vat.glb");
   EXPECT_FALSE(taken.ok());
+  if (!taken) {
+    EXPECT_EQ(taken.error().code, ErrorCode::Io) << taken.error().message;
+  }
   EXPECT_EQ(listing(dir), (std::vector<std::string>{"old.vat.glb", "taken.vat.glb"}));
   EXPECT_TRUE(fs::is_directory(dir / "taken.vat.glb"));
 
@@ -1451,6 +1479,7 @@ TEST(VatFile, ForgedListsAreRefusedBeforeTheyCostMemory) {
     Result<Vat> r = load_vat_memory(forged, "f.vat.glb");
     ASSERT_FALSE(r.ok()) << "the forgery loaded";
     EXPECT_NE(r.error().message.find(f.expected), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().code, ErrorCode::Corrupt) << r.error().message;
   }
 }
 

@@ -39,7 +39,10 @@ int main(int argc, char** argv) {
   for (int step = 0; step <= 4; ++step) {
     const float time = c.duration_s * static_cast<float>(step) / 4.0f;
     const vatkit::Frame frame = vatkit::resolve(instance, time);
-    vatkit::mirror_vertices(*vat, frame, glm::mat4(1.0f), 0, positions);
+    if (auto mirrored = vatkit::mirror_vertices(*vat, frame, glm::mat4(1.0f), 0, positions); !mirrored) {
+      std::fprintf(stderr, "vatkit_play: %s\n", mirrored.error().message.c_str());
+      return 1;
+    }
     glm::vec3 lo(1e30f), hi(-1e30f);
     for (const glm::vec3& p : positions) lo = glm::min(lo, p), hi = glm::max(hi, p);
     std::printf("  t = %.3f s: row %u -> %u (mix %.2f), bounds (%.3f %.3f %.3f) .. (%.3f %.3f %.3f)\n", time,

@@ -56,6 +56,7 @@ TEST(FileIo, FailedWritesNameThePathAndLeaveNothing) {
   const Result<void> r1 = write_file_atomic(missing, bytes);
   ASSERT_FALSE(r1.ok());
   EXPECT_EQ(r1.error().message.rfind(missing.string() + ": ", 0), 0u) << r1.error().message;
+  EXPECT_EQ(r1.error().code, ErrorCode::Io);
 
   // The destination is a directory: rename fails after the temporary was written.
   const fs::path occupied = dir / "a_directory";
@@ -63,6 +64,7 @@ TEST(FileIo, FailedWritesNameThePathAndLeaveNothing) {
   const Result<void> r2 = write_file_atomic(occupied, bytes);
   ASSERT_FALSE(r2.ok());
   EXPECT_EQ(r2.error().message.rfind(occupied.string() + ": ", 0), 0u) << r2.error().message;
+  EXPECT_EQ(r2.error().code, ErrorCode::Io);
 
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
@@ -71,9 +73,11 @@ TEST(FileIo, FailedWritesNameThePathAndLeaveNothing) {
   const Result<std::vector<uint8_t>> r3 = read_file(dir / "missing.bin");
   ASSERT_FALSE(r3.ok());
   EXPECT_NE(r3.error().message.find("missing.bin: "), std::string::npos);
+  EXPECT_EQ(r3.error().code, ErrorCode::Io);
   const Result<std::vector<uint8_t>> r4 = read_file(occupied);
   ASSERT_FALSE(r4.ok());
   EXPECT_NE(r4.error().message.find("directory"), std::string::npos) << r4.error().message;
+  EXPECT_EQ(r4.error().code, ErrorCode::Io);
 }
 
 // An output in pieces: nothing at the destination changes until commit(); an output dropped
@@ -103,7 +107,11 @@ TEST(FileIo, OutputFileCommitsOnceAndAbandonsCleanly) {
   ASSERT_TRUE(out->finish().ok());
   EXPECT_FALSE(out->write(std::string_view("late")).ok());
   ASSERT_TRUE(out->commit().ok());
-  EXPECT_FALSE(out->commit().ok()) << "committed twice";
+  const Result<void> twice = out->commit();
+  EXPECT_FALSE(twice.ok()) << "committed twice";
+  if (!twice) {
+    EXPECT_EQ(twice.error().code, ErrorCode::Argument);
+  }
   std::vector<uint8_t> expected(piece.size() + 3, 1);
   std::memcpy(expected.data() + piece.size(), "end", 3);
   EXPECT_EQ(test::read_file(file), expected);
@@ -112,6 +120,7 @@ TEST(FileIo, OutputFileCommitsOnceAndAbandonsCleanly) {
   const Result<OutputFile> empty = OutputFile::create("");
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.error().message.find("an empty name"), std::string::npos) << empty.error().message;
+  EXPECT_EQ(empty.error().code, ErrorCode::Argument);
 }
 
 TEST(FileIo, ReadsAreExactAndBounded) {
@@ -131,18 +140,24 @@ TEST(FileIo, ReadsAreExactAndBounded) {
   ASSERT_FALSE(past.ok());
   EXPECT_EQ(past.error().message, file.string() + ": ends at 10000 bytes, but 10050 bytes were expected "
                                                   "(truncated, or changed while being read)");
+  EXPECT_EQ(past.error().code, ErrorCode::Io);
   const Result<std::vector<uint8_t>> rest = in->read_rest(9000, 1000, "the limit");
   ASSERT_TRUE(rest.ok()) << rest.error().message;
   EXPECT_EQ(*rest, std::vector<uint8_t>(bytes.begin() + 9000, bytes.end()));
   const Result<std::vector<uint8_t>> over = in->read_rest(9000, 999, "the limit");
   ASSERT_FALSE(over.ok());
   EXPECT_EQ(over.error().message, file.string() + ": is 1000 bytes from byte 9000, more than the limit (999 bytes)");
+  EXPECT_EQ(over.error().code, ErrorCode::Limit);
 
   const Result<std::vector<uint8_t>> all = read_file(file);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(*all, bytes);
   EXPECT_FALSE(read_file(file, 9999).ok());
-  EXPECT_FALSE(InputFile::open("").ok());
+  const Result<InputFile> unnamed = InputFile::open("");
+  EXPECT_FALSE(unnamed.ok());
+  if (!unnamed) {
+    EXPECT_EQ(unnamed.error().code, ErrorCode::Argument);
+  }
 }
 
 // allocate_big: 64-byte aligned below 1 MiB, 2 MiB aligned from there, writable to the end, and
@@ -250,13 +265,18 @@ TEST(RuntimeFiles, TruncatedFilesAreRefusedByName) {
     const Result<Vat> loaded = load_vat(cut);
     ASSERT_FALSE(loaded.ok()) << size << " bytes loaded";
     EXPECT_EQ(loaded.error().message.rfind(cut.string() + ": ", 0), 0u) << loaded.error().message;
+    EXPECT_EQ(loaded.error().code, ErrorCode::Parse) << loaded.error().message;
   }
   const fs::path text = dir / "text.vat.glb";
   const std::string_view words = "not a GLB at all";
   ASSERT_TRUE(write_file_atomic(text, std::span(reinterpret_cast<const uint8_t*>(words.data()), words.size())).ok());
   EXPECT_FALSE(is_vat_file(text));
   EXPECT_FALSE(is_vat_file(dir));
-  EXPECT_FALSE(load_vat(dir).ok());
+  const Result<Vat> directory = load_vat(dir);
+  EXPECT_FALSE(directory.ok());
+  if (!directory) {
+    EXPECT_EQ(directory.error().code, ErrorCode::Io);
+  }
 }
 
 }  // namespace

@@ -226,19 +226,19 @@ LiveSkinning::~LiveSkinning() = default;
 Result<LiveSkinning> LiveSkinning::create(const Asset& asset, const gl::VatGpu& vat, const gl::Crowd& crowd,
                                           int64_t max_buffer_texels) {
   const std::string& where = vat.source();
-  if (vat.encoding() != Encoding::Rig) return make_error(where, "live skinning needs a rig bake");
+  if (vat.encoding() != Encoding::Rig) return make_error(ErrorCode::Argument, where, "live skinning needs a rig bake");
   const Vat& meta = vat.metadata();
-  if (meta.slots.empty()) return make_error(where, "the rig has no slots");
+  if (meta.slots.empty()) return make_error(ErrorCode::Corrupt, where, "the rig has no slots");
   for (const VatSlot& slot : meta.slots) {
     if (slot.node < 0 || size_t(slot.node) >= asset.nodes.size()) {
-      return make_error(where, "slot '" + printable(slot.name) + "' names node " + std::to_string(slot.node) + ", which " +
+      return make_error(ErrorCode::Argument, where, "slot '" + printable(slot.name) + "' names node " + std::to_string(slot.node) + ", which " +
                                    asset.source + " does not have");
     }
   }
   const uint32_t n = crowd.size();
   const uint64_t palette_texels = uint64_t(n) * meta.slots.size() * kTexelsPerSlot;
   if (max_buffer_texels > 0 && (palette_texels > uint64_t(max_buffer_texels) || uint64_t(n) * 4 > uint64_t(max_buffer_texels))) {
-    return make_error(where, "live skinning: " + std::to_string(n) + " instances x " + std::to_string(meta.slots.size()) +
+    return make_error(ErrorCode::Limit, where, "live skinning: " + std::to_string(n) + " instances x " + std::to_string(meta.slots.size()) +
                                  " slots need " + std::to_string(palette_texels) +
                                  " palette texels, above the GPU's buffer texture limit of " +
                                  std::to_string(max_buffer_texels));
@@ -269,9 +269,9 @@ Result<LiveSkinning> LiveSkinning::create(const Asset& asset, const gl::VatGpu& 
         break;
       }
     }
-    if (!found) return make_error(where, "instance " + std::to_string(i) + " plays no clip of the VAT");
+    if (!found) return make_error(ErrorCode::Argument, where, "instance " + std::to_string(i) + " plays no clip of the VAT");
     if (info.animation >= int32_t(asset.animations.size())) {
-      return make_error(where, "clip '" + printable(meta.clips[info.clip].name) + "' comes from animation " +
+      return make_error(ErrorCode::Argument, where, "clip '" + printable(meta.clips[info.clip].name) + "' comes from animation " +
                                    std::to_string(info.animation) + ", which " + asset.source + " does not have");
     }
     m.worlds[i] = crowd.world(i);
@@ -417,7 +417,7 @@ Result<LiveCheck> check_live_skinning(LiveSkinning& live, const Asset& asset, co
     }
   }
   if (std::none_of(reference_index.begin(), reference_index.end(), [](int64_t r) { return r >= 0; })) {
-    return make_error(vat.source, "live skinning check: no VAT vertex matches a source primitive of " + asset.source);
+    return make_error(ErrorCode::Argument, vat.source, "live skinning check: no VAT vertex matches a source primitive of " + asset.source);
   }
 
   LiveCheck check;
@@ -434,11 +434,11 @@ Result<LiveCheck> check_live_skinning(LiveSkinning& live, const Asset& asset, co
       const VatClip& clip = vat.clips[live.clip(i)];
       evaluator.pose(clip.source_animation, live.local_time(i, t));
       evaluator.skin(reference);
-      mirror_vertices(vat, crowd.table(), i, t, world, 0, decoded);
+      if (Result<void> mirrored = mirror_vertices(vat, crowd.table(), i, t, world, 0, decoded); !mirrored) return mirrored.error();
       for (uint32_t v = 0; v < vertex_count; ++v) {
         const glm::vec3 p = (*captured)[size_t(i) * vertex_count + v];
         if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
-          return make_error(vat.source, "live skinning check: a non-finite position (instance " + std::to_string(i) +
+          return make_error(ErrorCode::Limit, vat.source, "live skinning check: a non-finite position (instance " + std::to_string(i) +
                                             ", vertex " + std::to_string(v) + ")");
         }
         check.world_extent = std::max({check.world_extent, double(std::abs(p.x)), double(std::abs(p.y)),

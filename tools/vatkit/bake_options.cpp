@@ -45,12 +45,12 @@ Result<std::pair<std::string, ClipDefaults>> parse_clip_defaults(const std::stri
   const std::string where = "--clip-defaults " + text;
   const size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
-    return make_error("", where + ": expected NAME=SPEC, e.g. die=once,clamp");
+    return make_error(ErrorCode::Argument, "", where + ": expected NAME=SPEC, e.g. die=once,clamp");
   }
   std::pair<std::string, ClipDefaults> out{text.substr(0, eq), ClipDefaults{}};
   ClipDefaults& d = out.second;
   std::string_view rest = std::string_view(text).substr(eq + 1);
-  if (rest.empty()) return make_error("", where + ": nothing after '='");
+  if (rest.empty()) return make_error(ErrorCode::Argument, "", where + ": nothing after '='");
   bool counted = false;  // repetitions= given; otherwise the loop mode's default count
   while (!rest.empty()) {
     const size_t comma = rest.find(',');
@@ -75,17 +75,17 @@ Result<std::pair<std::string, ClipDefaults>> parse_clip_defaults(const std::stri
       } else if (parse_int(value, n) && n >= 1 && n <= std::numeric_limits<int32_t>::max()) {
         d.repetitions = static_cast<int32_t>(n);
       } else {
-        return make_error("", where + ": repetitions \"" + std::string(value) +
+        return make_error(ErrorCode::Argument, "", where + ": repetitions \"" + std::string(value) +
                                   "\" is not a count >= 1 or \"endless\"");
       }
     } else if (token.rfind("speed=", 0) == 0) {
       const std::string_view value = token.substr(6);
       if (!parse_float(value, d.speed) || !std::isfinite(d.speed) || d.speed < 0.0f) {
-        return make_error("", where + ": speed \"" + std::string(value) +
+        return make_error(ErrorCode::Argument, "", where + ": speed \"" + std::string(value) +
                                   "\" is not a finite number >= 0");
       }
     } else {
-      return make_error("", where + ": unknown \"" + std::string(token) +
+      return make_error(ErrorCode::Argument, "", where + ": unknown \"" + std::string(token) +
                                 "\" (expected repeat, once, pingpong, clamp, rewind, "
                                 "repetitions=N or speed=S)");
     }
@@ -199,7 +199,7 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
   // A rate in vatkit::bake's range [kMinBakeFps, kMaxBakeFps].
   auto rate = [](const char* option, double v) -> Result<void> {
     if (v >= double(kMinBakeFps) && v <= double(kMaxBakeFps)) return {};
-    return make_error("", std::string(option) + " " + number_text(v) + ": must be a positive number of frames per second, from " +
+    return make_error(ErrorCode::Argument, "", std::string(option) + " " + number_text(v) + ": must be a positive number of frames per second, from " +
                               number_text(kMinBakeFps) + " to " + number_text(kMaxBakeFps));
   };
   BakeOptions b;
@@ -207,7 +207,7 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
   b.precision = precision_choice(o.precision);
   if (o.max_error_option != nullptr && o.max_error_option->count() > 0) {
     if (!positive(o.max_error_mm)) {
-      return make_error("", "--max-error " + number_text(o.max_error_mm) +
+      return make_error(ErrorCode::Argument, "", "--max-error " + number_text(o.max_error_mm) +
                                 ": not a positive number of millimetres");
     }
     b.max_error_mm = static_cast<float>(o.max_error_mm);
@@ -218,23 +218,23 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
   if (auto r = rate("--max-search-fps", o.max_search_fps); !r) return r.error();
   b.max_search_fps = static_cast<float>(o.max_search_fps);
   if (!positive(o.auto_budget_mm)) {
-    return make_error("", "--auto-budget " + number_text(o.auto_budget_mm) +
+    return make_error(ErrorCode::Argument, "", "--auto-budget " + number_text(o.auto_budget_mm) +
                               ": not a positive number of millimetres");
   }
   b.auto_budget_mm = static_cast<float>(o.auto_budget_mm);
   if (!positive(o.rig_tolerance)) {
-    return make_error("", "--rig-tolerance " + number_text(o.rig_tolerance) +
+    return make_error(ErrorCode::Argument, "", "--rig-tolerance " + number_text(o.rig_tolerance) +
                               ": not a positive number");
   }
   b.rig_tolerance = static_cast<float>(o.rig_tolerance);
   if (o.max_texture_size < 1 || o.max_texture_size > kMaxTextureSize) {
-    return make_error("", "--max-texture-size " + std::to_string(o.max_texture_size) + ": must be from 1 to " +
+    return make_error(ErrorCode::Argument, "", "--max-texture-size " + std::to_string(o.max_texture_size) + ": must be from 1 to " +
                               std::to_string(kMaxTextureSize));
   }
   b.max_texture_size = uint32_t(o.max_texture_size);
   b.clips = o.clips;
   for (const std::string& clip : b.clips) {
-    if (clip.empty()) return make_error("", "--clips: an empty clip name");
+    if (clip.empty()) return make_error(ErrorCode::Argument, "", "--clips: an empty clip name");
   }
   for (const std::string& spec : o.clip_defaults) {
     auto parsed = parse_clip_defaults(spec);
@@ -242,7 +242,7 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
     b.clip_defaults.push_back(std::move(*parsed));
   }
   if (o.lods < 0 || o.lods > kMaxBakeLods) {
-    return make_error("", "--lods " + std::to_string(o.lods) + ": must be from 0 to " + std::to_string(kMaxBakeLods));
+    return make_error(ErrorCode::Argument, "", "--lods " + std::to_string(o.lods) + ": must be from 0 to " + std::to_string(kMaxBakeLods));
   }
   b.lods = uint32_t(o.lods);
   b.normals = !o.no_normals;
@@ -255,7 +255,7 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
 Result<void> resolve_clip_defaults(BakeOptions& options, const Asset& asset) {
   for (auto& [name, defaults] : options.clip_defaults) {
     Result<int> clip = find_clip(asset, name);
-    if (!clip) return make_error(asset.source, "--clip-defaults: " + clip.error().message.substr(
+    if (!clip) return make_error(clip.error().code, asset.source, "--clip-defaults: " + clip.error().message.substr(
                                                    asset.source.empty() ? 0 : asset.source.size() + 2));
     name = clip_label(asset, *clip);  // what the baker matches
   }
@@ -267,7 +267,7 @@ Result<void> check_source_file(const std::string& file) {
   Result<bool> is_vat = is_vat_input(file);
   if (!is_vat) return is_vat.error();
   if (*is_vat) {
-    return make_error(file, "is a .vat.glb (a baked VAT), not a source glTF file");
+    return make_error(ErrorCode::Argument, file, "is a .vat.glb (a baked VAT), not a source glTF file");
   }
   return {};
 }

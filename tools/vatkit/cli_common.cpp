@@ -30,7 +30,7 @@ Result<void> parse_size(const std::string& command, const std::string& text, con
   };
   if (x == std::string::npos || !number(std::string_view(text).substr(0, x), width) ||
       !number(std::string_view(text).substr(x + 1), height)) {
-    return make_error(command, "--size " + text + ": expected WIDTHxHEIGHT, each 1..16384 (e.g. " + example + ")");
+    return make_error(ErrorCode::Argument, command, "--size " + text + ": expected WIDTHxHEIGHT, each 1..16384 (e.g. " + example + ")");
   }
   return {};
 }
@@ -38,7 +38,7 @@ Result<void> parse_size(const std::string& command, const std::string& text, con
 Result<void> check_target_size(const std::string& command, int width, int height, int samples) {
   const uint64_t total = uint64_t(width) * uint64_t(height) * uint64_t(samples);
   if (total <= kMaxSamplesPerFrame) return {};
-  return make_error(command, "--size " + std::to_string(width) + "x" + std::to_string(height) + " with --samples " +
+  return make_error(ErrorCode::Argument, command, "--size " + std::to_string(width) + "x" + std::to_string(height) + " with --samples " +
                                  std::to_string(samples) + ": " + std::to_string(total) +
                                  " samples per frame, at most " + std::to_string(kMaxSamplesPerFrame) +
                                  " (e.g. 16384x16384 with 1 sample, 8192x8192 with 4)");
@@ -69,7 +69,7 @@ Result<void> check_binary_gltf_name(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
   if (ext == ".gltf") {
-    return make_error(path, "vatkit writes binary glTF: name the output .glb (a viewer would read this name as JSON)");
+    return make_error(ErrorCode::Argument, path, "vatkit writes binary glTF: name the output .glb (a viewer would read this name as JSON)");
   }
   return {};
 }
@@ -78,7 +78,7 @@ Result<void> write_output(const std::string& path, const std::string& text) {
   if (!path.empty()) return write_file_atomic(path, std::span<const uint8_t>(
                                                         reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
-    return make_error("<stdout>", std::string("write failed (") + std::strerror(errno) + ")");
+    return make_error(ErrorCode::Io, "<stdout>", std::string("write failed (") + std::strerror(errno) + ")");
   }
   return flush_stdout();
 }
@@ -92,7 +92,7 @@ const CLI::Validator& output_name() {
 
 Result<void> flush_stdout() {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    return make_error("<stdout>", std::string("write failed (") + std::strerror(errno) + ")");
+    return make_error(ErrorCode::Io, "<stdout>", std::string("write failed (") + std::strerror(errno) + ")");
   }
   return {};
 }
@@ -133,7 +133,7 @@ Result<std::string> pose_json(const std::string& source, const std::optional<std
       for (int c = 0; c < 3; ++c) {
         const float x = p.positions[v][c];
         if (!std::isfinite(x)) {
-          return make_error(source, "posed position of nodes[" + std::to_string(p.node) +
+          return make_error(ErrorCode::Limit, source, "posed position of nodes[" + std::to_string(p.node) +
                                         "] mesh " + std::to_string(p.mesh) + " primitive " +
                                         std::to_string(p.primitive) + " vertex " +
                                         std::to_string(v) + " is not finite");

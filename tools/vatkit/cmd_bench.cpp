@@ -101,7 +101,7 @@ Result<std::vector<uint32_t>> parse_instances(const std::string& text) {
   std::vector<uint32_t> counts;
   for (const std::string& part : split_commas(text)) {
     const auto bad = [&] {
-      return make_error("bench", "--instances " + text + ": '" + part +
+      return make_error(ErrorCode::Argument, "bench", "--instances " + text + ": '" + part +
                                      "' is not a count (a positive integer, optionally with k or M: 1000,10k,1M)");
     };
     uint64_t value = 0;
@@ -120,7 +120,7 @@ Result<std::vector<uint32_t>> parse_instances(const std::string& text) {
     counts.push_back(uint32_t(value * scale));
   }
   if (counts.size() > kMaxBenchSizes) {
-    return make_error("bench", "--instances: " + std::to_string(counts.size()) + " crowd sizes, at most " +
+    return make_error(ErrorCode::Argument, "bench", "--instances: " + std::to_string(counts.size()) + " crowd sizes, at most " +
                                    std::to_string(kMaxBenchSizes));
   }
   return counts;
@@ -133,7 +133,7 @@ Result<std::vector<Variant>> parse_variants(const std::string& text) {
     const Variant* found = std::find_if(std::begin(kAllVariants), std::end(kAllVariants),
                                         [&](Variant v) { return part == variant_name(v); });
     if (found == std::end(kAllVariants)) {
-      return make_error("bench", "--variants " + text + ": unknown variant '" + part +
+      return make_error(ErrorCode::Argument, "bench", "--variants " + text + ": unknown variant '" + part +
                                      "' (use all, or a list of static, rig, delta-f32, delta-f16, delta-q16, live)");
     }
     if (std::find(chosen.begin(), chosen.end(), *found) == chosen.end()) chosen.push_back(*found);
@@ -406,7 +406,7 @@ struct BenchRun {
                 check->world_extent);
     const double tolerance = 2e-5 * std::max(1.0, check->world_extent);
     if (!(check->max_vs_reference <= tolerance)) {
-      return make_error("bench", "live skinning differs from the reference skinner by " +
+      return make_error(ErrorCode::Gl, "bench", "live skinning differs from the reference skinner by " +
                                      std::to_string(check->max_vs_reference) + " (tolerance " +
                                      std::to_string(tolerance) + ")");
     }
@@ -675,15 +675,15 @@ Result<void> run_bench(const BenchOptions& options) {
   if (!options.json.empty()) {
     const std::filesystem::path dir = std::filesystem::path(options.json).parent_path();
     if (!dir.empty() && !std::filesystem::is_directory(dir)) {
-      return make_error(options.json, "cannot write here: " + dir.string() + " is not a directory");
+      return make_error(ErrorCode::Io, options.json, "cannot write here: " + dir.string() + " is not a directory");
     }
   }
 
   Result<gl::Context> context = gl::Context::create_headless();
-  if (!context) return make_error("bench", "no headless OpenGL context: " + context.error().message);
+  if (!context) return make_error(context.error().code, "bench", "no headless OpenGL context: " + context.error().message);
   Result<Bakes> bakes = prepare(options, variants);
   if (!bakes) return bakes.error();
-  if (variants.empty()) return make_error("bench", "no variant left to measure");
+  if (variants.empty()) return make_error(ErrorCode::Argument, "bench", "no variant left to measure");
 
   BenchRun run{options, *context, std::move(*bakes), variants, width, height};
   if (auto ok = run.set_up(); !ok) return ok.error();
@@ -702,7 +702,7 @@ Result<void> run_bench(const BenchOptions& options) {
     if (auto ok = run.write_json(source); !ok) return ok.error();
   }
   const bool any = std::any_of(run.rows.begin(), run.rows.end(), [](const Row& r) { return r.error.empty(); });
-  if (!any) return make_error("bench", "nothing could be measured (see the errors above)");
+  if (!any) return make_error(ErrorCode::Gl, "bench", "nothing could be measured (see the errors above)");
   return {};
 }
 

@@ -66,7 +66,7 @@ Result<void> run_frame(const FrameOptions& options) {
   auto emit = [&](const std::string& text) -> Result<void> {
     if (file) return file->write(text);
     if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
-      return make_error("<stdout>", std::string("write failed (") + std::strerror(errno) + ")");
+      return make_error(ErrorCode::Io, "<stdout>", std::string("write failed (") + std::strerror(errno) + ")");
     }
     return flush_stdout();
   };
@@ -77,18 +77,18 @@ Result<void> run_frame(const FrameOptions& options) {
   // One line's answer as text to write (nothing under --check); an error names the line (and
   // the column, where the parser gives one).
   auto answer_line = [&]() -> Result<std::string> {
-    auto at = [&](const std::string& what) {
-      return make_error("<stdin>", "line " + std::to_string(number) + ": " + what);
+    auto at = [&](ErrorCode code, const std::string& what) {
+      return make_error(code, "<stdin>", "line " + std::to_string(number) + ": " + what);
     };
-    if (too_long) return at("longer than " + std::to_string(kMaxLineBytes) + " bytes");
+    if (too_long) return at(ErrorCode::Limit, "longer than " + std::to_string(kMaxLineBytes) + " bytes");
     Result<FrameQuery> query = parse_frame_query(line);
-    if (!query) return at(query.error().message);
+    if (!query) return at(query.error().code, query.error().message);
     Result<FrameAnswer> answer = run_frame_query(*query);
-    if (!answer) return at(answer.error().message);
+    if (!answer) return at(answer.error().code, answer.error().message);
     const std::string frame = frame_json(*answer);
     if (options.check) {
-      if (!query->expect) return at("--check: the line has no \"expect\"");
-      if (auto r = check_frame_json(*query->expect, *answer); !r) return at(r.error().message);
+      if (!query->expect) return at(ErrorCode::Argument, "--check: the line has no \"expect\"");
+      if (auto r = check_frame_json(*query->expect, *answer); !r) return at(r.error().code, r.error().message);
       return std::string();
     }
     return (options.annotate ? annotated(line, frame) : frame) + "\n";
@@ -110,7 +110,7 @@ Result<void> run_frame(const FrameOptions& options) {
       if (Result<void> r = emit(*text); !r) return r;  // an output that fails ends the run
     }
   }
-  if (std::ferror(stdin)) return make_error("<stdin>", std::string("read failed (") + std::strerror(errno) + ")");
+  if (std::ferror(stdin)) return make_error(ErrorCode::Io, "<stdin>", std::string("read failed (") + std::strerror(errno) + ")");
   if (options.check) {
     if (Result<void> r = emit(std::to_string(answered) + " frames match\n"); !r) return r;
   }
@@ -118,7 +118,7 @@ Result<void> run_frame(const FrameOptions& options) {
     if (Result<void> r = file->commit(); !r) return r;
   }
   if (bad > 0) {
-    return make_error("<stdin>", std::to_string(bad) + " of " + std::to_string(bad + answered) +
+    return make_error(ErrorCode::Argument, "<stdin>", std::to_string(bad) + " of " + std::to_string(bad + answered) +
                                      " query lines were bad and skipped (--keep-going; reported above)");
   }
   return {};
@@ -169,7 +169,7 @@ Command add_frame_command(CLI::App& parent) {
       "  vatkit frame --check < tests/conformance/playback_v2.jsonl");
   return {app, [options]() {
             if (options->check && options->annotate) {
-              return Result<void>(make_error("", "--check and --annotate exclude each other"));
+              return Result<void>(make_error(ErrorCode::Argument, "", "--check and --annotate exclude each other"));
             }
             return run_frame(*options);
           }};

@@ -38,7 +38,7 @@ Result<void> run_pose_vat(const PoseOptions& options) {
   }
   const auto time_s = static_cast<float>(options.time_s);
   if (!std::isfinite(options.time_s) || !std::isfinite(time_s)) {
-    return make_error(options.file, "--time must be a finite number of seconds");
+    return make_error(ErrorCode::Argument, options.file, "--time must be a finite number of seconds");
   }
 
   std::vector<glm::vec3> positions = vat.geometry.positions;
@@ -78,7 +78,7 @@ Result<void> run_pose(const PoseOptions& options) {
   }
   const auto time_s = static_cast<float>(options.time_s);
   if (!std::isfinite(options.time_s) || !std::isfinite(time_s)) {
-    return make_error(asset.source, "--time must be a finite number of seconds");
+    return make_error(ErrorCode::Argument, asset.source, "--time must be a finite number of seconds");
   }
 
   SceneEvaluator evaluator(asset);

@@ -73,22 +73,22 @@ Result<void> run_render(const RenderOptions& options) {
   if (auto ok = parse_size("render", options.size, "960x540", width, height); !ok) return ok.error();
   if (auto ok = check_target_size("render", width, height, options.samples); !ok) return ok.error();
   if (!std::isfinite(options.time_s) || std::abs(options.time_s) > kMaxTime) {
-    return make_error("render", "--time must be a finite number of seconds, at most 1e7 from 0");
+    return make_error(ErrorCode::Argument, "render", "--time must be a finite number of seconds, at most 1e7 from 0");
   }
-  if (!(std::isfinite(options.fps) && options.fps > 0.0)) return make_error("render", "--fps must be a positive number");
+  if (!(std::isfinite(options.fps) && options.fps > 0.0)) return make_error(ErrorCode::Argument, "render", "--fps must be a positive number");
   // The clock of the last frame stays within the bound of --time too.
   const double last_time = options.time_s + double(options.frames - 1) / options.fps;
   if (!(std::abs(last_time) <= kMaxTime)) {
     char fps[32];
     std::snprintf(fps, sizeof(fps), "%g", options.fps);
-    return make_error("render", std::string("--fps ") + fps + " with --frames " + std::to_string(options.frames) +
+    return make_error(ErrorCode::Argument, "render", std::string("--fps ") + fps + " with --frames " + std::to_string(options.frames) +
                                     ": the last frame's time is beyond 1e7 s");
   }
-  if (options.output.empty()) return make_error("render", "-o must name a file");
+  if (options.output.empty()) return make_error(ErrorCode::Argument, "render", "-o must name a file");
   // Fail before baking and rendering when the output cannot be written where asked.
   const std::filesystem::path out_dir = std::filesystem::path(options.output).parent_path();
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir)) {
-    return make_error(options.output, "cannot write here: " + out_dir.string() + " is not a directory");
+    return make_error(ErrorCode::Io, options.output, "cannot write here: " + out_dir.string() + " is not a directory");
   }
 
   Result<Vat> vat = load_vat_input(options);
@@ -96,10 +96,10 @@ Result<void> run_render(const RenderOptions& options) {
 
   gl::HeadlessOptions context_options;
   Result<gl::Context> context = gl::Context::create_headless(context_options);
-  if (!context) return make_error("render", "no headless OpenGL context: " + context.error().message);
+  if (!context) return make_error(context.error().code, "render", "no headless OpenGL context: " + context.error().message);
 
   if (context->info().software && options.instances > kMaxSoftwareInstances) {
-    return make_error("render", "--instances " + std::to_string(options.instances) + ": at most " +
+    return make_error(ErrorCode::Limit, "render", "--instances " + std::to_string(options.instances) + ": at most " +
                                     std::to_string(kMaxSoftwareInstances) + " on a software renderer (" +
                                     printable(context->info().renderer) + ")");
   }
@@ -138,7 +138,7 @@ Result<void> run_render(const RenderOptions& options) {
     if (auto ok = target->read_rgba8(image.pixels); !ok) return ok.error();
     const std::string path = frame_path(options.output, options.frames, k);
     Result<std::vector<uint8_t>> png = gl::encode_png(image.view());
-    if (!png) return make_error(path, png.error().message);
+    if (!png) return make_error(png.error().code, path, png.error().message);
     Result<OutputFile> file = OutputFile::create(path);
     if (!file) return file.error();
     if (auto ok = file->write(*png); !ok) return ok.error();

@@ -51,7 +51,7 @@ Result<void> check_no_bake_options(const CLI::App& app, const std::string& vat_f
     if (opt->get_group() != "Bake" || opt->count() == 0) continue;
     const std::string name = opt->get_name();
     if (name == "--max-error" || name == "--threads") continue;
-    return make_error("", name + " is a bake option, but " + vat_file +
+    return make_error(ErrorCode::Argument, "", name + " is a bake option, but " + vat_file +
                               " is given: verify measures that file as it is (leave out " + name +
                               ", or leave out the VAT to bake FILE with it)");
   }
@@ -68,17 +68,17 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
   const double tolerance = tolerance_of(options);
   if (options.tolerance_option->count() > 0 &&
       !(std::isfinite(options.tolerance_mm) && options.tolerance_mm >= 0.0)) {
-    return make_error("", "--tolerance " + mm_text(options.tolerance_mm) +
+    return make_error(ErrorCode::Argument, "", "--tolerance " + mm_text(options.tolerance_mm) +
                               ": not a number of millimetres >= 0");
   }
   if (options.between_samples > 1000) {
-    return make_error("", "--between-samples " + std::to_string(options.between_samples) +
+    return make_error(ErrorCode::Argument, "", "--between-samples " + std::to_string(options.between_samples) +
                               ": at most 1000");
   }
   Result<bool> is_vat = options.file.empty() ? Result<bool>(false) : is_vat_input(options.file);
   if (!is_vat) return is_vat.error();
   if (*is_vat) {
-    return make_error(options.file,
+    return make_error(ErrorCode::Argument, options.file,
                       "is a .vat.glb (a baked VAT), not a source glTF file: give the source "
                       "first, 'vatkit verify SOURCE " + options.file +
                           "' ('' for the built-in sample)");
@@ -166,12 +166,12 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
   failure_exit = kExitOverTolerance;
   const std::string where = options.vat_file.empty() ? asset->source : options.vat_file;
   if (non_finite > 0) {
-    return make_error(where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) + " mm " +
+    return make_error(ErrorCode::Limit, where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) + " mm " +
                                  (worst_between ? "between rows" : "on the rows") +
                                  " is not a finite number (decoded vertices infinite, NaN or beyond float range; " +
                                  std::to_string(non_finite) + " of " + std::to_string(errors->size()) + " clips)");
   }
-  return make_error(where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) +
+  return make_error(ErrorCode::Limit, where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) +
                                " mm " + (worst_between ? "between rows" : "on the rows") +
                                " exceeds the tolerance " + mm_text(tolerance) + " mm by " +
                                mm_text(worst_mm - tolerance) + " mm (" + std::to_string(over) +

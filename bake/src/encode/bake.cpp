@@ -36,7 +36,7 @@ std::string fmt(const char* f, double v) {
 
 Result<std::vector<ClipPlan>> plan_clips(const Asset& asset, const BakeOptions& options) {
   if (asset.animations.empty()) {
-    return make_error(asset.source, "has no animations: there is nothing to bake");
+    return make_error(ErrorCode::Unsupported, asset.source, "has no animations: there is nothing to bake");
   }
   std::vector<int> chosen;
   if (options.clips.empty()) {
@@ -46,7 +46,7 @@ Result<std::vector<ClipPlan>> plan_clips(const Asset& asset, const BakeOptions& 
       auto c = find_clip(asset, sel);
       if (!c) return c.error();
       if (std::find(chosen.begin(), chosen.end(), *c) != chosen.end()) {
-        return make_error(asset.source, "clip \"" + printable(sel) + "\" is selected twice");
+        return make_error(ErrorCode::Argument, asset.source, "clip \"" + printable(sel) + "\" is selected twice");
       }
       chosen.push_back(*c);
     }
@@ -61,11 +61,11 @@ Result<std::vector<ClipPlan>> plan_clips(const Asset& asset, const BakeOptions& 
       if (name == p.name || name == clip_label(asset, a)) p.defaults = defaults;
     }
     if (!(p.defaults.speed >= 0.0f) || !std::isfinite(p.defaults.speed)) {
-      return make_error(asset.source, "clip \"" + printable(clip_label(asset, a)) + "\": speed " +
+      return make_error(ErrorCode::Argument, asset.source, "clip \"" + printable(clip_label(asset, a)) + "\": speed " +
                                           fmt("%g", p.defaults.speed) + " is not a finite number >= 0");
     }
     if (p.defaults.repetitions < kInfiniteRepetitions) {
-      return make_error(asset.source, "clip \"" + printable(clip_label(asset, a)) + "\": repetitions " +
+      return make_error(ErrorCode::Argument, asset.source, "clip \"" + printable(clip_label(asset, a)) + "\": repetitions " +
                                           std::to_string(p.defaults.repetitions) + " < -1");
     }
     plans.push_back(std::move(p));
@@ -261,7 +261,7 @@ Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t
   if (p.format == TexelFormat::RGBA16F) {
     const float largest = std::max({codec::max_abs(tr.min), codec::max_abs(tr.max), std::fabs(smin), std::fabs(smax)});
     if (largest > codec::kHalfMax) {
-      return make_error(name, "clip \"" + printable(clip.name) + "\": a slot translation or scale of " + fmt("%g", largest) +
+      return make_error(ErrorCode::Limit, name, "clip \"" + printable(clip.name) + "\": a slot translation or scale of " + fmt("%g", largest) +
                                   " does not fit f16 (at most 65504): use f32 or q16");
     }
   }
@@ -296,7 +296,7 @@ Result<void> pose_rest(BakeSetup& setup, uint32_t n) {
   // no file form, so the bake stops here rather than write what no loader accepts.
   for (size_t v = 0; v < g.positions.size(); ++v) {
     if (!finite3(g.positions[v])) {
-      return make_error(setup.name, "rest pose: vertex " + std::to_string(v) +
+      return make_error(ErrorCode::Limit, setup.name, "rest pose: vertex " + std::to_string(v) +
                                         " leaves float32's range once placed in the scene (node transforms too large)");
     }
   }
@@ -332,7 +332,7 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
   setup.threads = thread_count(options.threads);
   setup.name = asset.source;
   if (asset.instances.empty() || asset.instance_vertex_count == 0) {
-    return make_error(asset.source, "the default scene draws no mesh: there is nothing to bake");
+    return make_error(ErrorCode::Unsupported, asset.source, "the default scene draws no mesh: there is nothing to bake");
   }
   const uint32_t n = asset.instance_vertex_count;
   bool any_tangents = false, any_uv = false, any_color = false;
@@ -435,7 +435,7 @@ Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<C
   const size_t slot_count = encoding == Encoding::Rig ? setup.rig_slots.size() : setup.joint_slots.size();
   if (slot_count > kMaxVatSlots) {
     // Before any row is made: a .vat.glb could not hold the result.
-    return make_error(setup.name, std::string(to_string(encoding)) + " encoding: " +
+    return make_error(ErrorCode::Limit, setup.name, std::string(to_string(encoding)) + " encoding: " +
                                       (encoding == Encoding::Rig ? "the rig needs " : "the skins have ") +
                                       std::to_string(slot_count) +
                                       (encoding == Encoding::Rig ? " slots" : " distinct joints (one socket slot each)") +
@@ -468,13 +468,13 @@ Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<C
                      " frame rows = " + std::to_string(height) + " rows, over the texture size limit " +
                      std::to_string(limit);
   if (max_frame_rows < clips.size()) {
-    return make_error(setup.name, what + "; even one row per clip does not fit (" + std::to_string(max_frame_rows) +
+    return make_error(ErrorCode::Limit, setup.name, what + "; even one row per clip does not fit (" + std::to_string(max_frame_rows) +
                                       " frame rows fit, " + std::to_string(clips.size()) +
                                       " clips): a texture size limit of at least " +
                                       std::to_string(limit_for_one_row_per_clip(needs, clips.size(), limit)) +
                                       " holds one row per clip, or bake fewer clips");
   }
-  return make_error(setup.name, what + what_fits(setup, encoding, clips, max_frame_rows));
+  return make_error(ErrorCode::Limit, setup.name, what + what_fits(setup, encoding, clips, max_frame_rows));
 }
 
 }  // namespace detail
@@ -490,23 +490,23 @@ Result<void> check_options(const Asset& asset, const BakeOptions& options) {
   auto fps_in_range = [](float fps) { return fps >= kMinBakeFps && fps <= kMaxBakeFps; };
   const std::string fps_range = "[" + detail::fmt("%g", kMinBakeFps) + ", " + detail::fmt("%g", kMaxBakeFps) + "]";
   if (!(options.max_error_mm >= 0.0f) || !std::isfinite(options.max_error_mm)) {
-    return make_error(asset.source, "max error " + detail::fmt("%g", options.max_error_mm) + " mm is not a number >= 0");
+    return make_error(ErrorCode::Argument, asset.source, "max error " + detail::fmt("%g", options.max_error_mm) + " mm is not a number >= 0");
   }
   if (options.max_error_mm <= 0.0f && !fps_in_range(options.fps)) {
-    return make_error(asset.source, "fps " + detail::fmt("%g", options.fps) + " is outside " + fps_range);
+    return make_error(ErrorCode::Argument, asset.source, "fps " + detail::fmt("%g", options.fps) + " is outside " + fps_range);
   }
   if (options.max_error_mm > 0.0f && !fps_in_range(options.max_search_fps)) {
-    return make_error(asset.source, "max search fps " + detail::fmt("%g", options.max_search_fps) + " is outside " + fps_range);
+    return make_error(ErrorCode::Argument, asset.source, "max search fps " + detail::fmt("%g", options.max_search_fps) + " is outside " + fps_range);
   }
   if (options.max_texture_size == 0 || options.max_texture_size > kMaxTextureSize) {
-    return make_error(asset.source, "max texture size " + std::to_string(options.max_texture_size) + " is outside [1, " +
+    return make_error(ErrorCode::Argument, asset.source, "max texture size " + std::to_string(options.max_texture_size) + " is outside [1, " +
                                         std::to_string(kMaxTextureSize) + "]");
   }
   if (options.lods > kMaxBakeLods) {
-    return make_error(asset.source, "levels of detail " + std::to_string(options.lods) + " is outside [0, " +
+    return make_error(ErrorCode::Argument, asset.source, "levels of detail " + std::to_string(options.lods) + " is outside [0, " +
                                         std::to_string(kMaxBakeLods) + "]");
   }
-  if (options.precision > Precision::Q16) return make_error(asset.source, "unknown precision");
+  if (options.precision > Precision::Q16) return make_error(ErrorCode::Argument, asset.source, "unknown precision");
   return {};
 }
 
@@ -540,7 +540,7 @@ Result<std::vector<std::string>> fixed_rate_rows(const Asset& asset, const BakeO
     const uint64_t rows = detail::rows_at_fps(c.duration_s, options.fps);
     const std::string clip = "clip \"" + clip_label(asset, c.animation) + "\" (" + detail::fmt("%g", c.duration_s) + " s";
     if (rows > kMaxTextureSize) {
-      return make_error(asset.source, clip + ") at " + detail::fmt("%g", options.fps) + " fps needs " +
+      return make_error(ErrorCode::Limit, asset.source, clip + ") at " + detail::fmt("%g", options.fps) + " fps needs " +
                                           (rows >= detail::kRowsSaturated ? "over " : "") + std::to_string(rows) +
                                           " frame rows, more than a VAT holds (" + std::to_string(kMaxTextureSize) +
                                           ", the largest texture size limit: every clip's rows share one texture)");
@@ -624,7 +624,7 @@ struct Baker {
     for (size_t i = 0; i < vat->clips.size(); ++i) {
       const VatClip& c = vat->clips[i];
       if (!std::isfinite(c.max_delta) || !finite3(c.bounds.min) || !finite3(c.bounds.max)) {
-        return make_error(setup.name, "clip \"" + printable(clip_label(*vat, int(i))) +
+        return make_error(ErrorCode::Limit, setup.name, "clip \"" + printable(clip_label(*vat, int(i))) +
                                           "\": posed vertices leave float32's range (the clip's bounds are not finite)");
       }
     }
@@ -829,7 +829,7 @@ struct RowSearch {
       if (guess >= max_rows) {
         if (best_error_mm) *best_error_mm = err_of(guess);
         const std::string label = clip.name.empty() ? clip_label(baker.asset, clip.animation) : clip.name;
-        return make_error(baker.setup.name, "clip \"" + printable(label) + "\": no rate up to " + max_rate + " keeps the " +
+        return make_error(ErrorCode::Limit, baker.setup.name, "clip \"" + printable(label) + "\": no rate up to " + max_rate + " keeps the " +
                                                 to_string(e) + " decode within " + detail::fmt("%g", budget_mm) +
                                                 " mm (at " + max_rate + ": " + detail::fmt("%.3g", err_of(guess)) +
                                                 " mm or more)");
@@ -932,7 +932,7 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     const Encoding e = candidates[ci];
     const bool last = ci + 1 == candidates.size();
     if (e == Encoding::Rig && !setup.rig_error.empty()) {
-      if (last) return make_error(setup.name, setup.rig_error);
+      if (last) return make_error(ErrorCode::Unsupported, setup.name, setup.rig_error);
       baker.reasons.push_back("rig refused: " + setup.rig_error);
       continue;
     }
@@ -973,7 +973,7 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     if (report) *report = baker.report(e, measured, lods->seconds, progress.frame_seconds, t0);
     return vat;
   }
-  return make_error(setup.name, "no encoding could be baked");  // not reached: Delta always ends the list
+  return make_error(ErrorCode::Unsupported, setup.name, "no encoding could be baked");  // not reached: Delta always ends the list
 }
 
 }  // namespace vatkit

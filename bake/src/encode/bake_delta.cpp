@@ -187,7 +187,7 @@ Result<void> DeltaRows::bake_clip(const ClipPlan& plan, VatClip& clip, Progress&
   if (prec == Precision::F16) {
     const float big = std::max(codec::max_abs((all.dmin)), codec::max_abs((all.dmax)));
     if (big > codec::kHalfMax) {
-      return make_error(setup.name, "clip \"" + printable(clip_label(*setup.asset, plan.animation)) + "\": a vertex moves " +
+      return make_error(ErrorCode::Limit, setup.name, "clip \"" + printable(clip_label(*setup.asset, plan.animation)) + "\": a vertex moves " +
                                         std::to_string(big) + " units from rest, more than f16 holds (65504): use f32 or q16");
     }
   }

@@ -579,7 +579,7 @@ struct RigRows {
       if (morph_bad) {
         const MorphResult& mr = cw.morph[k];
         const BakeSetup::MorphWatch& mw = setup.morphs[mr.watch];
-        return make_error(setup.name,  // the names in it come from the file
+        return make_error(ErrorCode::Unsupported, setup.name,  // the names in it come from the file
                           printable("the rig encoding cannot express mesh " + label(asset.meshes[mw.mesh].name, mw.mesh) + " (node " +
                               label(asset.nodes[mw.node].name, mw.node) + "): its morph target " + std::to_string(mr.target) +
                               " has weight " + fmt("%.4g", mr.weight) + " " + at + " but " +
@@ -611,7 +611,7 @@ struct RigRows {
       what = "shear: two axes " + fmt("%.4g", std::acos(std::min(1.0, double(f.shear))) * 180.0 / 3.14159265358979) +
              " degrees apart instead of 90 (|cos| " + fmt("%.3g", f.shear);
     }
-    return make_error(setup.name, printable("the rig encoding cannot express " + who + " (slot " +
+    return make_error(ErrorCode::Unsupported, setup.name, printable("the rig encoding cannot express " + who + " (slot " +
                                             std::to_string(slot_index) + ") " + at + ": " + what + ", tolerance " +
                                             fmt("%.3g", double(tol)) + "); use the delta encoding"));
   }
@@ -699,7 +699,7 @@ struct RigRows {
 
 Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress, bool take_geometry) {
   const BakeOptions& o = *setup.options;
-  if (!setup.rig_error.empty()) return make_error(setup.name, setup.rig_error);
+  if (!setup.rig_error.empty()) return make_error(ErrorCode::Unsupported, setup.name, setup.rig_error);
   Vat vat = start_vat(setup, Encoding::Rig, take_geometry ? std::move(setup.rig_geometry) : setup.rig_geometry,
                       setup.rig_slots, clips);
   const auto frames_start = std::chrono::steady_clock::now();

@@ -105,7 +105,7 @@ struct Mapping {
 
 Result<std::vector<Mapping>> map_vertices(const Asset& source, const Vat& vat) {
   const std::string where = vat.source.empty() ? source.source : vat.source;
-  if (vat.geometry.sources.empty()) return make_error(where, "the VAT lists no source primitives to compare");
+  if (vat.geometry.sources.empty()) return make_error(ErrorCode::Argument, where, "the VAT lists no source primitives to compare");
   // The first instance of each (node, mesh, primitive): one look-up per source, so the work is
   // (sources + instances) log, not their product.
   std::map<std::array<uint32_t, 3>, const MeshInstance*> instances;
@@ -115,18 +115,18 @@ Result<std::vector<Mapping>> map_vertices(const Asset& source, const Vat& vat) {
     const auto it = instances.find(std::array{s.node, s.mesh, s.primitive});
     const MeshInstance* found = it == instances.end() ? nullptr : it->second;
     if (found == nullptr) {
-      return make_error(where, "source primitive (node " + std::to_string(s.node) + ", mesh " +
+      return make_error(ErrorCode::Argument, where, "source primitive (node " + std::to_string(s.node) + ", mesh " +
                                    std::to_string(s.mesh) + ", primitive " + std::to_string(s.primitive) +
                                    ") is not drawn by " + source.source);
     }
     if (found->vertex_count != s.vertex_count) {
-      return make_error(where, "source primitive (node " + std::to_string(s.node) + ", mesh " +
+      return make_error(ErrorCode::Argument, where, "source primitive (node " + std::to_string(s.node) + ", mesh " +
                                    std::to_string(s.mesh) + ", primitive " + std::to_string(s.primitive) +
                                    ") has " + std::to_string(s.vertex_count) + " vertices in the VAT and " +
                                    std::to_string(found->vertex_count) + " in " + source.source);
     }
     if (uint64_t(s.first_vertex) + s.vertex_count > vat.geometry.vertex_count()) {
-      return make_error(where, "source range runs past the VAT's vertices");
+      return make_error(ErrorCode::Argument, where, "source range runs past the VAT's vertices");
     }
     m.push_back(Mapping{found->first_vertex, s.first_vertex, s.vertex_count});
   }
@@ -160,7 +160,7 @@ Result<std::vector<uint32_t>> clips_to_measure(const Asset& source, const Vat& v
     assert(c < vat.clips.size());
     const int a = vat.clips[c].source_animation;
     if (a < 0 || size_t(a) >= source.animations.size()) {
-      return make_error(vat.source, "clip \"" + printable(vat.clips[c].name) + "\" names source animation " +
+      return make_error(ErrorCode::Argument, vat.source, "clip \"" + printable(vat.clips[c].name) + "\" names source animation " +
                                         std::to_string(a) + ", which " + source.source + " does not have");
     }
   }

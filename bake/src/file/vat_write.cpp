@@ -175,7 +175,7 @@ Result<glb::Writer::Parts> checked_parts(const Vat& vat, glb::Writer& w) {
     check_vat(vat);
     return write_unchecked(vat, w);
   } catch (const Failure& f) {
-    return make_error(vat.source, printable(f.message));
+    return make_error(f.code, vat.source, printable(f.message));
   }
 }
 
@@ -195,7 +195,7 @@ Result<void> write_vat(const Vat& vat, OutputFile& out, const std::string& name)
   Result<glb::Writer::Parts> parts = checked_parts(vat, w);
   if (!parts) {
     // Name the destination as well as the Vat: the caller was saving to `name`.
-    return make_error(name, "not written: " + parts.error().message);
+    return make_error(parts.error().code, name, "not written: " + parts.error().message);
   }
   if (Result<void> r = out.write(parts->head); !r) return r;
   for (const std::span<const uint8_t>& piece : parts->body) {

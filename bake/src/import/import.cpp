@@ -34,13 +34,13 @@ std::string_view json_start(std::string_view text, bool complete) {
     text.remove_prefix(3);  // UTF-8 byte order mark
   const size_t first = text.find_first_not_of(" \t\r\n");
   if ((first == std::string_view::npos && complete) || (first != std::string_view::npos && text[first] != '{'))
-    fail("", "not a glTF file (neither JSON starting with '{' nor a GLB starting with \"glTF\")");
+    fail(ErrorCode::Parse, "", "not a glTF file (neither JSON starting with '{' nor a GLB starting with \"glTF\")");
   return text;
 }
 
 void check_json_size(const Context& ctx, uint64_t bytes, const std::string& where) {
   if (bytes > ctx.options.max_json_bytes)
-    fail(where, "the JSON is " + byte_count(bytes) + ", more than the limit of " + byte_count(ctx.options.max_json_bytes) +
+    fail(ErrorCode::Limit, where, "the JSON is " + byte_count(bytes) + ", more than the limit of " + byte_count(ctx.options.max_json_bytes) +
                     " (ImportOptions::max_json_bytes)");
 }
 
@@ -55,25 +55,25 @@ std::string_view split_container(Context& ctx) {
   const std::span<const uint8_t> head = ctx.container_bytes(0, std::min<uint64_t>(size, 12), head_storage, "");
   if (head.size() >= 4 && std::memcmp(head.data(), "glTF", 4) == 0) {
     ctx.is_glb = true;
-    if (size < 12) fail("GLB", "the header is truncated (" + std::to_string(size) + " bytes)");
+    if (size < 12) fail(ErrorCode::Parse, "GLB", "the header is truncated (" + std::to_string(size) + " bytes)");
     const uint32_t version = load_u32(head.data() + 4);
-    if (version != 2) fail("GLB", "version " + std::to_string(version) + " is not supported (only glTF 2.0)");
+    if (version != 2) fail(ErrorCode::Unsupported, "GLB", "version " + std::to_string(version) + " is not supported (only glTF 2.0)");
     const uint64_t length = load_u32(head.data() + 8);
     if (length > size)
-      fail("GLB", "the header says " + std::to_string(length) + " bytes, but there are only " + std::to_string(size) +
+      fail(ErrorCode::Parse, "GLB", "the header says " + std::to_string(length) + " bytes, but there are only " + std::to_string(size) +
                       " (truncated file?)");
     std::string_view json_text;
     uint64_t offset = 12;
     for (size_t chunk = 0; chunk < 2 && offset < length; ++chunk) {
-      if (length - offset < 8) fail("GLB", "chunk " + std::to_string(chunk) + " has a truncated header");
+      if (length - offset < 8) fail(ErrorCode::Parse, "GLB", "chunk " + std::to_string(chunk) + " has a truncated header");
       std::vector<uint8_t> header_storage;
       const std::span<const uint8_t> header = ctx.container_bytes(offset, 8, header_storage, "GLB");
       const uint32_t chunk_length = load_u32(header.data());
       const uint32_t chunk_type = load_u32(header.data() + 4);
       if (chunk_length > length - offset - 8)
-        fail("GLB", "chunk " + std::to_string(chunk) + " (" + std::to_string(chunk_length) + " bytes) runs past the end of the file");
+        fail(ErrorCode::Parse, "GLB", "chunk " + std::to_string(chunk) + " (" + std::to_string(chunk_length) + " bytes) runs past the end of the file");
       if (chunk == 0) {
-        if (chunk_type != kChunkJson) fail("GLB", "the first chunk is not JSON");
+        if (chunk_type != kChunkJson) fail(ErrorCode::Parse, "GLB", "the first chunk is not JSON");
         check_json_size(ctx, chunk_length, "GLB");
         if (ctx.file) ctx.take_input(chunk_length, "GLB");
         const std::span<const uint8_t> data = ctx.container_bytes(offset + 8, chunk_length, ctx.json_storage, "GLB");
@@ -85,7 +85,7 @@ std::string_view split_container(Context& ctx) {
       }
       offset += 8 + uint64_t{chunk_length};
     }
-    if (json_text.data() == nullptr) fail("GLB", "has no JSON chunk");
+    if (json_text.data() == nullptr) fail(ErrorCode::Parse, "GLB", "has no JSON chunk");
     // Writers pad the JSON chunk with spaces; some use zeros.
     while (!json_text.empty() && (json_text.back() == '\0' || json_text.back() == ' ')) json_text.remove_suffix(1);
     return json_text;
@@ -102,7 +102,7 @@ json parse_json(std::string_view text) {
   try {
     return json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
-    fail("JSON", detail::json_error_text(e.what()));
+    fail(ErrorCode::Parse, "JSON", detail::json_error_text(e.what()));
   }
 }
 
@@ -118,8 +118,8 @@ void check_required_extensions(Context& ctx) {
       if (!required || name == "KHR_mesh_quantization" || name == "EXT_meshopt_compression") continue;
       const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
       if (name == "KHR_draco_mesh_compression")
-        fail(where, "extension KHR_draco_mesh_compression is required but not supported (vatkit has no Draco decoder)");
-      fail(where, "extension " + name + " is required but not supported");
+        fail(ErrorCode::Unsupported, where, "extension KHR_draco_mesh_compression is required but not supported (vatkit has no Draco decoder)");
+      fail(ErrorCode::Unsupported, where, "extension " + name + " is required but not supported");
     }
   };
   check_list("extensionsUsed", false);
@@ -133,9 +133,9 @@ std::string one_line(std::string s) {
 }
 
 void run(Context& ctx) {
-  if (ctx.container_size == 0) fail("", "the file is empty");
+  if (ctx.container_size == 0) fail(ErrorCode::Parse, "", "the file is empty");
   const std::string_view text = split_container(ctx);
-  if (!detail::json_depth_ok(text)) fail("JSON", detail::kJsonTooDeep);
+  if (!detail::json_depth_ok(text)) fail(ErrorCode::Limit, "JSON", detail::kJsonTooDeep);
   ctx.doc = parse_json(text);
   if (!ctx.doc.is_object()) fail("JSON", "the top level is not an object");
   check_required_extensions(ctx);
@@ -164,11 +164,11 @@ Result<Asset> import_container(Context& ctx) {
   try {
     run(ctx);
   } catch (const Failure& failure) {
-    return make_error(ctx.name, one_line(failure.what));
+    return make_error(failure.code, ctx.name, one_line(failure.what));
   } catch (const std::bad_alloc&) {
-    return make_error(ctx.name, "out of memory while importing");
+    return make_error(ErrorCode::Limit, ctx.name, "out of memory while importing");
   } catch (const std::exception& e) {
-    return make_error(ctx.name, one_line(std::string("internal error: ") + e.what()));
+    return make_error(ErrorCode::InvalidGltf, ctx.name, one_line(std::string("internal error: ") + e.what()));
   }
   ctx.asset.source = ctx.name;
   return std::move(ctx.asset);
@@ -179,14 +179,14 @@ Result<Asset> import_container(Context& ctx) {
 std::span<const uint8_t> Context::container_bytes(uint64_t offset, uint64_t length, std::vector<uint8_t>& storage,
                                                   const std::string& path) {
   if (offset > container_size || length > container_size - offset)
-    fail(path, "bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) + " are past the end of the file");
+    fail(ErrorCode::Parse, path, "bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) + " are past the end of the file");
   if (!file) return memory.subspan(static_cast<size_t>(offset), static_cast<size_t>(length));
   storage.resize(static_cast<size_t>(length));
   if (Result<void> r = file->read_at(offset, storage); !r) {
     // The entry point names the file; keep only the reason.
     const std::string prefix = file->name() + ": ";
     const std::string& message = r.error().message;
-    fail(path, message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message);
+    fail(r.error().code, path, message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message);
   }
   return storage;
 }
@@ -200,7 +200,7 @@ Result<Asset> import_gltf_memory(std::span<const uint8_t> bytes, const std::stri
   ctx.memory = bytes;
   ctx.container_size = bytes.size();
   if (bytes.size() > options.max_input_bytes)
-    return make_error(name, "is " + byte_count(bytes.size()) + ", more than the input limit of " + byte_count(options.max_input_bytes) +
+    return make_error(ErrorCode::Limit, name, "is " + byte_count(bytes.size()) + ", more than the input limit of " + byte_count(options.max_input_bytes) +
                                 " (ImportOptions::max_input_bytes)");
   ctx.input_bytes = bytes.size();
   return import_container(ctx);

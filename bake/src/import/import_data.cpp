@@ -17,9 +17,11 @@ namespace vatkit::import_detail {
 
 namespace fs = std::filesystem;
 
-void fail(const std::string& path, const std::string& reason) {
-  throw Failure{path.empty() ? reason : path + ": " + reason};
+void fail(ErrorCode code, const std::string& path, const std::string& reason) {
+  throw Failure{code, path.empty() ? reason : path + ": " + reason};
 }
+
+void fail(const std::string& path, const std::string& reason) { fail(ErrorCode::InvalidGltf, path, reason); }
 
 std::string indexed(const char* array, size_t index) {
   return std::string(array) + "[" + std::to_string(index) + "]";
@@ -27,7 +29,7 @@ std::string indexed(const char* array, size_t index) {
 
 void Context::take_input(uint64_t bytes, const std::string& path) {
   if (bytes > options.max_input_bytes || input_bytes > options.max_input_bytes - bytes)
-    fail(path, std::to_string(bytes) + " more bytes would take the import past its input limit of " +
+    fail(ErrorCode::Limit, path, std::to_string(bytes) + " more bytes would take the import past its input limit of " +
                    std::to_string(options.max_input_bytes) + " bytes (ImportOptions::max_input_bytes; " +
                    std::to_string(input_bytes) + " taken so far)");
   input_bytes += bytes;
@@ -35,7 +37,7 @@ void Context::take_input(uint64_t bytes, const std::string& path) {
 
 void Context::charge(uint64_t bytes, const std::string& path) {
   if (bytes > budget_bytes)
-    fail(path, "decodes to more data than a file of this size can plausibly hold (limit " +
+    fail(ErrorCode::Limit, path, "decodes to more data than a file of this size can plausibly hold (limit " +
                    std::to_string(budget_bytes >> 20) + " MiB left)");
   budget_bytes -= bytes;
 }
@@ -160,7 +162,7 @@ const std::vector<fs::path>& allowed_roots(Context& ctx, const std::string& path
   if (!ctx.roots.empty()) return ctx.roots;
   std::error_code ec;
   fs::path own = fs::canonical(ctx.base_dir, ec);
-  if (ec) fail(path, "cannot resolve the asset's folder " + ctx.base_dir.string() + " (" + ec.message() + ")");
+  if (ec) fail(ErrorCode::Io, path, "cannot resolve the asset's folder " + ctx.base_dir.string() + " (" + ec.message() + ")");
   ctx.roots.push_back(std::move(own));
   for (const fs::path& root : ctx.options.allowed_roots) {
     fs::path canonical = fs::canonical(root, ec);
@@ -178,15 +180,15 @@ std::vector<uint8_t> read_external(Context& ctx, const std::string& uri, const s
   const std::string upath = path + ".uri";
   const std::string quoted = "\"" + uri.substr(0, 200) + (uri.size() > 200 ? "...\"" : "\"");
   if (has_scheme(uri))
-    fail(upath, quoted + " is not a relative file reference (only data URIs and files inside the asset's folder are read)");
+    fail(ErrorCode::Unsupported, upath, quoted + " is not a relative file reference (only data URIs and files inside the asset's folder are read)");
   const std::string relative = percent_decode(uri);
   if (relative.empty()) fail(upath, "is empty");
   if (relative.find('\0') != std::string::npos) fail(upath, quoted + " decodes to a NUL byte, which no file name holds");
   if (ctx.base_dir.empty())
-    fail(path, "refers to the external file \"" + relative + "\", but the glTF was read from memory with no base directory");
+    fail(ErrorCode::Argument, path, "refers to the external file \"" + relative + "\", but the glTF was read from memory with no base directory");
   const fs::path named = fs::path(relative).is_absolute() ? fs::path(relative) : ctx.base_dir / fs::path(relative);
   auto cannot_read = [&](const std::string& where, const std::string& reason) {
-    fail(path, "cannot read \"" + relative + "\" (" + where + "): " + reason);
+    fail(ErrorCode::Io, path, "cannot read \"" + relative + "\" (" + where + "): " + reason);
   };
   std::error_code ec;
   const fs::path file = fs::canonical(named, ec);
@@ -195,7 +197,7 @@ std::vector<uint8_t> read_external(Context& ctx, const std::string& uri, const s
   if (std::none_of(roots.begin(), roots.end(), [&](const fs::path& root) { return is_within(file, root); })) {
     std::string where = "outside the asset's folder " + roots[0].string();
     for (size_t r = 1; r < roots.size(); ++r) where += (r == 1 ? " and the allowed folders " : ", ") + roots[r].string();
-    fail(upath, quoted + " resolves to " + file.string() + ", " + where + " (external files are read only inside " +
+    fail(ErrorCode::Unsupported, upath, quoted + " resolves to " + file.string() + ", " + where + " (external files are read only inside " +
                     (roots.size() > 1 ? "these" : "it") +
                     "; --allow-root DIR, or ImportOptions::allowed_roots, allows another folder)");
   }
@@ -582,7 +584,7 @@ void check_accessors(Context& ctx) {
     info.count = a.count;
     if (info.count == 0) fail(path + ".count", "must be at least 1");
     // Vertex and key counts are 32-bit in an Asset; this also keeps count * element size exact.
-    if (info.count > std::numeric_limits<uint32_t>::max()) fail(path + ".count", std::to_string(info.count) + " is too large");
+    if (info.count > std::numeric_limits<uint32_t>::max()) fail(ErrorCode::Limit, path + ".count", std::to_string(info.count) + " is too large");
 
     if (a.bufferView >= 0) {
       if (!in_range(a.bufferView, ctx.views.size()))

@@ -43,9 +43,12 @@ using json = nlohmann::json;
 
 // "what and where", without the file name (the entry point adds it).
 struct Failure {
+  ErrorCode code;
   std::string what;
 };
 
+[[noreturn]] void fail(ErrorCode code, const std::string& path, const std::string& reason);
+// A glTF that breaks the spec: ErrorCode::InvalidGltf.
 [[noreturn]] void fail(const std::string& path, const std::string& reason);
 
 // "accessors[3]"

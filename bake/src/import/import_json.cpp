@@ -61,7 +61,7 @@ class Copier {
   void uint(const char* key, T& out, bool required = false, uint64_t max = std::numeric_limits<uint64_t>::max()) const {
     if (const json* v = find(key, required)) {
       if (!v->is_number_unsigned()) fail(at(key), "must be a non-negative integer, not " + describe(*v));
-      if (v->get<uint64_t>() > max) fail(at(key), v->dump() + " is too large");
+      if (v->get<uint64_t>() > max) fail(ErrorCode::Limit, at(key), v->dump() + " is too large");
       out = static_cast<T>(v->get<uint64_t>());
     }
   }
@@ -191,10 +191,10 @@ void check_asset(const json& doc, tinygltf::Model& model) {
   if (!version) fail("asset.version", "required property is missing");
   if (!version->is_string()) fail("asset.version", "must be a string, not " + describe(*version));
   const std::string v = version->get<std::string>();
-  if (v.rfind("2.", 0) != 0) fail("asset.version", "\"" + v + "\" is not supported; only glTF 2.0 is");
+  if (v.rfind("2.", 0) != 0) fail(ErrorCode::Unsupported, "asset.version", "\"" + v + "\" is not supported; only glTF 2.0 is");
   if (const json* min_version = member(*asset, "minVersion")) {
     if (!min_version->is_string() || (min_version->get<std::string>() != "2.0"))
-      fail("asset.minVersion", min_version->dump() + " is not supported; only glTF 2.0 is");
+      fail(ErrorCode::Unsupported, "asset.minVersion", min_version->dump() + " is not supported; only glTF 2.0 is");
   }
   model.asset.version = "2.0";
 

@@ -92,7 +92,7 @@ bool primitive_readable(Context& ctx, const tinygltf::Primitive& prim, size_t m,
     return false;
   }
   if (primitive_is_draco_only(ctx, m, p, position_it->second))
-    fail(path, "is compressed with KHR_draco_mesh_compression, which vatkit cannot decode");
+    fail(ErrorCode::Unsupported, path, "is compressed with KHR_draco_mesh_compression, which vatkit cannot decode");
   return true;
 }
 
@@ -233,7 +233,7 @@ Primitive convert_primitive(Context& ctx, const tinygltf::Primitive& prim, const
   Primitive out;
   const int position = prim.attributes.at("POSITION");
   FloatRead positions = read_floats(ctx, position, attr_path + ".POSITION", kVec3, kF32, kAnyInt8And16, true);
-  if (positions.count > std::numeric_limits<uint32_t>::max() / 4) fail(attr_path + ".POSITION", "has too many vertices");
+  if (positions.count > std::numeric_limits<uint32_t>::max() / 4) fail(ErrorCode::Limit, attr_path + ".POSITION", "has too many vertices");
   const size_t n = positions.count;
   out.positions = to_vectors<glm::vec3>(positions.values, n, 3);
   positions = {};

@@ -365,7 +365,7 @@ void finish_scene(Context& ctx) {
     node.weights_offset = static_cast<uint32_t>(weights);
     node.weights_count = static_cast<uint32_t>(targets);
     weights += targets;
-    if (weights > std::numeric_limits<uint32_t>::max()) fail("nodes", "more morph weights than vatkit can index");
+    if (weights > std::numeric_limits<uint32_t>::max()) fail(ErrorCode::Limit, "nodes", "more morph weights than vatkit can index");
   }
   ctx.charge(weights * sizeof(float) * 4, "nodes");
   asset.weight_count = static_cast<uint32_t>(weights);
@@ -444,7 +444,7 @@ void finish_scene(Context& ctx) {
           instance.vertex_count = mesh.primitives[p].vertex_count();
           vertices += instance.vertex_count;
           if (vertices > std::numeric_limits<uint32_t>::max())
-            fail("scene", "the mesh instances of the scene have more than 2^32 - 1 vertices in all");
+            fail(ErrorCode::Limit, "scene", "the mesh instances of the scene have more than 2^32 - 1 vertices in all");
           asset.instances.push_back(instance);
         }
       }

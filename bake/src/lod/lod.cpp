@@ -1054,7 +1054,7 @@ Result<void> LodBuilder::store_levels(const std::vector<std::vector<float>>& bou
       lod.error_in_motion = std::max(lod.error_in_motion, levels[l - 1].lod.error_in_motion);
     }
     if (!std::isfinite(lod.error_in_motion)) {
-      return make_error(vat.source, "level of detail " + std::to_string(l + 1) + ": error not finite (" +
+      return make_error(ErrorCode::Limit, vat.source, "level of detail " + std::to_string(l + 1) + ": error not finite (" +
                                         fmt("%g", lod.error_in_motion) + ")");
     }
     lod.screen_size = lod_screen_size(radius, lod.error_in_motion);

@@ -233,7 +233,7 @@ Result<Context> Context::Impl::finish(std::unique_ptr<Backend> backend, std::str
   info.major = version / 10;
   info.minor = version % 10;
   if (epoxy_is_desktop_gl() == 0 || version < 43) {
-    return make_error("OpenGL", "needs a desktop OpenGL 4.3+ core context, got '" +
+    return make_error(ErrorCode::Gl, "OpenGL", "needs a desktop OpenGL 4.3+ core context, got '" +
                                     gl_string(GL_VERSION) + "' (" + info.platform + ")");
   }
   info.vendor = gl_string(GL_VENDOR);
@@ -249,7 +249,7 @@ Result<Context> Context::Impl::finish(std::unique_ptr<Backend> backend, std::str
   }
   std::sort(info.extensions.begin(), info.extensions.end());
   if (version < 45 && !info.has_extension("GL_ARB_direct_state_access")) {
-    return make_error("OpenGL", "'" + info.renderer + "' (" + info.version +
+    return make_error(ErrorCode::Gl, "OpenGL", "'" + info.renderer + "' (" + info.version +
                                     ") has neither GL 4.5 nor GL_ARB_direct_state_access");
   }
   info.limits = read_limits();
@@ -326,13 +326,13 @@ Result<Context> Context::create_window(const WindowOptions& options) {
 bool Context::window_support() { return false; }
 
 Result<Context> Context::create_window(const WindowOptions&) {
-  return make_error("GLFW", "this vatkit was built without GLFW: no window support");
+  return make_error(ErrorCode::Unsupported, "GLFW", "this vatkit was built without GLFW: no window support");
 }
 #endif
 
 Result<void> Context::make_current() {
   if (!switch_current(impl_->backend.get())) {
-    return make_error("OpenGL", "cannot make the context current (" + impl_->info.platform + ")");
+    return make_error(ErrorCode::Gl, "OpenGL", "cannot make the context current (" + impl_->info.platform + ")");
   }
   return {};
 }
@@ -365,7 +365,7 @@ Result<void> Context::check(std::string_view what) {
     if (i) text += "; ";
     text += errors[i].text;
   }
-  return make_error(std::string(what), text);
+  return make_error(ErrorCode::Gl, std::string(what), text);
 }
 
 uint64_t Context::logged_message_count() const { return impl_->logged; }

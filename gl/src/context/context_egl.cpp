@@ -198,7 +198,7 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& optio
   };
 
   if (!get_platform_display || !has_word(client, "EGL_EXT_platform_base")) {
-    return make_error("EGL", "no EGL_EXT_platform_base: cannot open a headless display (is libEGL "
+    return make_error(ErrorCode::Gl, "EGL", "no EGL_EXT_platform_base: cannot open a headless display (is libEGL "
                              "from glvnd installed, with a driver such as libegl-mesa0?)");
   }
 
@@ -254,7 +254,7 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& optio
       }
     }
   }
-  return make_error("EGL", "no headless OpenGL core context: " + tried);
+  return make_error(ErrorCode::Gl, "EGL", "no headless OpenGL core context: " + tried);
 }
 
 }  // namespace vatkit::gl

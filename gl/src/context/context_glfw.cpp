@@ -54,7 +54,7 @@ Result<std::unique_ptr<Backend>> create_glfw_backend(const WindowOptions& option
   glfwSetErrorCallback(on_glfw_error);
   g_glfw_last_error.clear();
   if (g_glfw_users == 0 && glfwInit() != GLFW_TRUE) {
-    return make_error("GLFW", "cannot initialise (" +
+    return make_error(ErrorCode::Gl, "GLFW", "cannot initialise (" +
                                   (g_glfw_last_error.empty() ? std::string("no display?")
                                                              : g_glfw_last_error) + ")");
   }
@@ -80,7 +80,7 @@ Result<std::unique_ptr<Backend>> create_glfw_backend(const WindowOptions& option
   }
   if (!window) {
     if (--g_glfw_users == 0) glfwTerminate();
-    return make_error("GLFW", "no window with an OpenGL core context: " + refusals);
+    return make_error(ErrorCode::Gl, "GLFW", "no window with an OpenGL core context: " + refusals);
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(options.vsync ? 1 : 0);

@@ -87,13 +87,13 @@ bool encode_rows(WriteContext& context, const ImageView& image, int level, png_b
 
 Result<std::vector<uint8_t>> encode_png(const ImageView& image, const PngOptions& options) {
   if (!image.pixels || image.width <= 0 || image.height <= 0)
-    return make_error("PNG", "empty image (" + std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
+    return make_error(ErrorCode::Argument, "PNG", "empty image (" + std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
   if (image.channels < 1 || image.channels > 4)
-    return make_error("PNG", "cannot store " + std::to_string(image.channels) + " channels (1 to 4)");
+    return make_error(ErrorCode::Argument, "PNG", "cannot store " + std::to_string(image.channels) + " channels (1 to 4)");
   if (image.stride() < size_t(image.width) * size_t(image.channels))
-    return make_error("PNG", "row stride " + std::to_string(image.stride()) + " is shorter than a row");
+    return make_error(ErrorCode::Argument, "PNG", "row stride " + std::to_string(image.stride()) + " is shorter than a row");
   if (options.compression_level < 0 || options.compression_level > 9)
-    return make_error("PNG", "compression level " + std::to_string(options.compression_level) + " is not in 0..9");
+    return make_error(ErrorCode::Argument, "PNG", "compression level " + std::to_string(options.compression_level) + " is not in 0..9");
 
   std::vector<png_bytep> rows(static_cast<size_t>(image.height));
   for (size_t y = 0; y < rows.size(); ++y)
@@ -104,13 +104,13 @@ Result<std::vector<uint8_t>> encode_png(const ImageView& image, const PngOptions
   WriteContext context;
   context.out = &out;
   if (!encode_rows(context, image, options.compression_level, rows.data()))
-    return make_error("PNG", std::string("libpng: ") + context.error);
+    return make_error(ErrorCode::Io, "PNG", std::string("libpng: ") + context.error);
   return out;
 }
 
 Result<void> write_png(const std::filesystem::path& path, const ImageView& image, const PngOptions& options) {
   Result<std::vector<uint8_t>> bytes = encode_png(image, options);
-  if (!bytes) return make_error(path.string(), bytes.error().message);
+  if (!bytes) return make_error(bytes.error().code, path.string(), bytes.error().message);
   return write_file_atomic(path, *bytes);
 }
 
@@ -119,7 +119,7 @@ Result<Image> decode_png(std::span<const uint8_t> bytes, const std::string& name
   std::memset(&png, 0, sizeof(png));
   png.version = PNG_IMAGE_VERSION;
   if (!png_image_begin_read_from_memory(&png, bytes.data(), bytes.size()))
-    return make_error(name, std::string("not a readable PNG (libpng: ") + png.message + ")");
+    return make_error(ErrorCode::Parse, name, std::string("not a readable PNG (libpng: ") + png.message + ")");
   // Keep the channels the file has, as 8-bit values; expand palettes.
   png.format &= ~(PNG_FORMAT_FLAG_LINEAR | PNG_FORMAT_FLAG_COLORMAP);
   Image image;
@@ -130,7 +130,7 @@ Result<Image> decode_png(std::span<const uint8_t> bytes, const std::string& name
   if (!png_image_finish_read(&png, nullptr, image.pixels.data(), 0, nullptr)) {
     const std::string message = png.message;
     png_image_free(&png);
-    return make_error(name, "corrupt PNG (libpng: " + message + ")");
+    return make_error(ErrorCode::Parse, name, "corrupt PNG (libpng: " + message + ")");
   }
   return image;
 }

@@ -23,9 +23,9 @@ Result<RenderTarget> RenderTarget::create(const RenderTargetDesc& desc) {
   glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
   max_size = std::min(max_size, max_texture);
   if (desc.width < 1 || desc.height < 1 || desc.width > max_size || desc.height > max_size)
-    return make_error(name, "size must be 1.." + std::to_string(max_size) + " on each side");
+    return make_error(ErrorCode::Limit, name, "size must be 1.." + std::to_string(max_size) + " on each side");
   if (desc.samples < 1 || desc.samples > std::max(1, max_samples))
-    return make_error(name, "samples must be 1.." + std::to_string(std::max(1, max_samples)));
+    return make_error(ErrorCode::Limit, name, "samples must be 1.." + std::to_string(std::max(1, max_samples)));
 
   RenderTarget target;
   target.desc_ = desc;
@@ -52,13 +52,13 @@ Result<RenderTarget> RenderTarget::create(const RenderTargetDesc& desc) {
     target.resolve_framebuffer_ = create_framebuffer();
     glNamedFramebufferTexture(target.resolve_framebuffer_.id(), GL_COLOR_ATTACHMENT0, target.color_.id(), 0);
     if (glCheckNamedFramebufferStatus(target.resolve_framebuffer_.id(), GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-      return make_error(name, "the resolve framebuffer is incomplete");
+      return make_error(ErrorCode::Gl, name, "the resolve framebuffer is incomplete");
   }
   const GLenum status = glCheckNamedFramebufferStatus(draw, GL_FRAMEBUFFER);
   if (status != GL_FRAMEBUFFER_COMPLETE) {
     char text[64];
     std::snprintf(text, sizeof(text), "framebuffer incomplete (status 0x%04x)", status);
-    return make_error(name, text);
+    return make_error(ErrorCode::Gl, name, text);
   }
   return target;
 }
@@ -88,7 +88,7 @@ Result<void> RenderTarget::read_rgba8(std::span<uint8_t> rgba) const {
   const size_t row = size_t(desc_.width) * 4;
   const size_t bytes = row * size_t(desc_.height);
   if (rgba.size() != bytes) {
-    return make_error(size_text(desc_), "readback needs " + std::to_string(bytes) +
+    return make_error(ErrorCode::Argument, size_text(desc_), "readback needs " + std::to_string(bytes) +
                                             " bytes, got a span of " + std::to_string(rgba.size()));
   }
   resolve();

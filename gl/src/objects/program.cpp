@@ -161,9 +161,9 @@ std::string preprocess(const ProgramDesc& program, const ShaderSource& shader) {
 }
 
 Result<Program> build_program(const ProgramDesc& desc) {
-  if (desc.shaders.empty()) return make_error(desc.name, "no shaders to build a program from");
+  if (desc.shaders.empty()) return make_error(ErrorCode::Argument, desc.name, "no shaders to build a program from");
   if (desc.draw_parameters && !epoxy_has_gl_extension("GL_ARB_shader_draw_parameters")) {
-    return make_error(desc.name, "needs GL_ARB_shader_draw_parameters, which this driver lacks");
+    return make_error(ErrorCode::Gl, desc.name, "needs GL_ARB_shader_draw_parameters, which this driver lacks");
   }
   std::vector<Shader> shaders;
   for (const ShaderSource& source : desc.shaders) {
@@ -172,7 +172,7 @@ Result<Program> build_program(const ProgramDesc& desc) {
     const std::string text = preprocess(desc, source);
     Shader shader(glCreateShader(stage_enum(source.stage)));
     if (!shader) {
-      return make_error(name, std::string("cannot create a ") + stage_name(source.stage) + " shader");
+      return make_error(ErrorCode::Gl, name, std::string("cannot create a ") + stage_name(source.stage) + " shader");
     }
     const GLchar* pointer = text.c_str();
     const GLint length = static_cast<GLint>(text.size());
@@ -181,7 +181,7 @@ Result<Program> build_program(const ProgramDesc& desc) {
     GLint compiled = GL_FALSE;
     glGetShaderiv(shader.id(), GL_COMPILE_STATUS, &compiled);
     if (compiled != GL_TRUE) {
-      return Error{name + " (" + stage_name(source.stage) + " shader): compile failed: " +
+      return Error{ErrorCode::Gl, name + " (" + stage_name(source.stage) + " shader): compile failed: " +
                    quote_log(shader_log(shader.id()), source.source)};
     }
     shaders.push_back(std::move(shader));
@@ -200,7 +200,7 @@ Result<Program> build_program(const ProgramDesc& desc) {
   GLint linked = GL_FALSE;
   glGetProgramiv(program.id(), GL_LINK_STATUS, &linked);
   if (linked != GL_TRUE) {
-    return make_error(desc.name, "link failed: " + quote_log(program_log(program.id()), ""));
+    return make_error(ErrorCode::Gl, desc.name, "link failed: " + quote_log(program_log(program.id()), ""));
   }
   return program;
 }

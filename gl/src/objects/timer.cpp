@@ -17,7 +17,7 @@ Result<GpuTimer> GpuTimer::create(const Context& context, TimerMethod method) {
   const ContextInfo& info = context.info();
   const bool queries_work = info.limits.timer_query_bits > 0;
   if (method == TimerMethod::gpu_query && !queries_work) {
-    return make_error("GPU timer", "'" + info.renderer + "' has no GL_TIME_ELAPSED counter bits");
+    return make_error(ErrorCode::Gl, "GPU timer", "'" + info.renderer + "' has no GL_TIME_ELAPSED counter bits");
   }
   if (method == TimerMethod::automatic) {
     method = queries_work && !info.software ? TimerMethod::gpu_query : TimerMethod::wall_clock_finish;
@@ -49,7 +49,7 @@ void GpuTimer::end() {
 }
 
 Result<double> GpuTimer::elapsed_ms() {
-  if (state_ != 2) return make_error("GPU timer", "elapsed_ms() without a begin()/end() pair");
+  if (state_ != 2) return make_error(ErrorCode::Argument, "GPU timer", "elapsed_ms() without a begin()/end() pair");
   if (method_ == TimerMethod::gpu_query) {
     GLuint64 ns = 0;
     glGetQueryObjectui64v(query_.id(), GL_QUERY_RESULT, &ns);

@@ -37,7 +37,7 @@ bool describe_type(GLenum type, CaptureScalar& scalar, int& components) {
 }  // namespace
 
 Result<VertexCapture> VertexCapture::create(const CaptureDesc& desc) {
-  if (desc.outputs.empty()) return make_error(desc.name, "no outputs to capture");
+  if (desc.outputs.empty()) return make_error(ErrorCode::Argument, desc.name, "no outputs to capture");
   ProgramDesc program_desc;
   program_desc.name = desc.name;
   program_desc.shaders = {{ShaderStage::vertex, desc.vertex_source, desc.name + ".vert"}};
@@ -53,7 +53,7 @@ Result<VertexCapture> VertexCapture::create(const CaptureDesc& desc) {
   GLint count = 0;
   glGetProgramiv(capture.program_.id(), GL_TRANSFORM_FEEDBACK_VARYINGS, &count);
   if (count != static_cast<GLint>(desc.outputs.size())) {
-    return make_error(desc.name, "the linked program captures " + std::to_string(count) +
+    return make_error(ErrorCode::Argument, desc.name, "the linked program captures " + std::to_string(count) +
                                      " outputs, " + std::to_string(desc.outputs.size()) + " asked");
   }
   for (GLuint i = 0; i < static_cast<GLuint>(count); ++i) {
@@ -67,7 +67,7 @@ Result<VertexCapture> VertexCapture::create(const CaptureDesc& desc) {
     if (!describe_type(type, field.scalar, components)) {
       char type_text[16];
       std::snprintf(type_text, sizeof(type_text), "0x%04x", type);
-      return make_error(desc.name, "output '" + field.name + "' has a type (" + type_text +
+      return make_error(ErrorCode::Argument, desc.name, "output '" + field.name + "' has a type (" + type_text +
                                        ") that capture does not read (doubles, say): use float, "
                                        "int or uint vectors");
     }
@@ -95,10 +95,10 @@ Result<void> VertexCapture::run(uint32_t vertex_count, uint32_t instance_count,
   if (bytes > uint64_t(std::numeric_limits<GLsizeiptr>::max()) ||
       vertex_count > uint32_t(std::numeric_limits<GLsizei>::max()) ||
       instance_count > uint32_t(std::numeric_limits<GLsizei>::max())) {
-    return make_error(name_, "too many records to capture at once (" + std::to_string(records) + ")");
+    return make_error(ErrorCode::Limit, name_, "too many records to capture at once (" + std::to_string(records) + ")");
   }
   if (out.size() != bytes) {
-    return make_error(name_, std::to_string(vertex_count) + " x " + std::to_string(instance_count) +
+    return make_error(ErrorCode::Limit, name_, std::to_string(vertex_count) + " x " + std::to_string(instance_count) +
                                  " records need " + std::to_string(bytes) + " bytes, got " +
                                  std::to_string(out.size()));
   }
@@ -136,7 +136,7 @@ Result<void> VertexCapture::run(uint32_t vertex_count, uint32_t instance_count,
   GLuint64 written = 0;
   glGetQueryObjectui64v(written_.id(), GL_QUERY_RESULT, &written);
   if (written != records) {
-    return make_error(name_, "transform feedback wrote " + std::to_string(written) + " of " +
+    return make_error(ErrorCode::Gl, name_, "transform feedback wrote " + std::to_string(written) + " of " +
                                  std::to_string(records) + " records");
   }
   glGetNamedBufferSubData(buffer_.id(), 0, static_cast<GLsizeiptr>(bytes), out.data());
@@ -147,7 +147,7 @@ Result<std::vector<float>> VertexCapture::run_floats(uint32_t vertex_count, uint
                                                      uint32_t vertex_array) {
   for (const CaptureField& field : fields_) {
     if (field.scalar != CaptureScalar::f32)
-      return make_error(name_, "run_floats: output '" + field.name + "' is not float");
+      return make_error(ErrorCode::Argument, name_, "run_floats: output '" + field.name + "' is not float");
   }
   std::vector<float> values(size_t(vertex_count) * instance_count * (record_bytes_ / 4));
   Result<void> done = run(vertex_count, instance_count, std::as_writable_bytes(std::span<float>(values)),

@@ -45,11 +45,11 @@ Crowd& Crowd::operator=(Crowd&&) noexcept = default;
 Crowd::~Crowd() = default;
 
 Result<Crowd> Crowd::create(const VatGpu& vat, uint32_t instance_count, const CrowdDesc& desc) {
-  if (instance_count == 0) return make_error(vat.source(), "a crowd needs at least one instance");
+  if (instance_count == 0) return make_error(ErrorCode::Argument, vat.source(), "a crowd needs at least one instance");
   GLint max_texels = 0;
   glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
   if (uint64_t(instance_count) * kInstanceTexels > uint64_t(uint32_t(max_texels))) {
-    return make_error(vat.source(), std::to_string(instance_count) + " instances: the playback table would need " +
+    return make_error(ErrorCode::Limit, vat.source(), std::to_string(instance_count) + " instances: the playback table would need " +
                                         std::to_string(uint64_t(instance_count) * kInstanceTexels) +
                                         " texels, over this GPU's buffer texture limit of " + std::to_string(max_texels));
   }
@@ -114,11 +114,11 @@ const glm::mat4& Crowd::world(uint32_t index) const { return impl_->worlds[index
 Result<void> Crowd::set_drawn(std::span<const uint32_t> logical) {
   Impl& m = *impl_;
   if (logical.size() > m.count) {
-    return make_error(m.vat->source(), "drawn list of " + std::to_string(logical.size()) +
+    return make_error(ErrorCode::Argument, m.vat->source(), "drawn list of " + std::to_string(logical.size()) +
                                            " instances, more than the crowd's " + std::to_string(m.count));
   }
   for (uint32_t i : logical) {
-    if (i >= m.count) return make_error(m.vat->source(), "drawn list names instance " + std::to_string(i) + " of " + std::to_string(m.count));
+    if (i >= m.count) return make_error(ErrorCode::Argument, m.vat->source(), "drawn list names instance " + std::to_string(i) + " of " + std::to_string(m.count));
   }
   if (logical.empty()) {
     for (uint32_t i = 0; i < m.count; ++i) m.drawn[i] = i;
@@ -181,7 +181,7 @@ Result<void> Crowd::set_static_pose(std::span<const glm::vec3> positions, std::s
   Impl& m = *impl_;
   const uint32_t n = m.vat->vertex_count();
   if (positions.size() != n || normals.size() != n) {
-    return make_error(m.vat->source(), "static pose of " + std::to_string(positions.size()) + " positions and " +
+    return make_error(ErrorCode::Argument, m.vat->source(), "static pose of " + std::to_string(positions.size()) + " positions and " +
                                            std::to_string(normals.size()) + " normals; the VAT has " +
                                            std::to_string(n) + " vertices");
   }

@@ -144,7 +144,7 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
 
 Result<CullingStats> Renderer::read_culling_stats(const Crowd& crowd) const {
   const Crowd::Impl& m = *crowd.impl_;
-  if (!m.culled) return make_error(m.vat->source(), "the crowd was not drawn with GPU culling in the last frame");
+  if (!m.culled) return make_error(ErrorCode::Argument, m.vat->source(), "the crowd was not drawn with GPU culling in the last frame");
   uint32_t counts[kCullPasses * kCounters] = {};
   glGetNamedBufferSubData(m.cull_counters.id(), 0, sizeof(counts), counts);
   CullingStats out;

@@ -44,7 +44,7 @@ Result<Renderer> Renderer::create(const RendererDesc& desc) {
   GLint max_texture = 0;
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
   if (desc.shadow_map_size < 1 || desc.shadow_map_size > max_texture) {
-    return make_error("renderer", "shadow map size " + std::to_string(desc.shadow_map_size) + " outside 1.." +
+    return make_error(ErrorCode::Argument, "renderer", "shadow map size " + std::to_string(desc.shadow_map_size) + " outside 1.." +
                                       std::to_string(max_texture));
   }
   Renderer r;
@@ -64,7 +64,7 @@ Result<Renderer> Renderer::create(const RendererDesc& desc) {
   glNamedFramebufferDrawBuffer(m.shadow_fbo.id(), GL_NONE);
   glNamedFramebufferReadBuffer(m.shadow_fbo.id(), GL_NONE);
   if (glCheckNamedFramebufferStatus(m.shadow_fbo.id(), GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-    return make_error("renderer", "the shadow map framebuffer is incomplete");
+    return make_error(ErrorCode::Gl, "renderer", "the shadow map framebuffer is incomplete");
   }
   m.empty_vao = create_vertex_array();
 

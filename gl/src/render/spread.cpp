@@ -29,7 +29,7 @@ struct Random {
 Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options) {
   const VatGpu& vat = crowd.vat();
   const Vat& meta = vat.metadata();
-  if (meta.clips.empty()) return make_error(vat.source(), "the VAT has no clips to play");
+  if (meta.clips.empty()) return make_error(ErrorCode::Argument, vat.source(), "the VAT has no clips to play");
   const uint32_t n = crowd.size();
   Random rng{options.seed * 0x2545f4914f6cdd1dull + 0x1234567ull};
 
@@ -74,7 +74,7 @@ Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options) {
     const float base_speed = clip.defaults.speed;
     in.policy.speed = base_speed * rng.uniform(1.0f - options.speed_jitter, 1.0f + options.speed_jitter);
     if (Result<void> ok = set_instance(crowd.table(), i, in, options.now); !ok) {
-      return make_error(vat.source(), "instance " + std::to_string(i) + ": " + ok.error().message);
+      return make_error(ok.error().code, vat.source(), "instance " + std::to_string(i) + ": " + ok.error().message);
     }
   }
   crowd.recompute_bounds();

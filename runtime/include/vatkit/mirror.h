@@ -34,22 +34,27 @@ Result<void> check_instance(const Vat& vat, const Instance& instance);
 RowBlend row_blend(const Vat& vat, const BandFrame& band);
 PoseBlend pose_blend(const Vat& vat, const Frame& frame);
 
+// The mirror_* functions check what decode.h would assert on and return ErrorCode::Argument
+// instead: `vat` must hold its animation data (its planes, and for vertices its geometry; the
+// metadata() copy a gl::VatGpu keeps holds neither: pass the loaded Vat), each band of `frame`
+// must lie inside one clip, and the vertices or the slot must exist.
+
 // World-space positions (and normals when the span is non-empty) of vertices [first_vertex,
 // first_vertex + count) under `frame`, placed by `world`. Spans as in decode_vertices.
-void mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t first_vertex,
-                     std::span<glm::vec3> positions, std::span<glm::vec3> normals = {});
+Result<void> mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t first_vertex,
+                             std::span<glm::vec3> positions, std::span<glm::vec3> normals = {});
 
 // The world matrix of slot `slot`'s joint (decode_joint_world) placed by `world`.
-glm::mat4 mirror_joint(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t slot);
+Result<glm::mat4> mirror_joint(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t slot);
 
 // The same for instance `index` of a table at clock time `time`.
-inline void mirror_vertices(const Vat& vat, const InstanceTable& table, uint32_t index, float time,
-                            const glm::mat4& world, uint32_t first_vertex, std::span<glm::vec3> positions,
-                            std::span<glm::vec3> normals = {}) {
-  mirror_vertices(vat, resolve(table, index, time), world, first_vertex, positions, normals);
+inline Result<void> mirror_vertices(const Vat& vat, const InstanceTable& table, uint32_t index, float time,
+                                    const glm::mat4& world, uint32_t first_vertex, std::span<glm::vec3> positions,
+                                    std::span<glm::vec3> normals = {}) {
+  return mirror_vertices(vat, resolve(table, index, time), world, first_vertex, positions, normals);
 }
-inline glm::mat4 mirror_joint(const Vat& vat, const InstanceTable& table, uint32_t index, float time,
-                              const glm::mat4& world, uint32_t slot) {
+inline Result<glm::mat4> mirror_joint(const Vat& vat, const InstanceTable& table, uint32_t index, float time,
+                                      const glm::mat4& world, uint32_t slot) {
   return mirror_joint(vat, resolve(table, index, time), world, slot);
 }
 

@@ -3,7 +3,8 @@
 // Every operation that can fail on bad input (a malformed glTF, a corrupt .vat.glb, an impossible
 // option) returns a Result<T>: either the value or an Error whose message is one complete line,
 // "FILE: what and where", for example
-//     "robot.glb: accessors[3]: count 120 runs past bufferViews[1] (byteLength 960)".
+//     "robot.glb: accessors[3]: count 120 runs past bufferViews[1] (byteLength 960)",
+// and a closed ErrorCode that says what kind of failure it is, for callers that branch on it.
 // The CLI prints it after "vatkit: error: " and exits non-zero. Misuse of the library by a caller
 // (a span of the wrong size, an out-of-range clip index) breaks a documented precondition.
 // value() (and * and ->) on a Result that holds an error throws BadResultAccess carrying the
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <cassert>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -23,7 +25,23 @@
 
 namespace vatkit {
 
+// What kind of failure an Error is. An Error forwarded from another Result keeps its code.
+enum class ErrorCode : uint8_t {
+  Io,           // a file cannot be opened, read, written, renamed or mapped, or does not exist
+  Parse,        // text or binary that cannot be parsed at all: bad JSON, a bad GLB container, truncated chunks
+  InvalidGltf,  // a parsed glTF that breaks the glTF 2.0 spec (accessor ranges, indices, references, ...)
+  Unsupported,  // valid input vatkit does not handle (an extension, an interpolation, a refused feature)
+  Limit,        // a size or count over a documented limit (texture size, vertices, nesting depth, memory)
+  Corrupt,      // a .vat.glb that fails validation or its checksum, or whose fields disagree
+  Argument,     // a wrong caller or command-line argument: an unknown clip, a bad option, an index out of range
+  Gl,           // an OpenGL, EGL or windowing failure in vatkit::gl: context, shader, framebuffer, GPU limits
+};
+
+// Lower-snake names ("io", "parse", "invalid_gltf", ...), distinct per code.
+const char* to_string(ErrorCode code);
+
 struct Error {
+  ErrorCode code;
   std::string message;  // one line: "FILE: what and where"
 };
 
@@ -34,8 +52,8 @@ class BadResultAccess : public std::runtime_error {
 };
 
 // Builds an Error from "FILE" and "what and where" (the separator is added here).
-inline Error make_error(const std::string& file, const std::string& what) {
-  return Error{file.empty() ? what : file + ": " + what};
+inline Error make_error(ErrorCode code, const std::string& file, const std::string& what) {
+  return Error{code, file.empty() ? what : file + ": " + what};
 }
 
 template <class T>

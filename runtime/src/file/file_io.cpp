@@ -76,7 +76,7 @@ std::string temporary_name(const std::filesystem::path& target, unsigned counter
 
 Result<OutputFile> OutputFile::create(const std::filesystem::path& path) {
   const std::string name = path.string();
-  if (path.empty()) return make_error(name, "an empty name is not a file name");
+  if (path.empty()) return make_error(ErrorCode::Argument, name, "an empty name is not a file name");
   Result<platform::OutputTarget> found = platform::find_output(path, name);
   if (!found) return found.error();
   const platform::OutputTarget& target = *found;
@@ -99,7 +99,7 @@ Result<OutputFile> OutputFile::create(const std::filesystem::path& path) {
   }
   if (out.file_ == kNoFile) {
     out.temp_.clear();
-    return make_error(name, "cannot create a temporary file next to it (" + error_text(open_error) + ")");
+    return make_error(ErrorCode::Io, name, "cannot create a temporary file next to it (" + error_text(open_error) + ")");
   }
   out.slot_ = register_temporary(out.temp_);
   if (Result<void> kept = platform::keep_attributes(out.file_, target, name); !kept) {
@@ -154,10 +154,10 @@ void OutputFile::abandon() {
 }
 
 Result<void> OutputFile::write(std::span<const uint8_t> bytes) {
-  if (done_ || file_ == kNoFile) return make_error(name_, "write after the output was finished or abandoned");
+  if (done_ || file_ == kNoFile) return make_error(ErrorCode::Argument, name_, "write after the output was finished or abandoned");
   if (const int error = platform::write_all(file_, bytes)) {
     abandon();
-    return make_error(name_, "write failed (" + error_text(error) + ")");
+    return make_error(ErrorCode::Io, name_, "write failed (" + error_text(error) + ")");
   }
   size_ += bytes.size();
   return {};
@@ -168,20 +168,20 @@ Result<void> OutputFile::write(std::string_view text) {
 }
 
 Result<void> OutputFile::finish() {
-  if (done_) return make_error(name_, "the output was committed or abandoned");
+  if (done_) return make_error(ErrorCode::Argument, name_, "the output was committed or abandoned");
   if (file_ == kNoFile) return {};
   // In place (a device, a FIFO, a descriptor): nothing to flush to disk.
   if (!temp_.empty()) {
     if (const int error = platform::flush_to_disk(file_)) {
       abandon();
-      return make_error(name_, "fsync failed (" + error_text(error) + ")");
+      return make_error(ErrorCode::Io, name_, "fsync failed (" + error_text(error) + ")");
     }
   }
   const int closed = platform::close(file_);
   file_ = kNoFile;
   if (closed != 0) {
     abandon();
-    return make_error(name_, "close failed (" + error_text(closed) + ")");
+    return make_error(ErrorCode::Io, name_, "close failed (" + error_text(closed) + ")");
   }
   return {};
 }
@@ -194,7 +194,7 @@ Result<void> OutputFile::commit() {
   }
   if (const int error = platform::replace(temp_, target_)) {
     abandon();
-    return make_error(name_, "cannot replace it (" + error_text(error) + ")");
+    return make_error(ErrorCode::Io, name_, "cannot replace it (" + error_text(error) + ")");
   }
   temp_.clear();
   unregister_temporary(slot_);
@@ -226,7 +226,7 @@ std::string bytes_text(uint64_t n) { return std::to_string(n) + " bytes"; }
 
 Result<InputFile> InputFile::open(const std::filesystem::path& path) {
   std::string name = path.string();
-  if (path.empty()) return make_error("<input>", "no file name given");
+  if (path.empty()) return make_error(ErrorCode::Argument, "<input>", "no file name given");
   Result<platform::InputHandle> opened = platform::open_input(path, name);
   if (!opened) return opened.error();
   return InputFile(opened->handle, std::move(name), opened->size);
@@ -254,10 +254,10 @@ Result<void> InputFile::read_at(uint64_t offset, std::span<uint8_t> out) const {
   while (done < out.size()) {
     size_t n = 0;
     if (const int error = platform::read_at(file_, offset + done, out.subspan(done), n)) {
-      return make_error(name_, "read failed (" + error_text(error) + ")");
+      return make_error(ErrorCode::Io, name_, "read failed (" + error_text(error) + ")");
     }
     if (n == 0) {
-      return make_error(name_, "ends at " + bytes_text(offset + done) + ", but " + bytes_text(offset + out.size()) +
+      return make_error(ErrorCode::Io, name_, "ends at " + bytes_text(offset + done) + ", but " + bytes_text(offset + out.size()) +
                                    " were expected (truncated, or changed while being read)");
     }
     done += n;
@@ -268,7 +268,7 @@ Result<void> InputFile::read_at(uint64_t offset, std::span<uint8_t> out) const {
 Result<std::vector<uint8_t>> InputFile::read_rest(uint64_t offset, uint64_t max_bytes, const std::string& what) const {
   const uint64_t expected = size_ > offset ? size_ - offset : 0;
   auto too_large = [&](uint64_t at_least) {
-    return make_error(name_, (at_least == expected ? "is " : "has at least ") + bytes_text(at_least) +
+    return make_error(ErrorCode::Limit, name_, (at_least == expected ? "is " : "has at least ") + bytes_text(at_least) +
                                  (offset ? " from byte " + std::to_string(offset) : std::string()) + ", more than " +
                                  what + " (" + bytes_text(max_bytes) + ")");
   };
@@ -277,7 +277,7 @@ Result<std::vector<uint8_t>> InputFile::read_rest(uint64_t offset, uint64_t max_
   try {
     bytes.resize(static_cast<size_t>(expected));
   } catch (const std::bad_alloc&) {
-    return make_error(name_, "out of memory reading " + bytes_text(expected));
+    return make_error(ErrorCode::Limit, name_, "out of memory reading " + bytes_text(expected));
   }
   size_t done = 0;
   while (true) {
@@ -287,7 +287,7 @@ Result<std::vector<uint8_t>> InputFile::read_rest(uint64_t offset, uint64_t max_
       // growing the vector (which would reallocate and copy the whole file just to find the end).
       uint8_t probe[4096];
       if (const int error = platform::read_at(file_, offset + done, probe, n)) {
-        return make_error(name_, "read failed (" + error_text(error) + ")");
+        return make_error(ErrorCode::Io, name_, "read failed (" + error_text(error) + ")");
       }
       if (n == 0) break;
       if (done + n > max_bytes) return too_large(done + n);
@@ -296,7 +296,7 @@ Result<std::vector<uint8_t>> InputFile::read_rest(uint64_t offset, uint64_t max_
       continue;
     }
     if (const int error = platform::read_at(file_, offset + done, std::span(bytes).subspan(done), n)) {
-      return make_error(name_, "read failed (" + error_text(error) + ")");
+      return make_error(ErrorCode::Io, name_, "read failed (" + error_text(error) + ")");
     }
     if (n == 0) break;
     done += n;

@@ -61,17 +61,17 @@ nlohmann::json json_array(const glm::vec3& v) { return json_array(std::span<cons
 nlohmann::json json_array(const glm::vec4& v) { return json_array(std::span<const float>(&v.x, 4)); }
 Result<Chunks> split_glb(std::span<const uint8_t> bytes, const std::string& name) {
   if (bytes.size() < kHeaderSize) {
-    return make_error(name, "GLB header: file has " + std::to_string(bytes.size()) +
+    return make_error(ErrorCode::Parse, name, "GLB header: file has " + std::to_string(bytes.size()) +
                                 " bytes, a GLB needs at least 12");
   }
-  if (get_u32(bytes.data()) != kMagic) return make_error(name, "GLB header: magic is not \"glTF\"");
+  if (get_u32(bytes.data()) != kMagic) return make_error(ErrorCode::Parse, name, "GLB header: magic is not \"glTF\"");
   const uint32_t version = get_u32(bytes.data() + 4);
   if (version != 2) {
-    return make_error(name, "GLB header: version " + std::to_string(version) + ", expected 2");
+    return make_error(ErrorCode::Parse, name, "GLB header: version " + std::to_string(version) + ", expected 2");
   }
   const uint32_t length = get_u32(bytes.data() + 8);
   if (length != bytes.size()) {
-    return make_error(name, "GLB header: length " + std::to_string(length) + " but the file has " +
+    return make_error(ErrorCode::Parse, name, "GLB header: length " + std::to_string(length) + " but the file has " +
                                 std::to_string(bytes.size()) + " bytes");
   }
   Chunks chunks;
@@ -80,34 +80,34 @@ Result<Chunks> split_glb(std::span<const uint8_t> bytes, const std::string& name
     const std::string where = "GLB chunk " + std::to_string(index) + " at offset " +
                               std::to_string(offset);
     if (bytes.size() - offset < kChunkHeaderSize) {
-      return make_error(name, where + ": truncated chunk header");
+      return make_error(ErrorCode::Parse, name, where + ": truncated chunk header");
     }
     const uint32_t chunk_length = get_u32(bytes.data() + offset);
     const uint32_t chunk_type = get_u32(bytes.data() + offset + 4);
     const size_t data = offset + kChunkHeaderSize;
     if (chunk_length > bytes.size() - data) {
-      return make_error(name, where + ": length " + std::to_string(chunk_length) +
+      return make_error(ErrorCode::Parse, name, where + ": length " + std::to_string(chunk_length) +
                                   " runs past the end of the file");
     }
     if (chunk_length % 4 != 0) {
-      return make_error(name, where + ": length " + std::to_string(chunk_length) +
+      return make_error(ErrorCode::Parse, name, where + ": length " + std::to_string(chunk_length) +
                                   " is not a multiple of 4");
     }
     const auto content = bytes.subspan(data, chunk_length);
     if (index == 0) {
-      if (chunk_type != kChunkJson) return make_error(name, where + ": first chunk is not JSON");
+      if (chunk_type != kChunkJson) return make_error(ErrorCode::Parse, name, where + ": first chunk is not JSON");
       chunks.json = content;
     } else if (index == 1 && chunk_type == kChunkBin) {
       chunks.bin = content;
       chunks.bin_offset = data;
     } else if (chunk_type == kChunkJson || chunk_type == kChunkBin) {
-      return make_error(name, where + ": unexpected second " +
+      return make_error(ErrorCode::Parse, name, where + ": unexpected second " +
                                   std::string(chunk_type == kChunkJson ? "JSON" : "BIN") +
                                   " chunk");
     }
     offset = data + chunk_length;
   }
-  if (chunks.json.data() == nullptr) return make_error(name, "GLB: no JSON chunk");
+  if (chunks.json.data() == nullptr) return make_error(ErrorCode::Parse, name, "GLB: no JSON chunk");
   return chunks;
 }
 

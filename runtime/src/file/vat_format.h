@@ -25,11 +25,16 @@ inline constexpr const char* kExt = "extensions.VATKIT_vertex_animation";
 // ---- errors --------------------------------------------------------------------------------
 
 struct Failure {
+  ErrorCode code;
   std::string message;  // "object: what", without the file name
 };
 
+[[noreturn]] inline void fail(ErrorCode code, const std::string& where, const std::string& what) {
+  throw Failure{code, where + ": " + what};
+}
+// A file (or Vat) that breaks the format: ErrorCode::Corrupt.
 [[noreturn]] inline void fail(const std::string& where, const std::string& what) {
-  throw Failure{where + ": " + what};
+  fail(ErrorCode::Corrupt, where, what);
 }
 
 inline std::string num(uint64_t v) { return std::to_string(v); }

@@ -99,7 +99,7 @@ class Reader {
 
 void Reader::check_container() {
   Result<glb::Chunks> chunks = glb::split_glb(file_, "");
-  if (!chunks) throw Failure{chunks.error().message};
+  if (!chunks) throw Failure{chunks.error().code, chunks.error().message};
   chunks_ = *chunks;
   if (chunks_.bin.empty()) fail("GLB", "no BIN chunk: a .vat.glb stores its planes there");
 }
@@ -131,10 +131,10 @@ void Reader::check_checksum() {
       version = find(doc["extensions"][kVatExtensionName], key::kVersion);
     }
     if (version && version->is_number_unsigned() && !readable_version(version->get<uint64_t>())) {
-      fail(std::string(kExt) + "." + key::kVersion,
+      fail(ErrorCode::Unsupported, std::string(kExt) + "." + key::kVersion,
            num(version->get<uint64_t>()) + " is not supported (" + readable_versions() + ")");
     }
-    throw Failure{"checksum mismatch: the file says " + checksum_digits_ +
+    throw Failure{ErrorCode::Corrupt, "checksum mismatch: the file says " + checksum_digits_ +
                   ", its bytes hash to " + vat_file_detail::checksum_hex(actual) +
                   " (corrupted, truncated and re-padded, or edited by another tool)"};
   }
@@ -142,11 +142,11 @@ void Reader::check_checksum() {
 
 void Reader::parse_json() {
   const std::string_view text(reinterpret_cast<const char*>(chunks_.json.data()), chunks_.json.size());
-  if (!detail::json_depth_ok(text)) fail("JSON chunk", detail::kJsonTooDeep);
+  if (!detail::json_depth_ok(text)) fail(ErrorCode::Limit, "JSON chunk", detail::kJsonTooDeep);
   try {
     doc_ = json::parse(chunks_.json.begin(), chunks_.json.end());
   } catch (const json::exception& e) {
-    fail("JSON chunk", detail::json_error_text(e.what()));
+    fail(ErrorCode::Parse, "JSON chunk", detail::json_error_text(e.what()));
   }
   as_object(doc_, "JSON chunk");
 }
@@ -163,7 +163,7 @@ const json& Reader::extension() {
   const std::string e = kExt;
   version_ = as_u32(member(ext, key::kVersion, e), e + "." + key::kVersion);
   if (!readable_version(version_)) {
-    fail(e + "." + key::kVersion, num(version_) + " is not supported (" + readable_versions() + ")");
+    fail(ErrorCode::Unsupported, e + "." + key::kVersion, num(version_) + " is not supported (" + readable_versions() + ")");
   }
   const std::string& digits = as_string(member(ext, key::kChecksum, e), e + "." + key::kChecksum);
   if (digits != checksum_digits_) {
@@ -569,7 +569,7 @@ Result<Vat> load_vat_memory(std::span<const uint8_t> bytes, const std::string& n
     vat_format::Reader reader(bytes, name);
     return reader.read(std::move(keep_alive));
   } catch (const vat_format::Failure& f) {
-    return make_error(name, printable(f.message));  // quotes names from the file
+    return make_error(f.code, name, printable(f.message));  // quotes names from the file
   }
 }
 
@@ -579,7 +579,7 @@ Result<Vat> load_vat(const std::filesystem::path& path) {
   Result<InputFile> file = InputFile::open(path);
   if (!file) return file.error();
   if (file->size() > std::numeric_limits<uint32_t>::max()) {
-    return make_error(path.string(), "is " + std::to_string(file->size()) +
+    return make_error(ErrorCode::Limit, path.string(), "is " + std::to_string(file->size()) +
                                          " bytes, more than a GLB can hold (4 GiB)");
   }
   // Fresh, uninitialized, huge-page memory (detail::allocate_big): zeroing it first, or faulting it in
@@ -589,7 +589,7 @@ Result<Vat> load_vat(const std::filesystem::path& path) {
   try {
     bytes.reset(static_cast<uint8_t*>(detail::allocate_big(size)), detail::FreeBig());
   } catch (const std::bad_alloc&) {
-    return make_error(path.string(), "out of memory reading " + std::to_string(size) + " bytes");
+    return make_error(ErrorCode::Limit, path.string(), "out of memory reading " + std::to_string(size) + " bytes");
   }
   if (Result<void> read = file->read_at(0, std::span<uint8_t>(bytes.get(), size)); !read) return read.error();
   const std::span<const uint8_t> view(bytes.get(), size);

@@ -385,7 +385,7 @@ Result<void> validate_vat(const Vat& vat) {
   try {
     vat_format::check_vat(vat);
   } catch (const vat_format::Failure& f) {
-    return make_error(vat.source, printable(f.message));
+    return make_error(f.code, vat.source, printable(f.message));
   }
   return {};
 }

@@ -48,23 +48,23 @@ Result<InputHandle> open_input(const std::filesystem::path& path, const std::str
   do {
     fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return make_error(name, "cannot open (" + error_text(errno) + ")");
+  if (fd < 0) return make_error(ErrorCode::Io, name, "cannot open (" + error_text(errno) + ")");
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     const int error = errno;
     ::close(fd);
-    return make_error(name, "cannot stat (" + error_text(error) + ")");
+    return make_error(ErrorCode::Io, name, "cannot stat (" + error_text(error) + ")");
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return make_error(name, kind_of(st.st_mode));
+    return make_error(ErrorCode::Io, name, kind_of(st.st_mode));
   }
   // A regular file: reads block as usual from here (O_NONBLOCK only mattered for open()).
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
     const int error = errno;
     ::close(fd);
-    return make_error(name, "cannot set up reading (" + error_text(error) + ")");
+    return make_error(ErrorCode::Io, name, "cannot set up reading (" + error_text(error) + ")");
   }
   return InputHandle{fd, static_cast<uint64_t>(st.st_size)};
 }
@@ -104,21 +104,21 @@ Result<std::filesystem::path> follow_links(const std::filesystem::path& path, co
     struct stat st {};
     if (::lstat(p.c_str(), &st) != 0) {
       if (errno == ENOENT) return p;
-      return make_error(name, "cannot stat " + p.string() + " (" + error_text(errno) + ")");
+      return make_error(ErrorCode::Io, name, "cannot stat " + p.string() + " (" + error_text(errno) + ")");
     }
     if (!S_ISLNK(st.st_mode)) return p;
     if ((descriptor = own_descriptor(p)) >= 0) return p;
     std::string link(PATH_MAX, '\0');
     const ssize_t n = ::readlink(p.c_str(), link.data(), link.size());
     if (n < 0 || static_cast<size_t>(n) >= link.size()) {
-      return make_error(name, "cannot read the symbolic link " + p.string());
+      return make_error(ErrorCode::Io, name, "cannot read the symbolic link " + p.string());
     }
     link.resize(static_cast<size_t>(n));
     if (link.rfind("/proc/", 0) == 0) through_proc = true;
     const std::filesystem::path next(link);
     p = next.is_absolute() ? next : p.parent_path() / next;
   }
-  return make_error(name, "too many levels of symbolic links");
+  return make_error(ErrorCode::Io, name, "too many levels of symbolic links");
 }
 
 // The destination as found on the file system, before anything is opened.
@@ -139,15 +139,15 @@ Result<Destination> find_destination(const std::filesystem::path& path, const st
   if (d.descriptor >= 0) return d;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return make_error(name, "is a directory, not a file");
-    if (S_ISBLK(st.st_mode)) return make_error(name, "is a block device: vatkit writes no devices but character devices");
-    if (S_ISSOCK(st.st_mode)) return make_error(name, "is a socket, not a file");
+    if (S_ISDIR(st.st_mode)) return make_error(ErrorCode::Io, name, "is a directory, not a file");
+    if (S_ISBLK(st.st_mode)) return make_error(ErrorCode::Io, name, "is a block device: vatkit writes no devices but character devices");
+    if (S_ISSOCK(st.st_mode)) return make_error(ErrorCode::Io, name, "is a socket, not a file");
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
       d.path = path;
       d.in_place = true;
       return d;
     }
-    if (!S_ISREG(st.st_mode)) return make_error(name, "not a regular file");
+    if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::Io, name, "not a regular file");
     struct stat final_st {};
     // Another process's descriptor link, or a chain that does not lead to the file the kernel
     // found (a race): write through the path as given, as a shell would.
@@ -163,8 +163,8 @@ Result<Destination> find_destination(const std::filesystem::path& path, const st
     d.st = st;
     return d;
   }
-  if (errno != ENOENT) return make_error(name, "cannot stat (" + error_text(errno) + ")");
-  if (!final_path->has_filename()) return make_error(name, "not a file name");
+  if (errno != ENOENT) return make_error(ErrorCode::Io, name, "cannot stat (" + error_text(errno) + ")");
+  if (!final_path->has_filename()) return make_error(ErrorCode::Io, name, "not a file name");
   d.path = *final_path;
   return d;
 }
@@ -186,13 +186,13 @@ Result<OutputTarget> find_output(const std::filesystem::path& path, const std::s
     } else {
       fd = ::open(d.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | (d.append ? O_APPEND : 0));
     }
-    if (fd < 0) return make_error(name, "cannot open (" + error_text(errno) + ")");
+    if (fd < 0) return make_error(ErrorCode::Io, name, "cannot open (" + error_text(errno) + ")");
     target.in_place = fd;
     struct stat st {};
     // Checked again on the open file: the path may have changed since it was looked at.
     if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) {
       ::close(fd);
-      return make_error(name, "not a file, character device or FIFO");
+      return make_error(ErrorCode::Io, name, "not a file, character device or FIFO");
     }
     return target;
   }
@@ -217,10 +217,10 @@ Result<void> keep_attributes(FileHandle file, const OutputTarget& target, const 
   // The replacement keeps the owner (where the process may set it: root) and never widens the
   // permissions. fchown before fchmod: a change of owner may clear mode bits.
   if (::fchown(fd_of(file), target.owner, target.group) != 0 && errno != EPERM) {
-    return make_error(name, "cannot give the new file the old one's owner (" + error_text(errno) + ")");
+    return make_error(ErrorCode::Io, name, "cannot give the new file the old one's owner (" + error_text(errno) + ")");
   }
   if (::fchmod(fd_of(file), target.mode & 0777) != 0) {
-    return make_error(name, "cannot give the new file the old one's permissions (" + error_text(errno) + ")");
+    return make_error(ErrorCode::Io, name, "cannot give the new file the old one's permissions (" + error_text(errno) + ")");
   }
   return {};
 }

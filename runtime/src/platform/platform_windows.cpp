@@ -60,7 +60,7 @@ Result<InputHandle> open_input(const std::filesystem::path& path, const std::str
   // than as "access denied". Other processes may go on reading, writing and renaming the file.
   const HANDLE h = ::CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                                  nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
-  if (h == INVALID_HANDLE_VALUE) return make_error(name, "cannot open (" + error_text(last_error()) + ")");
+  if (h == INVALID_HANDLE_VALUE) return make_error(ErrorCode::Io, name, "cannot open (" + error_text(last_error()) + ")");
   const char* refused = nullptr;
   switch (::GetFileType(h)) {
     case FILE_TYPE_DISK: break;
@@ -73,13 +73,13 @@ Result<InputHandle> open_input(const std::filesystem::path& path, const std::str
     if (!::GetFileInformationByHandle(h, &info)) {
       const int error = last_error();
       ::CloseHandle(h);
-      return make_error(name, "cannot stat (" + error_text(error) + ")");
+      return make_error(ErrorCode::Io, name, "cannot stat (" + error_text(error) + ")");
     }
     if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) refused = "is a directory, not a file";
   }
   if (refused != nullptr) {
     ::CloseHandle(h);
-    return make_error(name, refused);
+    return make_error(ErrorCode::Io, name, refused);
   }
   const uint64_t size = (uint64_t(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
   return InputHandle{value_of(h), size};
@@ -106,7 +106,7 @@ Result<OutputTarget> find_output(const std::filesystem::path& path, const std::s
   target.path = path;
   const DWORD attributes = ::GetFileAttributesW(path.c_str());
   if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY)) {
-    return make_error(name, "is a directory, not a file");
+    return make_error(ErrorCode::Io, name, "is a directory, not a file");
   }
   // Opened to see what is there (device names such as NUL have no attributes to ask): a file on
   // a disk is replaced, a character device or pipe is written in place through this handle.
@@ -116,7 +116,7 @@ Result<OutputTarget> find_output(const std::filesystem::path& path, const std::s
     const int error = last_error();
     // Nothing there, or its folder missing (then creating the temporary says so).
     if (error == ERROR_FILE_NOT_FOUND || error == ERROR_PATH_NOT_FOUND) {
-      if (!path.has_filename()) return make_error(name, "not a file name");
+      if (!path.has_filename()) return make_error(ErrorCode::Io, name, "not a file name");
       return target;
     }
     // A file that cannot be opened for writing (read-only, in use) may still be replaced: the
@@ -125,7 +125,7 @@ Result<OutputTarget> find_output(const std::filesystem::path& path, const std::s
       target.exists = true;
       return target;
     }
-    return make_error(name, "cannot open (" + error_text(error) + ")");
+    return make_error(ErrorCode::Io, name, "cannot open (" + error_text(error) + ")");
   }
   const DWORD type = ::GetFileType(h);
   if (type == FILE_TYPE_CHAR || type == FILE_TYPE_PIPE) {

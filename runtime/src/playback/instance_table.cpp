@@ -43,7 +43,7 @@ std::string where(uint32_t index) { return "instance " + std::to_string(index); 
 
 Result<void> check_rows(const Track& t, uint32_t frame_rows, const char* which) {
   if (frame_rows == 0 || uint64_t(t.first_row) + t.rows <= frame_rows) return {};
-  return Error{std::string(which) + " rows [" + std::to_string(t.first_row) + ", " +
+  return Error{ErrorCode::Argument, std::string(which) + " rows [" + std::to_string(t.first_row) + ", " +
                std::to_string(uint64_t(t.first_row) + t.rows) + ") run past the VAT's " +
                std::to_string(frame_rows) + " frame rows"};
 }
@@ -165,7 +165,9 @@ void write_playback(InstanceTable& table, uint32_t index, const Playback& playba
 
 Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& in, float now) {
   assert(index < table.size());
-  auto fail = [&](const std::string& what) { return Error{where(index) + ": " + what}; };
+  auto fail = [&](const std::string& what, ErrorCode code = ErrorCode::Argument) {
+    return Error{code, where(index) + ": " + what};
+  };
   if (!std::isfinite(now) || std::fabs(now) > kMaxTimeMagnitude) {
     return fail("`now` must be finite and within +-1e18 s");
   }
@@ -174,10 +176,10 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
                 "(write_playback takes a hand-made fade)");
   }
   Result<Playback> compiled = compile(in);
-  if (!compiled) return fail(compiled.error().message);
+  if (!compiled) return fail(compiled.error().message, compiled.error().code);
   Playback next = *compiled;
-  if (auto r = check_rows(next.primary, table.frame_rows(), "clip"); !r) return fail(r.error().message);
-  if (auto r = check_rows(next.second, table.frame_rows(), "blend.clip"); !r) return fail(r.error().message);
+  if (auto r = check_rows(next.primary, table.frame_rows(), "clip"); !r) return fail(r.error().message, r.error().code);
+  if (auto r = check_rows(next.second, table.frame_rows(), "blend.clip"); !r) return fail(r.error().message, r.error().code);
 
   if (!table.written(index)) {
     table.store(index, next);
@@ -249,7 +251,7 @@ Result<InstanceTable> make_instance_table(std::span<const Instance> instances, u
   for (size_t i = 0; i < instances.size(); ++i) {
     if (instances[i].from) {
       Result<Playback> p = compile(instances[i]);
-      if (!p) return Error{where(uint32_t(i)) + ": " + p.error().message};
+      if (!p) return Error{p.error().code, where(uint32_t(i)) + ": " + p.error().message};
       write_playback(table, uint32_t(i), *p);
       continue;
     }

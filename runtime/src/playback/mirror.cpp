@@ -2,6 +2,7 @@
 #include "vatkit/mirror.h"
 #include "util/printable.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -45,7 +46,7 @@ std::string band_problem(const Vat& vat, uint32_t first_row, uint32_t rows) {
 
 Result<void> check_band(const Vat& vat, uint32_t first_row, uint32_t rows) {
   const std::string problem = band_problem(vat, first_row, rows);
-  if (!problem.empty()) return make_error(vat.source, problem);
+  if (!problem.empty()) return make_error(ErrorCode::Argument, vat.source, problem);
   return {};
 }
 
@@ -57,7 +58,7 @@ Result<void> check_instance(const Vat& vat, const Instance& in) {
   std::string problem = check(in.clip, "clip");
   if (problem.empty() && in.blend) problem = check(in.blend->clip, "blend.clip");
   if (problem.empty() && in.from) problem = check(in.from->clip, "from.clip");
-  if (!problem.empty()) return make_error(vat.source, problem);
+  if (!problem.empty()) return make_error(ErrorCode::Argument, vat.source, problem);
   return {};
 }
 
@@ -81,12 +82,73 @@ PoseBlend pose_blend(const Vat& vat, const Frame& frame) {
   return p;
 }
 
-void mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t first_vertex,
-                     std::span<glm::vec3> positions, std::span<glm::vec3> normals) {
+namespace {
+
+// What `vat` lacks for the mirror, or "": animation data at all (a gl::VatGpu's metadata() copy
+// keeps no planes and no geometry), the plane the decode reads (a delta bake may carry socket
+// slots without their plane), or the rig's per-vertex data.
+std::string missing_animation(const Vat& vat, bool vertices) {
+  const uint32_t n = vat.geometry.vertex_count();
+  const bool any_data = std::any_of(vat.planes.begin(), vat.planes.end(), [](const Plane& p) { return !p.data.empty(); });
+  if (!any_data || (vertices && n == 0)) {
+    return std::string("the Vat holds no animation data (no planes") + (vertices ? " or geometry" : "") +
+           "; a gl::VatGpu's metadata() copy keeps none): pass the loaded Vat";
+  }
+  const PlaneSemantic needed = vat.encoding == Encoding::Rig || !vertices ? PlaneSemantic::Slots : PlaneSemantic::Position;
+  const Plane* plane = vat.plane(needed);
+  if (plane == nullptr || plane->data.size() < plane->byte_size() || plane->byte_size() == 0)
+    return std::string("the Vat has no ") + to_string(needed) + " plane to decode from";
+  const VatGeometry& g = vat.geometry;
+  if (vertices && vat.encoding == Encoding::Rig &&
+      (g.bind_positions.size() != n || g.slots0.size() != n || g.slot_weights0.size() != n))
+    return "the rig Vat lacks bind positions or slot weights for its vertices";
+  return {};
+}
+
+// What is wrong with `frame` for `vat` (a band whose rows are in no clip, or straddle two), or "".
+std::string frame_problem(const Vat& vat, const Frame& frame) {
+  auto band = [&](const BandFrame& b, const char* which) -> std::string {
+    const int c = clip_holding(vat, b.row);
+    if (c < 0) return std::string("frame band ") + which + ": row " + std::to_string(b.row) + " is in no clip's band";
+    if (clip_holding(vat, b.row_next) != c)
+      return std::string("frame band ") + which + ": rows " + std::to_string(b.row) + " and " + std::to_string(b.row_next) +
+             " are not in one clip's band";
+    return {};
+  };
+  std::string problem = band(frame.a, "a");
+  if (problem.empty() && frame.weight > 0.0f) problem = band(frame.b, "b");
+  return problem;
+}
+
+// The checks every mirror_* makes before decoding, as an error naming `function`.
+Result<void> check_mirror(const Vat& vat, const Frame& frame, bool vertices, const char* function) {
+  std::string problem = missing_animation(vat, vertices);
+  if (problem.empty()) problem = frame_problem(vat, frame);
+  if (!problem.empty()) return make_error(ErrorCode::Argument, vat.source, std::string(function) + ": " + problem);
+  return {};
+}
+
+}  // namespace
+
+Result<void> mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t first_vertex,
+                             std::span<glm::vec3> positions, std::span<glm::vec3> normals) {
+  if (Result<void> ok = check_mirror(vat, frame, true, "mirror_vertices"); !ok) return ok;
+  const size_t count = positions.empty() ? normals.size() : positions.size();
+  if (!normals.empty() && normals.size() != count) {
+    return make_error(ErrorCode::Argument, vat.source,
+                      "mirror_vertices: " + std::to_string(positions.size()) + " positions but " +
+                          std::to_string(normals.size()) + " normals");
+  }
+  if (uint64_t(first_vertex) + count > vat.geometry.vertex_count()) {
+    return make_error(ErrorCode::Argument, vat.source,
+                      "mirror_vertices: vertices [" + std::to_string(first_vertex) + ", " +
+                          std::to_string(uint64_t(first_vertex) + count) + ") run past the Vat's " +
+                          std::to_string(vat.geometry.vertex_count()) + " vertices");
+  }
   decode_vertices(vat, pose_blend(vat, frame), first_vertex, positions, normals);
   const glm::vec3 c0(world[0]), c1(world[1]), c2(world[2]), c3(world[3]);
   for (glm::vec3& p : positions) p = c0 * p.x + c1 * p.y + c2 * p.z + c3;
-  if (normals.empty()) return;
+  if (normals.empty()) return {};
   // Cofactor columns: (c1 x c2, c2 x c0, c0 x c1), negated when W mirrors.
   glm::vec3 n0 = glm::cross(c1, c2), n1 = glm::cross(c2, c0), n2 = glm::cross(c0, c1);
   if (glm::dot(c0, n0) < 0.0f) {
@@ -99,9 +161,15 @@ void mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4& world,
     const float len2 = glm::dot(m, m);
     n = len2 >= std::numeric_limits<float>::min() ? m * (1.0f / std::sqrt(len2)) : n;
   }
+  return {};
 }
 
-glm::mat4 mirror_joint(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t slot) {
+Result<glm::mat4> mirror_joint(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t slot) {
+  if (slot >= vat.slots.size()) {
+    return make_error(ErrorCode::Argument, vat.source,
+                      "mirror_joint: slot " + std::to_string(slot) + " of " + std::to_string(vat.slots.size()));
+  }
+  if (Result<void> ok = check_mirror(vat, frame, false, "mirror_joint"); !ok) return ok.error();
   return world * decode_joint_world(vat, pose_blend(vat, frame), slot);
 }
 

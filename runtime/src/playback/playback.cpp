@@ -29,12 +29,12 @@ std::string band_text(const ClipBand& b) {
 std::string num(double v) { return detail::number_text(v); }
 
 Result<void> check_band(const ClipBand& b, const std::string& what) {
-  if (b.rows == 0) return make_error("", what + ": a band needs at least one row");
+  if (b.rows == 0) return make_error(ErrorCode::Argument, "", what + ": a band needs at least one row");
   if (uint64_t(b.first_row) + b.rows > kMaxPlaybackRows) {
-    return make_error("", what + ": " + band_text(b) + " runs past row 2^24 (float32 rows)");
+    return make_error(ErrorCode::Argument, "", what + ": " + band_text(b) + " runs past row 2^24 (float32 rows)");
   }
   if (b.rows > 1 && !(std::isfinite(b.fps) && b.fps > 0.0f)) {
-    return make_error("", what + ": fps " + num(b.fps) + " must be finite and > 0 for a band of " +
+    return make_error(ErrorCode::Argument, "", what + ": fps " + num(b.fps) + " must be finite and > 0 for a band of " +
                               std::to_string(b.rows) + " rows");
   }
   return {};
@@ -42,33 +42,33 @@ Result<void> check_band(const ClipBand& b, const std::string& what) {
 
 Result<void> check_policy(const PolicyOverrides& p, const std::string& what) {
   if (p.speed) {
-    if (!std::isfinite(*p.speed)) return make_error("", what + ".speed is not finite");
+    if (!std::isfinite(*p.speed)) return make_error(ErrorCode::Argument, "", what + ".speed is not finite");
     if (*p.speed < 0.0f) {
-      return make_error("", what + ".speed " + num(*p.speed) +
+      return make_error(ErrorCode::Argument, "", what + ".speed " + num(*p.speed) +
                                 " is negative: a VAT plays forward (bake a reversed clip instead)");
     }
   }
   if (p.repetitions) {
     const int32_t n = *p.repetitions;
     if (n != kInfiniteRepetitions && (n < 1 || n > kMaxRepetitions)) {
-      return make_error("", what + ".repetitions " + std::to_string(n) +
+      return make_error(ErrorCode::Argument, "", what + ".repetitions " + std::to_string(n) +
                                 " must be -1 (endless) or 1..2^24");
     }
   }
-  if (p.loop_mode && uint8_t(*p.loop_mode) > 2) return make_error("", what + ".loop_mode is not a LoopMode");
-  if (p.end_mode && uint8_t(*p.end_mode) > 1) return make_error("", what + ".end_mode is not an EndMode");
+  if (p.loop_mode && uint8_t(*p.loop_mode) > 2) return make_error(ErrorCode::Argument, "", what + ".loop_mode is not a LoopMode");
+  if (p.end_mode && uint8_t(*p.end_mode) > 1) return make_error(ErrorCode::Argument, "", what + ".end_mode is not an EndMode");
   return {};
 }
 
 Result<void> check_time(float t, const std::string& what) {
   if (!std::isfinite(t) || std::fabs(t) > kMaxTimeMagnitude) {
-    return make_error("", what + " " + num(t) + " must be finite and within +-1e18 s");
+    return make_error(ErrorCode::Argument, "", what + " " + num(t) + " must be finite and within +-1e18 s");
   }
   return {};
 }
 
 Result<void> check_weight(float w, const std::string& what) {
-  if (!(w >= 0.0f && w <= 1.0f)) return make_error("", what + " " + num(w) + " is outside [0, 1]");
+  if (!(w >= 0.0f && w <= 1.0f)) return make_error(ErrorCode::Argument, "", what + " " + num(w) + " is outside [0, 1]");
   return {};
 }
 
@@ -78,13 +78,13 @@ Result<float> rate_of(uint32_t rows, float fps, float speed, const std::string& 
   const double r = double(speed) * double(fps) / double(rows - 1);
   const auto rf = static_cast<float>(r);
   if (!std::isfinite(rf)) {
-    return make_error("", what + ": speed " + num(speed) + " x fps " + num(fps) +
+    return make_error(ErrorCode::Argument, "", what + ": speed " + num(speed) + " x fps " + num(fps) +
                               " is too fast for float32");
   }
   // A subnormal rate (a cycle longer than 1e30 years) would resolve differently on GPUs that
   // flush subnormals to zero, breaking the bit-for-bit port (docs/playback.md, "Porting").
   if (rf < std::numeric_limits<float>::min()) {
-    return make_error("", what + ": speed " + num(speed) + " x fps " + num(fps) +
+    return make_error(ErrorCode::Argument, "", what + ": speed " + num(speed) + " x fps " + num(fps) +
                               " is too slow for float32 (use speed 0 to hold the first row)");
   }
   return rf;
@@ -199,12 +199,12 @@ Result<Playback> compile(const Instance& in) {
   if (auto r = check_policy(in.policy, "instance"); !r) return r.error();
   if (auto r = check_time(in.start_time, "start_time"); !r) return r.error();
   if (!std::isfinite(in.fade_duration) || in.fade_duration < 0.0f) {
-    return make_error("", "fade_duration " + num(in.fade_duration) + " must be finite and >= 0");
+    return make_error(ErrorCode::Argument, "", "fade_duration " + num(in.fade_duration) + " must be finite and >= 0");
   }
   if (in.fade_start) {
     if (auto r = check_time(*in.fade_start, "fade_start"); !r) return r.error();
   }
-  if (uint8_t(in.fade_curve) > 1) return make_error("", "fade_curve is not a FadeCurve");
+  if (uint8_t(in.fade_curve) > 1) return make_error(ErrorCode::Argument, "", "fade_curve is not a FadeCurve");
 
   const ClipDefaults policy = resolve_policy(in.policy, in.clip.defaults);
   Result<float> rate = rate_of(in.clip.rows, in.clip.fps, policy.speed, "clip");
@@ -218,18 +218,18 @@ Result<Playback> compile(const Instance& in) {
   const float ramp_start = in.fade_start.value_or(in.start_time);
   const auto ramp_rate = fading ? static_cast<float>(1.0 / double(in.fade_duration)) : 0.0f;
   if (fading && !std::isfinite(ramp_rate)) {
-    return make_error("", "fade_duration " + num(in.fade_duration) + " is too short for float32");
+    return make_error(ErrorCode::Argument, "", "fade_duration " + num(in.fade_duration) + " is too short for float32");
   }
 
   if (in.blend) {
     const Blend& bl = *in.blend;
     if (in.from && fading) {
-      return make_error("", "a fade `from` another band into a blend needs three bands; a Frame "
+      return make_error(ErrorCode::Argument, "", "a fade `from` another band into a blend needs three bands; a Frame "
                             "holds two");
     }
     if (auto r = check_band(bl.clip, "blend.clip"); !r) return r.error();
     if (auto r = check_weight(bl.weight, "blend.weight"); !r) return r.error();
-    if (uint8_t(bl.sync) > 1) return make_error("", "blend.sync is not a BlendSync");
+    if (uint8_t(bl.sync) > 1) return make_error(ErrorCode::Argument, "", "blend.sync is not a BlendSync");
     if (bl.sync == BlendSync::Phase) {
       pb.second = pb.primary;
       pb.second.first_row = bl.clip.first_row;
@@ -258,7 +258,7 @@ Result<Playback> compile(const Instance& in) {
     if (auto r = check_policy(o.policy, "from"); !r) return r.error();
     if (auto r = check_time(o.start_time, "from.start_time"); !r) return r.error();
     if (!(in.fade_weight > 0.0f && in.fade_weight <= 1.0f)) {
-      return make_error("", "fade_weight " + num(in.fade_weight) + " is outside (0, 1]");
+      return make_error(ErrorCode::Argument, "", "fade_weight " + num(in.fade_weight) + " is outside (0, 1]");
     }
     const ClipDefaults op = resolve_policy(o.policy, o.clip.defaults);
     Result<float> rate_o = rate_of(o.clip.rows, o.clip.fps, op.speed, "from.clip");

@@ -191,15 +191,15 @@ std::string float_text(float value) {
 }
 
 Result<FrameQuery> parse_frame_query(std::string_view line) {
-  if (!detail::json_depth_ok(line)) return Error{std::string("line: ") + detail::kJsonTooDeep};
+  if (!detail::json_depth_ok(line)) return Error{ErrorCode::Limit, std::string("line: ") + detail::kJsonTooDeep};
   json j;
   try {
     j = json::parse(line.begin(), line.end());
   } catch (const json::parse_error& e) {
     // e.byte: the 1-based position of the byte where the parser gave up (the line's column).
-    return Error{"column " + std::to_string(e.byte) + ": not a JSON value (one object per line)"};
+    return Error{ErrorCode::Parse, "column " + std::to_string(e.byte) + ": not a JSON value (one object per line)"};
   } catch (const json::exception& e) {  // a number out of double's range: "number overflow parsing '1e4444'"
-    return Error{"not a JSON value: " + detail::json_error_text(e.what())};
+    return Error{ErrorCode::Parse, "not a JSON value: " + detail::json_error_text(e.what())};
   }
   try {
     only_fields(j, "line", {"instance", "time", "set", "expect"});
@@ -224,14 +224,14 @@ Result<FrameQuery> parse_frame_query(std::string_view line) {
     }
     return q;
   } catch (const Fail& f) {
-    return Error{f.message};
+    return Error{ErrorCode::Argument, f.message};
   }
 }
 
 Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
   FrameAnswer answer;
   Result<Playback> first = compile(q.instance);
-  if (!first) return Error{"instance: " + first.error().message};
+  if (!first) return Error{first.error().code, "instance: " + first.error().message};
   if (q.writes.empty()) {
     answer.frame = resolve(*first, q.time);
     answer.ends_at = ends_at(*first);
@@ -241,7 +241,7 @@ Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
   write_playback(table, 0, *first);
   for (size_t i = 0; i < q.writes.size(); ++i) {
     if (auto r = set_instance(table, 0, q.writes[i].instance, q.writes[i].now); !r) {
-      return Error{"set[" + std::to_string(i) + "]: " + r.error().message};
+      return Error{r.error().code, "set[" + std::to_string(i) + "]: " + r.error().message};
     }
   }
   answer.frame = resolve(table, 0, q.time);
@@ -260,12 +260,12 @@ std::string frame_json(const FrameAnswer& a) {
 }
 
 Result<void> check_frame_json(std::string_view expected, const FrameAnswer& answer) {
-  if (!detail::json_depth_ok(expected)) return Error{std::string("expect: ") + detail::kJsonTooDeep};
+  if (!detail::json_depth_ok(expected)) return Error{ErrorCode::Limit, std::string("expect: ") + detail::kJsonTooDeep};
   const json want = json::parse(expected.begin(), expected.end(), nullptr, false);
-  if (want.is_discarded() || !want.is_object()) return Error{"expect: not a JSON object"};
+  if (want.is_discarded() || !want.is_object()) return Error{ErrorCode::Parse, "expect: not a JSON object"};
   const json got = json::parse(frame_json(answer));
   for (auto it = got.begin(); it != got.end(); ++it) {
-    if (!want.contains(it.key())) return Error{"expect: missing " + shown_key(it.key())};
+    if (!want.contains(it.key())) return Error{ErrorCode::Argument, "expect: missing " + shown_key(it.key())};
     const json& w = want[it.key()];
     const json& g = it.value();
     bool same = false;
@@ -276,10 +276,10 @@ Result<void> check_frame_json(std::string_view expected, const FrameAnswer& answ
     } else {
       same = w == g;
     }
-    if (!same) return Error{it.key() + ": expected " + shown(w) + ", got " + shown(g)};
+    if (!same) return Error{ErrorCode::Argument, it.key() + ": expected " + shown(w) + ", got " + shown(g)};
   }
   for (auto it = want.begin(); it != want.end(); ++it) {
-    if (!got.contains(it.key())) return Error{"expect: unknown field " + shown_key(it.key())};
+    if (!got.contains(it.key())) return Error{ErrorCode::Argument, "expect: unknown field " + shown_key(it.key())};
   }
   return {};
 }
