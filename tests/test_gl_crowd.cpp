@@ -268,7 +268,7 @@ TEST_F(GlCrowd, AChangedFrameDrawsWhatAFreshRendererDraws) {
 TEST_F(GlCrowd, UniformCacheSetsOnlyChangedValues) {
   gl::ProgramDesc desc;
   desc.name = "cache";
-  desc.shaders = {{gl::ShaderStage::compute,
+  desc.shaders = {{gl::ShaderStage::Compute,
                    "layout(local_size_x = 1) in;\n"
                    "uniform float u_f; uniform uint u_u; uniform vec3 u_v; uniform vec4 u_a[2];\n"
                    "layout(std430, binding = 0) buffer Out { vec4 o[]; };\n"

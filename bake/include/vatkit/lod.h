@@ -5,9 +5,8 @@
 // level reads the same VAT columns (texels) and a renderer switches levels by switching index
 // ranges. Levels target 1/2, 1/4, 1/8... of the full mesh's triangles, each continuing from the
 // previous one. The simplifier weighs every collapse in the rest pose AND in poses of every clip
-// (a quadric per pose: a ring that a bending knee needs stays; meshoptimizer 0.18 sees the rest
-// pose only: on the sample character its first level was 1.2 mm off the full mesh at rest and
-// 40 mm in motion). Seams are kept until that stalls, then released (a faceted mesh: LodLevelReport::welded);
+// (a quadric per pose: a ring that a bending knee needs stays; meshoptimizer's simplifier sees the
+// rest pose only, and its levels can be far worse in motion than at rest; docs/lod.md). Seams are kept until that stalls, then released (a faceted mesh: LodLevelReport::welded);
 // past the simplifier's error cap (LodOptions::max_relative_error), meshoptimizer's sloppy
 // simplifier makes the far levels (LodLevelReport::sloppy); the list stops when a level cannot
 // remove a tenth of the previous one's triangles. docs/lod.md has the measured levels of the

@@ -58,7 +58,7 @@ struct RowIn {
 };
 
 // Q16: the octahedral normals, four (or, with AVX2, eight) at a time, into the staged texels' w (a
-// float holding the 16-bit code exactly). Both widths give the same codes (bake_oct.inl).
+// float holding the 16-bit code exactly). Both widths give the same codes (decode/oct.inl).
 #if VATKIT_SIMD_AVX2
 VATKIT_AVX2_BEGIN
 namespace oct8 {

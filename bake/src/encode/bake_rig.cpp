@@ -661,8 +661,7 @@ struct RigRows {
     // Blocks between progress reports: about 2^18 joint-frames (some milliseconds), and enough
     // blocks for every thread; waking the pool costs more than a batch of a small rig.
     const size_t batch = std::max<size_t>(16 * size_t(setup.threads), (size_t(1) << 18) / lanes / std::max<size_t>(S, 1));
-    // At least 4,096 joint-frames (about 0.1 ms) per task: waking a worker costs tens of
-    // microseconds, so a small rig bakes faster on the calling thread alone.
+    // At least 4,096 joint-frames per task: waking a worker costs more than a smaller task, so a small rig bakes faster on the calling thread alone.
     const size_t grain = std::max<size_t>(2, 4096 / lanes / std::max<size_t>(S, 1));
     for (size_t b = 0; b < blocks.size(); b += batch) {
       const size_t n = std::min(batch, blocks.size() - b);

@@ -99,7 +99,7 @@ float dist2_triangle(const vec3& p, const vec3& a, const vec3& b, const vec3& c)
   return dist2_solid(p, a, b, c);
 }
 
-// (point, triangle) pairs as structure-of-arrays, for bake_lod_distance.inl: up to 32 pairs (a
+// (point, triangle) pairs as structure-of-arrays, for lod_distance.inl: up to 32 pairs (a
 // piece's 3 corners against its at most 9 candidates), padded to the lane count.
 struct PairSoA {
   static constexpr uint32_t kMax = 32;
@@ -413,7 +413,7 @@ void dist2_soa(PairSoA& s, uint32_t n, float* out) {
 }
 
 // d2[3 k + j]: the squared distance from corner j to candidate k, for every candidate of the piece
-// (bake_lod_distance.inl, 8 or 4 pairs at a time; the same bits either way).
+// (lod_distance.inl, 8 or 4 pairs at a time; the same bits either way).
 void pair_distances(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
                     std::span<const vec3> P, float (&d2)[PairSoA::kMax]) {
   const uint32_t n = 3 * piece.cand_count;
@@ -726,8 +726,8 @@ std::vector<uint32_t> vertex_cache_order(const std::vector<uint32_t>& indices, c
   std::vector<uint32_t> out(indices);  // a group kept as it is needs nothing more
   // A group whose triangles share no vertex keeps its order: no order can save a vertex
   // invocation there, and meshopt_optimizeVertexCache would return the same order anyway (with
-  // no neighbours to prefer, it takes the triangles as they come) after a search that cost Fox's
-  // unwelded 576 triangles 24 us of a 110 us rig bake.
+  // no neighbours to prefer, it takes the triangles as they come) after a search that is a noticeable
+  // share of a small unwelded mesh's rig bake.
   std::vector<uint64_t> seen((vertex_count + 63) / 64);
   auto shares_vertices = [&](std::span<const uint32_t> group) {
     // The indices of a primitive without an index buffer (0, 1, 2, ... from the importer, as

@@ -1,5 +1,5 @@
 // Squared distances from points to triangles, VATKIT_LOD_LANES (point, triangle) pairs at a time:
-// the level-of-detail bound's inner loop (bake_lod.cpp, pair_distances). Included by bake_lod.cpp
+// the level-of-detail bound's inner loop (lod.cpp, pair_distances). Included by lod.cpp
 // once per width (4 lanes with the baseline target; 8 inside an AVX2 target region); it includes
 // nothing, and every lane runs the same IEEE operations whatever the width, so both widths give
 // the same bits.

@@ -1,4 +1,4 @@
-// The levels-of-detail simplifier (bake_lod.cpp, docs/lod.md "How the levels are made"): edge
+// The levels-of-detail simplifier (lod.cpp, docs/lod.md "How the levels are made"): edge
 // collapses measured in several poses at once.
 //
 // meshoptimizer's simplifier (0.18, Debian 12) sees one set of positions, the rest pose. A

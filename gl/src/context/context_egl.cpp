@@ -202,8 +202,8 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& optio
                              "from glvnd installed, with a driver such as libegl-mesa0?)");
   }
 
-  const bool want_surfaceless = options.platform != HeadlessPlatform::device;
-  const bool want_device = options.platform != HeadlessPlatform::surfaceless;
+  const bool want_surfaceless = options.platform != HeadlessPlatform::Device;
+  const bool want_device = options.platform != HeadlessPlatform::Surfaceless;
 
   if (want_surfaceless) {
     if (!has_word(client, "EGL_MESA_platform_surfaceless")) {

@@ -70,8 +70,8 @@ Result<Renderer> Renderer::create(const RendererDesc& desc) {
 
   ProgramDesc ground;
   ground.name = "ground";
-  ground.shaders = {{ShaderStage::vertex, std::string(detail::shader_text("ground.vert")), ""},
-                    {ShaderStage::fragment,
+  ground.shaders = {{ShaderStage::Vertex, std::string(detail::shader_text("ground.vert")), ""},
+                    {ShaderStage::Fragment,
                      std::string(detail::shader_text("lighting.glsl")) + "\n" + std::string(detail::shader_text("ground.frag")),
                      ""}};
   Result<Program> built = build_program(ground);

@@ -3,8 +3,8 @@
 // it).
 //
 // What is decoded is a PoseBlend: one or two clip bands, each sampled between two of its rows,
-// then mixed. Issue-3 callers use one band (clip_rows_at); playback (resolve, transitions,
-// blends) produces two.
+// then mixed. A caller sampling one clip uses one band (clip_rows_at, single); playback (resolve,
+// transitions, blends) produces two.
 //
 // The arithmetic, in order (lerp(a, b, m) means a + (b - a) * m, per component):
 //  1. Fetch: texel i of frame row r is at x = i % width, y = r * rows_per_frame + i / width;

@@ -8,7 +8,7 @@
 //    draw groups per material;
 //  - the planes: 2D textures whose frame row r holds the pose at the r-th baked frame.
 //
-// Two encodings (DESIGN.md, "What the encodings are"):
+// Two encodings (docs/encodings.md):
 //  - Delta: per vertex per frame, the object-space position minus the rest position (plane
 //    Position), the normal (plane Normal, unless baked without normals) and the tangent (plane
 //    Tangent, when the source has tangents). Source-agnostic: skins, morph targets and node

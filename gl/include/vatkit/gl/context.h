@@ -53,14 +53,14 @@ struct DebugMessage {
 using DebugLog = std::function<void(const DebugMessage&)>;
 
 enum class HeadlessPlatform {
-  automatic,    // surfaceless, then device
-  surfaceless,  // EGL_PLATFORM_SURFACELESS_MESA only
-  device,       // EGL_PLATFORM_DEVICE_EXT only (hardware devices first)
+  Automatic,    // surfaceless, then device
+  Surfaceless,  // EGL_PLATFORM_SURFACELESS_MESA only
+  Device,       // EGL_PLATFORM_DEVICE_EXT only (hardware devices first)
 };
 
 struct HeadlessOptions {
   bool debug = false;  // debug context + KHR_debug callback (see check())
-  HeadlessPlatform platform = HeadlessPlatform::automatic;
+  HeadlessPlatform platform = HeadlessPlatform::Automatic;
   int device_index = -1;  // device platform: use this EGL device only (-1: choose)
   DebugLog log;
 };

@@ -1,12 +1,12 @@
 // vatkit/gl/crowd.h: crowds of VAT-animated instances, lit, shadowed, drawn with OpenGL.
 //
 // A Crowd is one uploaded VAT (vat_gpu.h) drawn N times:
-//  - per-instance world matrices (set_world), and the playback table (core's InstanceTable,
+//  - per-instance world matrices (set_world), and the playback table (the runtime's InstanceTable,
 //    instance_table.h: set_instance(crowd.table(), i, instance, now)), both keyed by the LOGICAL
 //    instance index and uploaded as buffer textures;
 //  - the drawn list: which logical instances the draw covers, in which order (set_drawn). The
 //    vertex shader maps its draw slot to a logical index through it and reads everything else
-//    by the logical index, so culling, sorting or compacting the list (issue 6's GPU culling)
+//    by the logical index, so culling, sorting or compacting the list (GPU culling)
 //    never mixes up instances;
 //  - one shared clock: the time passed to Renderer::render, in seconds on the table's clock.
 // Nothing is uploaded or allocated per frame when nothing changed: sync() (called by render)

@@ -1,7 +1,7 @@
 // vatkit/gl/decode_glsl.h: the VAT decode shader chunk, for renderers of one's own.
 //
 // The chunk (gl/shaders/vat_decode.glsl, also installed under share/vatkit/shaders/) is the GLSL
-// transcription of core's decode (decode.h) and playback resolve (playback.h): give it the VAT's
+// transcription of the runtime's decode (decode.h) and playback resolve (playback.h): give it the VAT's
 // planes as textures and an instance's packed playback row, call vat_resolve_instance() (or
 // vat_resolve() on a row you fetched yourself) and vat_decode(), and you get the object-space
 // position and normal the CPU mirror (mirror.h) computes. It contains no `main`, no vertex

@@ -30,13 +30,13 @@
 
 namespace vatkit::gl {
 
-enum class ShaderStage { vertex, tess_control, tess_evaluation, geometry, fragment, compute };
+enum class ShaderStage { Vertex, TessControl, TessEvaluation, Geometry, Fragment, Compute };
 
 // "vertex", "fragment", ...
 const char* stage_name(ShaderStage stage);
 
 struct ShaderSource {
-  ShaderStage stage = ShaderStage::vertex;
+  ShaderStage stage = ShaderStage::Vertex;
   std::string source;
   std::string name;  // shown in errors; empty: the program's name + ".vert", ".frag", ...
 };
@@ -64,8 +64,8 @@ int uniform_location(const Program& program, const char* name);
 
 // The values one program's uniforms were last given through this cache. set() calls
 // glProgramUniform* only when the value's bytes differ from the last set, so a frame that
-// changes nothing issues no uniform calls: each is a driver call, a microsecond or more on a CPU
-// just woken from waiting for the GPU (docs/benchmarks.md, "CPU time per frame"). It assumes
+// changes nothing issues no uniform calls: each is a driver call, expensive on a CPU just woken
+// from waiting for the GPU (docs/benchmarks.md, "CPU time per frame"). It assumes
 // that nothing else sets those uniforms and that the program is not relinked; keep one cache per
 // program, next to it (a deleted program's name may be reused by a new one). Location -1 (no such
 // active uniform) is ignored, as GL does. A location keeps the type and length it was first set

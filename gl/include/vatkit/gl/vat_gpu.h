@@ -150,9 +150,9 @@ class VatGpu {
   // Rig: buffer textures over the influence vertex buffers (attributes 5-8), for shaders that
   // fetch a vertex's influences by its index (texelFetch(t, gl_VertexID)) instead of as vertex
   // attributes: [0] slots0 (GL_RGBA16UI), [1] weights0 (GL_RGBA32F), [2] slots1, [3] weights1
-  // (eight influences); 0 where the VAT has none. vatkit's crowds read them so: on NVIDIA's H200,
-  // fetching these two attributes cost a crowd 1.6x the frame time of the same crowd without
-  // them, and the texel fetches next to nothing (docs/benchmarks.md).
+  // (eight influences); 0 where the VAT has none. vatkit's crowds read them so: as vertex attributes
+  // they lengthen a crowd's frame markedly on NVIDIA hardware, the texel fetches cost next to
+  // nothing (docs/benchmarks.md).
   const std::array<uint32_t, 4>& influence_textures() const { return influence_ids_; }
 
   // For culling: a GL_RGBA32F buffer texture of 2 texels per frame row, (min, 0) and (max, 0) of
