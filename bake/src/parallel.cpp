@@ -185,8 +185,8 @@ void parallel_for(size_t count, size_t grain, unsigned threads,
   grain = std::max<size_t>(grain, 1);
   Pool& pool = Pool::instance();
   // About four ranges per thread balance uneven work without much scheduling overhead; none
-  // shorter than `grain` (a range of 2 blocks after one of 10 cost a small rig bake the wake-up
-  // of a worker for nothing: Fox's rig rows were slower on 2 threads than on 1).
+  // shorter than `grain` (a range of 2 blocks after one of 10 costs a small rig bake the wake-up
+  // of a worker for nothing).
   const size_t chunks = std::min(size_t(threads) * 4, count / grain);
   if (threads == 1 || chunks <= 1 || pool.busy_on_this_thread()) {
     fn(0, count);

@@ -185,9 +185,8 @@ void encode_row_sse(const RowIn& in, Precision prec, uint8_t* pos_dst, uint8_t* 
 // Where the CPU has F16C (and so AVX): F16 with the F16C conversion (round to nearest even: the
 // same bits as codec::float_to_half), and the other precisions through the same body as
 // encode_row_sse, compiled VEX-encoded. The VEX form is not only shorter: legacy SSE code that
-// runs while the upper halves of the YMM registers are dirty pays a merge on every instruction
-// (measured here: a legacy-SSE loop at 1.75x its time after a ymm write without vzeroupper), and
-// the f32 bake ran 25-45% slower after the 8-lane skinner until this encoder was VEX-encoded.
+// runs while the upper halves of the YMM registers are dirty pays a merge on every instruction,
+// and this encoder runs right after the 8-lane skinner.
 __attribute__((target("f16c"))) void encode_row_f16c(const RowIn& in, Precision prec, uint8_t* pos_dst,
                                                       uint8_t* nrm_dst, glm::vec4* stage, RowStats& st) {
   if (prec != Precision::F16) return encode_row_sse_body(in, prec, pos_dst, nrm_dst, stage, st);

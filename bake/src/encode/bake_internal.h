@@ -243,7 +243,7 @@ struct SlotStage {
   glm::vec4& ts(size_t r, uint32_t slot) { return *reinterpret_cast<glm::vec4*>(row(r) + 8 * size_t(slot) + 4); }
 
   // Owned rows, uninitialized (the bakes write every element before it is read), from
-  // allocate_big (fresh pages cost a fault each: a third of a rig bake before this was shared).
+  // allocate_big (fresh pages cost a fault each, a large share of a small rig bake).
   void own(uint32_t slot_count, uint32_t row_count) {
     slots = slot_count;
     stride = 8 * size_t(slots);

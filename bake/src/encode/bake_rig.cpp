@@ -338,7 +338,7 @@ struct InstanceWriter {
   }
 
   // Writes vertex v of a rigid part; returns its morph shift. (Inlined, with `r` a local copy
-  // the stores cannot alias: called through a reference it was most of prepare_rig.)
+  // the stores cannot alias: through a reference every store would reload it.)
   __attribute__((always_inline)) inline float put_rigid(uint32_t v, const RigidBind& r) {
     const glm::vec3 p = P[v], nv = N.empty() ? glm::vec3(0.0f) : N[v];
     bind_p[v] = r.a0 * p.x + r.a1 * p.y + r.a2 * p.z + r.tr;
