@@ -63,7 +63,7 @@ TEST_F(GlContextTest, HeadlessIsCoreWithVatkitsMinimums) {
 // reports the error. Leaves the shared context current again.
 TEST_F(GlContextTest, EachPlatformAndNonDebugContexts) {
   for (gl::HeadlessPlatform platform : {gl::HeadlessPlatform::Surfaceless, gl::HeadlessPlatform::Device}) {
-    gl::HeadlessOptions options;
+    gl::HeadlessDesc options;
     options.platform = platform;
     Result<gl::Context> other = gl::Context::create_headless(options);
     ASSERT_TRUE(other.ok()) << other.error().message;
@@ -87,7 +87,7 @@ TEST_F(GlContextTest, EachPlatformAndNonDebugContexts) {
 }
 
 TEST_F(GlContextTest, UnknownDeviceIndexIsAnErrorNamingWhatWasTried) {
-  gl::HeadlessOptions options;
+  gl::HeadlessDesc options;
   options.platform = gl::HeadlessPlatform::Device;
   options.device_index = 4096;
   Result<gl::Context> none = gl::Context::create_headless(options);
@@ -110,7 +110,7 @@ TEST_F(GlContextTest, HiddenWindowRunsTheSamePath) {
     if (required) FAIL() << "VATKIT_REQUIRE_WINDOW: no display";
     GTEST_SKIP() << "no display";
   }
-  gl::WindowOptions options;
+  gl::WindowDesc options;
   options.width = 96;
   options.height = 64;
   options.visible = false;

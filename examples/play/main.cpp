@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   std::vector<glm::vec3> positions(vat->geometry.vertex_count());
   for (int step = 0; step <= 4; ++step) {
     const float time = c.duration_s * static_cast<float>(step) / 4.0f;
-    const vatkit::Frame frame = vatkit::resolve(instance, time);
+    const vatkit::PlaybackSample frame = vatkit::resolve(instance, time);
     vatkit::mirror_vertices(*vat, frame, glm::mat4(1.0f), 0, positions);
     glm::vec3 lo(1e30f), hi(-1e30f);
     for (const glm::vec3& p : positions) lo = glm::min(lo, p), hi = glm::max(hi, p);

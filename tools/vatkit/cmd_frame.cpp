@@ -1,5 +1,5 @@
 // vatkit frame [--check | --annotate] [-o OUT.jsonl]: playback queries on standard input, one JSON
-// Frame per line on standard output (vatkit/playback_json.h; docs/playback.md). The conformance
+// PlaybackSample per line on standard output (vatkit/playback_json.h; docs/playback.md). The conformance
 // tool for engines that port resolve to their own shaders.
 #include <cerrno>
 #include <cstdio>

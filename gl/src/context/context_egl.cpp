@@ -174,7 +174,7 @@ std::unique_ptr<Backend> try_display(const Candidate& candidate, bool debug, std
 
 }  // namespace
 
-Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& options,
+Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessDesc& options,
                                                     std::string& platform) {
   // Client extensions (EGL_EXT_client_extensions): null when the library has none.
   const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);

@@ -83,7 +83,7 @@ class OutputFile {
   std::filesystem::path target_; // what commit() renames over (symbolic links followed)
   std::filesystem::path temp_;   // empty when written in place
   std::intptr_t file_ = -1;     // the open file (a descriptor, or a Windows HANDLE), or -1
-  int slot_ = -1;                // this temporary's place in the signal registry, or -1
+  int signal_entry_ = -1;        // this temporary's place in the signal registry, or -1
   uint64_t size_ = 0;
   bool done_ = false;            // committed, failed or moved from
 };

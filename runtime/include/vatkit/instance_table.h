@@ -2,7 +2,7 @@
 // reads, the one write that changes an instance's animation, and the long-session clock rebase.
 //
 // The GPU reads one row of six RGBA32F texels per instance, keyed by the instance's LOGICAL index
-// (the index the caller gave set_instance), never by the drawn slot: culling, sorting and
+// (the index the caller gave set_instance), never by its position in the drawn list: culling, sorting and
 // compaction reorder draws, not rows. Row i starts at texel 6 i of a linear texel array (a buffer
 // texture, an SSBO, or a 2D texture of width W texels, W a multiple of 6: x = (6 i + j) % W,
 // y = (6 i + j) / W). All numbers are float32; integers are exact (below 2^24).
@@ -19,7 +19,7 @@
 // loop_mode: 0 Repeat, 1 Once, 2 PingPong. kind: 0 Single, 1 Fade, 2 Blend. curve: 0 linear,
 // 1 smoothstep. end_time kNever (FLT_MAX) = never. A Single row repeats texels 0-1 in 2-3 and has
 // weights 0. The GPU needs texels 0-4 and texel 5.y (resolve in playback.h, field for field);
-// repetitions and kind are there for the CPU (rebase, Frame::kind).
+// repetitions and kind are there for the CPU (rebase, PlaybackSample::kind).
 //
 // Writes are events: set_instance marks one row dirty, nothing is written per frame, and
 // take_dirty hands the changed rows to the uploader as ranges. The table also keeps the next
@@ -52,7 +52,7 @@ static_assert(sizeof(PackedInstance) == kInstanceTexels * 16);
 // p, bit for bit), and resolve(unpack(row), t) is what the GPU computes from the row.
 PackedInstance pack(const Playback& playback);
 Playback unpack(const PackedInstance& row);
-inline Frame resolve(const PackedInstance& row, float time) { return resolve(unpack(row), time); }
+inline PlaybackSample resolve(const PackedInstance& row, float time) { return resolve(unpack(row), time); }
 
 // Rows [first, first + count).
 struct RowRange {
@@ -157,7 +157,7 @@ void write_playback(InstanceTable& table, uint32_t index, const Playback& playba
 Result<InstanceTable> make_instance_table(std::span<const Instance> instances, uint32_t frame_rows = 0);
 
 Playback playback(const InstanceTable& table, uint32_t index);  // unpack(table.row(index))
-Frame resolve(const InstanceTable& table, uint32_t index, float time);
+PlaybackSample resolve(const InstanceTable& table, uint32_t index, float time);
 std::optional<float> ends_at(const InstanceTable& table, uint32_t index);
 
 // Appends the rows written since the last call as sorted, disjoint ranges, merging ranges separated

@@ -1,6 +1,6 @@
 // vatkit/mirror.h: the CPU mirror, what the GPU draws for one instance, asked on the CPU.
 //
-// For instance i at clock time t: its Frame (instance_table.h: resolve(table, i, t)), the posed
+// For instance i at clock time t: its PlaybackSample (instance_table.h: resolve(table, i, t)), the posed
 // position and normal of any vertex, and the world transform of any joint (sockets: a sword in a
 // hand, a hat on a head), in both encodings, placed by the instance's world matrix. It is
 // resolve followed by decode.h, with the same arithmetic the GPU uses; nothing here allocates.
@@ -29,18 +29,18 @@ Result<void> check_band(const Vat& vat, uint32_t first_row, uint32_t rows);
 // check_band for every band the instance plays (clip, blend.clip, from.clip).
 Result<void> check_instance(const Vat& vat, const Instance& instance);
 
-// The Frame as decode.h's PoseBlend: a = band a, b = band b, weight_b = weight. Asserts that each
+// The PlaybackSample as decode.h's PoseBlend: a = band a, b = band b, weight_b = weight. Asserts that each
 // band lies inside one clip (check_band).
-RowBlend row_blend(const Vat& vat, const BandFrame& band);
-PoseBlend pose_blend(const Vat& vat, const Frame& frame);
+RowBlend row_blend(const Vat& vat, const BandSample& band);
+PoseBlend pose_blend(const Vat& vat, const PlaybackSample& sample);
 
 // World-space positions (and normals when the span is non-empty) of vertices [first_vertex,
-// first_vertex + count) under `frame`, placed by `world`. Spans as in decode_vertices.
-void mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t first_vertex,
+// first_vertex + count) under `sample`, placed by `world`. Spans as in decode_vertices.
+void mirror_vertices(const Vat& vat, const PlaybackSample& sample, const glm::mat4& world, uint32_t first_vertex,
                      std::span<glm::vec3> positions, std::span<glm::vec3> normals = {});
 
 // The world matrix of slot `slot`'s joint (decode_joint_world) placed by `world`.
-glm::mat4 mirror_joint(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t slot);
+glm::mat4 mirror_joint(const Vat& vat, const PlaybackSample& sample, const glm::mat4& world, uint32_t slot);
 
 // The same for instance `index` of a table at clock time `time`.
 inline void mirror_vertices(const Vat& vat, const InstanceTable& table, uint32_t index, float time,

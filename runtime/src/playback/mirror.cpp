@@ -61,7 +61,7 @@ Result<void> check_instance(const Vat& vat, const Instance& in) {
   return {};
 }
 
-RowBlend row_blend(const Vat& vat, const BandFrame& band) {
+RowBlend row_blend(const Vat& vat, const BandSample& band) {
   const int c = clip_holding(vat, band.row);
   assert(c >= 0 && "the frame's row is in no clip of this Vat");
   assert(clip_holding(vat, band.row_next) == c && "the band straddles two clips");
@@ -73,7 +73,7 @@ RowBlend row_blend(const Vat& vat, const BandFrame& band) {
   return r;
 }
 
-PoseBlend pose_blend(const Vat& vat, const Frame& frame) {
+PoseBlend pose_blend(const Vat& vat, const PlaybackSample& frame) {
   PoseBlend p;
   p.a = row_blend(vat, frame.a);
   p.b = frame.weight > 0.0f ? row_blend(vat, frame.b) : p.a;
@@ -81,7 +81,7 @@ PoseBlend pose_blend(const Vat& vat, const Frame& frame) {
   return p;
 }
 
-void mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t first_vertex,
+void mirror_vertices(const Vat& vat, const PlaybackSample& frame, const glm::mat4& world, uint32_t first_vertex,
                      std::span<glm::vec3> positions, std::span<glm::vec3> normals) {
   decode_vertices(vat, pose_blend(vat, frame), first_vertex, positions, normals);
   const glm::vec3 c0(world[0]), c1(world[1]), c2(world[2]), c3(world[3]);
@@ -101,7 +101,7 @@ void mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4& world,
   }
 }
 
-glm::mat4 mirror_joint(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t slot) {
+glm::mat4 mirror_joint(const Vat& vat, const PlaybackSample& frame, const glm::mat4& world, uint32_t slot) {
   return world * decode_joint_world(vat, pose_blend(vat, frame), slot);
 }
 

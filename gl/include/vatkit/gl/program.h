@@ -63,13 +63,13 @@ Result<Program> build_program(const ProgramDesc& desc);
 int uniform_location(const Program& program, const char* name);
 
 // The values one program's uniforms were last given through this cache. set() calls
-// glProgramUniform* only when the value's bytes differ from the last set, so a frame that
+// glProgramUniform* only when the value's bytes differ from the last set, so a render that
 // changes nothing issues no uniform calls: each is a driver call, expensive on a CPU just woken
 // from waiting for the GPU (docs/benchmarks.md, "CPU time per frame"). It assumes
 // that nothing else sets those uniforms and that the program is not relinked; keep one cache per
 // program, next to it (a deleted program's name may be reused by a new one). Location -1 (no such
 // active uniform) is ignored, as GL does. A location keeps the type and length it was first set
-// with. After the first frame set() allocates nothing.
+// with. After the first render set() allocates nothing.
 class UniformCache {
  public:
   void set(uint32_t program, int location, float v);

@@ -151,7 +151,7 @@ class VatGpu {
   // fetch a vertex's influences by its index (texelFetch(t, gl_VertexID)) instead of as vertex
   // attributes: [0] slots0 (GL_RGBA16UI), [1] weights0 (GL_RGBA32F), [2] slots1, [3] weights1
   // (eight influences); 0 where the VAT has none. vatkit's crowds read them so: as vertex attributes
-  // they lengthen a crowd's frame markedly on NVIDIA hardware, the texel fetches cost next to
+  // they lengthen a crowd's render markedly on NVIDIA hardware, the texel fetches cost next to
   // nothing (docs/benchmarks.md).
   const std::array<uint32_t, 4>& influence_textures() const { return influence_ids_; }
 
