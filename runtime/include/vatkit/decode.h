@@ -23,7 +23,10 @@
 //
 // Nothing here allocates per call (the rig decode keeps per-thread tables of slot matrices that
 // grow to the largest rig the thread has decoded); spans are caller-owned. Misuse (a clip, row,
-// slot or vertex out of range, spans running past the vertex count) asserts.
+// slot or vertex out of range, spans running past the vertex count) asserts. Cost: O(vertices
+// asked) for decode_vertices (plus O(slots) per call for a rig), O(1) per slot or texel. Threads:
+// every function is safe to call concurrently on one const Vat (the scratch is per thread); none
+// uses a thread pool.
 #pragma once
 
 #include <cstdint>

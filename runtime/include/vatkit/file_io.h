@@ -32,6 +32,10 @@
 // Signals: a process killed by SIGINT, SIGTERM or SIGHUP would leave its temporaries behind. A
 // program that wants them removed calls remove_temporaries_on_signals() once (the vatkit CLI's
 // main does); the library never installs signal handlers by itself.
+//
+// Cost: every call blocks on the file system; commit()/finish() fsync. Threads: one OutputFile or
+// InputFile is used by one thread at a time; different ones may be used concurrently (the
+// registry of temporaries the signal handler reads is lock-free atomics).
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,9 @@
 // position and normal of any vertex, and the world transform of any joint (sockets: a sword in a
 // hand, a hat on a head), in both encodings, placed by the instance's world matrix. It is
 // resolve followed by decode.h, with the same arithmetic the GPU uses; nothing here allocates.
+// Cost: O(1) per joint, O(vertices asked) per mirror_vertices (as decode_vertices). Threads: safe
+// to call concurrently with const arguments (as decode.h); the table overloads read the table, so
+// no write to it may run meanwhile.
 //
 // World placement: p_world = W p, n_world = normalize(cof(W3) n) (cof = the cofactor matrix of
 // W's 3x3 part, sign-corrected for mirroring: the inverse transpose up to scale), joint_world =

@@ -47,6 +47,9 @@
 //
 // Units: times in seconds on the caller's clock (float32, like the GPU's); rows are absolute frame
 // rows of the Vat (clip bands included).
+//
+// Cost and threads: every function is O(1) (clip_band by name: O(clips)), allocates nothing but
+// error messages, keeps no state, and is safe to call from any number of threads.
 #pragma once
 
 #include <cfloat>
