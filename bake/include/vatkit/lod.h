@@ -122,6 +122,8 @@ struct LodReport {
 // within each draw group for the vertex cache (meshopt_optimizeVertexCache, where the groups tile
 // the index buffer, as the baker lays them out; vertices are never reordered: the VAT columns are
 // indexed by them). Needs a valid Vat (validate_vat) whose planes decode. Errors name vat.source.
+// Cost: the most expensive step of a default bake: simplification and the bound over every level,
+// pose and piece, on the shared pool (options.threads); blocks; allocates the levels.
 Result<LodReport> build_lods(Vat& vat, const LodOptions& options = {});
 
 // The radius of the sphere around Vat::bounds: |bounds.max - bounds.min| / 2.
@@ -133,7 +135,8 @@ float lod_screen_size(float radius, float error_in_motion);
 
 // The level to draw for an instance whose bounding sphere projects to `diameter_px` pixels: the
 // coarsest level L (1-based into geometry.lods) with diameter_px <= max_error_px * screen_size,
-// or 0 (the full mesh) when none is.
+// or 0 (the full mesh) when none is. O(levels), no allocation, thread-safe (as lod_sphere_radius
+// and lod_screen_size).
 uint32_t select_lod(const Vat& vat, float diameter_px, float max_error_px = 1.0f);
 
 }  // namespace vatkit

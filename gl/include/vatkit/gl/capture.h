@@ -22,7 +22,10 @@
 // no GL state that it does not restore (program, vertex array, draw framebuffer, rasterizer
 // discard, transform feedback binding). It draws into its own attachment-less framebuffer: a
 // draw needs a complete framebuffer even with the rasterizer off, and a headless context's
-// framebuffer 0 is incomplete.
+// framebuffer 0 is incomplete. Cost: run() draws once and waits for the GPU (the readback blocks);
+// the capture buffer reallocates only when a run needs more than any before.
+// Threads: every call needs the GL context that made the objects current on the calling thread;
+// objects are not synchronized (one thread at a time).
 #pragma once
 
 #include <cstddef>

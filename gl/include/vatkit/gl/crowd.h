@@ -24,7 +24,11 @@
 // instance cache, CrowdDesc), so that vertices
 // skin from them instead of decoding the VAT per vertex.
 //
-// What it does NOT do (yet): occlusion culling, transparency sorting (BLEND materials are drawn
+// Cost: render() issues a fixed number of GL calls per crowd and material, allocates nothing, and
+// does not wait for the GPU (read_culling_stats and read_visible do). Threads: every call needs the
+// context current on the calling thread; crowds and renderers are not synchronized.
+//
+// What it does NOT do: occlusion culling, transparency sorting (BLEND materials are drawn
 // after the opaque ones, unsorted), normal maps, PBR terms other than base colour, several
 // lights, cascaded shadows.
 #pragma once

@@ -11,7 +11,7 @@
 // What it does NOT do: upload anything, bind textures, or place the vertex in the world (the
 // instance's world matrix is yours). vatkit::gl::VatGpu (vat_gpu.h) does the uploads and the
 // uniforms when you use vatkit's GL objects; without it, upload the planes as documented in
-// docs/rendering.md ("The decode chunk in your own renderer").
+// docs/rendering.md ("The decode chunk in your own renderer"). Needs no GL context; thread-safe.
 #pragma once
 
 #include <cstdint>

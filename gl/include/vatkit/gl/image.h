@@ -9,7 +9,7 @@
 // large image at level 6 costs far more than rendering it on a GPU: benchmarks that write images
 // should use level 1 or 0. Files are written atomically (file_io.h's
 // write_file_atomic: a temporary beside the file, fsync, rename), so a reader never sees half a
-// PNG and a failed write leaves nothing behind.
+// PNG and a failed write leaves nothing behind. Needs no GL context; thread-safe; O(pixels).
 #pragma once
 
 #include <cstddef>

@@ -7,7 +7,10 @@
 // made them is current, and before that context (see context.h).
 //
 // GL enums and names are plain uint32_t here so that this header needs no GL header; include
-// vatkit/gl/gl.h (libepoxy) to make GL calls.
+// vatkit/gl/gl.h (libepoxy) to make GL calls. The create functions return an empty handle (id()
+// 0) only where GL itself fails; check errors with Context::check.
+// Threads: every call needs the GL context that made the objects current on the calling thread;
+// objects are not synchronized (one thread at a time).
 #pragma once
 
 #include <cstddef>

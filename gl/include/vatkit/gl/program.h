@@ -12,6 +12,10 @@
 //   "crowd.vert (vertex shader): compile failed: 0:12(14): error: `pos' undeclared
 //    [line 12: gl_Position = pos;]"
 // Link errors quote the program's log the same way. A build that succeeds leaves no GL error.
+// Cost: build_program compiles and links in the driver (blocks); preprocess only builds a string
+// and needs no context.
+// Threads: every call needs the GL context that made the objects current on the calling thread;
+// objects are not synchronized (one thread at a time).
 #pragma once
 
 #include <cstddef>

@@ -13,6 +13,8 @@
 //
 // One begin()/end() pair at a time (time-elapsed queries do not nest); elapsed_ms() waits for
 // the result. Timings are for benchmarks that print them, never for assertions in tests.
+// Threads: every call needs the GL context that made the objects current on the calling thread;
+// objects are not synchronized (one thread at a time).
 #pragma once
 
 #include <chrono>

@@ -26,6 +26,10 @@
 // An attribute the VAT lacks reads a constant from a one-element buffer (binding stride 0).
 //
 // What it does NOT do: draw (crowd.h does), stream (the whole VAT is resident), compress textures.
+// Cost: upload copies every plane and attribute to the GPU once (O(VAT bytes)) and decodes the
+// images on the CPU; the accessors are O(1).
+// Threads: every call needs the GL context that made the objects current on the calling thread;
+// objects are not synchronized (one thread at a time).
 #pragma once
 
 #include <array>
