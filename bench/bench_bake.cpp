@@ -139,9 +139,9 @@ int main(int argc, char** argv) {
   }
   // Which memory a bake's buffers get is glibc's choice, and it changes with the sizes asked
   // before: a block at or above the mmap threshold is a fresh mapping, and that threshold moves
-  // with every large free. On a VM where a fresh 4 kB page costs 9 us (bench_fresh_pages), that
-  // choice swung a bake by 5x between two builds whose only difference was a scratch buffer's
-  // size. Both are pinned here: "reused" (the default) keeps every block under 32 MB (glibc's
+  // with every large free. Where a fresh page is expensive (bench_fresh_pages measures it), that
+  // choice can swing a bake severalfold between two builds whose only difference is a scratch
+  // buffer's size. Both are pinned here: "reused" (the default) keeps every block under 32 MB (glibc's
   // largest threshold) in the heap and never trims it, so repeated bakes reuse their pages (the
   // bake's own work, as a process baking many files runs it); "fresh" maps every block of 64 kB
   // or more anew, so each bake pays for fresh pages as a bake in a new process does.
@@ -164,9 +164,8 @@ int main(int argc, char** argv) {
               "max on rows mm | max between mm |\n");
   std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   // Every configuration is timed first; the errors are measured afterwards, on a fresh bake of
-  // each: a measurement between two configurations changed what the next one's buffers cost
-  // (fresh pages instead of reused ones: the sample character's f32 delta bake took 11 ms
-  // instead of 5).
+  // each: a measurement between two configurations changes what the next one's buffers cost
+  // (fresh pages instead of reused ones).
   struct Row {
     std::string cells;  // up to the measure column
     const vatkit::Asset* asset = nullptr;
@@ -200,10 +199,10 @@ int main(int argc, char** argv) {
           // Warm-up: at least three bakes, and until the heap stops growing (three bakes in a
           // row that leave it at the same size, at most 40), so that every timed bake reuses
           // pages the allocator already holds (see `pages` above). Each bake's result is released
-          // before the next starts (`drop`), as in a process baking one file after another. With
-          // a fixed three warm-ups the heap was still growing by a plane for the first ten bakes
-          // of a configuration (each hole left by the last bake's buffers a little too small
-          // for the next), and those bakes paid fresh pages: 3 ms instead of 0.4 ms.
+          // before the next starts (`drop`), as in a process baking one file after another. A
+          // fixed count of warm-ups is not enough: the heap can keep growing by a plane for the
+          // first bakes of a configuration (each hole left by the last bake's buffers a little too
+          // small for the next), and those bakes pay fresh pages.
           const auto drop = [](vatkit::Result<vatkit::Vat>& r) { r = vatkit::Error{}; };
           const auto heap_bytes = [] {
 #if defined(__GLIBC__)

@@ -1,7 +1,7 @@
 // What a thread's work costs right after it waited: the part of a frame's CPU time that belongs to
 // the machine, not to the program. `vatkit bench` measures the submission of a crowd frame (a few
-// dozen GL calls) after waiting for the GPU; on the H200 machine those calls cost 3 to 9 times more
-// after an 18 ms GPU frame than after a short one, at any crowd size (docs/benchmarks.md, "where a
+// dozen GL calls) after waiting for the GPU; on a hardware GPU those calls cost several times more
+// after a long GPU frame than after a short one, at any crowd size (docs/benchmarks.md, "where a
 // frame's CPU time goes"). This program asks the same question with no GL at all: a fixed piece of
 // CPU work (dependent loads over a working set, 64 KiB and 1 MiB by default, and some
 // arithmetic), timed after each kind of wait.

@@ -69,7 +69,7 @@ TEST_F(GlCaptureTest, TrivialShaderOverManyVerticesAndInstances) {
   ASSERT_EQ(capture->fields().size(), 3u);
   EXPECT_EQ(capture->fields()[0].name, "v_value");
   EXPECT_EQ(capture->fields()[0].components, 4);
-  EXPECT_EQ(capture->fields()[1].scalar, gl::CaptureScalar::i32);
+  EXPECT_EQ(capture->fields()[1].scalar, gl::CaptureScalar::I32);
   EXPECT_EQ(capture->fields()[1].offset_bytes, 16u);
   EXPECT_EQ(capture->fields()[2].name, "gl_Position");
   EXPECT_EQ(capture->fields()[2].offset_bytes, 24u);

@@ -62,14 +62,14 @@ TEST_F(GlContextTest, HeadlessIsCoreWithVatkitsMinimums) {
 // Both EGL platforms, explicitly, and a context without debug mode, where glGetError alone
 // reports the error. Leaves the shared context current again.
 TEST_F(GlContextTest, EachPlatformAndNonDebugContexts) {
-  for (gl::HeadlessPlatform platform : {gl::HeadlessPlatform::surfaceless, gl::HeadlessPlatform::device}) {
-    gl::HeadlessOptions options;
+  for (gl::HeadlessPlatform platform : {gl::HeadlessPlatform::Surfaceless, gl::HeadlessPlatform::Device}) {
+    gl::HeadlessDesc options;
     options.platform = platform;
     Result<gl::Context> other = gl::Context::create_headless(options);
     ASSERT_TRUE(other.ok()) << other.error().message;
     EXPECT_FALSE(other->info().debug);
     EXPECT_TRUE(contains(other->info().platform,
-                         platform == gl::HeadlessPlatform::device ? "device" : "surfaceless"))
+                         platform == gl::HeadlessPlatform::Device ? "device" : "surfaceless"))
         << other->info().platform;
     std::printf("[gl] platform %s: %s\n", other->info().platform.c_str(), other->info().renderer.c_str());
 
@@ -87,8 +87,8 @@ TEST_F(GlContextTest, EachPlatformAndNonDebugContexts) {
 }
 
 TEST_F(GlContextTest, UnknownDeviceIndexIsAnErrorNamingWhatWasTried) {
-  gl::HeadlessOptions options;
-  options.platform = gl::HeadlessPlatform::device;
+  gl::HeadlessDesc options;
+  options.platform = gl::HeadlessPlatform::Device;
   options.device_index = 4096;
   Result<gl::Context> none = gl::Context::create_headless(options);
   ASSERT_FALSE(none.ok());
@@ -110,7 +110,7 @@ TEST_F(GlContextTest, HiddenWindowRunsTheSamePath) {
     if (required) FAIL() << "VATKIT_REQUIRE_WINDOW: no display";
     GTEST_SKIP() << "no display";
   }
-  gl::WindowOptions options;
+  gl::WindowDesc options;
   options.width = 96;
   options.height = 64;
   options.visible = false;
@@ -231,8 +231,8 @@ TEST_F(GlObjectsTest, MoveTransfersAndDestructionDeletes) {
 TEST_F(GlProgramTest, BuildsAndLinks) {
   gl::ProgramDesc desc;
   desc.name = "triangle";
-  desc.shaders = {{gl::ShaderStage::vertex, test::kTriangleVertex, ""},
-                  {gl::ShaderStage::fragment, test::kFlatFragment, ""}};
+  desc.shaders = {{gl::ShaderStage::Vertex, test::kTriangleVertex, ""},
+                  {gl::ShaderStage::Fragment, test::kFlatFragment, ""}};
   Result<gl::Program> program = gl::build_program(desc);
   ASSERT_TRUE(program.ok()) << program.error().message;
   EXPECT_GE(gl::uniform_location(*program, "u_color"), 0);
@@ -242,8 +242,8 @@ TEST_F(GlProgramTest, BuildsAndLinks) {
 TEST_F(GlProgramTest, CompileErrorNamesTheShaderAndQuotesTheLine) {
   gl::ProgramDesc desc;
   desc.name = "broken";
-  desc.shaders = {{gl::ShaderStage::vertex, test::kTriangleVertex, ""},
-                  {gl::ShaderStage::fragment,
+  desc.shaders = {{gl::ShaderStage::Vertex, test::kTriangleVertex, ""},
+                  {gl::ShaderStage::Fragment,
                    "out vec4 frag_color;\n"
                    "void main() {\n"
                    "  frag_color = undeclared_thing * 2.0;\n"
@@ -258,7 +258,7 @@ TEST_F(GlProgramTest, CompileErrorNamesTheShaderAndQuotesTheLine) {
   EXPECT_EQ(message.find('\n'), std::string::npos) << "errors are one line";
 
   // A source with its own #version keeps its numbering too (its line 4 here).
-  desc.shaders[1] = {gl::ShaderStage::fragment,
+  desc.shaders[1] = {gl::ShaderStage::Fragment,
                      "\n#version 450 core\n"
                      "out vec4 frag_color;\n"
                      "void main() { frag_color = vec4(1.0) + not_here; }\n",
@@ -275,8 +275,8 @@ TEST_F(GlProgramTest, LinkErrorNamesTheProgram) {
   gl::ProgramDesc desc;
   desc.name = "mismatch";
   // The fragment shader reads an input no vertex shader writes.
-  desc.shaders = {{gl::ShaderStage::vertex, test::kTriangleVertex, ""},
-                  {gl::ShaderStage::fragment,
+  desc.shaders = {{gl::ShaderStage::Vertex, test::kTriangleVertex, ""},
+                  {gl::ShaderStage::Fragment,
                    "in vec3 v_never_written;\nout vec4 c;\nvoid main() { c = vec4(v_never_written, 1.0); }\n",
                    ""}};
   Result<gl::Program> program = gl::build_program(desc);
@@ -290,7 +290,7 @@ TEST_F(GlProgramTest, PreambleVersionExtensionDefinesAndLine) {
   desc.name = "draw_parameters";
   desc.draw_parameters = true;
   desc.defines = {"VATKIT_ANSWER 42"};
-  desc.shaders = {{gl::ShaderStage::vertex,
+  desc.shaders = {{gl::ShaderStage::Vertex,
                    "flat out int v_sum;\n"
                    "void main() {\n"
                    "  v_sum = gl_BaseInstanceARB + gl_DrawIDARB + VATKIT_ANSWER;\n"
@@ -326,8 +326,8 @@ TEST_F(GlProgramTest, TheRenderingGuidesExampleCompiles) {
   source.replace(at, placeholder.size(), std::string(gl::decode_glsl()));
   gl::ProgramDesc desc;
   desc.name = "rendering_md_example";
-  desc.shaders = {{gl::ShaderStage::vertex, source, "rendering.md example"},
-                  {gl::ShaderStage::fragment, "in vec3 v_normal;\nout vec4 c;\nvoid main() { c = vec4(v_normal, 1.0); }\n", ""}};
+  desc.shaders = {{gl::ShaderStage::Vertex, source, "rendering.md example"},
+                  {gl::ShaderStage::Fragment, "in vec3 v_normal;\nout vec4 c;\nvoid main() { c = vec4(v_normal, 1.0); }\n", ""}};
   Result<gl::Program> program = gl::build_program(desc);
   EXPECT_TRUE(program.ok()) << program.error().message;
 }
@@ -335,9 +335,9 @@ TEST_F(GlProgramTest, TheRenderingGuidesExampleCompiles) {
 TEST_F(GlTimerTest, ReportsItsMethod) {
   Result<gl::GpuTimer> timer = gl::GpuTimer::create(*ctx);
   ASSERT_TRUE(timer.ok()) << timer.error().message;
-  EXPECT_NE(timer->method(), gl::TimerMethod::automatic);
+  EXPECT_NE(timer->method(), gl::TimerMethod::Automatic);
   if (ctx->info().software) {
-    EXPECT_EQ(timer->method(), gl::TimerMethod::wall_clock_finish);
+    EXPECT_EQ(timer->method(), gl::TimerMethod::WallClockFinish);
   }
   EXPECT_FALSE(timer->elapsed_ms().ok());  // nothing measured yet
   timer->begin();

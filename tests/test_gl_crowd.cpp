@@ -140,7 +140,7 @@ TEST_F(GlCrowd, UploadErrorsAreOneLineNamingTheVat) {
 }
 
 // Renders `frames` frames and returns the renderer's stats of the last.
-gl::FrameStats render_frames(gl::Renderer& renderer, const gl::RenderTarget& target, gl::Crowd& crowd,
+gl::RenderStats render_frames(gl::Renderer& renderer, const gl::RenderTarget& target, gl::Crowd& crowd,
                              const gl::Camera& camera, int frames, float t) {
   for (int i = 0; i < frames; ++i) renderer.render(target, crowd, camera, t + 0.01f * float(i));
   return renderer.stats();
@@ -161,10 +161,10 @@ TEST_F(GlCrowd, NothingIsUploadedWhenNothingChanged) {
   rd.shadow_map_size = 128;
   Result<gl::Renderer> renderer = gl::Renderer::create(rd);
   ASSERT_TRUE(renderer.ok()) << renderer.error().message;
-  const gl::Camera camera = gl::frame_bounds(crowd->world_bounds(), 64.0f / 48.0f);
+  const gl::Camera camera = gl::camera_for_bounds(crowd->world_bounds(), 64.0f / 48.0f);
 
   // The first frame uploads what spread_crowd wrote: every row and every matrix.
-  gl::FrameStats s = render_frames(*renderer, *target, *crowd, camera, 1, 0.5f);
+  gl::RenderStats s = render_frames(*renderer, *target, *crowd, camera, 1, 0.5f);
   EXPECT_EQ(s.uploaded_bytes, size_t(n) * (96 + 64));
   // One lit draw per material group and one shadow draw for them all (GPU-culled multi-draws),
   // and the ground.
@@ -235,8 +235,8 @@ TEST_F(GlCrowd, AChangedFrameDrawsWhatAFreshRendererDraws) {
   Result<gl::Renderer> fresh_renderer = gl::Renderer::create({256});
   ASSERT_TRUE(renderer.ok() && fresh_renderer.ok());
 
-  const gl::Camera near = gl::frame_bounds(used.world_bounds(), 160.0f / 120.0f, 30.0f, 20.0f);
-  gl::Camera far = gl::frame_bounds(used.world_bounds(), 160.0f / 120.0f, -60.0f, 35.0f);
+  const gl::Camera near = gl::camera_for_bounds(used.world_bounds(), 160.0f / 120.0f, 30.0f, 20.0f);
+  gl::Camera far = gl::camera_for_bounds(used.world_bounds(), 160.0f / 120.0f, -60.0f, 35.0f);
   far.eye = far.target + (far.eye - far.target) * 4.0f;  // coarser levels
   gl::RenderOptions first;
   first.lod_error_px = 4.0f;
@@ -268,7 +268,7 @@ TEST_F(GlCrowd, AChangedFrameDrawsWhatAFreshRendererDraws) {
 TEST_F(GlCrowd, UniformCacheSetsOnlyChangedValues) {
   gl::ProgramDesc desc;
   desc.name = "cache";
-  desc.shaders = {{gl::ShaderStage::compute,
+  desc.shaders = {{gl::ShaderStage::Compute,
                    "layout(local_size_x = 1) in;\n"
                    "uniform float u_f; uniform uint u_u; uniform vec3 u_v; uniform vec4 u_a[2];\n"
                    "layout(std430, binding = 0) buffer Out { vec4 o[]; };\n"
@@ -326,7 +326,7 @@ TEST_F(GlCrowd, DrawnListSelectsInstancesWithoutMixingThemUp) {
   ASSERT_TRUE(target.ok());
   Result<gl::Renderer> renderer = gl::Renderer::create({256});
   ASSERT_TRUE(renderer.ok());
-  const gl::Camera camera = gl::frame_bounds(crowd->world_bounds(), 160.0f / 120.0f);
+  const gl::Camera camera = gl::camera_for_bounds(crowd->world_bounds(), 160.0f / 120.0f);
   gl::RenderOptions options;
   options.shadows = false;  // keeps the frames independent of the crowd's bounds (light box)
   options.ground = false;   // (and so does this: the ground follows the bounds)
@@ -367,7 +367,7 @@ TEST_F(GlCrowd, CameraFramesTheCrowd) {
                           {glm::vec3(0.0f), glm::vec3(0.01f, 0.02f, 0.005f)}};
   for (const Bounds& b : boxes) {
     for (float aspect : {16.0f / 9.0f, 1.0f, 0.5f}) {
-      const gl::Camera camera = gl::frame_bounds(b, aspect);
+      const gl::Camera camera = gl::camera_for_bounds(b, aspect);
       const glm::mat4 vp = camera.projection(aspect) * camera.view();
       float extent = 0.0f;
       for (int i = 0; i < 8; ++i) {

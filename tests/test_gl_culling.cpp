@@ -382,7 +382,7 @@ void expect_cache_frames_match(const BakeKey& key, gl::Renderer& renderer, gl::R
   Scene scenes[3];
   for (int i = 0; i < 3; ++i) {
     gl::CrowdDesc desc;
-    desc.pose_cache_bytes = capacities[i] * entry_bytes + entry_bytes / 2;
+    desc.instance_cache_bytes = capacities[i] * entry_bytes + entry_bytes / 2;
     make_scene(scenes[i], key, n, fade_at, desc);
     if (::testing::Test::HasFatalFailure()) return;
   }

@@ -62,7 +62,7 @@ std::unique_ptr<Scene> make_scene(const Vat& vat, uint32_t clip, float aspect) {
     EXPECT_TRUE(set_instance(scene->crowd.table(), i, in, 0.0f).ok());
   }
   scene->crowd.recompute_bounds();
-  scene->camera = gl::frame_bounds(scene->crowd.world_bounds(), aspect, 25.0f, 18.0f);
+  scene->camera = gl::camera_for_bounds(scene->crowd.world_bounds(), aspect, 25.0f, 18.0f);
   scene->options.shadow_bounds = scene->crowd.world_bounds();  // the same light box for every pose
   return scene;
 }

@@ -31,8 +31,8 @@ class GlRenderTest : public test::GlTest {
     test::GlTest::SetUp();
     gl::ProgramDesc desc;
     desc.name = "triangle";
-    desc.shaders = {{gl::ShaderStage::vertex, test::kTriangleVertex, ""},
-                    {gl::ShaderStage::fragment, test::kFlatFragment, ""}};
+    desc.shaders = {{gl::ShaderStage::Vertex, test::kTriangleVertex, ""},
+                    {gl::ShaderStage::Fragment, test::kFlatFragment, ""}};
     Result<gl::Program> built = gl::build_program(desc);
     ASSERT_TRUE(built.ok()) << built.error().message;
     program_ = std::move(*built);

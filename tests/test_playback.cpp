@@ -135,7 +135,7 @@ TEST(PlaybackReference, RandomInstancesMatchTheSteppedReference) {
     for (int k = 0; k < 8; ++k) {
       const auto t = float(s.start - 1.0 + (span + 1.0) * unit(rng));
       const RefAnswer ref = reference(s, t);
-      const BandFrame f = resolve(pb, t).a;
+      const BandSample f = resolve(pb, t).a;
       // float32 time: (t - start) and the product carry a few ulps; skip answers that close to
       // a loop boundary or a row boundary, where the discrete fields may legitimately differ.
       const double u = std::max(double(t) - s.start, 0.0) * s.speed / d;
@@ -186,7 +186,7 @@ TEST(PlaybackReference, RowsDeriveFromThePhase) {
     s.end = EndMode(rng() % 2);
     const Playback pb = compile(instance_of(s)).value();
     const float t = float(rng() % 100000) / 1000.0f - 10.0f;
-    const BandFrame f = resolve(pb, t).a;
+    const BandSample f = resolve(pb, t).a;
     const float x = f.phase * float(s.rows - 1);
     EXPECT_EQ(f.row, s.first_row + uint32_t(std::floor(x)));
     EXPECT_EQ(f.row_next, std::min(f.row + 1, s.first_row + s.rows - 1));
@@ -209,7 +209,7 @@ Instance five(LoopMode loop, int reps = 0, EndMode end = EndMode::Clamp, float s
   return in;
 }
 
-void expect_band(const BandFrame& f, uint32_t row, uint32_t next, float mix, float phase, bool wraps,
+void expect_band(const BandSample& f, uint32_t row, uint32_t next, float mix, float phase, bool wraps,
                  bool finished, const std::string& where) {
   EXPECT_EQ(f.row, row) << where;
   EXPECT_EQ(f.row_next, next) << where;
@@ -233,7 +233,7 @@ TEST(PlaybackEdges, ExactBandEnds) {
   const Instance once = five(LoopMode::Once);
   expect_band(resolve(once, 2.75f).a, 13, 14, 0.0f, 0.75f, false, false, "row 3 exactly");
   expect_band(resolve(once, 2.875f).a, 13, 14, 0.5f, 0.875f, false, false, "between rows 3 and 4");
-  const BandFrame before = resolve(once, std::nextafter(3.0f, 0.0f)).a;
+  const BandSample before = resolve(once, std::nextafter(3.0f, 0.0f)).a;
   EXPECT_FALSE(before.finished);
   EXPECT_EQ(before.row, 13u);
   EXPECT_EQ(before.row_next, 14u);
@@ -247,7 +247,7 @@ TEST(PlaybackEdges, ExactBandEnds) {
   expect_band(resolve(loop, 2.875f).a, 13, 14, 0.5f, 0.875f, false, false, "first cycle");
   expect_band(resolve(loop, 3.0f).a, 10, 11, 0.0f, 0.0f, true, false, "the seam");
   expect_band(resolve(loop, 3.125f).a, 10, 11, 0.5f, 0.125f, true, false, "second cycle");
-  const BandFrame late = resolve(loop, std::nextafter(3.0f, 0.0f)).a;
+  const BandSample late = resolve(loop, std::nextafter(3.0f, 0.0f)).a;
   EXPECT_EQ(late.row, 13u);
   EXPECT_EQ(late.row_next, 14u);  // toward the last row, not across the seam
   EXPECT_FALSE(late.wraps);
@@ -346,7 +346,7 @@ TEST(PlaybackEdges, EndlessRepetitions) {
     EXPECT_EQ(ends_at(in), std::nullopt);
     for (int cycle = 0; cycle < 1000; cycle += 37) {
       const float t = 2.0f + float(cycle) + 0.25f;
-      const BandFrame f = resolve(in, t).a;
+      const BandSample f = resolve(in, t).a;
       EXPECT_FALSE(f.finished);
       const bool back = m == LoopMode::PingPong && cycle % 2 == 1;
       EXPECT_EQ(f.phase, back ? 0.75f : 0.25f) << cycle;
@@ -362,7 +362,7 @@ TEST(PlaybackEdges, VeryLargeTimes) {
     for (int reps : {-1, 3}) {
       const Instance in = five(m, reps, EndMode::Clamp, -3.0f);
       for (float t : {1e5f, 1e6f, 1e7f, 1e9f, 1e18f, 3e38f, -3e38f}) {
-        const BandFrame f = resolve(in, t).a;
+        const BandSample f = resolve(in, t).a;
         EXPECT_GE(f.row, kFirst);
         EXPECT_LE(f.row_next, kFirst + 4);
         EXPECT_GE(f.mix, 0.0f);
@@ -380,11 +380,11 @@ TEST(PlaybackEdges, VeryLargeTimes) {
   s.start = -3.0;
   for (double t : {100000.3, 123456.789}) {
     const RefAnswer ref = reference(s, float(t));
-    const BandFrame f = resolve(instance_of(s), float(t)).a;
+    const BandSample f = resolve(instance_of(s), float(t)).a;
     EXPECT_NEAR(f.phase, ref.phase, 2.0 * ulp(float(t))) << t;
   }
   // Past 2^24 elapsed cycles the count is clamped: a defined pose, not a NaN.
-  const BandFrame f = resolve(five(LoopMode::Repeat, -1, EndMode::Clamp, 0.0f), 3e38f).a;
+  const BandSample f = resolve(five(LoopMode::Repeat, -1, EndMode::Clamp, 0.0f), 3e38f).a;
   EXPECT_EQ(f.row, kFirst);
   EXPECT_EQ(f.mix, 0.0f);
 }
@@ -482,7 +482,7 @@ TEST(PlaybackTiers, EveryModeButRepeatDefaultsToOnePlayAsInThreeVat) {
   EXPECT_EQ(default_repetitions(LoopMode::Once), 1);
   Instance in = five(LoopMode::PingPong);  // 5 rows at 4 fps from t = 2: one traversal is 1 s
   EXPECT_EQ(ends_at(in), 3.0f);
-  const Frame end = resolve(in, 2.0f + 1001.25f);
+  const PlaybackSample end = resolve(in, 2.0f + 1001.25f);
   EXPECT_TRUE(end.a.finished);
   EXPECT_EQ(end.a.phase, 1.0f);  // Clamp after an odd count: the last row
   in.policy.repetitions = -1;
@@ -547,7 +547,7 @@ TEST(PlaybackFade, WeightFallsFromOneToZeroAlongTheCurve) {
     EXPECT_EQ(ramp_ends_at(pb), 12.0f);
     float last = 1.0f, max_step = 0.0f;
     for (int i = 0; i <= 300; ++i) {  // 60 Hz over the fade and after
-      const Frame f = resolve(pb, 10.0f + float(i) / 60.0f);
+      const PlaybackSample f = resolve(pb, 10.0f + float(i) / 60.0f);
       EXPECT_LE(f.weight, last);
       max_step = std::max(max_step, last - f.weight);
       last = f.weight;
@@ -561,7 +561,7 @@ TEST(PlaybackFade, TheOutgoingBandKeepsPlaying) {
   const Playback pb = compile(hand_fade(FadeCurve::Linear)).value();
   // Outgoing: 61 rows at 30 fps (2 s) at half speed from t = 7: phase (t - 7) / 4.
   for (float t : {10.0f, 10.5f, 11.0f, 11.75f}) {
-    const Frame f = resolve(pb, t);
+    const PlaybackSample f = resolve(pb, t);
     EXPECT_EQ(f.kind, MixKind::Fade);
     EXPECT_NEAR(f.b.phase, std::fmod((t - 7.0f) / 4.0f, 1.0f), 1e-6f) << t;
     EXPECT_NEAR(f.a.phase, std::fmod(t - 10.0f, 1.0f), 1e-6f) << t;
@@ -569,12 +569,12 @@ TEST(PlaybackFade, TheOutgoingBandKeepsPlaying) {
     EXPECT_GE(f.a.row, 100u);
   }
   // Once the weight is 0 the outgoing band is gone: Single, b repeats a.
-  const Frame after = resolve(pb, 12.5f);
+  const PlaybackSample after = resolve(pb, 12.5f);
   EXPECT_EQ(after.kind, MixKind::Single);
   EXPECT_EQ(after.weight, 0.0f);
   EXPECT_EQ(after.b, after.a);
   // An instance that is not fading reports b == a and weight 0 too.
-  const Frame single = resolve(simple(0, 5, 4.0f), 0.3f);
+  const PlaybackSample single = resolve(simple(0, 5, 4.0f), 0.3f);
   EXPECT_EQ(single.kind, MixKind::Single);
   EXPECT_EQ(single.b, single.a);
   EXPECT_EQ(single.weight, 0.0f);
@@ -585,7 +585,7 @@ TEST(PlaybackFade, OutgoingOneShotFinishesUnderItsOwnPolicy) {
   in.from->policy.loop_mode = LoopMode::Once;  // 2 s of clip at half speed from 7: ends at 11
   const Playback pb = compile(in).value();
   EXPECT_FALSE(resolve(pb, 10.9f).b.finished);
-  const Frame f = resolve(pb, 11.5f);
+  const PlaybackSample f = resolve(pb, 11.5f);
   EXPECT_TRUE(f.b.finished);
   EXPECT_EQ(f.b.row, 60u);
   EXPECT_FALSE(f.a.finished);
@@ -604,7 +604,7 @@ TEST(PlaybackBlend, PhaseSyncKeepsThePhasesEqual) {
     in.blend = Blend{band(50, 2 + rng() % 60, 24.0f), 0.25f * float(rng() % 5), BlendSync::Phase};
     const Playback pb = compile(in).value();
     for (int k = 0; k < 50; ++k) {
-      const Frame f = resolve(pb, float(rng() % 20000) * 0.001f);
+      const PlaybackSample f = resolve(pb, float(rng() % 20000) * 0.001f);
       ASSERT_EQ(f.kind, MixKind::Blend);
       ASSERT_EQ(f.a.phase, f.b.phase);
       ASSERT_EQ(f.a.finished, f.b.finished);
@@ -620,7 +620,7 @@ TEST(PlaybackBlend, TimeSyncSharesTheClock) {
   in.blend = Blend{band(40, 13, 8.0f), 0.7f, BlendSync::Time};  // B: 1.5 s
   const Playback pb = compile(in).value();
   for (float t : {1.0f, 1.3f, 1.9f, 2.6f, 7.1f}) {
-    const Frame f = resolve(pb, t);
+    const PlaybackSample f = resolve(pb, t);
     const double clip_s = (t - 1.0) * 2.0;
     EXPECT_NEAR(f.a.phase, std::fmod(clip_s, 1.0), 1e-5) << t;
     EXPECT_NEAR(f.b.phase, std::fmod(clip_s, 1.5) / 1.5, 1e-5) << t;
@@ -642,7 +642,7 @@ TEST(PlaybackBlend, WeightRamp) {
   EXPECT_EQ(ramp_ends_at(pb), 6.0f);
   in.blend->weight = 0.0f;  // a blend at weight 0 still reports its B band
   in.fade_duration = 0.0f;
-  const Frame f = resolve(in, 1.0f);
+  const PlaybackSample f = resolve(in, 1.0f);
   EXPECT_EQ(f.kind, MixKind::Blend);
   EXPECT_GE(f.b.row, 40u);
 }
@@ -731,7 +731,7 @@ TEST(PlaybackJson, DeepNestingIsRefused) {
     EXPECT_EQ(q.error().message, "line: nested deeper than 64 levels");
     EXPECT_EQ(q.error().code, ErrorCode::Limit);
   }
-  // 64 levels are read (and refused for what they are): the answer's own Frame with its "row"
+  // 64 levels are read (and refused for what they are): the answer's own PlaybackSample with its "row"
   // (0) replaced by 62 nested arrays.
   const std::string query = R"({"instance": )" + std::string(kClip) + R"(, "time": 0)";
   Result<FrameQuery> plain = parse_frame_query(query + "}");
@@ -810,7 +810,7 @@ TEST(PlaybackConformance, LibraryMatchesTheVectorFile) {
 }
 
 // The CLI (absent from the runtime-only test binary, tests/runtime, which defines no VATKIT_CLI):
-// one Frame per line; a bad line is one error naming it, exit 1, after the answers of the lines
+// one PlaybackSample per line; a bad line is one error naming it, exit 1, after the answers of the lines
 // before it (each answer is written as its line is read).
 #if defined(VATKIT_CLI)
 TEST(PlaybackCli, FrameCommand) {

@@ -68,7 +68,7 @@ struct Timeline {
   int frames = 180;
 
   struct Out {
-    std::vector<Frame> frames;
+    std::vector<PlaybackSample> frames;
     std::vector<std::vector<glm::vec3>> positions;
     std::vector<float> jump_mm;  // [0] = 0
   };
@@ -219,7 +219,7 @@ TEST_P(MirrorWorld, VerticesNormalsAndSocketsArePlaced) {
       glm::vec3(0.02f));
   Instance in = play(named(vat, "Walk"), 0.0f);
   in.blend = Blend{named(vat, "Run"), 0.4f, BlendSync::Phase};
-  const Frame frame = resolve(in, 0.37f);
+  const PlaybackSample frame = resolve(in, 0.37f);
   ASSERT_EQ(frame.kind, MixKind::Blend);
   const PoseBlend pose = pose_blend(vat, frame);
   EXPECT_EQ(pose.a.clip, uint32_t(*find_clip(vat, "Walk")));

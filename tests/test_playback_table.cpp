@@ -134,13 +134,13 @@ TEST(InstanceTableSet, FadeStartsFromWhatIsOnScreen) {
   Instance walk = play(kWalk, -0.3f);
   walk.policy.speed = 1.25f;
   ASSERT_TRUE(set_instance(table, 0, walk, 0.0f).ok());
-  const Frame before = resolve(table, 0, 1.0f);
+  const PlaybackSample before = resolve(table, 0, 1.0f);
   ASSERT_TRUE(set_instance(table, 0, play(kRun, 1.0f, 0.5f), 1.0f).ok());
   const Playback p = playback(table, 0);
   EXPECT_EQ(p.kind, MixKind::Fade);
   EXPECT_EQ(p.second, compile(walk)->primary);  // the walk, still playing with its start and speed
   EXPECT_EQ(p.ramp_start, 1.0f);
-  const Frame at = resolve(table, 0, 1.0f);
+  const PlaybackSample at = resolve(table, 0, 1.0f);
   EXPECT_EQ(at.b, before.a);  // at the write the screen shows exactly what it showed
   EXPECT_EQ(at.weight, 1.0f);
   EXPECT_EQ(resolve(table, 0, 1.25f).weight, 0.5f);
@@ -150,7 +150,7 @@ TEST(InstanceTableSet, FadeStartsFromWhatIsOnScreen) {
 
 struct Midfade {
   InstanceTable table{1};
-  Frame shown;
+  PlaybackSample shown;
   Midfade(float now) {  // walk, then run faded in over 1 s at t = 1; `now` into that fade
     EXPECT_TRUE(set_instance(table, 0, play(kWalk, 0.0f), 0.0f).ok());
     EXPECT_TRUE(set_instance(table, 0, play(kRun, 1.0f, 1.0f), 1.0f).ok());
@@ -171,7 +171,7 @@ TEST(InstanceTableSet, RetargetKeepsTheOutgoingWeight) {
 TEST(InstanceTableSet, TurningBackFadesFromWhereItIs) {
   Midfade m(1.25f);  // walk 0.75, run 0.25: go back to the walk (the same track)
   ASSERT_TRUE(set_instance(m.table, 0, play(kWalk, 0.0f, 0.5f), 1.25f).ok());
-  const Frame now = resolve(m.table, 0, 1.25f);
+  const PlaybackSample now = resolve(m.table, 0, 1.25f);
   EXPECT_EQ(now.a, m.shown.b);  // the walk is primary again
   EXPECT_EQ(now.b, m.shown.a);  // the run fades out from its 0.25
   EXPECT_EQ(now.weight, 0.25f);
@@ -182,7 +182,7 @@ TEST(InstanceTableSet, ANewClipCollapsesToTheDominantBand) {
   {
     Midfade m(1.3f);  // walk 0.7 dominates: the wave fades in over the walk
     ASSERT_TRUE(set_instance(m.table, 0, play(kWave, 1.3f, 0.5f), 1.3f).ok());
-    const Frame f = resolve(m.table, 0, 1.3f);
+    const PlaybackSample f = resolve(m.table, 0, 1.3f);
     EXPECT_EQ(f.b, m.shown.b);
     EXPECT_EQ(f.weight, 1.0f);
     EXPECT_EQ(playback(m.table, 0).second, compile(play(kWalk, 0.0f))->primary);
@@ -190,7 +190,7 @@ TEST(InstanceTableSet, ANewClipCollapsesToTheDominantBand) {
   {
     Midfade m(1.7f);  // run 0.7 dominates: the wave fades in over the run
     ASSERT_TRUE(set_instance(m.table, 0, play(kWave, 1.7f, 0.5f), 1.7f).ok());
-    const Frame f = resolve(m.table, 0, 1.7f);
+    const PlaybackSample f = resolve(m.table, 0, 1.7f);
     EXPECT_EQ(f.b, m.shown.a);
     EXPECT_EQ(f.weight, 1.0f);
   }
@@ -385,8 +385,8 @@ TEST(InstanceTableRebase, RecentInstancesResolveBitForBit) {
       const float t = now + float(k) * 0.37f + float(rng() % 1000) * ldexp(1.0f, -12);
       const float t2 = t - report.shift;
       ASSERT_EQ(double(t2), double(t) - report.shift);
-      const Frame before = resolve(old, i, t);
-      const Frame after = resolve(table, i, t2);
+      const PlaybackSample before = resolve(old, i, t);
+      const PlaybackSample after = resolve(table, i, t2);
       ASSERT_EQ(after, before) << "instance " << i << " t " << t;
     }
     const std::optional<float> end_before = ends_at(old, i), end_after = ends_at(table, i);
@@ -428,7 +428,7 @@ TEST(InstanceTableRebase, OldLoopsAreFoldedAndRegainResolution) {
     EXPECT_EQ(p_new.primary.repetitions == -1, p_old.primary.repetitions == -1);
     for (int k = 0; k < 20; ++k) {
       const float t = now + float(k) * 0.25f;
-      const Frame before = resolve(old, i, t), after = resolve(table, i, t - report.shift);
+      const PlaybackSample before = resolve(old, i, t), after = resolve(table, i, t - report.shift);
       EXPECT_EQ(after.a.wraps, before.a.wraps);
       EXPECT_EQ(after.a.finished, before.a.finished);
       EXPECT_EQ(after.kind, before.kind);
@@ -487,28 +487,28 @@ TEST(InstanceTableRebase, ReissuedInstancesAreRecognisedAfterAFold) {
     blend.blend = Blend{kRun, 0.5f, BlendSync::Phase};
     blend.blend->weight_from = 0.0f;
     blend.fade_duration = 0.5f;
-    const Frame shown = resolve(table, i, t);
+    const PlaybackSample shown = resolve(table, i, t);
     ASSERT_TRUE(set_instance(table, i, blend, t).ok()) << i;
-    const Frame after = resolve(table, i, t);
+    const PlaybackSample after = resolve(table, i, t);
     EXPECT_EQ(after.a, shown.a) << i;  // the walk goes on where it was: its folded track is kept
     EXPECT_EQ(after.weight, 0.0f) << i;
   }
   // Turning back to the walk mid-fade: the weights swap, nothing pops.
   {
-    const Frame shown = resolve(table, 1, t);
+    const PlaybackSample shown = resolve(table, 1, t);
     ASSERT_EQ(shown.kind, MixKind::Fade);
     ASSERT_GT(shown.weight, 0.0f);
     Instance back = reissued(walk);
     back.fade_duration = 0.5f;
     ASSERT_TRUE(set_instance(table, 1, back, t).ok());
-    const Frame after = resolve(table, 1, t);
+    const PlaybackSample after = resolve(table, 1, t);
     EXPECT_EQ(after.a, shown.b);
     EXPECT_EQ(after.b, shown.a);
     EXPECT_NEAR(after.weight, 1.0f - shown.weight, 1e-6f);
   }
   // A PingPong folded by an even count is the same band; a start half a cycle off is not.
   {
-    const Frame shown = resolve(table, 3, t);
+    const PlaybackSample shown = resolve(table, 3, t);
     Instance again = reissued(bounce);
     again.fade_duration = 0.5f;
     ASSERT_TRUE(set_instance(table, 3, again, t).ok());

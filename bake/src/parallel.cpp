@@ -126,8 +126,8 @@ class Pool {
         wake_.wait(lock, [&] { return stop_ || (generation_ != seen && wanted_ > 0) || !side_.empty(); });
         if (stop_) return;
         // A side task first: someone will wait for it, while a job's caller works on the job
-        // itself. (Joining first left a bake's vertex-cache ordering, posted just before its
-        // frame rows, to run alone after them: 0.75 ms of CesiumMan's 1.9 ms delta bake.)
+        // itself. (Joining first would leave a bake's vertex-cache ordering, posted just before
+        // its frame rows, to run alone after them.)
         if (!side_.empty()) {
           std::shared_ptr<AsyncTask::State> task = std::move(side_.front());
           side_.pop_front();
@@ -167,8 +167,8 @@ thread_local bool Pool::in_job_ = false;
 
 }  // namespace
 
-// Asked once: glibc reads /sys/devices/system/cpu/online for every call (7 us on the VM, paid by
-// every AsyncTask and every parallel_for of all threads before this).
+// Asked once: glibc reads /sys/devices/system/cpu/online for every call (a file read, which every
+// AsyncTask and every parallel_for would pay).
 unsigned hardware_threads() {
   static const unsigned n = std::max(1u, std::thread::hardware_concurrency());
   return n;
@@ -185,8 +185,8 @@ void parallel_for(size_t count, size_t grain, unsigned threads,
   grain = std::max<size_t>(grain, 1);
   Pool& pool = Pool::instance();
   // About four ranges per thread balance uneven work without much scheduling overhead; none
-  // shorter than `grain` (a range of 2 blocks after one of 10 cost a small rig bake the wake-up
-  // of a worker for nothing: Fox's rig rows were slower on 2 threads than on 1).
+  // shorter than `grain` (a range of 2 blocks after one of 10 costs a small rig bake the wake-up
+  // of a worker for nothing).
   const size_t chunks = std::min(size_t(threads) * 4, count / grain);
   if (threads == 1 || chunks <= 1 || pool.busy_on_this_thread()) {
     fn(0, count);

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   std::vector<glm::vec3> positions(vat->geometry.vertex_count());
   for (int step = 0; step <= 4; ++step) {
     const float time = c.duration_s * static_cast<float>(step) / 4.0f;
-    const vatkit::Frame frame = vatkit::resolve(instance, time);
+    const vatkit::PlaybackSample frame = vatkit::resolve(instance, time);
     if (auto mirrored = vatkit::mirror_vertices(*vat, frame, glm::mat4(1.0f), 0, positions); !mirrored) {
       std::fprintf(stderr, "vatkit_play: %s\n", mirrored.error().message.c_str());
       return 1;

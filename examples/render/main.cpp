@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   }
   vatkit::gl::Renderer renderer = take(vatkit::gl::Renderer::create());
   vatkit::gl::RenderTarget target = take(vatkit::gl::RenderTarget::create({width, height, 4}));
-  const vatkit::gl::Camera camera = vatkit::gl::frame_bounds(crowd.world_bounds(), float(width) / float(height));
+  const vatkit::gl::Camera camera = vatkit::gl::camera_for_bounds(crowd.world_bounds(), float(width) / float(height));
   renderer.render(target, crowd, camera, 1.0f);
   const vatkit::gl::Image image = target.read_rgba8();
   if (vatkit::Result<void> written = vatkit::gl::write_png(argv[2], image.view()); !written) {

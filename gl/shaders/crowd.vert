@@ -33,8 +33,9 @@ uniform samplerBuffer u_crowd_pose_cache;   // rig: 3 texels per slot per entry 
 #if defined(VAT_RIG) && !defined(CROWD_STATIC)
 uniform int u_crowd_slot_count;
 // The vertex's influences, fetched by its index from buffer textures over the VAT's influence
-// vertex buffers (VatGpu::influence_textures), not as attributes 5-8: on NVIDIA's H200 the two
-// attributes alone made a crowd's frame 1.6x longer, and these fetches cost next to nothing.
+// vertex buffers (VatGpu::influence_textures), not as attributes 5-8: as attributes they made a
+// crowd's frame markedly longer on NVIDIA hardware, and these fetches cost next to nothing
+// (docs/benchmarks.md).
 uniform usamplerBuffer u_crowd_slots0;
 uniform samplerBuffer u_crowd_weights0;
 #ifdef VAT_EIGHT_INFLUENCES

@@ -1,4 +1,4 @@
-// cull.comp: GPU culling and level-of-detail choice for a crowd (vatkit::gl::Crowd, issue 6).
+// cull.comp: GPU culling and level-of-detail choice for a crowd (vatkit::gl::Crowd).
 // Prepended by the library with the decode defines and vat_decode.glsl (for the playback resolve:
 // which frame rows an instance shows now).
 //

@@ -1,7 +1,8 @@
 // vat_decode.glsl: the vatkit VAT decode chunk (vertex stage).
 //
-// A transcription of core's decode (core/include/vatkit/decode.h, core/src/decode.cpp) and of
-// playback's resolve (core/include/vatkit/playback.h, instance_table.h), line for line; it is not
+// A transcription of the runtime's decode (runtime/include/vatkit/decode.h,
+// runtime/src/decode/decode.cpp) and of playback's resolve (runtime/include/vatkit/playback.h,
+// instance_table.h), line for line; it is not
 // a second definition of either. tests/test_gl_parity.cpp captures what it computes and compares
 // it with the CPU mirror. docs/rendering.md documents the interface; the short form:
 //

@@ -67,8 +67,8 @@ Vat metadata_copy(const Vat& vat) {
   return meta;
 }
 
-Frame first_row_frame(const Vat& vat) {
-  Frame f;
+PlaybackSample first_row_frame(const Vat& vat) {
+  PlaybackSample f;
   f.a.row = f.a.row_next = vat.clips[0].first_row;
   f.b = f.a;
   return f;
@@ -83,7 +83,7 @@ TEST(Errors, MirrorRefusesAVatWithoutItsAnimationData) {
   for (const char* name : {"v2_delta_f16.vat.glb", "v2_rig_q16.vat.glb"}) {
     const Result<Vat> vat = load_vat(golden(name));
     ASSERT_TRUE(vat.ok()) << vat.error().message;
-    const Frame frame = first_row_frame(*vat);
+    const PlaybackSample frame = first_row_frame(*vat);
     const glm::mat4 world(1.0f);
     std::vector<glm::vec3> positions(vat->geometry.vertex_count()), normals(positions.size());
     ASSERT_TRUE(mirror_vertices(*vat, frame, world, 0, positions, normals).ok()) << name;
@@ -135,7 +135,7 @@ TEST(Errors, MirrorRefusesAVatWithoutItsAnimationData) {
 TEST(Errors, MirrorRefusesOutOfRangeArguments) {
   const Result<Vat> vat = load_vat(golden("v2_rig_q16.vat.glb"));
   ASSERT_TRUE(vat.ok()) << vat.error().message;
-  const Frame frame = first_row_frame(*vat);
+  const PlaybackSample frame = first_row_frame(*vat);
   const glm::mat4 world(1.0f);
   const uint32_t n = vat->geometry.vertex_count();
   std::vector<glm::vec3> positions(n), two(2);
@@ -146,12 +146,12 @@ TEST(Errors, MirrorRefusesOutOfRangeArguments) {
   const Result<void> spans = mirror_vertices(*vat, frame, world, 0, positions, short_normals);
   ASSERT_FALSE(spans.ok());
   expect_argument(spans.error(), "normals");
-  Frame outside = frame;
+  PlaybackSample outside = frame;
   outside.a.row = outside.a.row_next = vat->frame_rows;
   const Result<void> rows = mirror_vertices(*vat, outside, world, 0, positions);
   ASSERT_FALSE(rows.ok());
   expect_argument(rows.error(), "is in no clip's band");
-  Frame straddle = frame;
+  PlaybackSample straddle = frame;
   straddle.a.row = vat->clips[0].first_row + vat->clips[0].rows - 1;
   straddle.a.row_next = vat->clips[1].first_row;
   const Result<glm::mat4> across = mirror_joint(*vat, straddle, world, 0);

@@ -32,7 +32,7 @@ inline std::string& gl_context_error() {
 // own exit handlers, and the process is ending anyway.
 inline gl::Context* gl_context() {
   static gl::Context* context = []() -> gl::Context* {
-    gl::HeadlessOptions options;
+    gl::HeadlessDesc options;
     options.debug = true;
     options.log = [](const gl::DebugMessage& message) {
       // The log is the tests', not the library's: a driver that talks every frame (NVIDIA) must

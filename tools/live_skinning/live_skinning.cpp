@@ -297,8 +297,8 @@ Result<LiveSkinning> LiveSkinning::create(const Asset& asset, const gl::VatGpu& 
 
   gl::ProgramDesc desc;
   desc.name = "live_skinning";
-  desc.shaders = {{gl::ShaderStage::vertex, kLiveVertex, "live_skinning.vert"},
-                  {gl::ShaderStage::fragment, kLiveFragment, "live_skinning.frag"}};
+  desc.shaders = {{gl::ShaderStage::Vertex, kLiveVertex, "live_skinning.vert"},
+                  {gl::ShaderStage::Fragment, kLiveFragment, "live_skinning.frag"}};
   desc.defines = m.defines();
   Result<gl::Program> program = gl::build_program(desc);
   if (!program) return program.error();

@@ -10,7 +10,7 @@
 // world(node) * inverse_bind), so the shader draws the rig bake's own vertex array (bind
 // positions, slot indices and weights, attribute locations of vat_gpu.h).
 //
-// CPU work per frame: core's sample_animation_batch over tiles of up to 32 instances of one clip
+// CPU work per frame: sample_animation_batch over tiles of up to 32 instances of one clip
 // (the reference sampler, channel-outer, not a copy), then compute_world_matrices and the palette
 // per instance, the tiles spread over every hardware thread with parallel_for; the
 // palette is 3 RGBA32F texels per slot (the rows of the affine matrix), uploaded with one

@@ -1,6 +1,6 @@
 // The vatkit command-line tool: shared pieces of its commands (one file per command).
 //
-// Every command is a thin client of vatkit::core: it loads its input (a glTF file, or the
+// Every command is a thin client of the vatkit libraries: it loads its input (a glTF file, or the
 // built-in sample when none is given), calls the library, and prints or writes the result.
 // Errors travel as vatkit::Error values up to main(), which prints exactly one line,
 // "vatkit: error: FILE: what and where", and exits non-zero. Output files are OutputFiles

@@ -44,7 +44,7 @@ double process_cpu_ms() {
 
 namespace {
 
-// RigDecode draws the Rig VAT without the pose cache (CrowdDesc::pose_cache_bytes = 0): every
+// RigDecode draws the Rig VAT without the pose cache (CrowdDesc::instance_cache_bytes = 0): every
 // vertex resolves its playback row and decodes its slots from the VAT, as direct draws do.
 enum class Variant { Static, Rig, RigDecode, DeltaF32, DeltaF16, DeltaQ16, Live };
 constexpr Variant kAllVariants[] = {Variant::Static,   Variant::Rig,      Variant::RigDecode, Variant::DeltaF32,
@@ -81,7 +81,7 @@ struct BenchOptions {
   int samples = 1;
   uint64_t seed = 1;
   bool verify_live = false;
-  size_t pose_cache_mb = gl::CrowdDesc{}.pose_cache_bytes >> 20;
+  size_t pose_cache_mb = gl::CrowdDesc{}.instance_cache_bytes >> 20;
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -391,7 +391,7 @@ struct BenchRun {
       camera.target = camera.eye + (camera.eye - camera.target);
       return camera;
     }
-    return gl::frame_bounds(crowd.world_bounds(), float(width) / float(height));
+    return gl::camera_for_bounds(crowd.world_bounds(), float(width) / float(height));
   }
 
   // --verify-live: the live-skinning path against the reference skinner and the rig decode.
@@ -438,7 +438,7 @@ Result<void> BenchRun::measure(uint32_t n, Variant variant, std::optional<gl::Ca
 
   row.triangles_per_instance = gpu->index_count() / 3;
   gl::CrowdDesc crowd_desc;
-  crowd_desc.pose_cache_bytes = variant == Variant::RigDecode ? 0 : options.pose_cache_mb << 20;
+  crowd_desc.instance_cache_bytes = variant == Variant::RigDecode ? 0 : options.pose_cache_mb << 20;
   Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, n, crowd_desc);
   if (!crowd) return fail(crowd.error().message);
   gl::SpreadOptions spread;
@@ -761,7 +761,7 @@ Command add_bench_command(CLI::App& parent) {
       ->check(CLI::PositiveNumber)
       ->option_text("PX");
   app->add_option("--pose-cache-mb", options->pose_cache_mb,
-                  "with culling: GPU memory per culling pass for the pose cache (rig: the slot palette), MiB (CrowdDesc::pose_cache_bytes; "
+                  "with culling: GPU memory per culling pass for the pose cache (rig: the slot palette), MiB (CrowdDesc::instance_cache_bytes; "
                   "default " + std::to_string(options->pose_cache_mb) + "; at most " + std::to_string(kMaxPoseCacheMb) + ")")
       ->check(CLI::Range(size_t(0), kMaxPoseCacheMb))
       ->option_text("MB");

@@ -1,5 +1,5 @@
 // vatkit frame [--check | --annotate] [-o OUT.jsonl]: playback queries on standard input, one JSON
-// Frame per line on standard output (vatkit/playback_json.h; docs/playback.md). The conformance
+// PlaybackSample per line on standard output (vatkit/playback_json.h; docs/playback.md). The conformance
 // tool for engines that port resolve to their own shaders.
 #include <cerrno>
 #include <cstdio>
@@ -129,9 +129,9 @@ Result<void> run_frame(const FrameOptions& options) {
 Command add_frame_command(CLI::App& parent) {
   auto options = std::make_shared<FrameOptions>();
   CLI::App* app = parent.add_subcommand(
-      "frame", "Resolve playback queries read as JSON lines on stdin: one Frame per line");
+      "frame", "Resolve playback queries read as JSON lines on stdin: one playback sample per line");
   app->add_flag("--check", options->check,
-                "Compare each answer with the line's \"expect\" Frame; print the count, or fail at "
+                "Compare each answer with the line's \"expect\" sample; print the count, or fail at "
                 "the first difference");
   app->add_flag("--annotate", options->annotate,
                 "Print each query line with \"expect\" set to its answer (how conformance vector "

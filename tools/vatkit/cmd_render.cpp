@@ -94,7 +94,7 @@ Result<void> run_render(const RenderOptions& options) {
   Result<Vat> vat = load_vat_input(options);
   if (!vat) return vat.error();
 
-  gl::HeadlessOptions context_options;
+  gl::HeadlessDesc context_options;
   Result<gl::Context> context = gl::Context::create_headless(context_options);
   if (!context) return make_error(context.error().code, "render", "no headless OpenGL context: " + context.error().message);
 
@@ -122,7 +122,7 @@ Result<void> run_render(const RenderOptions& options) {
   }
   Result<gl::RenderTarget> target = gl::RenderTarget::create({width, height, samples});
   if (!target) return target.error();
-  const gl::Camera camera = gl::frame_bounds(crowd->world_bounds(), float(width) / float(height));
+  const gl::Camera camera = gl::camera_for_bounds(crowd->world_bounds(), float(width) / float(height));
   gl::RenderOptions render_options;
   render_options.shadows = !options.no_shadows;
 

@@ -169,7 +169,7 @@ struct Asset {
 };
 
 // Picks a clip: "#N" is the N-th animation (0-based), anything else an animation name (the
-// first with that name). Errors name asset.source and list the clips, e.g.
+// first with that name); O(animations), thread-safe. Errors name asset.source and list the clips, e.g.
 //     "Fox.glb: no clip named \"jog\" (clips: Survey, Walk, Run)".
 Result<int> find_clip(const Asset& asset, const std::string& selector);
 

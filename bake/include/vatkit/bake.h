@@ -11,8 +11,11 @@
 // bakes the rig when it represents the asset within the error budget, Delta otherwise, and says
 // why in BakeReport::encoding_reason.
 //
-// Threads: work is split over frames and vertices; the output bytes do not depend on the thread
-// count.
+// Threads: work is split over frames and vertices on the shared pool (parallel.h, BakeOptions::
+// threads); the output bytes do not depend on the thread count. bake() and measure_error() may be
+// called from several threads (their pool jobs take turns); progress is called on the caller's
+// thread. Cost: blocks until done; O(clips' rows x (vertices or slots)), plus the levels of detail;
+// allocates the planes and the merged geometry.
 #pragma once
 
 #include <functional>

@@ -14,6 +14,9 @@
 // extensionsRequired (Draco among them), animated matrix nodes, cycles in the node graph, a node
 // with two parents, indices or joints out of range, accessors running past their buffers,
 // non-finite positions or keyframes, missing buffers or images.
+//
+// Cost: blocks on file I/O; O(file size) time and memory on the calling thread (no pool); safe to
+// call concurrently.
 #pragma once
 
 #include <cstddef>

@@ -5,9 +5,8 @@
 // level reads the same VAT columns (texels) and a renderer switches levels by switching index
 // ranges. Levels target 1/2, 1/4, 1/8... of the full mesh's triangles, each continuing from the
 // previous one. The simplifier weighs every collapse in the rest pose AND in poses of every clip
-// (a quadric per pose: a ring that a bending knee needs stays; meshoptimizer 0.18 sees the rest
-// pose only: on the sample character its first level was 1.2 mm off the full mesh at rest and
-// 40 mm in motion). Seams are kept until that stalls, then released (a faceted mesh: LodLevelReport::welded);
+// (a quadric per pose: a ring that a bending knee needs stays; meshoptimizer's simplifier sees the
+// rest pose only, and its levels can be far worse in motion than at rest; docs/lod.md). Seams are kept until that stalls, then released (a faceted mesh: LodLevelReport::welded);
 // past the simplifier's error cap (LodOptions::max_relative_error), meshoptimizer's sloppy
 // simplifier makes the far levels (LodLevelReport::sloppy); the list stops when a level cannot
 // remove a tenth of the previous one's triangles. docs/lod.md has the measured levels of the
@@ -123,6 +122,8 @@ struct LodReport {
 // within each draw group for the vertex cache (meshopt_optimizeVertexCache, where the groups tile
 // the index buffer, as the baker lays them out; vertices are never reordered: the VAT columns are
 // indexed by them). Needs a valid Vat (validate_vat) whose planes decode. Errors name vat.source.
+// Cost: the most expensive step of a default bake: simplification and the bound over every level,
+// pose and piece, on the shared pool (options.threads); blocks; allocates the levels.
 Result<LodReport> build_lods(Vat& vat, const LodOptions& options = {});
 
 // The radius of the sphere around Vat::bounds: |bounds.max - bounds.min| / 2.
@@ -134,7 +135,8 @@ float lod_screen_size(float radius, float error_in_motion);
 
 // The level to draw for an instance whose bounding sphere projects to `diameter_px` pixels: the
 // coarsest level L (1-based into geometry.lods) with diameter_px <= max_error_px * screen_size,
-// or 0 (the full mesh) when none is.
+// or 0 (the full mesh) when none is. O(levels), no allocation, thread-safe (as lod_sphere_radius
+// and lod_screen_size).
 uint32_t select_lod(const Vat& vat, float diameter_px, float max_error_px = 1.0f);
 
 }  // namespace vatkit

@@ -5,7 +5,9 @@
 // are independent, so a caller that writes only its range produces the same bytes whatever the
 // thread count. threads = 0 means every hardware thread; 1 runs inline; more than kMaxThreads
 // counts as kMaxThreads (work batches are sized from the thread count, so an unbounded count
-// would make unbounded batches).
+// would make unbounded batches). parallel_for blocks until every range has run. Threads: callable
+// from any thread; concurrent callers take turns on the pool (one job at a time), and a
+// parallel_for called from inside a range runs inline.
 #pragma once
 
 #include <cstddef>

@@ -14,7 +14,7 @@
 
 namespace vatkit {
 
-// The sample as a .glb file.
+// The sample as a .glb file. Builds it on each call (allocates); thread-safe.
 std::vector<uint8_t> sample_character_glb();
 
 // The sample imported (import_gltf_memory of sample_character_glb(), named "<sample>").

@@ -9,7 +9,9 @@
 // matrix.
 //
 // It allocates its scratch once, in the constructor; pose() and skin() allocate nothing. It keeps
-// a reference to the Asset, which must outlive it (and not move).
+// a reference to the Asset, which must outlive it (and not move). Threads: one evaluator is used
+// by one thread at a time (pose() writes its state); several evaluators of one Asset may run
+// concurrently. skin() spreads over the shared pool; cost O(vertices + nodes) per pose and skin.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,6 @@
 // vatkit/vat_write.h: writing the .vat.glb file (vatkit/vat_file.h describes it and reads it).
-// Saving is atomic: the file appears complete or not at all.
+// Saving is atomic: the file appears complete or not at all. Cost: O(file size); write_vat_glb
+// allocates the whole file, write_vat and save_vat block on I/O. Thread-safe for a const Vat.
 #pragma once
 
 #include <cstdint>

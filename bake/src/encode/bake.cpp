@@ -555,16 +555,15 @@ Result<std::vector<std::string>> fixed_rate_rows(const Asset& asset, const BakeO
 }
 
 // The full mesh's vertex-cache order into `cache_ordered`; it depends only on the rest geometry:
-// a pool worker makes it while this thread prepares the rig and makes the frame rows (alone after
-// them, it was most of a small bake: 0.8 ms of CesiumMan's 1.1 ms rig bake on the 2-core VM).
-// Below ~2k triangles it takes less than waking a worker costs here (Fox's 576: 0.02 ms), so it
-// runs on this thread when waited for.
+// a pool worker makes it while this thread prepares the rig and makes the frame rows (run alone
+// after them, it is a large share of a small bake). Below ~2k triangles it takes less than waking
+// a worker costs, so it runs on this thread when waited for.
 AsyncTask order_vertex_cache(const detail::BakeSetup& setup, unsigned threads, std::vector<uint32_t>& cache_ordered) {
   constexpr size_t kAsyncOrderTriangles = 2048;
   return AsyncTask(
       // setup.rest's indices and groups are only read from here on (a bake's VAT may take its
       // vertices: detail::take_vertices), and the caller destroys (waits for) the task before
-      // `setup`: no copy of the index buffer (a fresh 100 kB copy cost up to 80 us).
+      // `setup`: no copy of the index buffer (a fresh copy costs page faults).
       [&cache_ordered, &rest = setup.rest, vertices = setup.rest.vertex_count()] {
         cache_ordered = detail::vertex_cache_order(rest.indices, rest.groups, vertices);
       },

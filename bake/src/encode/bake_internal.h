@@ -98,7 +98,7 @@ std::vector<uint32_t> vertex_cache_order(const std::vector<uint32_t>& indices, c
                                          size_t vertex_count);
 
 // Squared distances from p[i] to the solid triangle (a[i], b[i], c[i]) for every i, eight or four
-// pairs at a time (simd.h; the same bits either way): the levels of detail's bound (bake_lod.cpp).
+// pairs at a time (simd.h; the same bits either way): the levels of detail's bound (lod/lod.cpp).
 // A degenerate triangle is its edges. All spans have the length of `out`.
 void dist2_point_triangles(std::span<const glm::vec3> p, std::span<const glm::vec3> a, std::span<const glm::vec3> b,
                            std::span<const glm::vec3> c, std::span<float> out);
@@ -207,7 +207,7 @@ struct SlotStage {
   glm::vec4& ts(size_t r, uint32_t slot) { return *reinterpret_cast<glm::vec4*>(row(r) + 8 * size_t(slot) + 4); }
 
   // Owned rows, uninitialized (the bakes write every element before it is read), from
-  // allocate_big (fresh pages cost a fault each: a third of a rig bake before this was shared).
+  // allocate_big (fresh pages cost a fault each, a large share of a small rig bake).
   void own(uint32_t slot_count, uint32_t row_count) {
     slots = slot_count;
     stride = 8 * size_t(slots);
@@ -250,13 +250,13 @@ struct Progress {
 
 Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options);
 // Builds the rig part of a setup (slots, bind geometry, folded morphs) once; sets rig_error when
-// the asset cannot be a rig whatever the clips do. A delta bake does not need it (RobotExpressive's
-// bind geometry and slot boxes take 0.08 ms on the 2-core VM, a seventh of its rig bake).
+// the asset cannot be a rig whatever the clips do. A delta bake does not need it (the bind geometry
+// and slot boxes are a noticeable share of a rig bake).
 void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips);
 
 // `take_geometry`: the setup's geometry is not needed after this bake (it is the last), so the VAT
-// takes its arrays instead of a copy (a copy into fresh memory was 1.5 ms of a one-shot
-// RobotExpressive rig bake on the 2-core VM, where a fresh page costs 9 us). Search bakes copy.
+// takes its arrays instead of a copy (a copy into fresh memory pays a page fault per page, a large
+// share of a one-shot bake). Search bakes copy.
 Result<Vat> bake_delta(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress, bool take_geometry);
 Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress, bool take_geometry);
 

@@ -338,7 +338,7 @@ struct InstanceWriter {
   }
 
   // Writes vertex v of a rigid part; returns its morph shift. (Inlined, with `r` a local copy
-  // the stores cannot alias: called through a reference it was most of prepare_rig.)
+  // the stores cannot alias: through a reference every store would reload it.)
   __attribute__((always_inline)) inline float put_rigid(uint32_t v, const RigidBind& r) {
     const glm::vec3 p = P[v], nv = N.empty() ? glm::vec3(0.0f) : N[v];
     bind_p[v] = r.a0 * p.x + r.a1 * p.y + r.a2 * p.z + r.tr;
@@ -661,8 +661,7 @@ struct RigRows {
     // Blocks between progress reports: about 2^18 joint-frames (some milliseconds), and enough
     // blocks for every thread; waking the pool costs more than a batch of a small rig.
     const size_t batch = std::max<size_t>(16 * size_t(setup.threads), (size_t(1) << 18) / lanes / std::max<size_t>(S, 1));
-    // At least 4,096 joint-frames (about 0.1 ms) per task: waking a worker costs tens of
-    // microseconds, so a small rig bakes faster on the calling thread alone.
+    // At least 4,096 joint-frames per task: waking a worker costs more than a smaller task, so a small rig bakes faster on the calling thread alone.
     const size_t grain = std::max<size_t>(2, 4096 / lanes / std::max<size_t>(S, 1));
     for (size_t b = 0; b < blocks.size(); b += batch) {
       const size_t n = std::min(batch, blocks.size() - b);

@@ -208,7 +208,7 @@ struct ClipSampling {
       const std::span<glm::vec3> dn = normals ? std::span<glm::vec3>(w.dec_nrm) : std::span<glm::vec3>();
       decode_vertices(vat, pose, 0, w.dec_pos, dn, {});
       // The accumulator's fields are updated once per task (kept in registers here: through
-      // the accumulator every vertex waited on the previous one's stores).
+      // the accumulator every vertex would wait on the previous one's stores).
       Accumulator& acc = task.on_row ? w.on : w.between;
       uint32_t* hist = acc.hist.data();
       float worst = 0.0f, normal_worst = w.normal_max_d2;

@@ -1,4 +1,4 @@
-// The multi-pose edge-collapse simplifier of the levels of detail (bake_lod_simplify.h says what and why).
+// The multi-pose edge-collapse simplifier of the levels of detail (lod_simplify.h says what and why).
 #include "lod/lod_simplify.h"
 
 #include <algorithm>

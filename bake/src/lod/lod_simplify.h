@@ -1,10 +1,10 @@
-// The levels-of-detail simplifier (bake_lod.cpp, docs/lod.md "How the levels are made"): edge
+// The levels-of-detail simplifier (lod.cpp, docs/lod.md "How the levels are made"): edge
 // collapses measured in several poses at once.
 //
 // meshoptimizer's simplifier (0.18, Debian 12) sees one set of positions, the rest pose. A
 // rest-pose simplification removes what the rest pose does not need (the rings of a straight
-// limb are flat at rest, so they go first) and the bent elbow then cuts the corner: on the sample
-// character its first level was 1.2 mm off the full mesh at rest and 40 mm in motion. This one is
+// limb are flat at rest, so they go first) and the bent elbow then cuts the corner: far more error
+// in motion than at rest (docs/benchmarks-log.md has the figures). This one is
 // Garland and Heckbert's quadric error simplification with half-edge collapses (a vertex moves
 // onto a neighbour, so every level keeps original vertices and reads the same VAT columns), each
 // vertex carrying one quadric per pose: a collapse costs the sum over the poses of its squared

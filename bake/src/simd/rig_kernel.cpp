@@ -264,8 +264,8 @@ uint32_t RigKernel::add_clip(const Animation& anim, const ClipPlan& plan) {
     if (n < 0 || m.nodes[size_t(n)].fixed) continue;
     const Sampler& s = anim.samplers[ch.sampler];
     const uint32_t nc = s.components;
-    // Every key equal to the one before it (so to the first: keys are finite). A modulo by nc
-    // here was most of this function's time.
+    // Every key equal to the one before it (so to the first: keys are finite), compared without a
+    // modulo by nc (it would dominate this function's time).
     const bool constant = s.interpolation != Interpolation::CubicSpline && s.values.size() >= nc &&
                           std::equal(s.values.begin() + nc, s.values.end(), s.values.begin());
     if (constant) {

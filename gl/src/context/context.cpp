@@ -310,7 +310,7 @@ Result<Context> create_with(Create&& create, bool debug, const DebugLog& log) {
 
 }  // namespace
 
-Result<Context> Context::create_headless(const HeadlessOptions& options) {
+Result<Context> Context::create_headless(const HeadlessDesc& options) {
   return create_with([&](std::string& platform) { return create_egl_backend(options, platform); },
                      options.debug, options.log);
 }
@@ -318,14 +318,14 @@ Result<Context> Context::create_headless(const HeadlessOptions& options) {
 #ifdef VATKIT_GL_HAVE_GLFW
 bool Context::window_support() { return true; }
 
-Result<Context> Context::create_window(const WindowOptions& options) {
+Result<Context> Context::create_window(const WindowDesc& options) {
   return create_with([&](std::string& platform) { return create_glfw_backend(options, platform); },
                      options.debug, options.log);
 }
 #else
 bool Context::window_support() { return false; }
 
-Result<Context> Context::create_window(const WindowOptions&) {
+Result<Context> Context::create_window(const WindowDesc&) {
   return make_error(ErrorCode::Unsupported, "GLFW", "this vatkit was built without GLFW: no window support");
 }
 #endif

@@ -174,7 +174,7 @@ std::unique_ptr<Backend> try_display(const Candidate& candidate, bool debug, std
 
 }  // namespace
 
-Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& options,
+Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessDesc& options,
                                                     std::string& platform) {
   // Client extensions (EGL_EXT_client_extensions): null when the library has none.
   const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
@@ -202,8 +202,8 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& optio
                              "from glvnd installed, with a driver such as libegl-mesa0?)");
   }
 
-  const bool want_surfaceless = options.platform != HeadlessPlatform::device;
-  const bool want_device = options.platform != HeadlessPlatform::surfaceless;
+  const bool want_surfaceless = options.platform != HeadlessPlatform::Device;
+  const bool want_device = options.platform != HeadlessPlatform::Surfaceless;
 
   if (want_surfaceless) {
     if (!has_word(client, "EGL_MESA_platform_surfaceless")) {

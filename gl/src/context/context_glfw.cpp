@@ -48,7 +48,7 @@ class GlfwBackend final : public Backend {
 
 }  // namespace
 
-Result<std::unique_ptr<Backend>> create_glfw_backend(const WindowOptions& options,
+Result<std::unique_ptr<Backend>> create_glfw_backend(const WindowDesc& options,
                                                      std::string& platform) {
   std::lock_guard<std::mutex> lock(g_glfw_mutex);
   glfwSetErrorCallback(on_glfw_error);

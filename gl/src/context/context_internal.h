@@ -47,10 +47,10 @@ struct Context::Impl {
 };
 
 // Creates and makes current an EGL context without a surface. `platform` receives a description.
-Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessOptions& options, std::string& platform);
+Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessDesc& options, std::string& platform);
 
 #ifdef VATKIT_GL_HAVE_GLFW
-Result<std::unique_ptr<Backend>> create_glfw_backend(const WindowOptions& options, std::string& platform);
+Result<std::unique_ptr<Backend>> create_glfw_backend(const WindowDesc& options, std::string& platform);
 #endif
 
 // The GL context versions asked for, newest first (Mesa refuses 4.6; NVIDIA gives what is asked).

@@ -14,16 +14,16 @@ namespace detail {
 
 void delete_object(ObjectType type, uint32_t name) {
   switch (type) {
-    case ObjectType::buffer: glDeleteBuffers(1, &name); break;
-    case ObjectType::texture: glDeleteTextures(1, &name); break;
-    case ObjectType::sampler: glDeleteSamplers(1, &name); break;
-    case ObjectType::renderbuffer: glDeleteRenderbuffers(1, &name); break;
-    case ObjectType::framebuffer: glDeleteFramebuffers(1, &name); break;
-    case ObjectType::vertex_array: glDeleteVertexArrays(1, &name); break;
-    case ObjectType::query: glDeleteQueries(1, &name); break;
-    case ObjectType::transform_feedback: glDeleteTransformFeedbacks(1, &name); break;
-    case ObjectType::shader: glDeleteShader(name); break;
-    case ObjectType::program: glDeleteProgram(name); break;
+    case ObjectType::Buffer: glDeleteBuffers(1, &name); break;
+    case ObjectType::Texture: glDeleteTextures(1, &name); break;
+    case ObjectType::Sampler: glDeleteSamplers(1, &name); break;
+    case ObjectType::Renderbuffer: glDeleteRenderbuffers(1, &name); break;
+    case ObjectType::Framebuffer: glDeleteFramebuffers(1, &name); break;
+    case ObjectType::VertexArray: glDeleteVertexArrays(1, &name); break;
+    case ObjectType::Query: glDeleteQueries(1, &name); break;
+    case ObjectType::TransformFeedback: glDeleteTransformFeedbacks(1, &name); break;
+    case ObjectType::Shader: glDeleteShader(name); break;
+    case ObjectType::Program: glDeleteProgram(name); break;
   }
 }
 

@@ -12,24 +12,24 @@ namespace {
 
 GLenum stage_enum(ShaderStage stage) {
   switch (stage) {
-    case ShaderStage::vertex: return GL_VERTEX_SHADER;
-    case ShaderStage::tess_control: return GL_TESS_CONTROL_SHADER;
-    case ShaderStage::tess_evaluation: return GL_TESS_EVALUATION_SHADER;
-    case ShaderStage::geometry: return GL_GEOMETRY_SHADER;
-    case ShaderStage::fragment: return GL_FRAGMENT_SHADER;
-    case ShaderStage::compute: return GL_COMPUTE_SHADER;
+    case ShaderStage::Vertex: return GL_VERTEX_SHADER;
+    case ShaderStage::TessControl: return GL_TESS_CONTROL_SHADER;
+    case ShaderStage::TessEvaluation: return GL_TESS_EVALUATION_SHADER;
+    case ShaderStage::Geometry: return GL_GEOMETRY_SHADER;
+    case ShaderStage::Fragment: return GL_FRAGMENT_SHADER;
+    case ShaderStage::Compute: return GL_COMPUTE_SHADER;
   }
   return GL_VERTEX_SHADER;
 }
 
 const char* stage_suffix(ShaderStage stage) {
   switch (stage) {
-    case ShaderStage::vertex: return ".vert";
-    case ShaderStage::tess_control: return ".tesc";
-    case ShaderStage::tess_evaluation: return ".tese";
-    case ShaderStage::geometry: return ".geom";
-    case ShaderStage::fragment: return ".frag";
-    case ShaderStage::compute: return ".comp";
+    case ShaderStage::Vertex: return ".vert";
+    case ShaderStage::TessControl: return ".tesc";
+    case ShaderStage::TessEvaluation: return ".tese";
+    case ShaderStage::Geometry: return ".geom";
+    case ShaderStage::Fragment: return ".frag";
+    case ShaderStage::Compute: return ".comp";
   }
   return "";
 }
@@ -130,12 +130,12 @@ size_t version_line_end(std::string_view source, int& line_number) {
 
 const char* stage_name(ShaderStage stage) {
   switch (stage) {
-    case ShaderStage::vertex: return "vertex";
-    case ShaderStage::tess_control: return "tessellation control";
-    case ShaderStage::tess_evaluation: return "tessellation evaluation";
-    case ShaderStage::geometry: return "geometry";
-    case ShaderStage::fragment: return "fragment";
-    case ShaderStage::compute: return "compute";
+    case ShaderStage::Vertex: return "vertex";
+    case ShaderStage::TessControl: return "tessellation control";
+    case ShaderStage::TessEvaluation: return "tessellation evaluation";
+    case ShaderStage::Geometry: return "geometry";
+    case ShaderStage::Fragment: return "fragment";
+    case ShaderStage::Compute: return "compute";
   }
   return "unknown";
 }

@@ -6,9 +6,9 @@ namespace vatkit::gl {
 
 const char* timer_method_name(TimerMethod method) {
   switch (method) {
-    case TimerMethod::automatic: return "automatic";
-    case TimerMethod::gpu_query: return "GL_TIME_ELAPSED query";
-    case TimerMethod::wall_clock_finish: return "glFinish + wall clock";
+    case TimerMethod::Automatic: return "automatic";
+    case TimerMethod::GpuQuery: return "GL_TIME_ELAPSED query";
+    case TimerMethod::WallClockFinish: return "glFinish + wall clock";
   }
   return "unknown";
 }
@@ -16,20 +16,20 @@ const char* timer_method_name(TimerMethod method) {
 Result<GpuTimer> GpuTimer::create(const Context& context, TimerMethod method) {
   const ContextInfo& info = context.info();
   const bool queries_work = info.limits.timer_query_bits > 0;
-  if (method == TimerMethod::gpu_query && !queries_work) {
+  if (method == TimerMethod::GpuQuery && !queries_work) {
     return make_error(ErrorCode::Gl, "GPU timer", "'" + info.renderer + "' has no GL_TIME_ELAPSED counter bits");
   }
-  if (method == TimerMethod::automatic) {
-    method = queries_work && !info.software ? TimerMethod::gpu_query : TimerMethod::wall_clock_finish;
+  if (method == TimerMethod::Automatic) {
+    method = queries_work && !info.software ? TimerMethod::GpuQuery : TimerMethod::WallClockFinish;
   }
   GpuTimer timer;
   timer.method_ = method;
-  if (method == TimerMethod::gpu_query) timer.query_ = create_query(GL_TIME_ELAPSED);
+  if (method == TimerMethod::GpuQuery) timer.query_ = create_query(GL_TIME_ELAPSED);
   return timer;
 }
 
 void GpuTimer::begin() {
-  if (method_ == TimerMethod::gpu_query) {
+  if (method_ == TimerMethod::GpuQuery) {
     glBeginQuery(GL_TIME_ELAPSED, query_.id());
   } else {
     glFinish();
@@ -39,7 +39,7 @@ void GpuTimer::begin() {
 }
 
 void GpuTimer::end() {
-  if (method_ == TimerMethod::gpu_query) {
+  if (method_ == TimerMethod::GpuQuery) {
     glEndQuery(GL_TIME_ELAPSED);
   } else {
     glFinish();
@@ -50,7 +50,7 @@ void GpuTimer::end() {
 
 Result<double> GpuTimer::elapsed_ms() {
   if (state_ != 2) return make_error(ErrorCode::Argument, "GPU timer", "elapsed_ms() without a begin()/end() pair");
-  if (method_ == TimerMethod::gpu_query) {
+  if (method_ == TimerMethod::GpuQuery) {
     GLuint64 ns = 0;
     glGetQueryObjectui64v(query_.id(), GL_QUERY_RESULT, &ns);
     return double(ns) * 1e-6;

@@ -26,7 +26,7 @@ Bounds transform_bounds(const Bounds& b, const glm::mat4& world) {
   return out;
 }
 
-Camera frame_bounds(const Bounds& bounds, float aspect, float azimuth_deg, float elevation_deg, float fov_y_deg) {
+Camera camera_for_bounds(const Bounds& bounds, float aspect, float azimuth_deg, float elevation_deg, float fov_y_deg) {
   Camera c;
   const glm::vec3 centre = (bounds.min + bounds.max) * 0.5f;
   const float radius = std::max(glm::length(bounds.max - bounds.min) * 0.5f, 1e-6f);

@@ -12,24 +12,24 @@ namespace {
 // Scalar kind and count of a transform feedback varying's type; false for doubles and others.
 bool describe_type(GLenum type, CaptureScalar& scalar, int& components) {
   switch (type) {
-    case GL_FLOAT: scalar = CaptureScalar::f32; components = 1; return true;
-    case GL_FLOAT_VEC2: scalar = CaptureScalar::f32; components = 2; return true;
-    case GL_FLOAT_VEC3: scalar = CaptureScalar::f32; components = 3; return true;
-    case GL_FLOAT_VEC4: scalar = CaptureScalar::f32; components = 4; return true;
-    case GL_FLOAT_MAT2: scalar = CaptureScalar::f32; components = 4; return true;
-    case GL_FLOAT_MAT3: scalar = CaptureScalar::f32; components = 9; return true;
-    case GL_FLOAT_MAT4: scalar = CaptureScalar::f32; components = 16; return true;
-    case GL_FLOAT_MAT2x3: case GL_FLOAT_MAT3x2: scalar = CaptureScalar::f32; components = 6; return true;
-    case GL_FLOAT_MAT2x4: case GL_FLOAT_MAT4x2: scalar = CaptureScalar::f32; components = 8; return true;
-    case GL_FLOAT_MAT3x4: case GL_FLOAT_MAT4x3: scalar = CaptureScalar::f32; components = 12; return true;
-    case GL_INT: scalar = CaptureScalar::i32; components = 1; return true;
-    case GL_INT_VEC2: scalar = CaptureScalar::i32; components = 2; return true;
-    case GL_INT_VEC3: scalar = CaptureScalar::i32; components = 3; return true;
-    case GL_INT_VEC4: scalar = CaptureScalar::i32; components = 4; return true;
-    case GL_UNSIGNED_INT: scalar = CaptureScalar::u32; components = 1; return true;
-    case GL_UNSIGNED_INT_VEC2: scalar = CaptureScalar::u32; components = 2; return true;
-    case GL_UNSIGNED_INT_VEC3: scalar = CaptureScalar::u32; components = 3; return true;
-    case GL_UNSIGNED_INT_VEC4: scalar = CaptureScalar::u32; components = 4; return true;
+    case GL_FLOAT: scalar = CaptureScalar::F32; components = 1; return true;
+    case GL_FLOAT_VEC2: scalar = CaptureScalar::F32; components = 2; return true;
+    case GL_FLOAT_VEC3: scalar = CaptureScalar::F32; components = 3; return true;
+    case GL_FLOAT_VEC4: scalar = CaptureScalar::F32; components = 4; return true;
+    case GL_FLOAT_MAT2: scalar = CaptureScalar::F32; components = 4; return true;
+    case GL_FLOAT_MAT3: scalar = CaptureScalar::F32; components = 9; return true;
+    case GL_FLOAT_MAT4: scalar = CaptureScalar::F32; components = 16; return true;
+    case GL_FLOAT_MAT2x3: case GL_FLOAT_MAT3x2: scalar = CaptureScalar::F32; components = 6; return true;
+    case GL_FLOAT_MAT2x4: case GL_FLOAT_MAT4x2: scalar = CaptureScalar::F32; components = 8; return true;
+    case GL_FLOAT_MAT3x4: case GL_FLOAT_MAT4x3: scalar = CaptureScalar::F32; components = 12; return true;
+    case GL_INT: scalar = CaptureScalar::I32; components = 1; return true;
+    case GL_INT_VEC2: scalar = CaptureScalar::I32; components = 2; return true;
+    case GL_INT_VEC3: scalar = CaptureScalar::I32; components = 3; return true;
+    case GL_INT_VEC4: scalar = CaptureScalar::I32; components = 4; return true;
+    case GL_UNSIGNED_INT: scalar = CaptureScalar::U32; components = 1; return true;
+    case GL_UNSIGNED_INT_VEC2: scalar = CaptureScalar::U32; components = 2; return true;
+    case GL_UNSIGNED_INT_VEC3: scalar = CaptureScalar::U32; components = 3; return true;
+    case GL_UNSIGNED_INT_VEC4: scalar = CaptureScalar::U32; components = 4; return true;
     default: return false;
   }
 }
@@ -40,7 +40,7 @@ Result<VertexCapture> VertexCapture::create(const CaptureDesc& desc) {
   if (desc.outputs.empty()) return make_error(ErrorCode::Argument, desc.name, "no outputs to capture");
   ProgramDesc program_desc;
   program_desc.name = desc.name;
-  program_desc.shaders = {{ShaderStage::vertex, desc.vertex_source, desc.name + ".vert"}};
+  program_desc.shaders = {{ShaderStage::Vertex, desc.vertex_source, desc.name + ".vert"}};
   program_desc.defines = desc.defines;
   program_desc.draw_parameters = desc.draw_parameters;
   program_desc.feedback_varyings = desc.outputs;
@@ -146,7 +146,7 @@ Result<void> VertexCapture::run(uint32_t vertex_count, uint32_t instance_count,
 Result<std::vector<float>> VertexCapture::run_floats(uint32_t vertex_count, uint32_t instance_count,
                                                      uint32_t vertex_array) {
   for (const CaptureField& field : fields_) {
-    if (field.scalar != CaptureScalar::f32)
+    if (field.scalar != CaptureScalar::F32)
       return make_error(ErrorCode::Argument, name_, "run_floats: output '" + field.name + "' is not float");
   }
   std::vector<float> values(size_t(vertex_count) * instance_count * (record_bytes_ / 4));

@@ -89,7 +89,7 @@ Result<Crowd> Crowd::create(const VatGpu& vat, uint32_t instance_count, const Cr
     m.entry_bytes = 8;
     const uint64_t per_entry = uint64_t(cache_texels(vat)) * 16;
     const uint64_t by_texels = uint64_t(uint32_t(max_texels)) / uint64_t(cache_texels(vat));
-    m.cache_capacity = uint32_t(std::min<uint64_t>({instance_count, desc.pose_cache_bytes / per_entry, by_texels}));
+    m.cache_capacity = uint32_t(std::min<uint64_t>({instance_count, desc.instance_cache_bytes / per_entry, by_texels}));
   }
   return crowd;
 }

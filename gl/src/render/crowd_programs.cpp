@@ -53,7 +53,7 @@ Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool st
   } else {
     fragment = std::string(detail::shader_text("lighting.glsl")) + "\n" + std::string(detail::shader_text("crowd.frag"));
   }
-  desc.shaders = {{ShaderStage::vertex, std::move(vertex), ""}, {ShaderStage::fragment, std::move(fragment), ""}};
+  desc.shaders = {{ShaderStage::Vertex, std::move(vertex), ""}, {ShaderStage::Fragment, std::move(fragment), ""}};
   Result<Program> built = build_program(desc);
   if (!built) return built.error();
   CrowdProgram out;
@@ -78,7 +78,7 @@ Result<CullProgram> build_cull_program(const VatGpu& vat) {
   std::string text(detail::shader_text("vat_decode.glsl"));
   text += "\n";
   text += detail::shader_text("cull.comp");
-  desc.shaders = {{ShaderStage::compute, std::move(text), ""}};
+  desc.shaders = {{ShaderStage::Compute, std::move(text), ""}};
   Result<Program> built = build_program(desc);
   if (!built) return built.error();
   CullProgram out;
@@ -105,7 +105,7 @@ Result<CullProgram> build_cull_program(const VatGpu& vat) {
 
   ProgramDesc commands;
   commands.name = "crowd cull commands";
-  commands.shaders = {{ShaderStage::compute, std::string(detail::shader_text("cull_commands.comp")), ""}};
+  commands.shaders = {{ShaderStage::Compute, std::string(detail::shader_text("cull_commands.comp")), ""}};
   Result<Program> built_commands = build_program(commands);
   if (!built_commands) return built_commands.error();
   out.commands = std::move(*built_commands);

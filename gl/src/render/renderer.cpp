@@ -23,7 +23,7 @@ struct Renderer::Impl {
   UniformCache ground_uniforms;
   glm::mat4 light_vp{1.0f};
   float shadow_texel_world = 0.0f;
-  FrameStats stats;
+  RenderStats stats;
 
   // render()'s steps, in order.
   void fit_light(const Bounds& caster, const glm::vec3& direction);
@@ -70,8 +70,8 @@ Result<Renderer> Renderer::create(const RendererDesc& desc) {
 
   ProgramDesc ground;
   ground.name = "ground";
-  ground.shaders = {{ShaderStage::vertex, std::string(detail::shader_text("ground.vert")), ""},
-                    {ShaderStage::fragment,
+  ground.shaders = {{ShaderStage::Vertex, std::string(detail::shader_text("ground.vert")), ""},
+                    {ShaderStage::Fragment,
                      std::string(detail::shader_text("lighting.glsl")) + "\n" + std::string(detail::shader_text("ground.frag")),
                      ""}};
   Result<Program> built = build_program(ground);
@@ -102,7 +102,7 @@ void set_lighting(const LightingSlots& s, UniformCache& u, GLuint p, const Light
 // group; the shadow pass, which needs no material, one over every group); else every drawn
 // instance at full detail.
 void draw_crowd(Crowd::Impl& m, CrowdProgram& prog, const glm::mat4& view_projection, float time_s,
-                bool shadow_pass, bool blend_pass, int cull_pass, GLuint shadow_map, FrameStats& stats) {
+                bool shadow_pass, bool blend_pass, int cull_pass, GLuint shadow_map, RenderStats& stats) {
   const VatGpu& vat = *m.vat;
   const GLuint p = prog.program.id();
   glUseProgram(p);
@@ -267,7 +267,7 @@ void Renderer::Impl::draw_lit(std::span<Crowd* const> crowds, const glm::mat4& v
 void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera, float time_s,
                       const RenderOptions& options) {
   Impl& m = *impl_;
-  m.stats = FrameStats{};
+  m.stats = RenderStats{};
   Bounds scene{glm::vec3(1.0f), glm::vec3(-1.0f)};
   float tile = 0.0f;  // checker size: half the tallest character
   for (Crowd* c : crowds) {
@@ -306,7 +306,7 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
   glBindVertexArray(0);
 }
 
-const FrameStats& Renderer::stats() const { return impl_->stats; }
+const RenderStats& Renderer::stats() const { return impl_->stats; }
 uint32_t Renderer::shadow_map() const { return impl_->shadow_depth.id(); }
 int Renderer::shadow_map_size() const { return impl_->shadow_size; }
 const glm::mat4& Renderer::light_view_projection() const { return impl_->light_vp; }

@@ -3,8 +3,8 @@
 // it).
 //
 // What is decoded is a PoseBlend: one or two clip bands, each sampled between two of its rows,
-// then mixed. Issue-3 callers use one band (clip_rows_at); playback (resolve, transitions,
-// blends) produces two.
+// then mixed. A caller sampling one clip uses one band (clip_rows_at, single); playback (resolve,
+// transitions, blends) produces two.
 //
 // The arithmetic, in order (lerp(a, b, m) means a + (b - a) * m, per component):
 //  1. Fetch: texel i of frame row r is at x = i % width, y = r * rows_per_frame + i / width;
@@ -23,7 +23,10 @@
 //
 // Nothing here allocates per call (the rig decode keeps per-thread tables of slot matrices that
 // grow to the largest rig the thread has decoded); spans are caller-owned. Misuse (a clip, row,
-// slot or vertex out of range, spans running past the vertex count) asserts.
+// slot or vertex out of range, spans running past the vertex count) asserts. Cost: O(vertices
+// asked) for decode_vertices (plus O(slots) per call for a rig), O(1) per slot or texel. Threads:
+// every function is safe to call concurrently on one const Vat (the scratch is per thread); none
+// uses a thread pool.
 #pragma once
 
 #include <cstdint>

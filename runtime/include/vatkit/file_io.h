@@ -32,6 +32,10 @@
 // Signals: a process killed by SIGINT, SIGTERM or SIGHUP would leave its temporaries behind. A
 // program that wants them removed calls remove_temporaries_on_signals() once (the vatkit CLI's
 // main does); the library never installs signal handlers by itself.
+//
+// Cost: every call blocks on the file system; commit()/finish() fsync. Threads: one OutputFile or
+// InputFile is used by one thread at a time; different ones may be used concurrently (the
+// registry of temporaries the signal handler reads is lock-free atomics).
 #pragma once
 
 #include <cstdint>
@@ -83,7 +87,7 @@ class OutputFile {
   std::filesystem::path target_; // what commit() renames over (symbolic links followed)
   std::filesystem::path temp_;   // empty when written in place
   std::intptr_t file_ = -1;     // the open file (a descriptor, or a Windows HANDLE), or -1
-  int slot_ = -1;                // this temporary's place in the signal registry, or -1
+  int signal_entry_ = -1;        // this temporary's place in the signal registry, or -1
   uint64_t size_ = 0;
   bool done_ = false;            // committed, failed or moved from
 };

@@ -2,7 +2,7 @@
 // reads, the one write that changes an instance's animation, and the long-session clock rebase.
 //
 // The GPU reads one row of six RGBA32F texels per instance, keyed by the instance's LOGICAL index
-// (the index the caller gave set_instance), never by the drawn slot: culling, sorting and
+// (the index the caller gave set_instance), never by its position in the drawn list: culling, sorting and
 // compaction reorder draws, not rows. Row i starts at texel 6 i of a linear texel array (a buffer
 // texture, an SSBO, or a 2D texture of width W texels, W a multiple of 6: x = (6 i + j) % W,
 // y = (6 i + j) / W). All numbers are float32; integers are exact (below 2^24).
@@ -19,12 +19,16 @@
 // loop_mode: 0 Repeat, 1 Once, 2 PingPong. kind: 0 Single, 1 Fade, 2 Blend. curve: 0 linear,
 // 1 smoothstep. end_time kNever (FLT_MAX) = never. A Single row repeats texels 0-1 in 2-3 and has
 // weights 0. The GPU needs texels 0-4 and texel 5.y (resolve in playback.h, field for field);
-// repetitions and kind are there for the CPU (rebase, Frame::kind).
+// repetitions and kind are there for the CPU (rebase, PlaybackSample::kind).
 //
 // Writes are events: set_instance marks one row dirty, nothing is written per frame, and
 // take_dirty hands the changed rows to the uploader as ranges. The table also keeps the next
 // events of the crowd (a one-shot finishing, a fade ending) in a min-heap, so the caller can
 // chain clips by popping due events instead of polling every instance.
+//
+// Threads: an InstanceTable is not synchronized: writes (set_instance, write_playback, take_dirty,
+// next_event, pop_events, rebase_clock, resize) need exclusive access; const reads may run
+// concurrently with each other. Costs are per function below; nothing uses a thread pool.
 #pragma once
 
 #include <array>
@@ -52,7 +56,7 @@ static_assert(sizeof(PackedInstance) == kInstanceTexels * 16);
 // p, bit for bit), and resolve(unpack(row), t) is what the GPU computes from the row.
 PackedInstance pack(const Playback& playback);
 Playback unpack(const PackedInstance& row);
-inline Frame resolve(const PackedInstance& row, float time) { return resolve(unpack(row), time); }
+inline PlaybackSample resolve(const PackedInstance& row, float time) { return resolve(unpack(row), time); }
 
 // Rows [first, first + count).
 struct RowRange {
@@ -147,22 +151,24 @@ class InstanceTable {
 // refuses, a band past frame_rows, instance.from set (this fills it), a non-finite `now`, and a
 // fade into a blend from a band that is neither A nor B (that needs three bands: fade to A, and on
 // its FadeEnd event write the blend with weight_from 0). A first write, or fade_duration 0, cuts.
-// On error the table is unchanged. `index` must be < size().
+// On error the table is unchanged. `index` must be < size(). Cost: O(log events) (the heap push);
+// allocates only when the dirty list or the heap grows.
 Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& instance, float now);
 
 // Writes a Playback as is (a restore, or one built by hand). No validation beyond asserts.
 void write_playback(InstanceTable& table, uint32_t index, const Playback& playback);
 
 // three-vat's createVATPlaybackTexture: a table holding `instances`, written without fades.
+// Errors: what set_instance refuses, for the first instance it refuses. O(instances), allocates.
 Result<InstanceTable> make_instance_table(std::span<const Instance> instances, uint32_t frame_rows = 0);
 
 Playback playback(const InstanceTable& table, uint32_t index);  // unpack(table.row(index))
-Frame resolve(const InstanceTable& table, uint32_t index, float time);
+PlaybackSample resolve(const InstanceTable& table, uint32_t index, float time);
 std::optional<float> ends_at(const InstanceTable& table, uint32_t index);
 
 // Appends the rows written since the last call as sorted, disjoint ranges, merging ranges separated
 // by at most `merge_gap` clean rows (fewer, larger uploads), and forgets them. Writing one instance
-// of a million gives one range of one row.
+// of a million gives one range of one row. O(d log d) for d dirty rows, not O(size()).
 void take_dirty(InstanceTable& table, std::vector<RowRange>& out, uint32_t merge_gap = 0);
 size_t dirty_count(const InstanceTable& table);  // rows waiting, each counted once
 
@@ -191,7 +197,7 @@ size_t pop_events(InstanceTable& table, float until, std::vector<PlaybackEvent>&
 // Pending events shift with their rows. Every row is marked dirty. Call it when the clock passes
 // an hour or so; the GPU and the table must switch clocks on the same frame, and the caller
 // subtracts the shift from the start times it keeps (set_instance recognises a re-issued
-// instance by them, folded tracks included).
+// instance by them, folded tracks included). O(size() + events); rebuilds the event heap.
 RebaseReport rebase_clock(InstanceTable& table, float now);
 
 // The float32 clock's resolution at `clock` seconds: the gap to the next float (its ulp).

@@ -4,14 +4,14 @@
 // mode, repetitions, end mode), optionally a second band (a steady two-clip blend, or the
 // outgoing band of a cross-fade). compile() turns it into a Playback: two fully resolved Tracks
 // and a weight ramp, which is exactly what the GPU reads (instance_table.h packs it into six
-// RGBA32F texels). resolve(playback, time) -> Frame is the one definition of playback: a pure
+// RGBA32F texels). resolve(playback, time) -> PlaybackSample is the one definition of playback: a pure
 // function of float32 values, written so that every line has a GLSL twin (no division, no
 // transcendental, no accumulated state). The GPU decode transcribes it; the CPU mirror
 // (mirror.h) is resolve + decode.h.
 //
 // What it does NOT do: it does not advance a clock (the caller owns one shared clock, in
 // seconds), it never plays a band backwards at a negative speed (bake a reversed clip), and a
-// Frame holds at most two bands (a fade into a two-clip blend is refused; instance_table.h says
+// PlaybackSample holds at most two bands (a fade into a two-clip blend is refused; instance_table.h says
 // what to do instead).
 //
 // Semantics (docs/playback.md works every case with numbers):
@@ -47,6 +47,9 @@
 //
 // Units: times in seconds on the caller's clock (float32, like the GPU's); rows are absolute frame
 // rows of the Vat (clip bands included).
+//
+// Cost and threads: every function is O(1) (clip_band by name: O(clips)), allocates nothing but
+// error messages, keeps no state, and is safe to call from any number of threads.
 #pragma once
 
 #include <cfloat>
@@ -106,7 +109,7 @@ ClipDefaults resolve_policy(const PolicyOverrides& instance, const PolicyOverrid
 
 enum class FadeCurve : uint8_t { Linear = 0, Smooth = 1 };  // Smooth: c = p^2 (3 - 2p)
 enum class BlendSync : uint8_t { Phase = 0, Time = 1 };
-// What the second band of a Frame is: nothing (it repeats the primary), the outgoing band of a
+// What the second band of a PlaybackSample is: nothing (it repeats the primary), the outgoing band of a
 // cross-fade, or band B of a two-clip blend.
 enum class MixKind : uint8_t { Single = 0, Fade = 1, Blend = 2 };
 
@@ -176,7 +179,7 @@ struct Playback {
 };
 
 // One band at one time (three-vat's VATFrame fields).
-struct BandFrame {
+struct BandSample {
   uint32_t row = 0;       // absolute frame row to sample
   uint32_t row_next = 0;  // the row it blends toward, in the same band (never across the seam)
   float mix = 0.0f;       // [0, 1): weight of row_next
@@ -184,7 +187,7 @@ struct BandFrame {
   bool wraps = false;     // a Repeat band past its first cycle, not finished (see above)
   bool finished = false;  // the repetitions ran out; the band holds its end pose
 
-  friend bool operator==(const BandFrame&, const BandFrame&) = default;
+  friend bool operator==(const BandSample&, const BandSample&) = default;
 };
 
 // What an instance shows: the primary band a, the second band b at weight `weight`. Maps onto
@@ -192,29 +195,29 @@ struct BandFrame {
 // is gone: kind reads Single and b repeats a (three-vat's fadeRow == row when not fading), so a
 // reader that ignores the weight never points at a row nobody samples. A Blend keeps reporting B,
 // whatever its weight.
-struct Frame {
-  BandFrame a;
-  BandFrame b;
+struct PlaybackSample {
+  BandSample a;
+  BandSample b;
   float weight = 0.0f;  // of b, [0, 1]
   MixKind kind = MixKind::Single;
 
-  friend bool operator==(const Frame&, const Frame&) = default;
+  friend bool operator==(const PlaybackSample&, const PlaybackSample&) = default;
 };
 
 // Checks an instance and resolves its tiers. Errors (one line): a band with no rows, fps not
 // finite and > 0 for a band of more than one row, a band past row 2^24, a non-finite time, a
 // negative or non-finite speed ("a VAT plays forward: bake a reversed clip instead"), repetitions
 // 0 or < -1 or > 2^24, a weight outside [0, 1], a negative fade duration, `from` together with a
-// blend (a Frame holds two bands).
+// blend (a PlaybackSample holds two bands).
 Result<Playback> compile(const Instance& instance);
 
 // The one definition (see the header comment). `time` must be finite.
-Frame resolve(const Playback& playback, float time);
-BandFrame resolve_track(const Track& track, float time);
+PlaybackSample resolve(const Playback& playback, float time);
+BandSample resolve_track(const Track& track, float time);
 float second_weight(const Playback& playback, float time);  // w(t) above
 
 // resolve(compile(instance).value(), time); asserts that the instance compiles.
-Frame resolve(const Instance& instance, float time);
+PlaybackSample resolve(const Instance& instance, float time);
 
 // The exact clock time the primary band finishes (when resolve first reports a.finished), or
 // nothing for an endless loop or a speed of 0. An instance that does not compile has no end.

@@ -11,6 +11,8 @@
 // correctly, and are renormalized. Tangents use the blended matrix itself, keep their w sign, and
 // are renormalized. Where a transform collapses a normal or tangent to zero length (a joint or
 // node scaled to 0), the input direction is passed through, normalized: outputs are always unit.
+// Cost: O(vertices), SIMD (4, 8 or 16 lanes by CPU), no allocation, on the calling thread only;
+// safe to call concurrently on disjoint outputs.
 #pragma once
 
 #include <span>

@@ -8,7 +8,7 @@
 //    draw groups per material;
 //  - the planes: 2D textures whose frame row r holds the pose at the r-th baked frame.
 //
-// Two encodings (DESIGN.md, "What the encodings are"):
+// Two encodings (docs/encodings.md):
 //  - Delta: per vertex per frame, the object-space position minus the rest position (plane
 //    Position), the normal (plane Normal, unless baked without normals) and the tangent (plane
 //    Tangent, when the source has tangents). Source-agnostic: skins, morph targets and node
@@ -36,6 +36,9 @@
 //
 // Texel contents at F32 and F16: Position (dx, dy, dz, 0), Normal (nx, ny, nz, 0), Tangent
 // (tx, ty, tz, w); at Q16 see Precision::Q16.
+//
+// Threads: a Vat is plain data; any number of threads may read one Vat (and the functions below
+// take it const) while none modifies it.
 #pragma once
 
 #include <cstdint>
@@ -244,7 +247,7 @@ struct Vat {
 };
 
 // Picks a clip of a Vat: "#N" is Vat::clips[N] (0-based), anything else a clip name. Errors name
-// vat.source and list the clips, as find_clip(Asset) does.
+// vat.source and list the clips, as find_clip(Asset) does. O(clips); allocates only the error.
 Result<int> find_clip(const Vat& vat, const std::string& selector);
 
 // The clip's name, or "#N" (its index in Vat::clips) when the source named none.
@@ -252,7 +255,7 @@ std::string clip_label(const Vat& vat, int clip);
 
 // Lower-case names, as reports and the CLI print them. Those of the encoding, the precision, a
 // plane's semantic and its texel format are also the names the .vat.glb file stores
-// (docs/format.md); the file spells a loop mode in camelCase ("pingPong").
+// (docs/format.md); the file spells a loop mode in camelCase ("pingPong"). Static strings.
 const char* to_string(Encoding);
 const char* to_string(Precision);
 const char* to_string(PlaneSemantic);

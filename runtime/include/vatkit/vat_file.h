@@ -38,11 +38,14 @@ inline constexpr const char* kVatExtensionName = "VATKIT_vertex_animation";
 // and in vertex order; every float finite (plane texels excepted: any bits decode, possibly to a
 // non-finite pose, which vatkit's commands report). Errors name vat.source and the object,
 // e.g. "bake: planes[1] (normal): data has 4096 bytes, width * height * 16 = 8192".
+// Cost: O(vertices + indices + clips + slots); plane texels are not read. Thread-safe (const).
 Result<void> validate_vat(const Vat& vat);
 
 // Reads the whole file (file_io.h, read_file) and validates it as load_vat_memory does; the
 // returned Vat's planes point into the bytes read, which Vat::storage owns. The file is not kept
 // open or mapped: another process may change, shorten or remove it while the Vat is in use.
+// Errors: those of read_file and of load_vat_memory. Blocks on file I/O; allocates the file's size
+// (plus the geometry copies); O(file size), on the calling thread; safe to call concurrently.
 Result<Vat> load_vat(const std::filesystem::path& path);
 
 // Validates a .vat.glb held in memory: the GLB container, the checksum (before anything else is
@@ -60,7 +63,7 @@ Result<Vat> load_vat_memory(std::span<const uint8_t> bytes, const std::string& n
                             std::shared_ptr<const void> keep_alive = nullptr);
 
 // True when `path` is a GLB whose JSON declares the VATKIT_vertex_animation extension (reads the
-// header and JSON chunk only; says nothing about the file's validity).
+// header and JSON chunk only; says nothing about the file's validity). Any read error gives false.
 bool is_vat_file(const std::filesystem::path& path);
 
 }  // namespace vatkit

@@ -131,9 +131,8 @@ void check_rows(const Vat& vat, const RowBlend& b) {
 // weights as stored (skin_kernels.h: blend_vertices): M = sum w_k M_k, position M p, normal
 // sign(det A) cof(A) n normalized, tangent A t normalized with its w's sign (decode.h). Each slot
 // matrix is made once per call: for a batch every slot's, for a few vertices only those they
-// name (renumbered), so a single-vertex query costs its own slots, not the rig's. The decode used
-// to blend per vertex with a slot decode per influence: 36 ns per vertex on RobotExpressive
-// against 6 now (2-core VM, all 7,214 vertices).
+// name (renumbered), so a single-vertex query costs its own slots, not the rig's (a slot decode per
+// influence per vertex costs several times as much).
 template <class SlotMatrix>
 void rig_vertices(const Vat& vat, SlotMatrix&& slot_matrix, uint32_t first, size_t count,
                   std::span<glm::vec3> positions, std::span<glm::vec3> normals,

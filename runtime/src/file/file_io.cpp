@@ -101,7 +101,7 @@ Result<OutputFile> OutputFile::create(const std::filesystem::path& path) {
     out.temp_.clear();
     return make_error(ErrorCode::Io, name, "cannot create a temporary file next to it (" + error_text(open_error) + ")");
   }
-  out.slot_ = register_temporary(out.temp_);
+  out.signal_entry_ = register_temporary(out.temp_);
   if (Result<void> kept = platform::keep_attributes(out.file_, target, name); !kept) {
     out.abandon();
     return kept.error();
@@ -114,11 +114,11 @@ OutputFile::OutputFile(OutputFile&& other) noexcept
       target_(std::move(other.target_)),
       temp_(std::move(other.temp_)),
       file_(other.file_),
-      slot_(other.slot_),
+      signal_entry_(other.signal_entry_),
       size_(other.size_),
       done_(other.done_) {
   other.file_ = kNoFile;
-  other.slot_ = -1;
+  other.signal_entry_ = -1;
   other.temp_.clear();
   other.done_ = true;
 }
@@ -130,11 +130,11 @@ OutputFile& OutputFile::operator=(OutputFile&& other) noexcept {
     target_ = std::move(other.target_);
     temp_ = std::move(other.temp_);
     file_ = other.file_;
-    slot_ = other.slot_;
+    signal_entry_ = other.signal_entry_;
     size_ = other.size_;
     done_ = other.done_;
     other.file_ = kNoFile;
-    other.slot_ = -1;
+    other.signal_entry_ = -1;
     other.temp_.clear();
     other.done_ = true;
   }
@@ -148,8 +148,8 @@ void OutputFile::abandon() {
   file_ = kNoFile;
   if (!temp_.empty()) platform::remove(temp_);
   temp_.clear();
-  unregister_temporary(slot_);
-  slot_ = -1;
+  unregister_temporary(signal_entry_);
+  signal_entry_ = -1;
   done_ = true;
 }
 
@@ -197,8 +197,8 @@ Result<void> OutputFile::commit() {
     return make_error(ErrorCode::Io, name_, "cannot replace it (" + error_text(error) + ")");
   }
   temp_.clear();
-  unregister_temporary(slot_);
-  slot_ = -1;
+  unregister_temporary(signal_entry_);
+  signal_entry_ = -1;
   done_ = true;
   return {};
 }

@@ -9,11 +9,9 @@ namespace vatkit::detail {
 
 void* allocate_big(size_t bytes) {
   // Output planes are written once, soon after allocation: on Linux, transparent huge pages cut
-  // the page faults of a fresh multi-megabyte buffer 512-fold (they were most of a small bake).
-  // From 1 MB (rounded up to a 2 MB page: at most twice the memory): on the 2-core VM, where a
-  // fresh 4 kB page costs 9 us, RobotExpressive's rig bake in fresh memory (its 1.05 MB plane) went
-  // from 5.0-6.6 to 2.2-3.0 ms and CesiumMan's q16 delta (a 1.6 MB plane) from 10.4 to 4.8-5.1 ms
-  // on one thread; with the pages reused, no difference (docs/benchmarks.md, "Fresh memory").
+  // the page faults of a fresh multi-megabyte buffer 512-fold (they are most of a small bake in a
+  // new process). From 1 MB (rounded up to a 2 MB page: at most twice the memory); with the pages
+  // reused it makes no difference (docs/benchmarks-log.md, "Fresh memory on this VM").
   constexpr size_t kHuge = size_t(2) << 20;
   const size_t align = bytes >= kHuge / 2 ? kHuge : 64;
   const size_t size = (std::max<size_t>(bytes, 1) + align - 1) / align * align;

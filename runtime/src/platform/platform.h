@@ -1,7 +1,7 @@
 // platform.h (internal to vatkit): every call the runtime makes to the operating system, behind
 // one small interface. platform_posix.cpp implements it with POSIX calls (Linux, and any other
 // POSIX system), platform_windows.cpp with Win32 calls; runtime/CMakeLists.txt compiles one of
-// the two. Everything above this interface (file_io.cpp, vat_file.cpp, the baker) is portable.
+// the two. Everything above this interface (file_io.cpp, vat_read.cpp, the baker) is portable.
 //
 // Errors: a function that can fail returns the system's error code (errno on POSIX,
 // GetLastError() on Windows; 0 for success) or a Result whose message already names the file

@@ -200,7 +200,7 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
     table.store(index, next);
     return {};
   }
-  const Frame shown = resolve(old, now);
+  const PlaybackSample shown = resolve(old, now);
   const bool two = shown.kind != MixKind::Single && shown.weight > 0.0f;
   const float w = two ? shown.weight : 0.0f;
   const Track& x = old.primary;
@@ -233,7 +233,7 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
     } else if (dominant == b) {
       from = 1.0f;
     } else {
-      return fail("a fade into a blend needs the blend's band A or B on screen (a Frame holds two "
+      return fail("a fade into a blend needs the blend's band A or B on screen (a PlaybackSample holds two "
                   "bands): fade to A first, then write the blend with weight_from 0 on FadeEnd");
     }
     out = next;
@@ -262,7 +262,7 @@ Result<InstanceTable> make_instance_table(std::span<const Instance> instances, u
 
 Playback playback(const InstanceTable& table, uint32_t index) { return unpack(table.row(index)); }
 
-Frame resolve(const InstanceTable& table, uint32_t index, float time) {
+PlaybackSample resolve(const InstanceTable& table, uint32_t index, float time) {
   return resolve(table.row(index), time);
 }
 

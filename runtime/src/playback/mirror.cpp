@@ -62,7 +62,7 @@ Result<void> check_instance(const Vat& vat, const Instance& in) {
   return {};
 }
 
-RowBlend row_blend(const Vat& vat, const BandFrame& band) {
+RowBlend row_blend(const Vat& vat, const BandSample& band) {
   const int c = clip_holding(vat, band.row);
   assert(c >= 0 && "the frame's row is in no clip of this Vat");
   assert(clip_holding(vat, band.row_next) == c && "the band straddles two clips");
@@ -74,7 +74,7 @@ RowBlend row_blend(const Vat& vat, const BandFrame& band) {
   return r;
 }
 
-PoseBlend pose_blend(const Vat& vat, const Frame& frame) {
+PoseBlend pose_blend(const Vat& vat, const PlaybackSample& frame) {
   PoseBlend p;
   p.a = row_blend(vat, frame.a);
   p.b = frame.weight > 0.0f ? row_blend(vat, frame.b) : p.a;
@@ -105,34 +105,34 @@ std::string missing_animation(const Vat& vat, bool vertices) {
   return {};
 }
 
-// What is wrong with `frame` for `vat` (a band whose rows are in no clip, or straddle two), or "".
-std::string frame_problem(const Vat& vat, const Frame& frame) {
-  auto band = [&](const BandFrame& b, const char* which) -> std::string {
+// What is wrong with `sample` for `vat` (a band whose rows are in no clip, or straddle two), or "".
+std::string sample_problem(const Vat& vat, const PlaybackSample& sample) {
+  auto band = [&](const BandSample& b, const char* which) -> std::string {
     const int c = clip_holding(vat, b.row);
-    if (c < 0) return std::string("frame band ") + which + ": row " + std::to_string(b.row) + " is in no clip's band";
+    if (c < 0) return std::string("sample band ") + which + ": row " + std::to_string(b.row) + " is in no clip's band";
     if (clip_holding(vat, b.row_next) != c)
-      return std::string("frame band ") + which + ": rows " + std::to_string(b.row) + " and " + std::to_string(b.row_next) +
+      return std::string("sample band ") + which + ": rows " + std::to_string(b.row) + " and " + std::to_string(b.row_next) +
              " are not in one clip's band";
     return {};
   };
-  std::string problem = band(frame.a, "a");
-  if (problem.empty() && frame.weight > 0.0f) problem = band(frame.b, "b");
+  std::string problem = band(sample.a, "a");
+  if (problem.empty() && sample.weight > 0.0f) problem = band(sample.b, "b");
   return problem;
 }
 
 // The checks every mirror_* makes before decoding, as an error naming `function`.
-Result<void> check_mirror(const Vat& vat, const Frame& frame, bool vertices, const char* function) {
+Result<void> check_mirror(const Vat& vat, const PlaybackSample& sample, bool vertices, const char* function) {
   std::string problem = missing_animation(vat, vertices);
-  if (problem.empty()) problem = frame_problem(vat, frame);
+  if (problem.empty()) problem = sample_problem(vat, sample);
   if (!problem.empty()) return make_error(ErrorCode::Argument, vat.source, std::string(function) + ": " + problem);
   return {};
 }
 
 }  // namespace
 
-Result<void> mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t first_vertex,
+Result<void> mirror_vertices(const Vat& vat, const PlaybackSample& sample, const glm::mat4& world, uint32_t first_vertex,
                              std::span<glm::vec3> positions, std::span<glm::vec3> normals) {
-  if (Result<void> ok = check_mirror(vat, frame, true, "mirror_vertices"); !ok) return ok;
+  if (Result<void> ok = check_mirror(vat, sample, true, "mirror_vertices"); !ok) return ok;
   const size_t count = positions.empty() ? normals.size() : positions.size();
   if (!normals.empty() && normals.size() != count) {
     return make_error(ErrorCode::Argument, vat.source,
@@ -145,7 +145,7 @@ Result<void> mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4
                           std::to_string(uint64_t(first_vertex) + count) + ") run past the Vat's " +
                           std::to_string(vat.geometry.vertex_count()) + " vertices");
   }
-  decode_vertices(vat, pose_blend(vat, frame), first_vertex, positions, normals);
+  decode_vertices(vat, pose_blend(vat, sample), first_vertex, positions, normals);
   const glm::vec3 c0(world[0]), c1(world[1]), c2(world[2]), c3(world[3]);
   for (glm::vec3& p : positions) p = c0 * p.x + c1 * p.y + c2 * p.z + c3;
   if (normals.empty()) return {};
@@ -164,13 +164,13 @@ Result<void> mirror_vertices(const Vat& vat, const Frame& frame, const glm::mat4
   return {};
 }
 
-Result<glm::mat4> mirror_joint(const Vat& vat, const Frame& frame, const glm::mat4& world, uint32_t slot) {
+Result<glm::mat4> mirror_joint(const Vat& vat, const PlaybackSample& sample, const glm::mat4& world, uint32_t slot) {
   if (slot >= vat.slots.size()) {
     return make_error(ErrorCode::Argument, vat.source,
                       "mirror_joint: slot " + std::to_string(slot) + " of " + std::to_string(vat.slots.size()));
   }
-  if (Result<void> ok = check_mirror(vat, frame, false, "mirror_joint"); !ok) return ok.error();
-  return world * decode_joint_world(vat, pose_blend(vat, frame), slot);
+  if (Result<void> ok = check_mirror(vat, sample, false, "mirror_joint"); !ok) return ok.error();
+  return world * decode_joint_world(vat, pose_blend(vat, sample), slot);
 }
 
 }  // namespace vatkit

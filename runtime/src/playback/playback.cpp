@@ -224,7 +224,7 @@ Result<Playback> compile(const Instance& in) {
   if (in.blend) {
     const Blend& bl = *in.blend;
     if (in.from && fading) {
-      return make_error(ErrorCode::Argument, "", "a fade `from` another band into a blend needs three bands; a Frame "
+      return make_error(ErrorCode::Argument, "", "a fade `from` another band into a blend needs three bands; a PlaybackSample "
                             "holds two");
     }
     if (auto r = check_band(bl.clip, "blend.clip"); !r) return r.error();
@@ -273,7 +273,7 @@ Result<Playback> compile(const Instance& in) {
   return pb;
 }
 
-BandFrame resolve_track(const Track& t, float time) {
+BandSample resolve_track(const Track& t, float time) {
   assert(std::isfinite(time));
   const float u = playback_detail::cycles_at(t, time);  // elapsed cycles
   const bool finished = time >= t.end_time;
@@ -286,7 +286,7 @@ BandFrame resolve_track(const Track& t, float time) {
   const auto last = static_cast<float>(t.rows - 1);
   const float x = phase * last;  // <= last: phase <= 1 and rounding is monotone
   const float xf = std::floor(x);
-  BandFrame f;
+  BandSample f;
   f.row = t.first_row + static_cast<uint32_t>(xf);
   f.row_next = t.first_row + static_cast<uint32_t>(std::min(xf + 1.0f, last));
   f.mix = x - xf;
@@ -303,8 +303,8 @@ float second_weight(const Playback& pb, float time) {
   return pb.weight_from * (1.0f - c) + pb.weight_to * c;  // endpoint-exact lerp
 }
 
-Frame resolve(const Playback& pb, float time) {
-  Frame f;
+PlaybackSample resolve(const Playback& pb, float time) {
+  PlaybackSample f;
   f.a = resolve_track(pb.primary, time);
   f.weight = second_weight(pb, time);
   f.kind = pb.kind;
@@ -314,10 +314,10 @@ Frame resolve(const Playback& pb, float time) {
   return f;
 }
 
-Frame resolve(const Instance& instance, float time) {
+PlaybackSample resolve(const Instance& instance, float time) {
   Result<Playback> pb = compile(instance);
   assert(pb.ok());
-  return pb.ok() ? resolve(*pb, time) : Frame{};
+  return pb.ok() ? resolve(*pb, time) : PlaybackSample{};
 }
 
 std::optional<float> ends_at(const Playback& pb) {

@@ -1,5 +1,5 @@
-// The precise octahedral encoding (bake_codec.h) for VATKIT_OCT_LANES normals at once, one per
-// lane. Included by bake_codec.h for 4 lanes and by bake_delta.cpp for 8 (inside an AVX2 target
+// The precise octahedral encoding (codec.h) for VATKIT_OCT_LANES normals at once, one per
+// lane. Included by codec.h for 4 lanes and by bake_delta.cpp for 8 (inside an AVX2 target
 // region); it includes only simd_xyz.inl, and every lane runs the same IEEE operations whatever
 // the width, so both give the same codes.
 #define VATKIT_XYZ_LANES VATKIT_OCT_LANES

@@ -46,9 +46,9 @@ namespace vatkit::detail {
 unsigned simd_lanes();
 // vzeroupper where the CPU has AVX, else nothing. Every call into an 8-lane kernel is followed by
 // one, in the caller: the code that runs next is built for the x86-64 baseline (legacy SSE, scalar
-// float included), which runs at up to 1.75x its time while the upper halves of the YMM registers
-// are dirty, and on the 2-core VM they were dirty after those kernels although the compiler ends
-// them with vzeroupper (docs/benchmarks.md, "Bake throughput", 2026-12-01).
+// float included), which runs slower while the upper halves of the YMM registers are dirty, and
+// they can be dirty after those kernels although the compiler ends them with vzeroupper
+// (docs/benchmarks.md, "Bake throughput").
 void clear_upper_state();
 // Whether the CPU has F16C (and so AVX) and the OS saves the YMM state: the half-float
 // conversions (_mm_cvtps_ph, round to nearest even: codec::float_to_half's bits) and VEX-encoded

@@ -1,4 +1,4 @@
-// glm::vec3 streams as lane vectors, for the lane-generic kernels (bake_oct.inl, the skinner's
+// glm::vec3 streams as lane vectors, for the lane-generic kernels (oct.inl, the skinner's
 // 8- and 16-lane blocks): VATKIT_XYZ_LANES (1, 4, 8 or 16) consecutive vec3 become three vectors of
 // x, y and z by shuffles of three plain loads, and (8 and 16 lanes) go back the same way.
 // Building the vectors lane by lane went through the stack and stalled on store forwarding.

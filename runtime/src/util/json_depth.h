@@ -1,4 +1,4 @@
-// The nesting bound for every JSON text that core reads from outside (glTF, the .vat.glb JSON
+// The nesting bound for every JSON text that vatkit reads from outside (glTF, the .vat.glb JSON
 // chunk, playback query lines). nlohmann parses without recursion, but dumping a value, comparing
 // two values and tinygltf's walk over `extras` recurse once per level: a file or line nesting
 // 100,000 arrays would overflow the stack. Checking the text before parsing keeps every later

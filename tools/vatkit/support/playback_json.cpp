@@ -167,7 +167,7 @@ Instance instance(const json& j, const std::string& path) {
   return in;
 }
 
-void append_band(std::string& out, const BandFrame& b, const char* suffix) {
+void append_band(std::string& out, const BandSample& b, const char* suffix) {
   auto key = [&](const char* name) { return std::string("\"") + name + suffix + "\": "; };
   out += key("row") + std::to_string(b.row) + ", ";
   out += key("rowNext") + std::to_string(b.row_next) + ", ";

@@ -52,7 +52,7 @@ Result<FrameQuery> parse_frame_query(std::string_view line);
 // InstanceTable written with the instance (a cut; a hand-made `from` fade is written as is), then
 // set_instance(w.instance, w.now) for each write, then resolve at `time`.
 struct FrameAnswer {
-  Frame frame;
+  PlaybackSample frame;
   std::optional<float> ends_at;
 };
 Result<FrameAnswer> run_frame_query(const FrameQuery& query);

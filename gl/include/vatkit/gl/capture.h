@@ -22,7 +22,10 @@
 // no GL state that it does not restore (program, vertex array, draw framebuffer, rasterizer
 // discard, transform feedback binding). It draws into its own attachment-less framebuffer: a
 // draw needs a complete framebuffer even with the rasterizer off, and a headless context's
-// framebuffer 0 is incomplete.
+// framebuffer 0 is incomplete. Cost: run() draws once and waits for the GPU (the readback blocks);
+// the capture buffer reallocates only when a run needs more than any before.
+// Threads: every call needs the GL context that made the objects current on the calling thread;
+// objects are not synchronized (one thread at a time).
 #pragma once
 
 #include <cstddef>
@@ -36,11 +39,11 @@
 
 namespace vatkit::gl {
 
-enum class CaptureScalar : uint8_t { f32, i32, u32 };
+enum class CaptureScalar : uint8_t { F32, I32, U32 };
 
 struct CaptureField {
   std::string name;
-  CaptureScalar scalar = CaptureScalar::f32;
+  CaptureScalar scalar = CaptureScalar::F32;
   int components = 1;  // scalars per record: 3 for vec3, 16 for mat4, 8 for vec4[2]
   size_t offset_bytes = 0;
 };
@@ -73,7 +76,7 @@ class VertexCapture {
   // to feed attributes. Errors: wrong span size, fewer records written than asked.
   Result<void> run(uint32_t vertex_count, uint32_t instance_count, std::span<std::byte> out,
                    uint32_t vertex_array = 0);
-  // run() into a new vector of floats; every field must be f32.
+  // run() into a new vector of floats; every field must be F32.
   Result<std::vector<float>> run_floats(uint32_t vertex_count, uint32_t instance_count,
                                         uint32_t vertex_array = 0);
 

@@ -53,19 +53,19 @@ struct DebugMessage {
 using DebugLog = std::function<void(const DebugMessage&)>;
 
 enum class HeadlessPlatform {
-  automatic,    // surfaceless, then device
-  surfaceless,  // EGL_PLATFORM_SURFACELESS_MESA only
-  device,       // EGL_PLATFORM_DEVICE_EXT only (hardware devices first)
+  Automatic,    // surfaceless, then device
+  Surfaceless,  // EGL_PLATFORM_SURFACELESS_MESA only
+  Device,       // EGL_PLATFORM_DEVICE_EXT only (hardware devices first)
 };
 
-struct HeadlessOptions {
+struct HeadlessDesc {
   bool debug = false;  // debug context + KHR_debug callback (see check())
-  HeadlessPlatform platform = HeadlessPlatform::automatic;
+  HeadlessPlatform platform = HeadlessPlatform::Automatic;
   int device_index = -1;  // device platform: use this EGL device only (-1: choose)
   DebugLog log;
 };
 
-struct WindowOptions {
+struct WindowDesc {
   int width = 1280;  // client area, screen coordinates
   int height = 720;
   std::string title = "vatkit";
@@ -116,10 +116,10 @@ struct ContextInfo {
 class Context {
  public:
   // A headless context through EGL, current on the calling thread.
-  static Result<Context> create_headless(const HeadlessOptions& options = {});
+  static Result<Context> create_headless(const HeadlessDesc& options = {});
   // A window with a context, current on the calling thread. Errors when vatkit was built without
   // GLFW or no display can be opened. Call from the main thread (GLFW's rule).
-  static Result<Context> create_window(const WindowOptions& options = {});
+  static Result<Context> create_window(const WindowDesc& options = {});
   // Whether this build of vatkit::gl has the GLFW window path.
   static bool window_support();
 

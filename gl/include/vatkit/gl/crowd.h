@@ -1,17 +1,17 @@
 // vatkit/gl/crowd.h: crowds of VAT-animated instances, lit, shadowed, drawn with OpenGL.
 //
 // A Crowd is one uploaded VAT (vat_gpu.h) drawn N times:
-//  - per-instance world matrices (set_world), and the playback table (core's InstanceTable,
+//  - per-instance world matrices (set_world), and the playback table (the runtime's InstanceTable,
 //    instance_table.h: set_instance(crowd.table(), i, instance, now)), both keyed by the LOGICAL
 //    instance index and uploaded as buffer textures;
 //  - the drawn list: which logical instances the draw covers, in which order (set_drawn). The
-//    vertex shader maps its draw slot to a logical index through it and reads everything else
-//    by the logical index, so culling, sorting or compacting the list (issue 6's GPU culling)
+//    vertex shader maps its draw position to a logical index through it and reads everything else
+//    by the logical index, so culling, sorting or compacting the list (GPU culling)
 //    never mixes up instances;
 //  - one shared clock: the time passed to Renderer::render, in seconds on the table's clock.
-// Nothing is uploaded or allocated per frame when nothing changed: sync() (called by render)
+// Nothing is uploaded or allocated per render when nothing changed: sync() (called by render)
 // uploads only the dirty rows of the table (take_dirty) and the matrices set since the last
-// frame, as ranges.
+// render, as ranges.
 //
 // A Renderer draws crowds with simple lighting: base colour (factor x sRGB texture x vertex
 // colour), one directional light with a shadow map whose casters decode the VAT too, hemispheric
@@ -20,11 +20,15 @@
 //
 // With GPU culling (RenderOptions::gpu_culling, the default) a compute pass per crowd and pass
 // keeps the instances in view and picks their level of detail; for a rig VAT it also evaluates
-// each visible instance's slot transforms once (the slot palette; a delta's resolved pose: the
-// pose cache, CrowdDesc), so that vertices
+// each visible instance's slot transforms once (the slot palette; a delta's resolved playback row: the
+// instance cache, CrowdDesc), so that vertices
 // skin from them instead of decoding the VAT per vertex.
 //
-// What it does NOT do (yet): occlusion culling, transparency sorting (BLEND materials are drawn
+// Cost: render() issues a fixed number of GL calls per crowd and material, allocates nothing, and
+// does not wait for the GPU (read_culling_stats and read_visible do). Threads: every call needs the
+// context current on the calling thread; crowds and renderers are not synchronized.
+//
+// What it does NOT do: occlusion culling, transparency sorting (BLEND materials are drawn
 // after the opaque ones, unsorted), normal maps, PBR terms other than base colour, several
 // lights, cascaded shadows.
 #pragma once
@@ -63,7 +67,7 @@ struct Camera {
 // front; positive turns toward +X) and `elevation_deg` above the horizon, from the nearest
 // distance at which all eight corners are inside the field of view of an `aspect` viewport (plus
 // 4%). The far plane leaves room for a ground plane around the box.
-Camera frame_bounds(const Bounds& bounds, float aspect, float azimuth_deg = 30.0f,
+Camera camera_for_bounds(const Bounds& bounds, float aspect, float azimuth_deg = 30.0f,
                     float elevation_deg = 25.0f, float fov_y_deg = 35.0f);
 
 // The object-space box moved by `world`: the box of its eight moved corners.
@@ -79,21 +83,21 @@ struct Light {
 // ---- crowd -----------------------------------------------------------------------------------
 
 struct CrowdDesc {
-  // GPU culling: memory for the pose cache, per culling pass (camera, shadow), allocated on the
-  // pass's first culled frame, for at most as many instances as the crowd has. The culling pass
-  // writes there, once per frame, what every vertex of a visible instance would otherwise work
+  // GPU culling: memory for the instance cache, per culling pass (camera, shadow), allocated on the
+  // pass's first culled render, for at most as many instances as the crowd has. The culling pass
+  // writes there, once per render, what every vertex of a visible instance would otherwise work
   // out again:
   //  - rig: the slot palette, each slot's transform placed in the world (48 bytes per slot: the
   //    sample character's 22 slots take 1,056 bytes an instance, a million 1,056 MB, inside the
   //    default); the vertex shader skins from it with up to 12 buffer fetches and a weighted
   //    sum, instead of resolving the playback row, decoding each influence's slot from two VAT
   //    rows (16 texel fetches, 4 quaternion-to-matrix conversions) and placing the result;
-  //  - delta: the resolved pose (32 bytes an instance): the vertex shader reads 2 texels instead
+  //  - delta: the resolved playback row (32 bytes an instance): the vertex shader reads 2 texels instead
   //    of resolving the playback row from 6.
   // Instances beyond the capacity (and every instance of direct draws) work it out per vertex,
   // with the same result up to float rounding. 0 turns it off. The capacity is also held to
   // GL_MAX_TEXTURE_BUFFER_SIZE texels.
-  size_t pose_cache_bytes = size_t(1) << 30;
+  size_t instance_cache_bytes = size_t(1) << 30;
 };
 
 class Crowd {
@@ -135,7 +139,7 @@ class Crowd {
   size_t sync();
 
   // Draws a fixed object-space mesh (one position and one normal per VAT vertex, merged order)
-  // instead of decoding the VAT: the reference frame of the image parity tests, and the static
+  // instead of decoding the VAT: the reference image of the image parity tests, and the static
   // floor of benchmarks. Instances keep their world matrices. clear_static_pose() returns to
   // decoding. Errors: spans of the wrong size, GLSL errors.
   Result<void> set_static_pose(std::span<const glm::vec3> positions, std::span<const glm::vec3> normals);
@@ -146,7 +150,7 @@ class Crowd {
   // (capture.h) for GPU-CPU parity: compile crowd_vertex_glsl() with vat().defines() and
   // ProgramDesc::draw_parameters; prepare_vertex_program points its samplers at the crowd's
   // texture units and sets the clock and the view-projection; bind_vertex_textures syncs the
-  // crowd and binds its textures (and the VAT's) to those units. Draw slot s then shows logical
+  // crowd and binds its textures (and the VAT's) to those units. Draw position s then shows logical
   // instance drawn[s] (set_drawn).
   void prepare_vertex_program(uint32_t program, float time_s, const glm::mat4& view_projection) const;
   void bind_vertex_textures();
@@ -212,15 +216,15 @@ struct RenderOptions {
   float lod_error_px = 1.0f;
 };
 
-struct FrameStats {
+struct RenderStats {
   uint32_t draw_calls = 0;       // draw commands issued by the CPU (a multi-draw counts once)
   // Direct draws: triangles submitted, both passes. GPU culling: 0 (the GPU decides; read the
   // counts with Renderer::read_culling_stats, which waits for the GPU).
   uint64_t triangles = 0;
-  uint64_t uploaded_bytes = 0;  // by the crowds' sync() in this frame
+  uint64_t uploaded_bytes = 0;  // by the crowds' sync() in this render
 };
 
-// What the camera pass of the last GPU-culled frame drew, per crowd (read back from the GPU).
+// What the camera pass of the last GPU-culled render drew, per crowd (read back from the GPU).
 struct CullingStats {
   uint64_t instances = 0;                // drawn instances tested
   uint64_t visible = 0;                  // passed the camera frustum
@@ -229,7 +233,7 @@ struct CullingStats {
   uint64_t shadow_visible = 0;           // passed the light's box
   std::vector<uint64_t> shadow_per_level;  // of those, per level (empty without shadows)
   uint64_t shadow_triangles = 0;
-  // Visible instances of the camera pass whose pose the culling pass cached (CrowdDesc); the
+  // Visible instances of the camera pass whose entry the culling pass cached (CrowdDesc); the
   // others (visible - cached) worked it out per vertex.
   uint64_t cached = 0;
   uint64_t cache_capacity = 0;           // entries per pass; 0 for static poses, or off
@@ -254,16 +258,16 @@ class Renderer {
   void render(const RenderTarget& target, Crowd& crowd, const Camera& camera, float time_s,
               const RenderOptions& options = {});
 
-  const FrameStats& stats() const;
-  // The counts of the last frame's GPU culling for `crowd` (which must have been rendered in it
-  // with gpu_culling). Waits for the GPU: for tests and benchmarks, not for every frame.
+  const RenderStats& stats() const;
+  // The counts of the last render's GPU culling for `crowd` (which must have been rendered in it
+  // with gpu_culling). Waits for the GPU: for tests and benchmarks, not for every render.
   Result<CullingStats> read_culling_stats(const Crowd& crowd) const;
-  // The logical indices the last frame's camera pass drew at each level (same conditions).
+  // The logical indices the last render's camera pass drew at each level (same conditions).
   Result<std::vector<std::vector<uint32_t>>> read_visible(const Crowd& crowd) const;
   uint32_t shadow_map() const;  // GL_DEPTH_COMPONENT32F texture of the last shadow pass
   int shadow_map_size() const;
   const glm::mat4& light_view_projection() const;  // of the last shadow pass
-  float shadow_texel_world() const;  // world size of a shadow-map texel in the last frame's light box
+  float shadow_texel_world() const;  // world size of a shadow-map texel in the last render's light box
 
   struct Impl;
 

@@ -1,7 +1,7 @@
 // vatkit/gl/decode_glsl.h: the VAT decode shader chunk, for renderers of one's own.
 //
 // The chunk (gl/shaders/vat_decode.glsl, also installed under share/vatkit/shaders/) is the GLSL
-// transcription of core's decode (decode.h) and playback resolve (playback.h): give it the VAT's
+// transcription of the runtime's decode (decode.h) and playback resolve (playback.h): give it the VAT's
 // planes as textures and an instance's packed playback row, call vat_resolve_instance() (or
 // vat_resolve() on a row you fetched yourself) and vat_decode(), and you get the object-space
 // position and normal the CPU mirror (mirror.h) computes. It contains no `main`, no vertex
@@ -11,7 +11,7 @@
 // What it does NOT do: upload anything, bind textures, or place the vertex in the world (the
 // instance's world matrix is yours). vatkit::gl::VatGpu (vat_gpu.h) does the uploads and the
 // uniforms when you use vatkit's GL objects; without it, upload the planes as documented in
-// docs/rendering.md ("The decode chunk in your own renderer").
+// docs/rendering.md ("The decode chunk in your own renderer"). Needs no GL context; thread-safe.
 #pragma once
 
 #include <cstdint>

@@ -6,10 +6,10 @@
 //
 // PNG writing uses libpng with a selectable zlib level: 0 stores (fastest, largest), 9 squeezes
 // hardest; levels 1-3 use the cheap SUB row filter, 4-9 libpng's adaptive filtering. Encoding a
-// 1024^2 RGBA frame at level 6 costs tens of milliseconds, far more than rendering it on a GPU:
-// benchmarks that write frames should use level 1 or 0. Files are written atomically (core's
+// large image at level 6 costs far more than rendering it on a GPU: benchmarks that write images
+// should use level 1 or 0. Files are written atomically (file_io.h's
 // write_file_atomic: a temporary beside the file, fsync, rename), so a reader never sees half a
-// PNG and a failed write leaves nothing behind.
+// PNG and a failed write leaves nothing behind. Needs no GL context; thread-safe; O(pixels).
 #pragma once
 
 #include <cstddef>

@@ -7,7 +7,10 @@
 // made them is current, and before that context (see context.h).
 //
 // GL enums and names are plain uint32_t here so that this header needs no GL header; include
-// vatkit/gl/gl.h (libepoxy) to make GL calls.
+// vatkit/gl/gl.h (libepoxy) to make GL calls. The create functions return an empty handle (id()
+// 0) only where GL itself fails; check errors with Context::check.
+// Threads: every call needs the GL context that made the objects current on the calling thread;
+// objects are not synchronized (one thread at a time).
 #pragma once
 
 #include <cstddef>
@@ -17,16 +20,16 @@
 namespace vatkit::gl {
 
 enum class ObjectType : uint8_t {
-  buffer,
-  texture,
-  sampler,
-  renderbuffer,
-  framebuffer,
-  vertex_array,
-  query,
-  transform_feedback,
-  shader,
-  program,
+  Buffer,
+  Texture,
+  Sampler,
+  Renderbuffer,
+  Framebuffer,
+  VertexArray,
+  Query,
+  TransformFeedback,
+  Shader,
+  Program,
 };
 
 namespace detail {
@@ -63,16 +66,16 @@ class Object {
   uint32_t name_ = 0;
 };
 
-using Buffer = Object<ObjectType::buffer>;
-using Texture = Object<ObjectType::texture>;
-using Sampler = Object<ObjectType::sampler>;
-using Renderbuffer = Object<ObjectType::renderbuffer>;
-using Framebuffer = Object<ObjectType::framebuffer>;
-using VertexArray = Object<ObjectType::vertex_array>;
-using Query = Object<ObjectType::query>;
-using TransformFeedback = Object<ObjectType::transform_feedback>;
-using Shader = Object<ObjectType::shader>;
-using Program = Object<ObjectType::program>;
+using Buffer = Object<ObjectType::Buffer>;
+using Texture = Object<ObjectType::Texture>;
+using Sampler = Object<ObjectType::Sampler>;
+using Renderbuffer = Object<ObjectType::Renderbuffer>;
+using Framebuffer = Object<ObjectType::Framebuffer>;
+using VertexArray = Object<ObjectType::VertexArray>;
+using Query = Object<ObjectType::Query>;
+using TransformFeedback = Object<ObjectType::TransformFeedback>;
+using Shader = Object<ObjectType::Shader>;
+using Program = Object<ObjectType::Program>;
 
 // An empty buffer object (no storage yet).
 Buffer create_buffer();

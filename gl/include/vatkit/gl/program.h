@@ -12,6 +12,10 @@
 //   "crowd.vert (vertex shader): compile failed: 0:12(14): error: `pos' undeclared
 //    [line 12: gl_Position = pos;]"
 // Link errors quote the program's log the same way. A build that succeeds leaves no GL error.
+// Cost: build_program compiles and links in the driver (blocks); preprocess only builds a string
+// and needs no context.
+// Threads: every call needs the GL context that made the objects current on the calling thread;
+// objects are not synchronized (one thread at a time).
 #pragma once
 
 #include <cstddef>
@@ -30,13 +34,13 @@
 
 namespace vatkit::gl {
 
-enum class ShaderStage { vertex, tess_control, tess_evaluation, geometry, fragment, compute };
+enum class ShaderStage { Vertex, TessControl, TessEvaluation, Geometry, Fragment, Compute };
 
 // "vertex", "fragment", ...
 const char* stage_name(ShaderStage stage);
 
 struct ShaderSource {
-  ShaderStage stage = ShaderStage::vertex;
+  ShaderStage stage = ShaderStage::Vertex;
   std::string source;
   std::string name;  // shown in errors; empty: the program's name + ".vert", ".frag", ...
 };
@@ -63,13 +67,13 @@ Result<Program> build_program(const ProgramDesc& desc);
 int uniform_location(const Program& program, const char* name);
 
 // The values one program's uniforms were last given through this cache. set() calls
-// glProgramUniform* only when the value's bytes differ from the last set, so a frame that
-// changes nothing issues no uniform calls: each is a driver call, a microsecond or more on a CPU
-// just woken from waiting for the GPU (docs/benchmarks.md, "CPU time per frame"). It assumes
+// glProgramUniform* only when the value's bytes differ from the last set, so a render that
+// changes nothing issues no uniform calls: each is a driver call, expensive on a CPU just woken
+// from waiting for the GPU (docs/benchmarks.md, "CPU time per frame"). It assumes
 // that nothing else sets those uniforms and that the program is not relinked; keep one cache per
 // program, next to it (a deleted program's name may be reused by a new one). Location -1 (no such
 // active uniform) is ignored, as GL does. A location keeps the type and length it was first set
-// with. After the first frame set() allocates nothing.
+// with. After the first render set() allocates nothing.
 class UniformCache {
  public:
   void set(uint32_t program, int location, float v);

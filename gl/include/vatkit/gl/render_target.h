@@ -5,7 +5,9 @@
 // resolve() (called by the readers) averages them into a single-sample colour texture; otherwise
 // that texture is drawn into directly. color_texture() is always the single-sample result, ready
 // to sample or blit. Readback is RGBA8 with the top row first (flipped from GL's bottom-up rows),
-// the layout PNG files and vatkit::gl::Image use.
+// the layout PNG files and vatkit::gl::Image use. Readback waits for the GPU (it blocks).
+// Threads: every call needs the GL context that made the objects current on the calling thread;
+// objects are not synchronized (one thread at a time).
 #pragma once
 
 #include <cstdint>

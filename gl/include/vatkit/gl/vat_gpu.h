@@ -26,6 +26,10 @@
 // An attribute the VAT lacks reads a constant from a one-element buffer (binding stride 0).
 //
 // What it does NOT do: draw (crowd.h does), stream (the whole VAT is resident), compress textures.
+// Cost: upload copies every plane and attribute to the GPU once (O(VAT bytes)) and decodes the
+// images on the CPU; the accessors are O(1).
+// Threads: every call needs the GL context that made the objects current on the calling thread;
+// objects are not synchronized (one thread at a time).
 #pragma once
 
 #include <array>
@@ -150,9 +154,9 @@ class VatGpu {
   // Rig: buffer textures over the influence vertex buffers (attributes 5-8), for shaders that
   // fetch a vertex's influences by its index (texelFetch(t, gl_VertexID)) instead of as vertex
   // attributes: [0] slots0 (GL_RGBA16UI), [1] weights0 (GL_RGBA32F), [2] slots1, [3] weights1
-  // (eight influences); 0 where the VAT has none. vatkit's crowds read them so: on NVIDIA's H200,
-  // fetching these two attributes cost a crowd 1.6x the frame time of the same crowd without
-  // them, and the texel fetches next to nothing (docs/benchmarks.md).
+  // (eight influences); 0 where the VAT has none. vatkit's crowds read them so: as vertex attributes
+  // they lengthen a crowd's render markedly on NVIDIA hardware, the texel fetches cost next to
+  // nothing (docs/benchmarks.md).
   const std::array<uint32_t, 4>& influence_textures() const { return influence_ids_; }
 
   // For culling: a GL_RGBA32F buffer texture of 2 texels per frame row, (min, 0) and (max, 0) of
