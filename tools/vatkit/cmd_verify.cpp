@@ -58,14 +58,9 @@ Result<void> check_no_bake_options(const CLI::App& app, const std::string& vat_f
   return {};
 }
 
-Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app, int& failure_exit) {
-  failure_exit = kExitError;
-  if (!options.vat_file.empty()) {
-    if (auto r = check_no_bake_options(app, options.vat_file); !r) return r;
-  }
-  Result<BakeOptions> bake_options = make_bake_options(options.bake);
-  if (!bake_options) return bake_options.error();
-  const double tolerance = tolerance_of(options);
+// The command line's own checks: a tolerance and a sample count that make sense, and a source
+// glTF (not a .vat.glb) as the first file.
+Result<void> check_verify_arguments(const VerifyCommandOptions& options) {
   if (options.tolerance_option->count() > 0 &&
       !(std::isfinite(options.tolerance_mm) && options.tolerance_mm >= 0.0)) {
     return make_error(ErrorCode::Argument, "", "--tolerance " + mm_text(options.tolerance_mm) +
@@ -83,6 +78,68 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
                       "first, 'vatkit verify SOURCE " + options.file +
                           "' ('' for the built-in sample)");
   }
+  return {};
+}
+
+// The verdict over the clips' errors: the worst clip over the tolerance, on the rows or between
+// them. A clip whose error is not a finite number (a decoded vertex at infinity or NaN) fails with
+// or without a tolerance: the VAT does not decode to a pose.
+struct Verdict {
+  size_t over = 0, non_finite = 0, clips = 0;
+  const ClipError* worst = nullptr;
+  double worst_mm = -1.0, tolerance = -1.0;
+  bool worst_between = false;
+
+  Verdict(const std::vector<ClipError>& errors, double tol) : clips(errors.size()), tolerance(tol) {
+    for (const ClipError& e : errors) {
+      const double mm = std::max(e.on_rows_max_mm, e.between_rows_max_mm);
+      if (tolerance >= 0.0 && !(mm <= tolerance)) ++over;
+      if (!std::isfinite(e.on_rows_max_mm) || !std::isfinite(e.between_rows_max_mm)) ++non_finite;
+      if (!(mm <= worst_mm)) {  // NaN counts as the worst
+        worst_mm = mm;
+        worst = &e;
+        worst_between = e.between_rows_max_mm >= e.on_rows_max_mm;
+      }
+    }
+  }
+  bool passed() const { return over == 0 && non_finite == 0; }
+  std::string text() const {
+    std::string verdict;
+    if (tolerance < 0.0) {
+      verdict = "no --tolerance given: errors reported only";
+    } else if (over == 0) {
+      verdict = "every clip within the tolerance " + mm_text(tolerance) + " mm";
+    }
+    if (worst != nullptr) {
+      verdict += (verdict.empty() ? "" : "; ") + std::string("worst: clip \"") + printable(worst->clip) +
+                 "\", " + mm_text(worst_mm) + " mm " + (worst_between ? "between rows" : "on the rows");
+    }
+    return verdict;
+  }
+  Error failure(const std::string& where) const {
+    if (non_finite > 0) {
+      return make_error(ErrorCode::Limit, where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) + " mm " +
+                                   (worst_between ? "between rows" : "on the rows") +
+                                   " is not a finite number (decoded vertices infinite, NaN or beyond float range; " +
+                                   std::to_string(non_finite) + " of " + std::to_string(clips) + " clips)");
+    }
+    return make_error(ErrorCode::Limit, where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) +
+                                 " mm " + (worst_between ? "between rows" : "on the rows") +
+                                 " exceeds the tolerance " + mm_text(tolerance) + " mm by " +
+                                 mm_text(worst_mm - tolerance) + " mm (" + std::to_string(over) +
+                                 " of " + std::to_string(clips) + " clips over)");
+  }
+};
+
+Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app, int& failure_exit) {
+  failure_exit = kExitError;
+  if (!options.vat_file.empty()) {
+    if (auto r = check_no_bake_options(app, options.vat_file); !r) return r;
+  }
+  Result<BakeOptions> bake_options = make_bake_options(options.bake);
+  if (!bake_options) return bake_options.error();
+  if (Result<void> r = check_verify_arguments(options); !r) return r;
+  const double tolerance = tolerance_of(options);
   Result<Asset> asset = load_input(options.file, options.allow_roots);
   if (!asset) return asset.error();
   if (Result<void> r = resolve_clip_defaults(*bake_options, *asset); !r) return r;
@@ -122,60 +179,21 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
     if (!ec) summary.file_bytes = size;
   }
 
-  // The verdict: the worst clip over the tolerance, on the rows or between them.
-  size_t over = 0;
-  // A clip whose error is not a finite number (a decoded vertex at infinity or NaN) fails with or
-  // without a tolerance: the VAT does not decode to a pose.
-  size_t non_finite = 0;
-  const ClipError* worst = nullptr;
-  double worst_mm = -1.0;
-  bool worst_between = false;
-  for (const ClipError& e : *errors) {
-    const double mm = std::max(e.on_rows_max_mm, e.between_rows_max_mm);
-    if (tolerance >= 0.0 && !(mm <= tolerance)) ++over;
-    if (!std::isfinite(e.on_rows_max_mm) || !std::isfinite(e.between_rows_max_mm)) ++non_finite;
-    if (!(mm <= worst_mm)) {  // NaN counts as the worst
-      worst_mm = mm;
-      worst = &e;
-      worst_between = e.between_rows_max_mm >= e.on_rows_max_mm;
-    }
-  }
-  std::string verdict;
-  if (tolerance < 0.0) {
-    verdict = "no --tolerance given: errors reported only";
-  } else if (over == 0) {
-    verdict = "every clip within the tolerance " + mm_text(tolerance) + " mm";
-  }
-  if (worst != nullptr) {
-    verdict += (verdict.empty() ? "" : "; ") + std::string("worst: clip \"") + printable(worst->clip) +
-               "\", " + mm_text(worst_mm) + " mm " + (worst_between ? "between rows" : "on the rows");
-  }
-
+  const Verdict verdict(*errors, tolerance);
   std::string text;
   if (options.json) {
     nlohmann::ordered_json doc = nlohmann::ordered_json::parse(summary_json(summary));
     doc["tolerance_mm"] = tolerance >= 0.0 ? nlohmann::ordered_json(tolerance) : nullptr;
-    doc["clips_over_tolerance"] = over;
+    doc["clips_over_tolerance"] = verdict.over;
     text = doc.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   } else {
     text = summary_text(summary);
-    if (over == 0 && non_finite == 0) text += "  verify      " + verdict + "\n";
+    if (verdict.passed()) text += "  verify      " + verdict.text() + "\n";
   }
   if (Result<void> written = write_output("", text); !written) return written;
-  if (over == 0 && non_finite == 0) return {};
+  if (verdict.passed()) return {};
   failure_exit = kExitOverTolerance;
-  const std::string where = options.vat_file.empty() ? asset->source : options.vat_file;
-  if (non_finite > 0) {
-    return make_error(ErrorCode::Limit, where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) + " mm " +
-                                 (worst_between ? "between rows" : "on the rows") +
-                                 " is not a finite number (decoded vertices infinite, NaN or beyond float range; " +
-                                 std::to_string(non_finite) + " of " + std::to_string(errors->size()) + " clips)");
-  }
-  return make_error(ErrorCode::Limit, where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) +
-                               " mm " + (worst_between ? "between rows" : "on the rows") +
-                               " exceeds the tolerance " + mm_text(tolerance) + " mm by " +
-                               mm_text(worst_mm - tolerance) + " mm (" + std::to_string(over) +
-                               " of " + std::to_string(errors->size()) + " clips over)");
+  return verdict.failure(options.vat_file.empty() ? asset->source : options.vat_file);
 }
 }  // namespace
 

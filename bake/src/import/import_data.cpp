@@ -544,6 +544,106 @@ void load_views(Context& ctx) {
   }
 }
 
+namespace {
+
+// The accessor's element layout (type, component type, normalization, element size) and count.
+void check_layout(const tinygltf::Accessor& a, const std::string& path, AccessorInfo& info) {
+  switch (a.type) {
+    case TINYGLTF_TYPE_SCALAR: info.type_bit = kScalar; info.components = 1; break;
+    case TINYGLTF_TYPE_VEC2: info.type_bit = kVec2; info.components = 2; break;
+    case TINYGLTF_TYPE_VEC3: info.type_bit = kVec3; info.components = 3; break;
+    case TINYGLTF_TYPE_VEC4: info.type_bit = kVec4; info.components = 4; break;
+    case TINYGLTF_TYPE_MAT2: info.type_bit = kMat2; info.components = 4; break;
+    case TINYGLTF_TYPE_MAT3: info.type_bit = kMat3; info.components = 9; break;
+    case TINYGLTF_TYPE_MAT4: info.type_bit = kMat4; info.components = 16; break;
+    default: fail(path + ".type", "is not an accessor type");
+  }
+  info.component_size = component_size_of(a.componentType);
+  if (info.component_size == 0) fail(path + ".componentType", std::to_string(a.componentType) + " is not a glTF component type");
+  const bool normalized = a.normalized;
+  switch (a.componentType) {
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: info.encoding_bit = kF32; break;  // normalized is meaningless here
+    case TINYGLTF_COMPONENT_TYPE_BYTE: info.encoding_bit = normalized ? kI8N : kI8; break;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: info.encoding_bit = normalized ? kU8N : kU8; break;
+    case TINYGLTF_COMPONENT_TYPE_SHORT: info.encoding_bit = normalized ? kI16N : kI16; break;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: info.encoding_bit = normalized ? kU16N : kU16; break;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
+      if (normalized) fail(path + ".normalized", "must not be true for UNSIGNED_INT components");
+      info.encoding_bit = kU32;
+      break;
+  }
+  if (info.type_bit & (kMat2 | kMat3 | kMat4)) {
+    const uint32_t n = info.type_bit == kMat2 ? 2 : info.type_bit == kMat3 ? 3 : 4;
+    info.element_size = n * ((n * info.component_size + 3u) & ~3u);
+  } else {
+    info.element_size = static_cast<size_t>(info.components) * info.component_size;
+  }
+  info.count = a.count;
+  if (info.count == 0) fail(path + ".count", "must be at least 1");
+  // Vertex and key counts are 32-bit in an Asset; this also keeps count * element size exact.
+  if (info.count > std::numeric_limits<uint32_t>::max()) fail(ErrorCode::Limit, path + ".count", std::to_string(info.count) + " is too large");
+}
+
+// Where the accessor's elements sit in its buffer view (if it has one), checked to fit.
+void check_view(Context& ctx, const tinygltf::Accessor& a, const std::string& path, AccessorInfo& info) {
+  if (a.bufferView >= 0) {
+    if (!in_range(a.bufferView, ctx.views.size()))
+      fail(path, "bufferView " + std::to_string(a.bufferView) + " does not exist (the file has " +
+                     std::to_string(ctx.views.size()) + " bufferViews)");
+    const ViewData& view = ctx.views[static_cast<size_t>(a.bufferView)];
+    const std::string view_name = indexed("bufferViews", static_cast<size_t>(a.bufferView));
+    if (view.stride != 0 && view.stride < info.element_size)
+      fail(path, view_name + " has byteStride " + std::to_string(view.stride) + ", less than one " +
+                     std::to_string(info.element_size) + "-byte element");
+    info.stride = view.stride != 0 ? view.stride : info.element_size;
+    const uint64_t length = view.bytes.size();
+    const uint64_t offset = a.byteOffset;
+    // offset + (count - 1) * stride + element_size <= length, without overflow
+    const bool fits = offset <= length && info.element_size <= length - offset &&
+                      (info.count - 1) <= (length - offset - info.element_size) / info.stride;
+    if (!fits)
+      fail(path, "count " + std::to_string(info.count) + " at byteOffset " + std::to_string(offset) + " with stride " +
+                     std::to_string(info.stride) + " runs past " + view_name + " (byteLength " + std::to_string(length) + ")");
+    info.base = view.bytes.data() + offset;
+  } else {
+    info.stride = info.element_size;
+  }
+}
+
+// A sparse accessor's index and value arrays, checked to fit their views, and every index in range.
+void check_sparse(Context& ctx, const tinygltf::Accessor& a, const std::string& path, AccessorInfo& info) {
+  const std::string spath = path + ".sparse";
+  const size_t sparse_count = static_cast<size_t>(a.sparse.count);
+  if (sparse_count > info.count)
+    fail(spath + ".count", std::to_string(sparse_count) + " is larger than the accessor's count " + std::to_string(info.count));
+  auto view_for = [&](int view_index, uint64_t offset, uint64_t element_bytes, const std::string& where) {
+    if (!in_range(view_index, ctx.views.size()))
+      fail(where + ".bufferView", std::to_string(view_index) + " does not exist (the file has " +
+                                      std::to_string(ctx.views.size()) + " bufferViews)");
+    const ViewData& view = ctx.views[static_cast<size_t>(view_index)];
+    const uint64_t length = view.bytes.size();
+    if (offset > length || sparse_count > (length - offset) / element_bytes)
+      fail(where, std::to_string(sparse_count) + " elements of " + std::to_string(element_bytes) + " bytes at byteOffset " +
+                      std::to_string(offset) + " run past " + indexed("bufferViews", static_cast<size_t>(view_index)) +
+                      " (byteLength " + std::to_string(length) + ")");
+    return view.bytes.data() + offset;
+  };
+  info.sparse_index_size = component_size_of(a.sparse.indices.componentType);
+  info.sparse_indices = view_for(a.sparse.indices.bufferView, static_cast<uint64_t>(a.sparse.indices.byteOffset),
+                                 info.sparse_index_size, spath + ".indices");
+  info.sparse_values = view_for(a.sparse.values.bufferView, static_cast<uint64_t>(a.sparse.values.byteOffset),
+                                info.element_size, spath + ".values");
+  info.sparse_count = sparse_count;
+  for (size_t k = 0; k < sparse_count; ++k) {
+    const uint32_t target = sparse_index(info, k);
+    if (target >= info.count)
+      fail(spath + ".indices", "index " + std::to_string(k) + " is " + std::to_string(target) +
+                                   ", out of range for count " + std::to_string(info.count));
+  }
+}
+
+}  // namespace
+
 void check_accessors(Context& ctx) {
   const auto& accessors = ctx.model.accessors;
   ctx.accessors.resize(accessors.size());
@@ -551,94 +651,9 @@ void check_accessors(Context& ctx) {
     const tinygltf::Accessor& a = accessors[i];
     const std::string path = indexed("accessors", i);
     AccessorInfo& info = ctx.accessors[i];
-    switch (a.type) {
-      case TINYGLTF_TYPE_SCALAR: info.type_bit = kScalar; info.components = 1; break;
-      case TINYGLTF_TYPE_VEC2: info.type_bit = kVec2; info.components = 2; break;
-      case TINYGLTF_TYPE_VEC3: info.type_bit = kVec3; info.components = 3; break;
-      case TINYGLTF_TYPE_VEC4: info.type_bit = kVec4; info.components = 4; break;
-      case TINYGLTF_TYPE_MAT2: info.type_bit = kMat2; info.components = 4; break;
-      case TINYGLTF_TYPE_MAT3: info.type_bit = kMat3; info.components = 9; break;
-      case TINYGLTF_TYPE_MAT4: info.type_bit = kMat4; info.components = 16; break;
-      default: fail(path + ".type", "is not an accessor type");
-    }
-    info.component_size = component_size_of(a.componentType);
-    if (info.component_size == 0) fail(path + ".componentType", std::to_string(a.componentType) + " is not a glTF component type");
-    const bool normalized = a.normalized;
-    switch (a.componentType) {
-      case TINYGLTF_COMPONENT_TYPE_FLOAT: info.encoding_bit = kF32; break;  // normalized is meaningless here
-      case TINYGLTF_COMPONENT_TYPE_BYTE: info.encoding_bit = normalized ? kI8N : kI8; break;
-      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: info.encoding_bit = normalized ? kU8N : kU8; break;
-      case TINYGLTF_COMPONENT_TYPE_SHORT: info.encoding_bit = normalized ? kI16N : kI16; break;
-      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: info.encoding_bit = normalized ? kU16N : kU16; break;
-      case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
-        if (normalized) fail(path + ".normalized", "must not be true for UNSIGNED_INT components");
-        info.encoding_bit = kU32;
-        break;
-    }
-    if (info.type_bit & (kMat2 | kMat3 | kMat4)) {
-      const uint32_t n = info.type_bit == kMat2 ? 2 : info.type_bit == kMat3 ? 3 : 4;
-      info.element_size = n * ((n * info.component_size + 3u) & ~3u);
-    } else {
-      info.element_size = static_cast<size_t>(info.components) * info.component_size;
-    }
-    info.count = a.count;
-    if (info.count == 0) fail(path + ".count", "must be at least 1");
-    // Vertex and key counts are 32-bit in an Asset; this also keeps count * element size exact.
-    if (info.count > std::numeric_limits<uint32_t>::max()) fail(ErrorCode::Limit, path + ".count", std::to_string(info.count) + " is too large");
-
-    if (a.bufferView >= 0) {
-      if (!in_range(a.bufferView, ctx.views.size()))
-        fail(path, "bufferView " + std::to_string(a.bufferView) + " does not exist (the file has " +
-                       std::to_string(ctx.views.size()) + " bufferViews)");
-      const ViewData& view = ctx.views[static_cast<size_t>(a.bufferView)];
-      const std::string view_name = indexed("bufferViews", static_cast<size_t>(a.bufferView));
-      if (view.stride != 0 && view.stride < info.element_size)
-        fail(path, view_name + " has byteStride " + std::to_string(view.stride) + ", less than one " +
-                       std::to_string(info.element_size) + "-byte element");
-      info.stride = view.stride != 0 ? view.stride : info.element_size;
-      const uint64_t length = view.bytes.size();
-      const uint64_t offset = a.byteOffset;
-      // offset + (count - 1) * stride + element_size <= length, without overflow
-      const bool fits = offset <= length && info.element_size <= length - offset &&
-                        (info.count - 1) <= (length - offset - info.element_size) / info.stride;
-      if (!fits)
-        fail(path, "count " + std::to_string(info.count) + " at byteOffset " + std::to_string(offset) + " with stride " +
-                       std::to_string(info.stride) + " runs past " + view_name + " (byteLength " + std::to_string(length) + ")");
-      info.base = view.bytes.data() + offset;
-    } else {
-      info.stride = info.element_size;
-    }
-
-    if (a.sparse.isSparse) {
-      const std::string spath = path + ".sparse";
-      const size_t sparse_count = static_cast<size_t>(a.sparse.count);
-      if (sparse_count > info.count)
-        fail(spath + ".count", std::to_string(sparse_count) + " is larger than the accessor's count " + std::to_string(info.count));
-      auto view_for = [&](int view_index, uint64_t offset, uint64_t element_bytes, const std::string& where) {
-        if (!in_range(view_index, ctx.views.size()))
-          fail(where + ".bufferView", std::to_string(view_index) + " does not exist (the file has " +
-                                          std::to_string(ctx.views.size()) + " bufferViews)");
-        const ViewData& view = ctx.views[static_cast<size_t>(view_index)];
-        const uint64_t length = view.bytes.size();
-        if (offset > length || sparse_count > (length - offset) / element_bytes)
-          fail(where, std::to_string(sparse_count) + " elements of " + std::to_string(element_bytes) + " bytes at byteOffset " +
-                          std::to_string(offset) + " run past " + indexed("bufferViews", static_cast<size_t>(view_index)) +
-                          " (byteLength " + std::to_string(length) + ")");
-        return view.bytes.data() + offset;
-      };
-      info.sparse_index_size = component_size_of(a.sparse.indices.componentType);
-      info.sparse_indices = view_for(a.sparse.indices.bufferView, static_cast<uint64_t>(a.sparse.indices.byteOffset),
-                                     info.sparse_index_size, spath + ".indices");
-      info.sparse_values = view_for(a.sparse.values.bufferView, static_cast<uint64_t>(a.sparse.values.byteOffset),
-                                    info.element_size, spath + ".values");
-      info.sparse_count = sparse_count;
-      for (size_t k = 0; k < sparse_count; ++k) {
-        const uint32_t target = sparse_index(info, k);
-        if (target >= info.count)
-          fail(spath + ".indices", "index " + std::to_string(k) + " is " + std::to_string(target) +
-                                       ", out of range for count " + std::to_string(info.count));
-      }
-    }
+    check_layout(a, path, info);
+    check_view(ctx, a, path, info);
+    if (a.sparse.isSparse) check_sparse(ctx, a, path, info);
   }
 }
 

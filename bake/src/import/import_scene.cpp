@@ -40,60 +40,65 @@ std::string node_name(size_t i) { return indexed("nodes", i); }
 
 }  // namespace
 
-void convert_nodes_and_scenes(Context& ctx) {
+namespace {
+
+// Node i into ctx.asset.nodes[i]: its mesh and skin checked, its transform (a matrix, or
+// translation, rotation and scale), its children linked to it as their one parent.
+void convert_node(Context& ctx, size_t i) {
   const auto& nodes = ctx.model.nodes;
   Asset& asset = ctx.asset;
   const size_t count = nodes.size();
-  asset.nodes.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    const tinygltf::Node& in = nodes[i];
-    Node& out = asset.nodes[i];
-    const std::string path = node_name(i);
-    out.name = in.name;
-    if (in.mesh >= 0) {
-      if (!in_range(in.mesh, ctx.model.meshes.size()))
-        fail(path + ".mesh", does_not_exist("mesh", in.mesh, ctx.model.meshes.size()));
-      out.mesh = in.mesh;
-    }
-    if (in.skin >= 0) {
-      if (!in_range(in.skin, ctx.model.skins.size()))
-        fail(path + ".skin", does_not_exist("skin", in.skin, ctx.model.skins.size()));
-      out.skin = in.skin;
-    }
-    if (in.matrix.size() == 16) {
-      out.has_matrix = true;
-      float m[16];
-      for (int k = 0; k < 16; ++k) m[k] = static_cast<float>(in.matrix[static_cast<size_t>(k)]);
-      out.matrix = glm::make_mat4(m);  // glTF and glm are both column-major
-      if (!in.translation.empty() || !in.rotation.empty() || !in.scale.empty())
-        ctx.warn(path + ": has both matrix and translation/rotation/scale; the matrix is used");
-    } else {
-      if (in.translation.size() == 3)
-        out.translation = glm::vec3(in.translation[0], in.translation[1], in.translation[2]);
-      if (in.rotation.size() == 4)  // glTF (x, y, z, w); glm::quat(w, x, y, z)
-        out.rotation = glm::quat(static_cast<float>(in.rotation[3]), static_cast<float>(in.rotation[0]),
-                                 static_cast<float>(in.rotation[1]), static_cast<float>(in.rotation[2]));
-      if (in.scale.size() == 3) out.scale = glm::vec3(in.scale[0], in.scale[1], in.scale[2]);
-    }
-    out.weights.assign(in.weights.begin(), in.weights.end());
-    out.children.reserve(in.children.size());
-    for (size_t k = 0; k < in.children.size(); ++k) {
-      const int c = in.children[k];
-      const std::string where = path + ".children[" + std::to_string(k) + "]";
-      if (!in_range(c, count)) fail(where, does_not_exist("node", c, count));
-      const size_t child = static_cast<size_t>(c);
-      if (child == i) fail(where, path + " cannot be its own child (a cycle in the node graph)");
-      const int parent = asset.nodes[child].parent;
-      if (parent == static_cast<int>(i)) fail(where, node_name(child) + " is listed twice");
-      if (parent >= 0)
-        fail(node_name(child), "has two parents, " + node_name(static_cast<size_t>(parent)) + " and " + path);
-      asset.nodes[child].parent = static_cast<int32_t>(i);
-      out.children.push_back(static_cast<uint32_t>(child));
-    }
+  const tinygltf::Node& in = nodes[i];
+  Node& out = asset.nodes[i];
+  const std::string path = node_name(i);
+  out.name = in.name;
+  if (in.mesh >= 0) {
+    if (!in_range(in.mesh, ctx.model.meshes.size()))
+      fail(path + ".mesh", does_not_exist("mesh", in.mesh, ctx.model.meshes.size()));
+    out.mesh = in.mesh;
   }
+  if (in.skin >= 0) {
+    if (!in_range(in.skin, ctx.model.skins.size()))
+      fail(path + ".skin", does_not_exist("skin", in.skin, ctx.model.skins.size()));
+    out.skin = in.skin;
+  }
+  if (in.matrix.size() == 16) {
+    out.has_matrix = true;
+    float m[16];
+    for (int k = 0; k < 16; ++k) m[k] = static_cast<float>(in.matrix[static_cast<size_t>(k)]);
+    out.matrix = glm::make_mat4(m);  // glTF and glm are both column-major
+    if (!in.translation.empty() || !in.rotation.empty() || !in.scale.empty())
+      ctx.warn(path + ": has both matrix and translation/rotation/scale; the matrix is used");
+  } else {
+    if (in.translation.size() == 3)
+      out.translation = glm::vec3(in.translation[0], in.translation[1], in.translation[2]);
+    if (in.rotation.size() == 4)  // glTF (x, y, z, w); glm::quat(w, x, y, z)
+      out.rotation = glm::quat(static_cast<float>(in.rotation[3]), static_cast<float>(in.rotation[0]),
+                               static_cast<float>(in.rotation[1]), static_cast<float>(in.rotation[2]));
+    if (in.scale.size() == 3) out.scale = glm::vec3(in.scale[0], in.scale[1], in.scale[2]);
+  }
+  out.weights.assign(in.weights.begin(), in.weights.end());
+  out.children.reserve(in.children.size());
+  for (size_t k = 0; k < in.children.size(); ++k) {
+    const int c = in.children[k];
+    const std::string where = path + ".children[" + std::to_string(k) + "]";
+    if (!in_range(c, count)) fail(where, does_not_exist("node", c, count));
+    const size_t child = static_cast<size_t>(c);
+    if (child == i) fail(where, path + " cannot be its own child (a cycle in the node graph)");
+    const int parent = asset.nodes[child].parent;
+    if (parent == static_cast<int>(i)) fail(where, node_name(child) + " is listed twice");
+    if (parent >= 0)
+      fail(node_name(child), "has two parents, " + node_name(static_cast<size_t>(parent)) + " and " + path);
+    asset.nodes[child].parent = static_cast<int32_t>(i);
+    out.children.push_back(static_cast<uint32_t>(child));
+  }
+}
 
-  // Parents before children: depth-first pre-order from every root, children in file order. A
-  // node that no root reaches sits on a cycle (every node has at most one parent by now).
+// asset.node_order: parents before children, depth-first pre-order from every root, children in
+// file order. A node that no root reaches sits on a cycle (every node has at most one parent by
+// now): an error naming it.
+void order_nodes(Asset& asset) {
+  const size_t count = asset.nodes.size();
   asset.node_order.clear();
   asset.node_order.reserve(count);
   std::vector<uint32_t> stack;
@@ -114,7 +119,12 @@ void convert_nodes_and_scenes(Context& ctx) {
     for (size_t i = 0; i < count; ++i)
       if (!placed[i]) fail_cycle(asset, i);
   }
+}
 
+// The scenes, their roots, the default scene and the roots the asset is drawn from.
+void convert_scenes(Context& ctx) {
+  Asset& asset = ctx.asset;
+  const size_t count = asset.nodes.size();
   const auto& scenes = ctx.model.scenes;
   asset.scenes.resize(scenes.size());
   std::vector<size_t> listed_in(count, std::numeric_limits<size_t>::max());
@@ -148,6 +158,15 @@ void convert_nodes_and_scenes(Context& ctx) {
     for (size_t i = 0; i < count; ++i)
       if (asset.nodes[i].parent < 0) asset.roots.push_back(static_cast<uint32_t>(i));
   }
+}
+
+}  // namespace
+
+void convert_nodes_and_scenes(Context& ctx) {
+  ctx.asset.nodes.resize(ctx.model.nodes.size());
+  for (size_t i = 0; i < ctx.model.nodes.size(); ++i) convert_node(ctx, i);
+  order_nodes(ctx.asset);
+  convert_scenes(ctx);
 }
 
 void convert_skins(Context& ctx) {
@@ -186,117 +205,137 @@ void convert_skins(Context& ctx) {
   }
 }
 
+namespace {
+
+// What each sampler feeds: it decides the output's element size and allowed types.
+struct SamplerUse {
+  bool used = false;
+  Path path = Path::Translation;
+  uint32_t components = 0;
+  size_t channel = 0;
+};
+
+constexpr uint32_t kIntegers = kI8 | kI8N | kU8 | kU8N | kI16 | kI16N | kU16 | kU16N;
+constexpr uint32_t kNormalized = kI8N | kU8N | kI16N | kU16N;
+
+// Animation `a`'s channels into `out`: targets checked, each sampler's use recorded (a sampler
+// shared by channels must feed one kind of value), channels that animate the same node and path
+// warned about.
+std::vector<SamplerUse> convert_channels(Context& ctx, size_t a, const tinygltf::Animation& in, Animation& out) {
+  const Asset& asset = ctx.asset;
+  const std::string path = indexed("animations", a);
+  std::vector<SamplerUse> usage(in.samplers.size());
+  out.channels.reserve(in.channels.size());
+  std::vector<std::pair<uint64_t, size_t>> targets;  // (node << 2 | path, file channel)
+  for (size_t c = 0; c < in.channels.size(); ++c) {
+    const tinygltf::AnimationChannel& ch = in.channels[c];
+    const size_t file_channel = ctx.channel_sources[a][c];
+    const std::string cpath = path + ".channels[" + std::to_string(file_channel) + "]";
+    if (!in_range(ch.sampler, in.samplers.size()))
+      fail(cpath + ".sampler", does_not_exist("sampler", ch.sampler, in.samplers.size()));
+    if (!in_range(ch.target_node, asset.nodes.size()))
+      fail(cpath + ".target.node", does_not_exist("node", ch.target_node, asset.nodes.size()));
+    const size_t node = static_cast<size_t>(ch.target_node);
+    Channel channel;
+    channel.node = static_cast<uint32_t>(node);
+    channel.sampler = static_cast<uint32_t>(ch.sampler);
+    uint32_t components = 3;
+    if (ch.target_path == "translation") channel.path = Path::Translation;
+    else if (ch.target_path == "rotation") channel.path = Path::Rotation, components = 4;
+    else if (ch.target_path == "scale") channel.path = Path::Scale;
+    else channel.path = Path::Weights;  // the shape pass kept only these four
+    if (asset.nodes[node].has_matrix)
+      fail(cpath, "animates " + node_name(node) + ", which is given as a matrix (the spec forbids animating those)");
+    if (channel.path == Path::Weights) {
+      const int mesh = asset.nodes[node].mesh;
+      components = mesh >= 0 ? static_cast<uint32_t>(asset.meshes[static_cast<size_t>(mesh)].weights.size()) : 0;
+      if (components == 0) fail(cpath, "animates the morph weights of " + node_name(node) + ", which has no morph targets");
+    }
+    SamplerUse& u = usage[channel.sampler];
+    const bool same_kind = u.components == components &&
+                           ((u.path == Path::Rotation) == (channel.path == Path::Rotation)) &&
+                           ((u.path == Path::Weights) == (channel.path == Path::Weights));
+    if (u.used && !same_kind)
+      fail(cpath, "shares samplers[" + std::to_string(channel.sampler) + "] with channels[" + std::to_string(u.channel) +
+                      "], which animates a different kind of value");
+    u = SamplerUse{true, channel.path, components, file_channel};
+    targets.emplace_back((static_cast<uint64_t>(node) << 2) | static_cast<uint64_t>(channel.path), file_channel);
+    out.channels.push_back(channel);
+  }
+  std::sort(targets.begin(), targets.end());
+  for (size_t k = 1; k < targets.size(); ++k) {
+    if (targets[k].first == targets[k - 1].first)
+      ctx.warn(path + ".channels[" + std::to_string(targets[k].second) + "]: animates the same node and path as channels[" +
+               std::to_string(targets[k - 1].second) + "]");
+  }
+
+  return usage;
+}
+
+// Animation `a`'s samplers into `out`, read as their use allows, and its time range.
+void convert_samplers(Context& ctx, size_t a, const tinygltf::Animation& in, const std::vector<SamplerUse>& usage,
+                      Animation& out) {
+  const std::string path = indexed("animations", a);
+  out.samplers.resize(in.samplers.size());
+  float start = std::numeric_limits<float>::infinity(), end = -std::numeric_limits<float>::infinity();
+  for (size_t s = 0; s < in.samplers.size(); ++s) {
+    const tinygltf::AnimationSampler& si = in.samplers[s];
+    Sampler& so = out.samplers[s];
+    const std::string spath = path + ".samplers[" + std::to_string(s) + "]";
+    if (si.interpolation == "LINEAR") so.interpolation = Interpolation::Linear;
+    else if (si.interpolation == "STEP") so.interpolation = Interpolation::Step;
+    else if (si.interpolation == "CUBICSPLINE") so.interpolation = Interpolation::CubicSpline;
+    else fail(spath + ".interpolation", "\"" + si.interpolation + "\" is not LINEAR, STEP or CUBICSPLINE");
+
+    FloatRead times = read_floats(ctx, si.input, spath + ".input", kScalar, kF32, kIntegers, true);
+    for (size_t k = 0; k < times.count; ++k) {
+      if (times.values[k] < 0.0f)
+        fail(spath + ".input", "key " + std::to_string(k) + " is at a negative time (" + std::to_string(times.values[k]) + " s)");
+      if (k > 0 && !(times.values[k] > times.values[k - 1]))
+        fail(spath + ".input", "key times must increase, but key " + std::to_string(k) + " (" +
+                                   std::to_string(times.values[k]) + " s) follows key " + std::to_string(k - 1) + " (" +
+                                   std::to_string(times.values[k - 1]) + " s)");
+    }
+    so.times = std::move(times.values);
+    start = std::min(start, so.times.front());
+    end = std::max(end, so.times.back());
+
+    const SamplerUse& u = usage[s];
+    uint32_t types = kScalar | kVec3 | kVec4, encodings = kF32 | kNormalized, quantized = kIntegers & ~kNormalized;
+    if (u.used) {
+      if (u.path == Path::Rotation) types = kVec4;
+      else if (u.path == Path::Weights) types = kScalar;
+      else types = kVec3, encodings = kF32, quantized = kIntegers;  // KHR_mesh_quantization style
+    }
+    const std::string opath = spath + ".output";
+    FloatRead values = read_floats(ctx, si.output, opath, types, encodings, quantized, true);
+    so.components = u.used ? u.components : values.components;
+    const size_t per_key = so.interpolation == Interpolation::CubicSpline ? 3 : 1;
+    const size_t keys = so.times.size();
+    const size_t expected = keys * per_key * so.components;
+    if (values.values.size() != expected) {
+      const size_t elements_per_value = u.used && u.path == Path::Weights ? so.components : 1;
+      fail(spath, "input has " + std::to_string(keys) + " keys, so " + si.interpolation + " needs " +
+                      std::to_string(keys * per_key * elements_per_value) + " output elements, but " +
+                      indexed("accessors", static_cast<size_t>(si.output)) + " has " + std::to_string(values.count));
+    }
+    so.values = std::move(values.values);
+  }
+  out.start_s = in.samplers.empty() ? 0.0f : start;
+  out.end_s = in.samplers.empty() ? 0.0f : end;
+}
+
+}  // namespace
+
 void convert_animations(Context& ctx) {
   const auto& animations = ctx.model.animations;
-  Asset& asset = ctx.asset;
-  asset.animations.resize(animations.size());
-  constexpr uint32_t kIntegers = kI8 | kI8N | kU8 | kU8N | kI16 | kI16N | kU16 | kU16N;
-  constexpr uint32_t kNormalized = kI8N | kU8N | kI16N | kU16N;
+  ctx.asset.animations.resize(animations.size());
   for (size_t a = 0; a < animations.size(); ++a) {
     const tinygltf::Animation& in = animations[a];
-    Animation& out = asset.animations[a];
-    const std::string path = indexed("animations", a);
+    Animation& out = ctx.asset.animations[a];
     out.name = in.name;
-
-    // What each sampler feeds: it decides the output's element size and allowed types.
-    struct Usage {
-      bool used = false;
-      Path path = Path::Translation;
-      uint32_t components = 0;
-      size_t channel = 0;
-    };
-    std::vector<Usage> usage(in.samplers.size());
-    out.channels.reserve(in.channels.size());
-    std::vector<std::pair<uint64_t, size_t>> targets;  // (node << 2 | path, file channel)
-    for (size_t c = 0; c < in.channels.size(); ++c) {
-      const tinygltf::AnimationChannel& ch = in.channels[c];
-      const size_t file_channel = ctx.channel_sources[a][c];
-      const std::string cpath = path + ".channels[" + std::to_string(file_channel) + "]";
-      if (!in_range(ch.sampler, in.samplers.size()))
-        fail(cpath + ".sampler", does_not_exist("sampler", ch.sampler, in.samplers.size()));
-      if (!in_range(ch.target_node, asset.nodes.size()))
-        fail(cpath + ".target.node", does_not_exist("node", ch.target_node, asset.nodes.size()));
-      const size_t node = static_cast<size_t>(ch.target_node);
-      Channel channel;
-      channel.node = static_cast<uint32_t>(node);
-      channel.sampler = static_cast<uint32_t>(ch.sampler);
-      uint32_t components = 3;
-      if (ch.target_path == "translation") channel.path = Path::Translation;
-      else if (ch.target_path == "rotation") channel.path = Path::Rotation, components = 4;
-      else if (ch.target_path == "scale") channel.path = Path::Scale;
-      else channel.path = Path::Weights;  // the shape pass kept only these four
-      if (asset.nodes[node].has_matrix)
-        fail(cpath, "animates " + node_name(node) + ", which is given as a matrix (the spec forbids animating those)");
-      if (channel.path == Path::Weights) {
-        const int mesh = asset.nodes[node].mesh;
-        components = mesh >= 0 ? static_cast<uint32_t>(asset.meshes[static_cast<size_t>(mesh)].weights.size()) : 0;
-        if (components == 0) fail(cpath, "animates the morph weights of " + node_name(node) + ", which has no morph targets");
-      }
-      Usage& u = usage[channel.sampler];
-      const bool same_kind = u.components == components &&
-                             ((u.path == Path::Rotation) == (channel.path == Path::Rotation)) &&
-                             ((u.path == Path::Weights) == (channel.path == Path::Weights));
-      if (u.used && !same_kind)
-        fail(cpath, "shares samplers[" + std::to_string(channel.sampler) + "] with channels[" + std::to_string(u.channel) +
-                        "], which animates a different kind of value");
-      u = Usage{true, channel.path, components, file_channel};
-      targets.emplace_back((static_cast<uint64_t>(node) << 2) | static_cast<uint64_t>(channel.path), file_channel);
-      out.channels.push_back(channel);
-    }
-    std::sort(targets.begin(), targets.end());
-    for (size_t k = 1; k < targets.size(); ++k) {
-      if (targets[k].first == targets[k - 1].first)
-        ctx.warn(path + ".channels[" + std::to_string(targets[k].second) + "]: animates the same node and path as channels[" +
-                 std::to_string(targets[k - 1].second) + "]");
-    }
-
-    out.samplers.resize(in.samplers.size());
-    float start = std::numeric_limits<float>::infinity(), end = -std::numeric_limits<float>::infinity();
-    for (size_t s = 0; s < in.samplers.size(); ++s) {
-      const tinygltf::AnimationSampler& si = in.samplers[s];
-      Sampler& so = out.samplers[s];
-      const std::string spath = path + ".samplers[" + std::to_string(s) + "]";
-      if (si.interpolation == "LINEAR") so.interpolation = Interpolation::Linear;
-      else if (si.interpolation == "STEP") so.interpolation = Interpolation::Step;
-      else if (si.interpolation == "CUBICSPLINE") so.interpolation = Interpolation::CubicSpline;
-      else fail(spath + ".interpolation", "\"" + si.interpolation + "\" is not LINEAR, STEP or CUBICSPLINE");
-
-      FloatRead times = read_floats(ctx, si.input, spath + ".input", kScalar, kF32, kIntegers, true);
-      for (size_t k = 0; k < times.count; ++k) {
-        if (times.values[k] < 0.0f)
-          fail(spath + ".input", "key " + std::to_string(k) + " is at a negative time (" + std::to_string(times.values[k]) + " s)");
-        if (k > 0 && !(times.values[k] > times.values[k - 1]))
-          fail(spath + ".input", "key times must increase, but key " + std::to_string(k) + " (" +
-                                     std::to_string(times.values[k]) + " s) follows key " + std::to_string(k - 1) + " (" +
-                                     std::to_string(times.values[k - 1]) + " s)");
-      }
-      so.times = std::move(times.values);
-      start = std::min(start, so.times.front());
-      end = std::max(end, so.times.back());
-
-      const Usage& u = usage[s];
-      uint32_t types = kScalar | kVec3 | kVec4, encodings = kF32 | kNormalized, quantized = kIntegers & ~kNormalized;
-      if (u.used) {
-        if (u.path == Path::Rotation) types = kVec4;
-        else if (u.path == Path::Weights) types = kScalar;
-        else types = kVec3, encodings = kF32, quantized = kIntegers;  // KHR_mesh_quantization style
-      }
-      const std::string opath = spath + ".output";
-      FloatRead values = read_floats(ctx, si.output, opath, types, encodings, quantized, true);
-      so.components = u.used ? u.components : values.components;
-      const size_t per_key = so.interpolation == Interpolation::CubicSpline ? 3 : 1;
-      const size_t keys = so.times.size();
-      const size_t expected = keys * per_key * so.components;
-      if (values.values.size() != expected) {
-        const size_t elements_per_value = u.used && u.path == Path::Weights ? so.components : 1;
-        fail(spath, "input has " + std::to_string(keys) + " keys, so " + si.interpolation + " needs " +
-                        std::to_string(keys * per_key * elements_per_value) + " output elements, but " +
-                        indexed("accessors", static_cast<size_t>(si.output)) + " has " + std::to_string(values.count));
-      }
-      so.values = std::move(values.values);
-    }
-    out.start_s = in.samplers.empty() ? 0.0f : start;
-    out.end_s = in.samplers.empty() ? 0.0f : end;
+    const std::vector<SamplerUse> usage = convert_channels(ctx, a, in, out);
+    convert_samplers(ctx, a, in, usage, out);
   }
 }
 
@@ -344,10 +383,23 @@ void convert_materials(Context& ctx) {
   }
 }
 
-void finish_scene(Context& ctx) {
-  Asset& asset = ctx.asset;
+namespace {
 
-  // Morph weights: one slot per morph target of each node's mesh.
+// The highest joint index a primitive's JOINTS_0 and JOINTS_1 name (-1: none).
+int64_t highest_joint(const Primitive& prim) {
+  int64_t highest = -1;
+  for (uint32_t v = 0; v < prim.source_vertex_count && !prim.joints0.empty(); ++v) {
+    for (int k = 0; k < 4; ++k) {
+      highest = std::max<int64_t>(highest, prim.joints0[v][k]);
+      if (!prim.joints1.empty()) highest = std::max<int64_t>(highest, prim.joints1[v][k]);
+    }
+  }
+  return highest;
+}
+
+// Morph weights: one slot per morph target of each node's mesh, the node's own weights checked.
+void assign_morph_weights(Context& ctx) {
+  Asset& asset = ctx.asset;
   uint64_t weights = 0;
   for (size_t i = 0; i < asset.nodes.size(); ++i) {
     Node& node = asset.nodes[i];
@@ -369,8 +421,11 @@ void finish_scene(Context& ctx) {
   }
   ctx.charge(weights * sizeof(float) * 4, "nodes");
   asset.weight_count = static_cast<uint32_t>(weights);
+}
 
-  // Skinned nodes: every primitive needs JOINTS_0, every joint index must name a joint.
+// Skinned nodes: every primitive needs JOINTS_0, every joint index must name a joint of the skin.
+void check_skinned_nodes(Context& ctx) {
+  Asset& asset = ctx.asset;
   std::vector<std::vector<int64_t>> max_joint(asset.meshes.size());  // per primitive, computed once
   for (size_t i = 0; i < asset.nodes.size(); ++i) {
     Node& node = asset.nodes[i];
@@ -385,17 +440,7 @@ void finish_scene(Context& ctx) {
     const size_t joint_count = asset.skins[static_cast<size_t>(node.skin)].joints.size();
     if (max_joint[m].empty()) {
       max_joint[m].assign(mesh.primitives.size(), -1);
-      for (size_t p = 0; p < mesh.primitives.size(); ++p) {
-        const Primitive& prim = mesh.primitives[p];
-        int64_t highest = -1;
-        for (uint32_t v = 0; v < prim.source_vertex_count && !prim.joints0.empty(); ++v) {
-          for (int k = 0; k < 4; ++k) {
-            highest = std::max<int64_t>(highest, prim.joints0[v][k]);
-            if (!prim.joints1.empty()) highest = std::max<int64_t>(highest, prim.joints1[v][k]);
-          }
-        }
-        max_joint[m][p] = highest;
-      }
+      for (size_t p = 0; p < mesh.primitives.size(); ++p) max_joint[m][p] = highest_joint(mesh.primitives[p]);
     }
     for (size_t p = 0; p < mesh.primitives.size(); ++p) {
       const Primitive& prim = mesh.primitives[p];
@@ -421,8 +466,11 @@ void finish_scene(Context& ctx) {
       }
     }
   }
+}
 
-  // Mesh instances of the default scene (or of every root), in canonical order.
+// Mesh instances of the default scene (or of every root), in canonical order.
+void collect_instances(Context& ctx) {
+  Asset& asset = ctx.asset;
   asset.instances.clear();
   uint64_t vertices = 0;
   std::vector<uint32_t> stack;
@@ -452,6 +500,14 @@ void finish_scene(Context& ctx) {
     }
   }
   asset.instance_vertex_count = static_cast<uint32_t>(vertices);
+}
+
+}  // namespace
+
+void finish_scene(Context& ctx) {
+  assign_morph_weights(ctx);
+  check_skinned_nodes(ctx);
+  collect_instances(ctx);
 }
 
 }  // namespace vatkit::import_detail
