@@ -27,6 +27,7 @@ test_packages=(
   make  # the install test builds its consumer with CMake's default generator
   libgtest-dev libgmock-dev libbenchmark-dev assimp-testmodels clang libclang-rt-14-dev
   libc++-14-dev libc++abi-14-dev googletest  # the clang stage builds against libc++, GoogleTest from source
+  clang-format-14  # the format check (scripts/format.sh --check)
   libglfw3-dev xvfb xauth  # the GLFW window test under a virtual X display
   nodejs npm
   g++-mingw-w64-x86-64 wine64  # the runtime cross-built for Windows and its tests run under Wine
