@@ -1,7 +1,8 @@
 // Bake throughput and size per encoding and precision, on real files at 30 fps, all clips.
 //
 // Usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig] [--no-measure]
-//                   [--precisions f32,f16,q16] [--lanes 4|8|16]  (the kernels' SIMD width; default: the widest the CPU runs)
+//                   [--precisions f32,f16,q16] [--lanes 4|8|16]  (the kernels' SIMD width; default: the widest the CPU
+//                   runs)
 //                   [--pages reused|fresh]  (reused: repeated bakes reuse their buffers' pages; fresh: each
 //                   bake's buffers are fresh mappings, as in a new process; see main)
 // Prints a Markdown table: the median over N repetitions (default 7) after warm-up bakes (see main), one
@@ -67,7 +68,8 @@ int main(int argc, char** argv) {
   bool measure = true;
   std::string pages = "reused";
   std::vector<unsigned> thread_counts;  // empty: 1 and every hardware thread
-  std::vector<std::string> files = {"threejs/RobotExpressive.glb", "khronos/Fox.glb", "khronos/CesiumMan.glb", "<sample>"};
+  std::vector<std::string> files = {"threejs/RobotExpressive.glb", "khronos/Fox.glb", "khronos/CesiumMan.glb",
+                                    "<sample>"};
   std::vector<vatkit::EncodingChoice> encodings = {vatkit::EncodingChoice::Delta, vatkit::EncodingChoice::Rig};
   std::vector<vatkit::Precision> precisions = {vatkit::Precision::F32, vatkit::Precision::F16, vatkit::Precision::Q16};
   const auto split = [](const std::string& list) {
@@ -88,7 +90,8 @@ int main(int argc, char** argv) {
       precisions.clear();
       for (const std::string& name : split(argv[++i])) {
         const vatkit::Precision all[3] = {vatkit::Precision::F32, vatkit::Precision::F16, vatkit::Precision::Q16};
-        const vatkit::Precision* found = std::find_if(all, all + 3, [&](vatkit::Precision q) { return name == vatkit::to_string(q); });
+        const vatkit::Precision* found =
+            std::find_if(all, all + 3, [&](vatkit::Precision q) { return name == vatkit::to_string(q); });
         if (found == all + 3) {
           std::fprintf(stderr, "bench_bake: --precisions: '%s' is not f32, f16 or q16\n", name.c_str());
           return 2;
@@ -125,10 +128,11 @@ int main(int argc, char** argv) {
         encodings.push_back(e == "rig" ? vatkit::EncodingChoice::Rig : vatkit::EncodingChoice::Delta);
       }
     } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::printf("usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig]\n"
-                  "                  [--precisions f32,f16,q16] [--threads 1,N] [--lanes 4|8|16] [--pages reused|fresh]\n"
-                  "                  [--no-measure]\n"
-                  "--threads: the thread counts to time (default: 1 and every hardware thread)\n");
+      std::printf(
+          "usage: bench_bake [ASSETS_DIR] [--reps N] [--files a.glb,b.glb] [--encodings delta,rig]\n"
+          "                  [--precisions f32,f16,q16] [--threads 1,N] [--lanes 4|8|16] [--pages reused|fresh]\n"
+          "                  [--no-measure]\n"
+          "--threads: the thread counts to time (default: 1 and every hardware thread)\n");
       return 0;
     } else if (argv[i][0] == '-') {
       std::fprintf(stderr, "bench_bake: unknown option '%s' (--help lists them)\n", argv[i]);
@@ -155,13 +159,18 @@ int main(int argc, char** argv) {
 #endif
   const unsigned all = vatkit::hardware_threads();
   if (thread_counts.empty()) thread_counts = {1u, all};
-  const unsigned measured_threads = *std::max_element(thread_counts.begin(), thread_counts.end());  // errors of one bake each
-  std::printf("Bake throughput (30 fps, every clip; median of %d after warm-ups until the heap is steady; %u hardware threads; rig kernel %u "
-              "lanes; %s pages; load average at start %s)\n\n",
-              reps, all, vatkit::detail::simd_lanes(), pages.c_str(), loadavg().c_str());
-  std::printf("| file | encoding | precision | threads | rows | vertices / slots | bake ms (wall) | bake ms (CPU) | "
-              "throughput (wall) | per CPU-second | frame rows only (wall) | plane bytes | bytes per vertex-frame / joint-frame | measure ms | "
-              "max on rows mm | max between mm |\n");
+  const unsigned measured_threads =
+      *std::max_element(thread_counts.begin(), thread_counts.end());  // errors of one bake each
+  std::printf(
+      "Bake throughput (30 fps, every clip; median of %d after warm-ups until the heap is steady; %u hardware threads; "
+      "rig kernel %u "
+      "lanes; %s pages; load average at start %s)\n\n",
+      reps, all, vatkit::detail::simd_lanes(), pages.c_str(), loadavg().c_str());
+  std::printf(
+      "| file | encoding | precision | threads | rows | vertices / slots | bake ms (wall) | bake ms (CPU) | "
+      "throughput (wall) | per CPU-second | frame rows only (wall) | plane bytes | bytes per vertex-frame / "
+      "joint-frame | measure ms | "
+      "max on rows mm | max between mm |\n");
   std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   // Every configuration is timed first; the errors are measured afterwards, on a fresh bake of
   // each: a measurement between two configurations changes what the next one's buffers cost
@@ -222,7 +231,8 @@ int main(int argc, char** argv) {
           if (!vat) {
             Row row;
             row.cells = "| " + name + " | " + (enc == vatkit::EncodingChoice::Rig ? "rig" : "delta") + " | " +
-                        vatkit::to_string(prec) + " | " + std::to_string(threads) + " | refused: " + vat.error().message + " |";
+                        vatkit::to_string(prec) + " | " + std::to_string(threads) +
+                        " | refused: " + vat.error().message + " |";
             rows.push_back(row);
             break;
           }
@@ -255,8 +265,9 @@ int main(int argc, char** argv) {
           for (const auto& p : v.planes)
             if (rig || p.semantic != vatkit::PlaneSemantic::Slots) core_bytes += p.byte_size();
           char buf[512];
-          std::snprintf(buf, sizeof buf, "| %s | %s | %s | %u | %u | %zu | %.2f | %.2f | %s %s/s | %s | %s | %s | %.2f |",
-                        name.c_str(), rig ? "rig" : "delta", vatkit::to_string(prec), threads, v.frame_rows,
+          std::snprintf(buf, sizeof buf,
+                        "| %s | %s | %s | %u | %u | %zu | %.2f | %.2f | %s %s/s | %s | %s | %s | %.2f |", name.c_str(),
+                        rig ? "rig" : "delta", vatkit::to_string(prec), threads, v.frame_rows,
                         rig ? v.slots.size() : size_t(v.geometry.vertex_count()), s * 1e3, cs * 1e3,
                         si(units / s).c_str(), rig ? "joint-frames" : "vertex-frames", si(units / cs).c_str(),
                         si(units / fs).c_str(), bytes(double(plane_bytes)).c_str(), double(core_bytes) / units);

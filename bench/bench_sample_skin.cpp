@@ -92,9 +92,10 @@ int main(int argc, char** argv) {
   const unsigned all = vatkit::hardware_threads();
   const size_t kTimes = 4096;
 
-  std::printf("Sampling (%zu times per clip, summed over every clip of the file; median of %d)\n\n",
-              kTimes, reps);
-  std::printf("| file | clips | channels | joints | threads | order | mode | channel samples/s | joints/s | joints/s (best) | joints per CPU-second |\n");
+  std::printf("Sampling (%zu times per clip, summed over every clip of the file; median of %d)\n\n", kTimes, reps);
+  std::printf(
+      "| file | clips | channels | joints | threads | order | mode | channel samples/s | joints/s | joints/s (best) | "
+      "joints per CPU-second |\n");
   std::printf("|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|\n");
 
   struct Loaded {
@@ -185,9 +186,12 @@ int main(int argc, char** argv) {
     assets.push_back({"Fox x64", std::move(crowd)});
   }
 
-  std::printf("\nSkinning (SceneEvaluator::skin, positions + normals of every instance; median of %d; kernel %u lanes)\n\n", reps,
-              vatkit::detail::simd_lanes());
-  std::printf("| file | vertices | skinned | threads | vertices/s | ns/vertex | vertices/s (best) | CPU ns/vertex | pose() µs |\n");
+  std::printf(
+      "\nSkinning (SceneEvaluator::skin, positions + normals of every instance; median of %d; kernel %u lanes)\n\n",
+      reps, vatkit::detail::simd_lanes());
+  std::printf(
+      "| file | vertices | skinned | threads | vertices/s | ns/vertex | vertices/s (best) | CPU ns/vertex | pose() µs "
+      "|\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Loaded& l : assets) {
     const vatkit::Asset& a = l.asset;
@@ -200,22 +204,27 @@ int main(int argc, char** argv) {
     std::vector<glm::vec3> positions(a.instance_vertex_count), normals(a.instance_vertex_count);
     const int clip = a.animations.empty() ? -1 : 0;
     const float mid = a.animations.empty() ? 0.0f : 0.5f * a.animations[0].end_s;
-    const double pose_s = time_it(reps, [&] {
-      for (int i = 0; i < 100; ++i) ev.pose(clip, mid * float(i) / 50.0f);
-    }).median_s / 100.0;
+    const double pose_s = time_it(reps,
+                                  [&] {
+                                    for (int i = 0; i < 100; ++i) ev.pose(clip, mid * float(i) / 50.0f);
+                                  })
+                              .median_s /
+                          100.0;
     ev.pose(clip, mid);
     for (unsigned threads : {1u, all}) {
       // Enough calls per repetition to run for a few milliseconds.
       const int calls = std::max(1, int(2000000 / std::max<size_t>(1, a.instance_vertex_count)));
-      const Timing tm = time_it(reps, [&] {
-        for (int i = 0; i < calls; ++i) ev.skin(positions, normals, {}, threads);
-        g_sink = g_sink + positions[0].x;
-      }) / calls;
+      const Timing tm = time_it(reps,
+                                [&] {
+                                  for (int i = 0; i < calls; ++i) ev.skin(positions, normals, {}, threads);
+                                  g_sink = g_sink + positions[0].x;
+                                }) /
+                        calls;
       const double s = tm.median_s;
       std::printf("| %s | %u | %zu | %u | %s | %.2f | %s | %.2f | %.1f |\n", l.name.c_str(), a.instance_vertex_count,
-                  skinned, threads, si(a.instance_vertex_count / s).c_str(),
-                  s * 1e9 / a.instance_vertex_count, si(a.instance_vertex_count / tm.best_s).c_str(),
-                  tm.cpu_median_s * 1e9 / a.instance_vertex_count, pose_s * 1e6);
+                  skinned, threads, si(a.instance_vertex_count / s).c_str(), s * 1e9 / a.instance_vertex_count,
+                  si(a.instance_vertex_count / tm.best_s).c_str(), tm.cpu_median_s * 1e9 / a.instance_vertex_count,
+                  pose_s * 1e6);
     }
   }
   return 0;

@@ -56,11 +56,13 @@ int main(int argc, char** argv) {
     const double warm_ms = median_ms(repetitions, nullptr, [&] {
       if (!load_vat(path).ok()) std::abort();
     });
-    const double cold_ms = median_ms(repetitions, [&] { drop_from_cache(path); }, [&] {
-      if (!load_vat(path).ok()) std::abort();
-    });
-    std::printf("bench_vat_file: %s, %.1f MB, median of %d\n\n| step | ms | GB/s |\n|---|---:|---:|\n",
-                path.c_str(), mb, repetitions);
+    const double cold_ms = median_ms(
+        repetitions, [&] { drop_from_cache(path); },
+        [&] {
+          if (!load_vat(path).ok()) std::abort();
+        });
+    std::printf("bench_vat_file: %s, %.1f MB, median of %d\n\n| step | ms | GB/s |\n|---|---:|---:|\n", path.c_str(),
+                mb, repetitions);
     std::printf("| load_vat, warm page cache | %.2f | %.1f |\n", warm_ms, mb / warm_ms);
     std::printf("| load_vat, cold (file dropped from the page cache) | %.2f | %.1f |\n", cold_ms, mb / cold_ms);
     return 0;
@@ -87,7 +89,8 @@ int main(int argc, char** argv) {
     vat.geometry.normals.push_back(glm::normalize(glm::vec3(unit(rng), unit(rng), 1.5f)));
     vat.geometry.texcoords0.push_back({unit(rng), unit(rng)});
   }
-  for (uint32_t t = 0; t + 2 < vertices; ++t) vat.geometry.indices.insert(vat.geometry.indices.end(), {t, t + 1, t + 2});
+  for (uint32_t t = 0; t + 2 < vertices; ++t)
+    vat.geometry.indices.insert(vat.geometry.indices.end(), {t, t + 1, t + 2});
   vat.geometry.groups.push_back({0, uint32_t(vat.geometry.indices.size()), -1});
   auto storage = std::make_shared<std::vector<std::vector<uint8_t>>>();
   storage->reserve(2);
@@ -116,21 +119,24 @@ int main(int argc, char** argv) {
   const Result<glb::Chunks> chunks = glb::split_glb(file, "bench");
   const size_t digits = *vat_file_detail::find_checksum_digits(file, chunks->json, &why);
   uint64_t sink = 0;
-  const double xxh_ms = median_ms(repetitions, nullptr, [&] { sink += vat_file_detail::content_checksum(file, digits); });
+  const double xxh_ms =
+      median_ms(repetitions, nullptr, [&] { sink += vat_file_detail::content_checksum(file, digits); });
   const double memory_ms = median_ms(repetitions, nullptr, [&] {
     if (!load_vat_memory(file, "bench").ok()) std::abort();
   });
   const double warm_ms = median_ms(repetitions, nullptr, [&] {
     if (!load_vat(path).ok()) std::abort();
   });
-  const double cold_ms = median_ms(repetitions, [&] { drop_from_cache(path); }, [&] {
-    if (!load_vat(path).ok()) std::abort();
-  });
+  const double cold_ms = median_ms(
+      repetitions, [&] { drop_from_cache(path); },
+      [&] {
+        if (!load_vat(path).ok()) std::abort();
+      });
   std::filesystem::remove(path);
 
   const double mb = double(file.size()) / 1e6;
-  std::printf("bench_vat_file: %.1f MB .vat.glb (delta f32, %u vertices, %u frame rows), median of %d\n\n",
-              mb, vertices, frame_rows, repetitions);
+  std::printf("bench_vat_file: %.1f MB .vat.glb (delta f32, %u vertices, %u frame rows), median of %d\n\n", mb,
+              vertices, frame_rows, repetitions);
   std::printf("| step | ms | GB/s |\n|---|---:|---:|\n");
   auto row = [&](const char* what, double ms) { std::printf("| %s | %.2f | %.1f |\n", what, ms, mb / ms); };
   row("write_vat_glb (in memory)", write_ms);

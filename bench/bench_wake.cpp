@@ -143,10 +143,13 @@ int main(int argc, char** argv) {
     }
   }
   constexpr uint32_t kSteps = 20000;
-  std::printf("A fixed piece of CPU work (%u dependent loads over a working set) after each kind of wait of %.1f ms; "
-              "median and 90th percentile of %d repetitions; %s\n\n",
-              kSteps, pause_ms, reps, huge ? "transparent huge pages" : "4 KiB pages");
-  std::printf("| working set | wait before the work | median us | p90 us | median / back to back |\n|---:|---|---:|---:|---:|\n");
+  std::printf(
+      "A fixed piece of CPU work (%u dependent loads over a working set) after each kind of wait of %.1f ms; "
+      "median and 90th percentile of %d repetitions; %s\n\n",
+      kSteps, pause_ms, reps, huge ? "transparent huge pages" : "4 KiB pages");
+  std::printf(
+      "| working set | wait before the work | median us | p90 us | median / back to back "
+      "|\n|---:|---|---:|---:|---:|\n");
   volatile uint32_t sink = 0;
   for (size_t k : kib) {
     const Work work(k * 1024 / sizeof(uint32_t), huge);

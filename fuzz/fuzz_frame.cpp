@@ -16,8 +16,7 @@ namespace {
 
 void check_message(const std::string& message, std::string_view line) {
   if (message.empty() || message != vatkit::printable(message, vatkit::Backslash::Keep)) {
-    std::fprintf(stderr, "malformed error message for line %.*s: %s\n", int(line.size()), line.data(),
-                 message.c_str());
+    std::fprintf(stderr, "malformed error message for line %.*s: %s\n", int(line.size()), line.data(), message.c_str());
     std::abort();
   }
 }

@@ -28,7 +28,8 @@ inline std::string asset_invariant_violation(const Asset& a) {
     if (n.mesh >= static_cast<int>(a.meshes.size())) return where + ": mesh out of range";
     if (n.skin >= static_cast<int>(a.skins.size())) return where + ": skin out of range";
     if (n.skin >= 0 && n.mesh < 0) return where + ": skin without mesh";
-    const uint32_t targets = n.mesh >= 0 ? static_cast<uint32_t>(a.meshes[static_cast<size_t>(n.mesh)].weights.size()) : 0;
+    const uint32_t targets =
+        n.mesh >= 0 ? static_cast<uint32_t>(a.meshes[static_cast<size_t>(n.mesh)].weights.size()) : 0;
     if (n.weights_count != targets) return where + ": weights_count is not the mesh's target count";
     if (uint64_t{n.weights_offset} + n.weights_count > a.weight_count) return where + ": weights past weight_count";
     if (!n.weights.empty() && n.weights.size() != targets) return where + ": node weights size";
@@ -70,7 +71,8 @@ inline std::string asset_invariant_violation(const Asset& a) {
       if (prim.source_vertex_count + prim.copy_source.size() != n) return where + ": copy layout";
       for (size_t c = 0; c < prim.copy_source.size(); ++c) {
         if (prim.copy_source[c] >= prim.source_vertex_count) return where + ": copy_source out of range";
-        if (prim.positions[prim.source_vertex_count + c] != prim.positions[prim.copy_source[c]]) return where + ": copy differs";
+        if (prim.positions[prim.source_vertex_count + c] != prim.positions[prim.copy_source[c]])
+          return where + ": copy differs";
       }
       if (!prim.copy_source.empty() && !prim.normals_generated) return where + ": copies without generated normals";
       for (size_t v = 0; v < n; ++v) {
@@ -114,7 +116,8 @@ inline std::string asset_invariant_violation(const Asset& a) {
         if (s.times[k] < anim.start_s || s.times[k] > anim.end_s) return where + ": time outside start/end";
       }
       const size_t per_key = s.interpolation == Interpolation::CubicSpline ? 3 : 1;
-      if (s.components == 0 || s.values.size() != s.times.size() * per_key * s.components) return where + ": values size";
+      if (s.components == 0 || s.values.size() != s.times.size() * per_key * s.components)
+        return where + ": values size";
       for (float v : s.values)
         if (!std::isfinite(v)) return where + ": non-finite value";
     }
@@ -134,7 +137,8 @@ inline std::string asset_invariant_violation(const Asset& a) {
     if (inst.node >= node_count || a.nodes[inst.node].mesh != static_cast<int>(inst.mesh)) return "instance node/mesh";
     if (inst.primitive >= a.meshes[inst.mesh].primitives.size()) return "instance primitive";
     if (inst.first_vertex != vertices) return "instance first_vertex";
-    if (inst.vertex_count != a.meshes[inst.mesh].primitives[inst.primitive].vertex_count()) return "instance vertex_count";
+    if (inst.vertex_count != a.meshes[inst.mesh].primitives[inst.primitive].vertex_count())
+      return "instance vertex_count";
     vertices += inst.vertex_count;
   }
   if (vertices != a.instance_vertex_count) return "instance_vertex_count";

@@ -47,9 +47,7 @@ class GltfBuilder {
   std::vector<uint8_t> bin;
   json buffers_override;  // when set, the whole "buffers" array
 
-  GltfBuilder() {
-    doc["asset"] = {{"version", "2.0"}};
-  }
+  GltfBuilder() { doc["asset"] = {{"version", "2.0"}}; }
 
   // Appends bytes (4-byte aligned) and a bufferView over them; returns the view's index.
   int view(const void* data, size_t bytes, size_t stride = 0) {
@@ -109,13 +107,16 @@ class GltfBuilder {
     if (!bin.empty() || d.contains("bufferViews")) buffers.push_back(buffer);
     if (d.contains("buffers"))
       for (const json& extra : d["buffers"]) buffers.push_back(extra);
-    if (buffers.empty()) d.erase("buffers");
-    else d["buffers"] = buffers;
+    if (buffers.empty())
+      d.erase("buffers");
+    else
+      d["buffers"] = buffers;
     return d;
   }
 
   std::vector<uint8_t> gltf() const {
-    const std::string text = with_buffer("data:application/octet-stream;base64," + base64(bin.data(), bin.size())).dump();
+    const std::string text =
+        with_buffer("data:application/octet-stream;base64," + base64(bin.data(), bin.size())).dump();
     return {text.begin(), text.end()};
   }
 

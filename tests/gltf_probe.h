@@ -69,7 +69,8 @@ struct GltfProbe {
       for (const auto& b : p.json["buffers"]) {
         const std::string uri = b.value("uri", "");
         const auto comma = uri.find(',');
-        if (uri.rfind("data:", 0) != 0 || comma == std::string::npos) throw std::runtime_error("probe: only data: URIs");
+        if (uri.rfind("data:", 0) != 0 || comma == std::string::npos)
+          throw std::runtime_error("probe: only data: URIs");
         p.buffers.push_back(base64(uri.substr(comma + 1)));
       }
     }
@@ -104,12 +105,39 @@ struct GltfProbe {
         const uint8_t* p = buf.data() + base + i * stride + size_t(c) * csize;
         double v = 0.0;
         switch (ct) {
-          case 5126: { float f; std::memcpy(&f, p, 4); v = f; break; }
-          case 5125: { uint32_t u; std::memcpy(&u, p, 4); v = u; break; }
-          case 5123: { uint16_t u; std::memcpy(&u, p, 2); v = normalized ? u / 65535.0 : u; break; }
-          case 5122: { int16_t s; std::memcpy(&s, p, 2); v = normalized ? std::max(s / 32767.0, -1.0) : s; break; }
-          case 5121: { v = normalized ? *p / 255.0 : *p; break; }
-          case 5120: { const int8_t s = int8_t(*p); v = normalized ? std::max(s / 127.0, -1.0) : s; break; }
+          case 5126: {
+            float f;
+            std::memcpy(&f, p, 4);
+            v = f;
+            break;
+          }
+          case 5125: {
+            uint32_t u;
+            std::memcpy(&u, p, 4);
+            v = u;
+            break;
+          }
+          case 5123: {
+            uint16_t u;
+            std::memcpy(&u, p, 2);
+            v = normalized ? u / 65535.0 : u;
+            break;
+          }
+          case 5122: {
+            int16_t s;
+            std::memcpy(&s, p, 2);
+            v = normalized ? std::max(s / 32767.0, -1.0) : s;
+            break;
+          }
+          case 5121: {
+            v = normalized ? *p / 255.0 : *p;
+            break;
+          }
+          case 5120: {
+            const int8_t s = int8_t(*p);
+            v = normalized ? std::max(s / 127.0, -1.0) : s;
+            break;
+          }
           default: throw std::runtime_error("probe: componentType");
         }
         out.push_back(v);
@@ -121,7 +149,7 @@ struct GltfProbe {
 
 // The glTF 2.0 sampling rules, in double precision, written from the spec's text (Appendix C).
 inline std::vector<double> spec_sample(const std::string& interpolation, const std::vector<double>& times,
-                                const std::vector<double>& values, int nc, double t, bool rotation) {
+                                       const std::vector<double>& values, int nc, double t, bool rotation) {
   const size_t n = times.size();
   const bool cubic = interpolation == "CUBICSPLINE";
   auto value = [&](size_t k) {
@@ -161,11 +189,11 @@ inline std::vector<double> spec_sample(const std::string& interpolation, const s
   const double u2 = u * u, u3 = u2 * u;
   for (int c = 0; c < nc; ++c) {
     const double vk = values[(3 * k + 1) * size_t(nc) + size_t(c)];
-    const double bk = values[(3 * k + 2) * size_t(nc) + size_t(c)];      // out-tangent of k
-    const double ak1 = values[(3 * k + 3) * size_t(nc) + size_t(c)];     // in-tangent of k+1
+    const double bk = values[(3 * k + 2) * size_t(nc) + size_t(c)];   // out-tangent of k
+    const double ak1 = values[(3 * k + 3) * size_t(nc) + size_t(c)];  // in-tangent of k+1
     const double vk1 = values[(3 * k + 4) * size_t(nc) + size_t(c)];
-    out[size_t(c)] = (2 * u3 - 3 * u2 + 1) * vk + (u3 - 2 * u2 + u) * d * bk + (-2 * u3 + 3 * u2) * vk1 +
-                     (u3 - u2) * d * ak1;
+    out[size_t(c)] =
+        (2 * u3 - 3 * u2 + 1) * vk + (u3 - 2 * u2 + u) * d * bk + (-2 * u3 + 3 * u2) * vk1 + (u3 - u2) * d * ak1;
   }
   if (rotation) {
     double len = 0;

@@ -58,8 +58,8 @@ inline void finalize(Asset& a) {
   }
 }
 
-inline Sampler make_sampler(Interpolation interpolation, std::vector<float> times,
-                            std::vector<float> values, uint32_t components) {
+inline Sampler make_sampler(Interpolation interpolation, std::vector<float> times, std::vector<float> values,
+                            uint32_t components) {
   Sampler s;
   s.interpolation = interpolation;
   s.times = std::move(times);
@@ -111,7 +111,8 @@ inline Asset eight_influence_asset() {
   anim.name = "wave";
   for (uint32_t j = 4; j < 8; ++j) {
     const glm::quat q = glm::angleAxis(0.3f * float(j), glm::vec3(0, 0, 1));
-    add_channel(anim, j, Path::Rotation, make_sampler(Interpolation::Linear, {0.0f, 1.0f}, {0, 0, 0, 1, q.x, q.y, q.z, q.w}, 4));
+    add_channel(anim, j, Path::Rotation,
+                make_sampler(Interpolation::Linear, {0.0f, 1.0f}, {0, 0, 0, 1, q.x, q.y, q.z, q.w}, 4));
   }
   a.animations.push_back(anim);
   finalize(a);

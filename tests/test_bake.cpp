@@ -32,8 +32,8 @@ using test::options_for;
 using test::shared_asset;
 
 float max_abs_coordinate(const Bounds& b) {
-  return std::max({std::fabs(b.min.x), std::fabs(b.min.y), std::fabs(b.min.z), std::fabs(b.max.x),
-                   std::fabs(b.max.y), std::fabs(b.max.z)});
+  return std::max({std::fabs(b.min.x), std::fabs(b.min.y), std::fabs(b.min.z), std::fabs(b.max.x), std::fabs(b.max.y),
+                   std::fabs(b.max.z)});
 }
 
 float comp_max(const glm::vec3& v) { return std::max({v.x, v.y, v.z}); }
@@ -100,7 +100,8 @@ TEST_P(BakeEveryFile, DeltaBakesAndRigBakesOrIsRefusedByName) {
     }
   } else {
     ASSERT_FALSE(rig.ok()) << c.path << " baked as a rig";
-    for (const std::string& s : c.rig_refusal) EXPECT_NE(rig.error().message.find(s), std::string::npos) << rig.error().message;
+    for (const std::string& s : c.rig_refusal)
+      EXPECT_NE(rig.error().message.find(s), std::string::npos) << rig.error().message;
     EXPECT_NE(rig.error().message.find("frame"), std::string::npos) << rig.error().message;
     EXPECT_NE(rig.error().message.find(a.source), std::string::npos) << rig.error().message;
     EXPECT_EQ(rig.error().code, ErrorCode::Unsupported) << rig.error().message;
@@ -177,7 +178,8 @@ TEST(BakeErrors, BetweenRowErrorShrinksWithTheFrameRate) {
 
 // Rig and delta decodes agree with each other (and, through measure_error, with the reference).
 TEST(BakeErrors, RigAndDeltaDecodesAgree) {
-  for (const char* f : {"khronos/CesiumMan.glb", "threejs/RobotExpressive.glb", "quaternius/platformer/Character.glb"}) {
+  for (const char* f :
+       {"khronos/CesiumMan.glb", "threejs/RobotExpressive.glb", "quaternius/platformer/Character.glb"}) {
     const Asset& a = shared_asset(f);
     const Vat d = bake_ok(a, options_for(EncodingChoice::Delta));
     const Vat r = bake_ok(a, options_for(EncodingChoice::Rig));
@@ -200,7 +202,8 @@ TEST(BakeErrors, RigAndDeltaDecodesAgree) {
       const float t = float(double(vc.rows / 3) * step + step * 2.0 / 4.0);
       const auto pd = test::decode_all(d, single(clip_rows_at(d, c, t)));
       const auto pr = test::decode_all(r, single(clip_rows_at(r, c, t)));
-      EXPECT_LE(test::max_distance(pd, pr) * 1000.0f, de[c].between_rows_max_mm + re[c].between_rows_max_mm + 1e-3f) << f;
+      EXPECT_LE(test::max_distance(pd, pr) * 1000.0f, de[c].between_rows_max_mm + re[c].between_rows_max_mm + 1e-3f)
+          << f;
       ref.at(d.clips[c].source_animation, t);
       EXPECT_LE(test::max_distance(pd, ref.positions) * 1000.0f, de[c].between_rows_max_mm * 1.0001f + 1e-4f);
       EXPECT_LE(test::max_distance(pr, ref.positions) * 1000.0f, re[c].between_rows_max_mm * 1.0001f + 1e-4f);
@@ -321,7 +324,8 @@ TEST(BakeClipTable, PosesBeyondFloat32AreRefusedByClip) {
   for (EncodingChoice e : {EncodingChoice::Delta, EncodingChoice::Rig}) {
     auto r = bake(a, options_for(e));
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().message, "far.gltf: clip \"slide\": posed vertices leave float32's range (the clip's bounds are not finite)");
+    EXPECT_EQ(r.error().message,
+              "far.gltf: clip \"slide\": posed vertices leave float32's range (the clip's bounds are not finite)");
   }
 }
 
@@ -390,8 +394,9 @@ TEST(BakeLimits, RowsThatCannotFitFailNamingTheClip) {
   const Asset b = sliding_triangle("endless.gltf", 1e30f);
   r = bake(b, options_for(EncodingChoice::Rig));
   ASSERT_FALSE(r.ok()) << r->clips[0].rows << " rows";
-  EXPECT_NE(r.error().message.find("endless.gltf: clip \"slide\" (1e+30 s) at 30 fps needs over 1099511627776 frame rows"),
-            std::string::npos)
+  EXPECT_NE(
+      r.error().message.find("endless.gltf: clip \"slide\" (1e+30 s) at 30 fps needs over 1099511627776 frame rows"),
+      std::string::npos)
       << r.error().message;
   // Rows over this bake's limit fail saying what fits; the limit itself bakes.
   BakeOptions o = options_for(EncodingChoice::Delta, Precision::F32, 100.0f / 8192.0f);
@@ -455,7 +460,8 @@ TEST(BakeOneRow, AOneRowClipIsNotedAndMeasuredToItsEnd) {
   const Vat v = bake_ok(a, options_for(EncodingChoice::Delta, Precision::F32, 0.1f), &report);
   ASSERT_EQ(v.clips[0].rows, 1u);
   ASSERT_EQ(report.notes.size(), 1u);
-  EXPECT_EQ(report.notes[0], "clip \"slide\" (1 s) has 1 frame row at 0.1 fps: it holds its first pose for the whole clip");
+  EXPECT_EQ(report.notes[0],
+            "clip \"slide\" (1 s) has 1 frame row at 0.1 fps: it holds its first pose for the whole clip");
   const std::vector<ClipError> err = measure_ok(a, v);
   EXPECT_EQ(err[0].on_rows_max_mm, 0.0f);
   EXPECT_NEAR(err[0].between_rows_max_mm, 1000.0f, 0.01f);
@@ -634,7 +640,8 @@ void expect_same_vat(const Vat& x, const Vat& y) {
   ASSERT_EQ(x.planes.size(), y.planes.size());
   for (size_t i = 0; i < x.planes.size(); ++i) {
     ASSERT_EQ(x.planes[i].data.size(), y.planes[i].data.size());
-    EXPECT_EQ(std::memcmp(x.planes[i].data.data(), y.planes[i].data.data(), x.planes[i].data.size()), 0) << "plane " << i;
+    EXPECT_EQ(std::memcmp(x.planes[i].data.data(), y.planes[i].data.data(), x.planes[i].data.size()), 0)
+        << "plane " << i;
   }
   ASSERT_EQ(x.clips.size(), y.clips.size());
   for (size_t i = 0; i < x.clips.size(); ++i) {
@@ -699,12 +706,14 @@ TEST(BakeDeterminism, KernelWidthsGiveIdenticalBytes) {
     Precision precision;
   };
   std::vector<Case> cases;
-  for (const char* f : {"threejs/RobotExpressive.glb", "khronos/Fox.glb", "khronos/CesiumMan.glb",
-                        "khronos/InterpolationTest.glb"}) {
+  for (const char* f :
+       {"threejs/RobotExpressive.glb", "khronos/Fox.glb", "khronos/CesiumMan.glb", "khronos/InterpolationTest.glb"}) {
     for (Precision p : {Precision::F32, Precision::F16, Precision::Q16}) cases.push_back({f, EncodingChoice::Rig, p});
   }
-  for (const char* f : {"khronos/Fox.glb", "khronos/CesiumMan.glb"}) cases.push_back({f, EncodingChoice::Delta, Precision::Q16});
-  for (Precision p : {Precision::F32, Precision::F16}) cases.push_back({"khronos/CesiumMan.glb", EncodingChoice::Delta, p});
+  for (const char* f : {"khronos/Fox.glb", "khronos/CesiumMan.glb"})
+    cases.push_back({f, EncodingChoice::Delta, Precision::Q16});
+  for (Precision p : {Precision::F32, Precision::F16})
+    cases.push_back({"khronos/CesiumMan.glb", EncodingChoice::Delta, p});
   for (const Case& c : cases) {
     const Asset& a = shared_asset(c.file);
     BakeOptions o = options_for(c.encoding, c.precision, 30.0f);
@@ -763,7 +772,8 @@ Asset two_joint_rig(Path path, std::vector<float> values, uint32_t node, glm::ve
   Animation anim;
   anim.name = "stretch";
   const uint32_t comps = path == Path::Rotation ? 4 : 3;
-  test::add_channel(anim, node, path, test::make_sampler(Interpolation::Linear, {0.0f, 1.0f}, std::move(values), comps));
+  test::add_channel(anim, node, path,
+                    test::make_sampler(Interpolation::Linear, {0.0f, 1.0f}, std::move(values), comps));
   a.animations.push_back(anim);
   test::finalize(a);
   std::vector<glm::mat4> world(a.nodes.size());
@@ -798,7 +808,8 @@ TEST(BakeRefusals, ARotatingChildOfANonUniformParentIsRefusedByName) {
   // "upper" keeps a constant (2, 1, 1) scale (bound that way: its own slot stays the identity);
   // "lower" turns under it, so its slot matrix S R S^-1 is sheared and stretched.
   const glm::quat q0 = glm::angleAxis(0.5f, glm::vec3(0, 0, 1)), q1 = glm::angleAxis(1.5f, glm::vec3(0, 0, 1));
-  const Asset a = two_joint_rig(Path::Rotation, {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w}, 2, glm::vec3(2, 1, 1));
+  const Asset a =
+      two_joint_rig(Path::Rotation, {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w}, 2, glm::vec3(2, 1, 1));
   auto r = bake(a, options_for(EncodingChoice::Rig, Precision::F32, 10.0f));
   ASSERT_FALSE(r.ok());
   const std::string& m = r.error().message;
@@ -833,7 +844,7 @@ TEST(BakeAuto, PicksTheRigWithinBudgetAndSaysWhy) {
   EXPECT_EQ(v.encoding, Encoding::Rig);
   EXPECT_NE(rep.encoding_reason.find("within"), std::string::npos) << rep.encoding_reason;
   ASSERT_EQ(rep.clips.size(), 1u);  // Auto measured it
-  o.auto_budget_mm = 1e-7f;          // tighter than float rounding: the rig cannot
+  o.auto_budget_mm = 1e-7f;         // tighter than float rounding: the rig cannot
   const Vat d = bake_ok(a, o, &rep);
   EXPECT_EQ(d.encoding, Encoding::Delta);
   EXPECT_NE(rep.encoding_reason.find("exceeds"), std::string::npos) << rep.encoding_reason;
@@ -911,7 +922,8 @@ TEST(BakeTextureLimits, TooBigFailsSayingWhatFits) {
   r = bake(a, o);
   ASSERT_FALSE(r.ok());
   std::smatch least;
-  ASSERT_TRUE(std::regex_search(r.error().message, least, std::regex("limit of at least ([0-9]+) holds one row per clip")))
+  ASSERT_TRUE(
+      std::regex_search(r.error().message, least, std::regex("limit of at least ([0-9]+) holds one row per clip")))
       << r.error().message;
   // What it says fits, fits, with one row per clip (a frame rate that rounds every clip to one
   // row), and one texel less does not.

@@ -74,7 +74,8 @@ TEST(PrecisionCodecs, HalfRoundTripsEveryHalfAndRoundsToNearestEven) {
     ASSERT_EQ(got, nearest_half(x, halves)) << x;
     // The documented bound: relative 2^-11 in the normal range, 2^-25 absolute below it.
     if (std::fabs(x) <= 65504.0f) {
-      ASSERT_LE(std::fabs(got - double(x)), std::max(std::fabs(double(x)) * std::ldexp(1.0, -11), std::ldexp(1.0, -25)));
+      ASSERT_LE(std::fabs(got - double(x)),
+                std::max(std::fabs(double(x)) * std::ldexp(1.0, -11), std::ldexp(1.0, -25)));
     }
   }
 }
@@ -137,8 +138,8 @@ void expect_delta_texels_within_bounds(const Asset& a, const char* what) {
   for (uint32_t c = 0; c < f.clips.size(); ++c) {
     const VatClip& clip = q.clips[c];
     const glm::vec3 step = (clip.delta_range.max - clip.delta_range.min) / 131070.0f;
-    const float rounding = 4.0f * FLT_EPSILON *
-                           std::max(glm::length(clip.delta_range.min), glm::length(clip.delta_range.max));
+    const float rounding =
+        4.0f * FLT_EPSILON * std::max(glm::length(clip.delta_range.min), glm::length(clip.delta_range.max));
     for (uint32_t k = 0; k < clip.rows; ++k) {
       const uint32_t row = clip.first_row + k;
       for (uint32_t v = 0; v < f.geometry.vertex_count(); ++v) {
@@ -146,7 +147,8 @@ void expect_delta_texels_within_bounds(const Asset& a, const char* what) {
         const glm::vec3 dh(read_texel(h, PlaneSemantic::Position, row, v));
         const glm::vec3 dq(read_texel(q, PlaneSemantic::Position, row, v));
         for (int i = 0; i < 3; ++i) {
-          ASSERT_LE(std::fabs(dh[i] - df[i]), std::max(std::fabs(df[i]) * std::ldexp(1.0f, -11), std::ldexp(1.0f, -25)));
+          ASSERT_LE(std::fabs(dh[i] - df[i]),
+                    std::max(std::fabs(df[i]) * std::ldexp(1.0f, -11), std::ldexp(1.0f, -25)));
           ASSERT_LE(std::fabs(dq[i] - df[i]), step[i] + rounding) << "row " << row << " vertex " << v << " axis " << i;
         }
         const glm::vec3 nf(read_texel(f, PlaneSemantic::Normal, row, v));
@@ -191,8 +193,9 @@ TEST(PrecisionTexels, SlotsF16AndQ16WithinTheirBounds) {
       for (const VatClip& clip : q.clips) {
         const glm::vec3 tstep = (clip.translation_range.max - clip.translation_range.min) / 131070.0f;
         const float sstep = (clip.scale_max - clip.scale_min) / 131070.0f;
-        const float trounding = 4.0f * FLT_EPSILON *
-                                std::max(glm::length(clip.translation_range.min), glm::length(clip.translation_range.max));
+        const float trounding =
+            4.0f * FLT_EPSILON *
+            std::max(glm::length(clip.translation_range.min), glm::length(clip.translation_range.max));
         for (uint32_t k = 0; k < clip.rows; ++k) {
           for (uint32_t s = 0; s < f.slots.size(); ++s) {
             const uint32_t row = clip.first_row + k;
@@ -206,10 +209,12 @@ TEST(PrecisionTexels, SlotsF16AndQ16WithinTheirBounds) {
               ASSERT_EQ(sh.rotation[i], half(sf.rotation[i])) << "row " << row << " slot " << s;
             }
             ASSERT_EQ(sh.scale, half(sf.scale)) << "row " << row << " slot " << s;
-            for (int i = 0; i < 4; ++i) ASSERT_EQ(code(row, 2 * s, i), codec::quantize_snorm_as_unorm16(sf.rotation[i]));
+            for (int i = 0; i < 4; ++i)
+              ASSERT_EQ(code(row, 2 * s, i), codec::quantize_snorm_as_unorm16(sf.rotation[i]));
             for (int i = 0; i < 3; ++i) {
               ASSERT_EQ(code(row, 2 * s + 1, i),
-                        codec::quantize_unorm16(sf.translation[i], clip.translation_range.min[i], clip.translation_range.max[i]));
+                        codec::quantize_unorm16(sf.translation[i], clip.translation_range.min[i],
+                                                clip.translation_range.max[i]));
             }
             ASSERT_EQ(code(row, 2 * s + 1, 3), codec::quantize_unorm16(sf.scale, clip.scale_min, clip.scale_max));
             for (int i = 0; i < 3; ++i) {

@@ -21,11 +21,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using test::CommandResult;
-using test::shell_quote;
-using test::expect_one_error_line;
 using test::expect_help_documents;
+using test::expect_one_error_line;
+using test::shell_quote;
 using test::vatkit_cli;
-
 
 std::string asset(const std::string& relative) { return shell_quote(test::asset_path(relative).string()); }
 
@@ -65,8 +64,8 @@ TEST(Cli, SampleWritesTheSampleBytesAndNothingElse) {
 TEST(Cli, InfoTextReportsFox) {
   const CommandResult r = vatkit_cli("info " + asset("khronos/Fox.glb"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* text : {"Fox.glb", "1728 vertices", "576 triangles", "24 joints", "\"Survey\"",
-                           "\"Walk\"", "\"Run\"", "3.417 s", "LINEAR", "warnings    none"}) {
+  for (const char* text : {"Fox.glb", "1728 vertices", "576 triangles", "24 joints", "\"Survey\"", "\"Walk\"",
+                           "\"Run\"", "3.417 s", "LINEAR", "warnings    none"}) {
     EXPECT_NE(r.out.find(text), std::string::npos) << "missing " << text << " in\n" << r.out;
   }
 }
@@ -113,8 +112,8 @@ TEST(Cli, InfoWithoutFileDescribesTheSample) {
 // node 2 about Z: key 2 (t = 1 s) is (0, 0, 0.707, 0.707), 90 degrees, so a vertex p weighted w
 // to joint 1 goes to (1 - w) p + w (R90 (p - (0, 1)) + (0, 1)), with R90 (x, y) = (-y, x).
 const float kSimpleSkinAtOneSecond[10][2] = {
-    {-0.5f, 0.0f},   {0.5f, 0.0f},   // w = 0
-    {-0.25f, 0.5f},  {0.5f, 0.75f},  // w = 0.25: (0.75 (-0.5, 0.5) + 0.25 (0.5, 0.5)), ...
+    {-0.5f, 0.0f},   {0.5f, 0.0f},    // w = 0
+    {-0.25f, 0.5f},  {0.5f, 0.75f},   // w = 0.25: (0.75 (-0.5, 0.5) + 0.25 (0.5, 0.5)), ...
     {-0.25f, 0.75f}, {0.25f, 1.25f},  // w = 0.5
     {-0.5f, 0.75f},  {-0.25f, 1.5f},  // w = 0.75
     {-1.0f, 0.5f},   {-1.0f, 1.5f},   // w = 1: (-0.5, 2) -> (-1, 0.5), (0.5, 2) -> (-1, 1.5)
@@ -228,13 +227,16 @@ TEST(Cli, PoseListsOnlyTheFilesVertices) {
     }
     const json gltf = {
         {"asset", {{"version", "2.0"}}},
-        {"buffers", {{{"byteLength", data.size()},
-                      {"uri", "data:application/octet-stream;base64," + encoded}}}},
-        {"bufferViews", {{{"buffer", 0}, {"byteLength", 96}},
-                         {{"buffer", 0}, {"byteOffset", 96}, {"byteLength", 72}}}},
-        {"accessors", {{{"bufferView", 0}, {"componentType", 5126}, {"count", 8}, {"type", "VEC3"},
-                        {"min", {0, 0, 0}}, {"max", {1, 1, 1}}},
-                       {{"bufferView", 1}, {"componentType", 5123}, {"count", 36}, {"type", "SCALAR"}}}},
+        {"buffers", {{{"byteLength", data.size()}, {"uri", "data:application/octet-stream;base64," + encoded}}}},
+        {"bufferViews", {{{"buffer", 0}, {"byteLength", 96}}, {{"buffer", 0}, {"byteOffset", 96}, {"byteLength", 72}}}},
+        {"accessors",
+         {{{"bufferView", 0},
+           {"componentType", 5126},
+           {"count", 8},
+           {"type", "VEC3"},
+           {"min", {0, 0, 0}},
+           {"max", {1, 1, 1}}},
+          {{"bufferView", 1}, {"componentType", 5123}, {"count", 36}, {"type", "SCALAR"}}}},
         {"meshes", {{{"primitives", {{{"attributes", {{"POSITION", 0}}}, {"indices", 1}}}}}}},
         {"nodes", {{{"mesh", 0}, {"translation", {10, 0, 0}}}}},
         {"scenes", {{{"nodes", {0}}}}},
@@ -264,8 +266,7 @@ TEST(Cli, BadInputGivesOneErrorLineAndNoOutputFile) {
   const CommandResult bad_clip = vatkit_cli("pose --clip jog" + o);
   expect_one_error_line(bad_clip, "jog");
   EXPECT_NE(bad_clip.err.find("idle, walk, run"), std::string::npos) << bad_clip.err;
-  expect_one_error_line(vatkit_cli("pose " + asset("khronos/Fox.glb") + " --clip walk" + o),
-                        "Survey, Walk, Run");
+  expect_one_error_line(vatkit_cli("pose " + asset("khronos/Fox.glb") + " --clip walk" + o), "Survey, Walk, Run");
   expect_one_error_line(vatkit_cli("pose --clip '#3'" + o), "#3");
   expect_one_error_line(vatkit_cli("pose --clip '#-1'" + o), "#-1");
   expect_one_error_line(vatkit_cli("pose --clip walk --time nan" + o), "--time");

@@ -23,11 +23,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using test::CommandResult;
-using test::shell_quote;
-using test::expect_one_error_line;
 using test::expect_help_documents;
+using test::expect_one_error_line;
+using test::shell_quote;
 using test::vatkit_cli;
-
 
 std::string quoted(const fs::path& path) { return shell_quote(path.string()); }
 std::string asset(const std::string& relative) { return quoted(test::asset_path(relative)); }
@@ -114,13 +113,29 @@ std::string time_text(double t) {
 TEST(CliBake, HelpDocumentsEveryOption) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> options = {
       {"bake",
-       {"FILE", "-o,--output", "--encoding", "auto|rig|delta", "--fps", "--max-error",
-        "--precision", "f32|f16|q16", "--clips", "--clip-defaults", "--no-normals",
-        "--no-tangents", "--max-texture-size", "--threads", "--auto-budget", "--max-search-fps",
-        "--rig-tolerance", "--no-measure", "--json", "sample.vat.glb"}},
+       {"FILE",
+        "-o,--output",
+        "--encoding",
+        "auto|rig|delta",
+        "--fps",
+        "--max-error",
+        "--precision",
+        "f32|f16|q16",
+        "--clips",
+        "--clip-defaults",
+        "--no-normals",
+        "--no-tangents",
+        "--max-texture-size",
+        "--threads",
+        "--auto-budget",
+        "--max-search-fps",
+        "--rig-tolerance",
+        "--no-measure",
+        "--json",
+        "sample.vat.glb"}},
       {"verify",
-       {"FILE", "VAT", "--tolerance", "--between-samples", "--precision", "--max-error",
-        "--json", "Exit status", "3 a clip over it"}},
+       {"FILE", "VAT", "--tolerance", "--between-samples", "--precision", "--max-error", "--json", "Exit status",
+        "3 a clip over it"}},
       {"info", {".vat.glb", "--json"}},
       {"pose", {".vat.glb", "-c,--clip", "-t,--time"}},
   };
@@ -138,9 +153,9 @@ TEST(CliBake, SampleBakesToSampleVatGlbInTheCurrentDirectory) {
   ASSERT_TRUE(fs::exists(file));
   EXPECT_EQ(entries_in(dir), 1u) << "a temporary file was left behind";
   // The table: clips with their rows and errors, planes, totals, time, the encoding and why.
-  for (const char* text : {"sample.vat.glb", "encoding    rig, f32 (rig error", "\"idle\"", "\"walk\"",
-                           "\"run\"", "on rows max", "between max", "p99", "rows/frame", "slots",
-                           "in planes; file ", "bake time"}) {
+  for (const char* text :
+       {"sample.vat.glb", "encoding    rig, f32 (rig error", "\"idle\"", "\"walk\"", "\"run\"", "on rows max",
+        "between max", "p99", "rows/frame", "slots", "in planes; file ", "bake time"}) {
     EXPECT_NE(r.out.find(text), std::string::npos) << "missing " << text << " in\n" << r.out;
   }
   const std::string size = std::to_string(fs::file_size(file)) + " B";
@@ -150,8 +165,8 @@ TEST(CliBake, SampleBakesToSampleVatGlbInTheCurrentDirectory) {
   // time (the file is the same bytes whatever the machine).
   const CommandResult info = vatkit_cli("info " + quoted(file));
   ASSERT_EQ(info.exit_code, 0) << info.err;
-  for (const char* text : {"encoding    rig, f32", "clips       3, 143 frame rows", "\"walk\"",
-                           "on rows max", "between max", "rows/frame", "bake time   not stored"}) {
+  for (const char* text : {"encoding    rig, f32", "clips       3, 143 frame rows", "\"walk\"", "on rows max",
+                           "between max", "rows/frame", "bake time   not stored"}) {
     EXPECT_NE(info.out.find(text), std::string::npos) << "missing " << text << " in\n" << info.out;
   }
   EXPECT_EQ(info.out.find("not measured"), std::string::npos) << info.out;
@@ -168,8 +183,8 @@ TEST(CliBake, SampleBakesToSampleVatGlbInTheCurrentDirectory) {
 
   // A file's stem names the default output. (--no-measure with --encoding auto still measures
   // what auto needs to choose.)
-  const CommandResult fox = test::run_command("cd " + quoted(dir) + " && " + shell_quote(VATKIT_CLI) +
-                                              " bake " + asset("khronos/Fox.glb") + " --clips Walk --encoding rig --no-measure");
+  const CommandResult fox = test::run_command("cd " + quoted(dir) + " && " + shell_quote(VATKIT_CLI) + " bake " +
+                                              asset("khronos/Fox.glb") + " --clips Walk --encoding rig --no-measure");
   ASSERT_EQ(fox.exit_code, 0) << fox.err;
   EXPECT_TRUE(fs::exists(dir / "Fox.vat.glb"));
   EXPECT_EQ(fox.out.find("on rows max"), std::string::npos) << "--no-measure still measured:\n" << fox.out;
@@ -185,8 +200,8 @@ TEST(CliBake, ProgressBarOnlyOnATerminal) {
   const fs::path dir = test::scratch_dir("cli_bake_progress");
   // script gives the command a pseudo-terminal and copies what it writes there: stderr only,
   // stdout goes to a file.
-  const std::string command = shell_quote(VATKIT_CLI) + " bake --encoding delta -o " +
-                              quoted(dir / "x.vat.glb") + " >" + quoted(dir / "table.txt");
+  const std::string command = shell_quote(VATKIT_CLI) + " bake --encoding delta -o " + quoted(dir / "x.vat.glb") +
+                              " >" + quoted(dir / "table.txt");
   const CommandResult r = test::run_command("script -qec " + shell_quote(command) + " /dev/null");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   for (const char* text : {"\rbake     [", "100%", "\rmeasure  ["}) {
@@ -198,7 +213,7 @@ TEST(CliBake, ProgressBarOnlyOnATerminal) {
 }
 
 struct BakeCase {
-  std::string name;  // for traces
+  std::string name;    // for traces
   std::string source;  // quoted path, or "" for the sample
 };
 
@@ -221,8 +236,8 @@ TEST(CliBake, EveryEncodingAndPrecisionRoundTripsThroughInfoAndPose) {
       for (const std::string precision : {"f32", "f16", "q16"}) {
         SCOPED_TRACE(c.name + " " + encoding + " " + precision);
         const fs::path file = dir / (c.name + "_" + encoding + "_" + precision + ".vat.glb");
-        const CommandResult baked = vatkit_cli("bake " + c.source + " --json --encoding " + encoding +
-                                               " --precision " + precision + " -o " + quoted(file));
+        const CommandResult baked = vatkit_cli("bake " + c.source + " --json --encoding " + encoding + " --precision " +
+                                               precision + " -o " + quoted(file));
         ASSERT_EQ(baked.exit_code, 0) << baked.err;
         const json bake = parse_json(baked);
         ASSERT_TRUE(bake.is_object());
@@ -236,9 +251,9 @@ TEST(CliBake, EveryEncodingAndPrecisionRoundTripsThroughInfoAndPose) {
         ASSERT_EQ(described.exit_code, 0) << described.err;
         const json info = parse_json(described);
         ASSERT_TRUE(info.is_object());
-        for (const char* key : {"encoding", "precision", "vertices", "triangles", "draw_groups",
-                                "source_primitives", "slots", "influences", "frame_rows", "bounds",
-                                "planes", "plane_bytes", "file_bytes", "materials", "images"}) {
+        for (const char* key :
+             {"encoding", "precision", "vertices", "triangles", "draw_groups", "source_primitives", "slots",
+              "influences", "frame_rows", "bounds", "planes", "plane_bytes", "file_bytes", "materials", "images"}) {
           EXPECT_EQ(info[key], bake[key]) << key;
         }
         EXPECT_FALSE(info["baked"].get<bool>());
@@ -248,8 +263,8 @@ TEST(CliBake, EveryEncodingAndPrecisionRoundTripsThroughInfoAndPose) {
         for (size_t k = 0; k < info["clips"].size(); ++k) {
           const json& ic = info["clips"][k];
           const json& bc = bake["clips"][k];
-          for (const char* key : {"name", "source_animation", "first_row", "rows", "fps", "duration_s",
-                                  "defaults", "max_delta", "bounds"}) {
+          for (const char* key : {"name", "source_animation", "first_row", "rows", "fps", "duration_s", "defaults",
+                                  "max_delta", "bounds"}) {
             EXPECT_EQ(ic[key], bc[key]) << "clip " << k << " " << key;
           }
           // The file keeps the bake's measurement, to the bit (JSON numbers that read back as
@@ -317,10 +332,10 @@ TEST(CliBake, EveryEncodingAndPrecisionRoundTripsThroughInfoAndPose) {
 TEST(CliBake, OptionsReachTheFile) {
   const fs::path dir = test::scratch_dir("cli_bake_options");
   const fs::path file = dir / "fox.vat.glb";
-  const CommandResult r = vatkit_cli(
-      "bake " + asset("khronos/Fox.glb") + " --encoding delta --no-normals --no-measure --fps 12" +
-      " --clips Run,Survey --clip-defaults Run=pingpong,repetitions=3,rewind,speed=1.5" +
-      " --clip-defaults '#0=pingpong' --max-texture-size 1000 --threads 1 -o " + quoted(file));
+  const CommandResult r =
+      vatkit_cli("bake " + asset("khronos/Fox.glb") + " --encoding delta --no-normals --no-measure --fps 12" +
+                 " --clips Run,Survey --clip-defaults Run=pingpong,repetitions=3,rewind,speed=1.5" +
+                 " --clip-defaults '#0=pingpong' --max-texture-size 1000 --threads 1 -o " + quoted(file));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json info = parse_json(vatkit_cli("info --json " + quoted(file)));
   ASSERT_EQ(info["clips"].size(), 2u);
@@ -356,8 +371,7 @@ TEST(CliBake, OptionsReachTheFile) {
 TEST(CliBake, MaxErrorGivesEachClipItsOwnRate) {
   const fs::path dir = test::scratch_dir("cli_bake_max_error");
   const fs::path file = dir / "sample.vat.glb";
-  const CommandResult r =
-      vatkit_cli("bake --encoding delta --precision f16 --max-error 5 --json -o " + quoted(file));
+  const CommandResult r = vatkit_cli("bake --encoding delta --precision f16 --max-error 5 --json -o " + quoted(file));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json bake = parse_json(r);
   ASSERT_EQ(bake["clips"].size(), 3u);
@@ -382,7 +396,8 @@ TEST(CliBake, MaxErrorGivesEachClipItsOwnRate) {
   const CommandResult verified = vatkit_cli("verify '' " + quoted(file) + " --max-error 5");
   EXPECT_EQ(verified.exit_code, 0) << verified.err << verified.out;
   // Each clip has its budget: no note points at --max-error.
-  for (const json& note : bake["notes"]) EXPECT_EQ(note.get<std::string>().find("--max-error"), std::string::npos) << note;
+  for (const json& note : bake["notes"])
+    EXPECT_EQ(note.get<std::string>().find("--max-error"), std::string::npos) << note;
 }
 
 // At a fixed rate the summary names the clip that strays furthest between its rows, with its
@@ -458,8 +473,10 @@ TEST(CliBake, VerifyPassesAGenerousToleranceAndFailsAnImpossibleOne) {
   const double between = loaded["clips"][0]["error"]["between_rows_max_mm"].get<double>();
   EXPECT_GT(between, loaded["clips"][0]["error"]["on_rows_max_mm"].get<double>());
   // Just under / just over the measured worst.
-  EXPECT_EQ(vatkit_cli("verify " + man + " " + quoted(file) + " --tolerance " + time_text(between * 0.999)).exit_code, 3);
-  EXPECT_EQ(vatkit_cli("verify " + man + " " + quoted(file) + " --tolerance " + time_text(between * 1.001)).exit_code, 0);
+  EXPECT_EQ(vatkit_cli("verify " + man + " " + quoted(file) + " --tolerance " + time_text(between * 0.999)).exit_code,
+            3);
+  EXPECT_EQ(vatkit_cli("verify " + man + " " + quoted(file) + " --tolerance " + time_text(between * 1.001)).exit_code,
+            0);
   // Nothing was written next to the file.
   EXPECT_EQ(entries_in(dir), 1u);
 }
@@ -478,7 +495,8 @@ TEST(CliBake, AOneRowClipIsNotedAndVerifiedToItsEnd) {
   bool noted = false;
   for (const json& n : summary["notes"]) {
     const std::string text = n.get<std::string>();
-    noted |= text.rfind(note, 0) == 0 && text.find(" s) has 1 frame row at 1e-06 fps: it holds its first pose") != std::string::npos;
+    noted |= text.rfind(note, 0) == 0 &&
+             text.find(" s) has 1 frame row at 1e-06 fps: it holds its first pose") != std::string::npos;
   }
   EXPECT_TRUE(noted) << summary["notes"].dump();
   // The sample's walk moves its vertices by centimetres at least: the error is not 0 any more.
@@ -568,24 +586,32 @@ TEST(CliBake, BadInputGivesOneErrorLineAndNoOutputFile) {
   expect_one_error_line(vatkit_cli("bake --clips jog" + o), "no clip named \"jog\" (clips: idle, walk, run)");
   expect_one_error_line(vatkit_cli("bake --clips walk,walk" + o), "selected twice");
   expect_one_error_line(vatkit_cli("bake --clip-defaults jog=once" + o), "--clip-defaults: no clip named \"jog\"");
-  expect_one_error_line(vatkit_cli("pose " + quoted(vat) + " --clip run"), "walk.vat.glb: no clip named \"run\" (clips: walk)");
+  expect_one_error_line(vatkit_cli("pose " + quoted(vat) + " --clip run"),
+                        "walk.vat.glb: no clip named \"run\" (clips: walk)");
   expect_one_error_line(vatkit_cli("pose " + quoted(vat) + " --clip '#1'"), "walk.vat.glb: no clip #1");
   expect_one_error_line(vatkit_cli("pose " + quoted(vat) + " --clip walk --time inf"), "--time");
-  expect_one_error_line(vatkit_cli("bake " + asset("khronos/SimpleMorph.gltf") + " --encoding rig" + o), "SimpleMorph.gltf: ");
+  expect_one_error_line(vatkit_cli("bake " + asset("khronos/SimpleMorph.gltf") + " --encoding rig" + o),
+                        "SimpleMorph.gltf: ");
   // Option values.
   expect_one_error_line(vatkit_cli("bake --fps -1" + o), "--fps -1: must be a positive number");
   expect_one_error_line(vatkit_cli("bake --fps 0" + o), "--fps 0: must be a positive number");
-  expect_one_error_line(vatkit_cli("bake --fps 1e9" + o), "--fps 1e+09: must be a positive number of frames per second, from 1e-06 to 1e+06");
+  expect_one_error_line(vatkit_cli("bake --fps 1e9" + o),
+                        "--fps 1e+09: must be a positive number of frames per second, from 1e-06 to 1e+06");
   // Every number is checked against its range, and the error says the range.
-  expect_one_error_line(vatkit_cli("bake --fps 1e-300" + o), "--fps 1e-300: must be a positive number of frames per second, from 1e-06 to 1e+06");
-  expect_one_error_line(vatkit_cli("bake --max-error 1 --max-search-fps 2e6" + o), "--max-search-fps 2e+06: must be a positive number of frames per second, from 1e-06 to 1e+06");
-  expect_one_error_line(vatkit_cli("bake --max-texture-size 99999999999" + o), "--max-texture-size 99999999999: must be from 1 to 65536");
-  expect_one_error_line(vatkit_cli("bake --max-texture-size 65537" + o), "--max-texture-size 65537: must be from 1 to 65536");
+  expect_one_error_line(vatkit_cli("bake --fps 1e-300" + o),
+                        "--fps 1e-300: must be a positive number of frames per second, from 1e-06 to 1e+06");
+  expect_one_error_line(vatkit_cli("bake --max-error 1 --max-search-fps 2e6" + o),
+                        "--max-search-fps 2e+06: must be a positive number of frames per second, from 1e-06 to 1e+06");
+  expect_one_error_line(vatkit_cli("bake --max-texture-size 99999999999" + o),
+                        "--max-texture-size 99999999999: must be from 1 to 65536");
+  expect_one_error_line(vatkit_cli("bake --max-texture-size 65537" + o),
+                        "--max-texture-size 65537: must be from 1 to 65536");
   expect_one_error_line(vatkit_cli("bake --max-texture-size -1" + o), "--max-texture-size -1: must be from 1 to 65536");
   expect_one_error_line(vatkit_cli("bake --lods 4294967297" + o), "--lods 4294967297: must be from 0 to 16");
   expect_one_error_line(vatkit_cli("bake --lods -1" + o), "--lods -1: must be from 0 to 16");
   // vatkit writes binary glTF: a .gltf output name is refused before anything is baked.
-  expect_one_error_line(vatkit_cli("bake --no-measure -o " + quoted(dir / "x.gltf")), "x.gltf: vatkit writes binary glTF");
+  expect_one_error_line(vatkit_cli("bake --no-measure -o " + quoted(dir / "x.gltf")),
+                        "x.gltf: vatkit writes binary glTF");
   expect_one_error_line(vatkit_cli("sample -o " + quoted(dir / "x.GLTF")), "x.GLTF: vatkit writes binary glTF");
   EXPECT_FALSE(fs::exists(dir / "x.gltf"));
   // verify with a VAT measures it as it is: a bake option would be ignored, so it is refused.

@@ -27,11 +27,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using test::CommandResult;
-using test::shell_quote;
 using test::expect_one_error_line;
+using test::shell_quote;
 using test::vatkit_gl_cli;
-
-
 
 json read_json(const fs::path& path) {
   std::ifstream in(path);
@@ -59,7 +57,8 @@ std::map<std::pair<uint64_t, std::string>, std::vector<std::string>> table_rows(
   return rows;
 }
 
-const std::vector<std::string> kVariants = {"static", "rig", "rig-decode", "delta-f32", "delta-f16", "delta-q16", "live"};
+const std::vector<std::string> kVariants = {"static",    "rig",       "rig-decode", "delta-f32",
+                                            "delta-f16", "delta-q16", "live"};
 
 void expect_measured(const json& row) {
   for (const char* key : {"gpu_ms_median", "cpu_ms_median", "gpu_ms_p95", "frame_ms"}) {
@@ -76,15 +75,15 @@ void expect_measured(const json& row) {
 // JSON rows keyed like the table.
 std::map<std::pair<uint64_t, std::string>, json> check_rows(const CommandResult& r, const json& doc,
                                                             const std::vector<uint64_t>& counts,
-                                                            const std::vector<std::string>& variants,
-                                                            uint32_t frames) {
+                                                            const std::vector<std::string>& variants, uint32_t frames) {
   std::map<std::pair<uint64_t, std::string>, json> by_key;
   const bool has_static = std::find(variants.begin(), variants.end(), "static") != variants.end();
   const bool has_live = std::find(variants.begin(), variants.end(), "live") != variants.end();
   const auto table = table_rows(r.out);
   EXPECT_EQ(table.size(), counts.size() * variants.size()) << r.out;
   EXPECT_EQ(doc["rows"].size(), counts.size() * variants.size()) << doc.dump();
-  for (const json& row : doc["rows"]) by_key[{row["instances"].get<uint64_t>(), row["variant"].get<std::string>()}] = row;
+  for (const json& row : doc["rows"])
+    by_key[{row["instances"].get<uint64_t>(), row["variant"].get<std::string>()}] = row;
   for (uint64_t n : counts) {
     for (const std::string& v : variants) {
       SCOPED_TRACE("N=" + std::to_string(n) + " " + v);
@@ -122,7 +121,7 @@ TEST(CliBench, TinyRunMeasuresEveryVariantForEveryN) {
   const fs::path dir = test::scratch_dir("bench_cli_tiny");
   const fs::path out = dir / "out.json";
   const CommandResult r = vatkit_gl_cli("bench --instances 16,64 --frames 3 --warmup 1 --size 96x64 --lods 0 --json " +
-                                     shell_quote(out.string()));
+                                        shell_quote(out.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("GPU timer: "), std::string::npos) << "the timer method is printed: " << r.out;
   EXPECT_NE(r.err.find("bench: N=64 live"), std::string::npos) << "progress goes to stderr: " << r.err;
@@ -152,8 +151,10 @@ TEST(CliBench, TinyRunMeasuresEveryVariantForEveryN) {
 TEST(CliBench, WithoutCullingEveryVariantDrawsEveryTriangle) {
   const fs::path dir = test::scratch_dir("bench_cli_no_culling");
   const fs::path out = dir / "out.json";
-  const CommandResult r = vatkit_gl_cli("bench --instances 5,150 --frames 2 --warmup 0 --size 64x48 --lods 0 "
-                                     "--no-culling --json " + shell_quote(out.string()));
+  const CommandResult r = vatkit_gl_cli(
+      "bench --instances 5,150 --frames 2 --warmup 0 --size 64x48 --lods 0 "
+      "--no-culling --json " +
+      shell_quote(out.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = read_json(out);
   EXPECT_FALSE(doc["culling"].get<bool>());
@@ -177,7 +178,7 @@ TEST(CliBench, LiveSkinningMatchesTheReferenceAndTheRigDecode) {
   const fs::path dir = test::scratch_dir("bench_cli_live_check");
   // The bake the bench makes for `live`, with its error report.
   const CommandResult baked = vatkit_gl_cli("bake --encoding rig --precision f16 --lods 0 --json -o " +
-                                         shell_quote((dir / "rig.vat.glb").string()));
+                                            shell_quote((dir / "rig.vat.glb").string()));
   ASSERT_EQ(baked.exit_code, 0) << baked.err;
   const json summary = json::parse(baked.out, nullptr, false);
   ASSERT_FALSE(summary.is_discarded()) << baked.out;
@@ -189,8 +190,10 @@ TEST(CliBench, LiveSkinningMatchesTheReferenceAndTheRigDecode) {
   ASSERT_GT(bake_error_m, 0.0);
 
   const fs::path out = dir / "out.json";
-  const CommandResult r = vatkit_gl_cli("bench --instances 16 --variants live --frames 1 --warmup 0 --size 32x32 "
-                                     "--lods 0 --verify-live --json " + shell_quote(out.string()));
+  const CommandResult r = vatkit_gl_cli(
+      "bench --instances 16 --variants live --frames 1 --warmup 0 --size 32x32 "
+      "--lods 0 --verify-live --json " +
+      shell_quote(out.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("live check: 16 instances"), std::string::npos) << r.out;
   const json doc = read_json(out);
@@ -210,11 +213,13 @@ TEST(CliBench, LiveSkinningMatchesTheReferenceAndTheRigDecode) {
 TEST(CliBench, AVatFileMeasuresItsOwnEncodingAndSaysWhyNotTheRest) {
   const fs::path dir = test::scratch_dir("bench_cli_vat_file");
   const fs::path vat = dir / "sample.vat.glb";
-  const CommandResult baked = vatkit_gl_cli("bake --encoding delta --precision q16 --lods 0 -o " + shell_quote(vat.string()));
+  const CommandResult baked =
+      vatkit_gl_cli("bake --encoding delta --precision q16 --lods 0 -o " + shell_quote(vat.string()));
   ASSERT_EQ(baked.exit_code, 0) << baked.err;
   const fs::path out = dir / "out.json";
-  const CommandResult r = vatkit_gl_cli("bench " + shell_quote(vat.string()) +
-                                     " --instances 8 --frames 1 --warmup 0 --size 32x32 --json " + shell_quote(out.string()));
+  const CommandResult r =
+      vatkit_gl_cli("bench " + shell_quote(vat.string()) + " --instances 8 --frames 1 --warmup 0 --size 32x32 --json " +
+                    shell_quote(out.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("skipping live: live skinning needs the source glTF"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("skipping rig"), std::string::npos) << r.err;
@@ -225,8 +230,10 @@ TEST(CliBench, AVatFileMeasuresItsOwnEncodingAndSaysWhyNotTheRest) {
   const fs::path rig = dir / "sample_rig.vat.glb";
   ASSERT_EQ(vatkit_gl_cli("bake --encoding rig --precision f16 --lods 0 -o " + shell_quote(rig.string())).exit_code, 0);
   const fs::path rig_out = dir / "rig.json";
-  const CommandResult rr = vatkit_gl_cli("bench " + shell_quote(rig.string()) + " --instances 8 --frames 1 --warmup 0 "
-                                      "--size 32x32 --variants static,rig,rig-decode,delta-f16 --json " + shell_quote(rig_out.string()));
+  const CommandResult rr = vatkit_gl_cli("bench " + shell_quote(rig.string()) +
+                                         " --instances 8 --frames 1 --warmup 0 "
+                                         "--size 32x32 --variants static,rig,rig-decode,delta-f16 --json " +
+                                         shell_quote(rig_out.string()));
   ASSERT_EQ(rr.exit_code, 0) << rr.err;
   EXPECT_NE(rr.err.find("skipping delta-f16"), std::string::npos) << rr.err;
   check_rows(rr, read_json(rig_out), {8}, {"static", "rig", "rig-decode"}, 1);
@@ -236,8 +243,10 @@ TEST(CliBench, ACrowdOverTheBufferTextureLimitIsAnErrorRow) {
   const fs::path dir = test::scratch_dir("bench_cli_limit");
   const fs::path out = dir / "out.json";
   // 40M instances x 6 playback texels is over 2^27, the limit of llvmpipe and NVIDIA alike.
-  const CommandResult r = vatkit_gl_cli("bench --instances 4,40000k --variants rig --frames 1 --warmup 0 --size 32x32 "
-                                     "--lods 0 --no-culling --json " + shell_quote(out.string()));
+  const CommandResult r = vatkit_gl_cli(
+      "bench --instances 4,40000k --variants rig --frames 1 --warmup 0 --size 32x32 "
+      "--lods 0 --no-culling --json " +
+      shell_quote(out.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("N=40000000 rig: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("buffer texture limit"), std::string::npos) << r.err;

@@ -27,7 +27,9 @@ using test::shell_quote;
 using test::vatkit_cli;
 
 // ESC sequence, carriage return, BEL and U+202E RIGHT-TO-LEFT OVERRIDE, and how they are shown.
-const std::string kHostile = std::string("\x1b[31mred\rover\x07") + "bell\xE2\x80\xAE" "evil";
+const std::string kHostile = std::string("\x1b[31mred\rover\x07") +
+                             "bell\xE2\x80\xAE"
+                             "evil";
 const std::string kShown = "\\x1b[31mred\\x0dover\\x07bell\\u{202E}evil";
 
 // No byte that a terminal acts on (controls other than the newline ending a line, DEL, C1 as
@@ -36,7 +38,7 @@ void expect_inert(const std::string& text, const std::string& what) {
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
     ASSERT_FALSE((c < 0x20 && c != '\n') || c == 0x7F) << what << ": raw byte " << int(c) << " at " << i << " in "
-                                                        << test::shell_quote(text.substr(i > 40 ? i - 40 : 0, 80));
+                                                       << test::shell_quote(text.substr(i > 40 ? i - 40 : 0, 80));
     ASSERT_NE(c, 0xFF) << what;
   }
   for (const char* bidi : {"\xE2\x80\xAA", "\xE2\x80\xAB", "\xE2\x80\xAC", "\xE2\x80\xAD", "\xE2\x80\xAE",
@@ -67,7 +69,8 @@ fs::path hostile_sample(const fs::path& dir) {
   }
   const fs::path path = dir / "hostile.glb";
   const std::vector<uint8_t> bytes = test::GltfBuilder::glb_bytes(doc, bin);
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   return path;
 }
 
@@ -124,7 +127,8 @@ TEST(CliHostileNames, TablesAndErrorsShowNamesEscaped) {
 TEST(CliHostileNames, ErrorsEscapeInvalidBytesAndFileNames) {
   const fs::path dir = test::scratch_dir("cli_hostile_errors");
   const fs::path bad = dir / "bad.gltf";
-  std::ofstream(bad, std::ios::binary) << "{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [{\"name\": \"a\xFF\x1b[2J\"}]}";
+  std::ofstream(bad, std::ios::binary)
+      << "{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [{\"name\": \"a\xFF\x1b[2J\"}]}";
   const CommandResult r = vatkit_cli("info " + shell_quote(bad.string()));
   expect_one_error_line(r, "bad.gltf: ");
   expect_inert(r.err, "info bad.gltf");
@@ -144,7 +148,8 @@ TEST(CliHostileNames, ErrorsEscapeInvalidBytesAndFileNames) {
 TEST(CliLimits, ThreadsAreBounded) {
   const fs::path dir = test::scratch_dir("cli_limits_threads");
   const std::string o = " --max-texture-size 0 -o " + shell_quote((dir / "x.vat.glb").string());
-  expect_one_error_line(vatkit_cli("bake --threads 2147483648" + o), "--threads: Value 2147483648 not in range 0 to 256", 2);
+  expect_one_error_line(vatkit_cli("bake --threads 2147483648" + o),
+                        "--threads: Value 2147483648 not in range 0 to 256", 2);
   expect_one_error_line(vatkit_cli("bake --threads 257" + o), "--threads: Value 257 not in range 0 to 256", 2);
   expect_one_error_line(vatkit_cli("verify --threads 100000"), "--threads: Value 100000 not in range 0 to 256", 2);
   EXPECT_FALSE(fs::exists(dir / "x.vat.glb"));
@@ -157,15 +162,17 @@ TEST(CliLimits, RenderOptionsAreBounded) {
   const fs::path dir = test::scratch_dir("cli_limits_render");
   const std::string o = " --time inf -o " + shell_quote((dir / "x.png").string());
   expect_one_error_line(vatkit_cli("render --frames 10001" + o), "--frames: Value 10001 not in range 1 to 10000", 2);
-  expect_one_error_line(vatkit_cli("render --frames 4294967295" + o), "--frames: Value 4294967295 not in range 1 to 10000", 2);
+  expect_one_error_line(vatkit_cli("render --frames 4294967295" + o),
+                        "--frames: Value 4294967295 not in range 1 to 10000", 2);
   expect_one_error_line(vatkit_cli("render --instances 16777217" + o),
                         "--instances: Value 16777217 not in range 1 to 16777216", 2);
   expect_one_error_line(vatkit_cli("render --samples 1000" + o), "--samples: Value 1000 not in range 1 to 64", 2);
   expect_one_error_line(vatkit_cli("render --samples 0" + o), "--samples: Value 0 not in range 1 to 64", 2);
   expect_one_error_line(vatkit_cli("render --size 16384x16384 --samples 4" + o),
                         "render: --size 16384x16384 with --samples 4: 1073741824 samples per frame, at most 268435456");
-  expect_one_error_line(vatkit_cli("render --fps 1e-9 --frames 2 -o " + shell_quote((dir / "no_dir" / "x.png").string())),
-                        "render: --fps 1e-09 with --frames 2: the last frame's time is beyond 1e7 s");
+  expect_one_error_line(
+      vatkit_cli("render --fps 1e-9 --frames 2 -o " + shell_quote((dir / "no_dir" / "x.png").string())),
+      "render: --fps 1e-09 with --frames 2: the last frame's time is beyond 1e7 s");
   EXPECT_FALSE(fs::exists(dir / "x.png"));
   EXPECT_FALSE(fs::exists(dir / "x-0000.png"));
 }

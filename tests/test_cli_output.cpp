@@ -37,9 +37,7 @@ std::vector<std::string> entries(const fs::path& dir) {
   return names;
 }
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
+void write_text(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 std::string read_text(const fs::path& path) {
   const std::vector<uint8_t> bytes = test::read_file(path);
@@ -123,8 +121,8 @@ TEST(CliOutput, FifoIsWrittenInPlace) {
   // A reader, so that the writer's open does not wait; the answer is far below a pipe's capacity.
   const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   ASSERT_GE(reader, 0);
-  const CommandResult r =
-      test::run_command("echo " + shell_quote(kQuery) + " | " + shell_quote(VATKIT_CLI) + " frame -o " + shell_quote(fifo.string()));
+  const CommandResult r = test::run_command("echo " + shell_quote(kQuery) + " | " + shell_quote(VATKIT_CLI) +
+                                            " frame -o " + shell_quote(fifo.string()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   char buffer[4096];
   const ssize_t n = ::read(reader, buffer, sizeof(buffer));
@@ -162,7 +160,8 @@ TEST(CliOutput, ReplacementKeepsTheFilesPermissions) {
   const fs::path file = dir / "secret.vat.glb";
   write_text(file, "old");
   ASSERT_EQ(::chmod(file.c_str(), 0600), 0);
-  const CommandResult r = test::run_command("umask 022 && " + shell_quote(VATKIT_CLI) + " bake -o " + shell_quote(file.string()));
+  const CommandResult r =
+      test::run_command("umask 022 && " + shell_quote(VATKIT_CLI) + " bake -o " + shell_quote(file.string()));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
@@ -171,7 +170,8 @@ TEST(CliOutput, ReplacementKeepsTheFilesPermissions) {
 
   // A new file: 0666 less the umask, as any new file.
   const fs::path fresh = dir / "fresh.glb";
-  const CommandResult r2 = test::run_command("umask 027 && " + shell_quote(VATKIT_CLI) + " sample -o " + shell_quote(fresh.string()));
+  const CommandResult r2 =
+      test::run_command("umask 027 && " + shell_quote(VATKIT_CLI) + " sample -o " + shell_quote(fresh.string()));
   EXPECT_EQ(r2.exit_code, 0) << r2.err;
   ASSERT_EQ(::stat(fresh.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0640u) << std::oct << (st.st_mode & 07777);
@@ -209,12 +209,11 @@ TEST(FileIoSignals, SigtermRemovesTheTemporary) {
 
 TEST(CliOutput, EmptyOutputNameIsRefused) {
   const fs::path dir = test::scratch_dir("output_empty");
-  for (const char* command : {"sample -o ''", "bake -o ''", "pose -o ''", "frame -o '' < /dev/null", "render -o ''",
-                              "bench --json ''"}) {
+  for (const char* command :
+       {"sample -o ''", "bake -o ''", "pose -o ''", "frame -o '' < /dev/null", "render -o ''", "bench --json ''"}) {
     const CommandResult r =
         test::run_command("cd " + shell_quote(dir.string()) + " && " + shell_quote(VATKIT_CLI) + " " + command);
-    test::expect_one_error_line(r, std::string(command).find("--json") != std::string::npos ? "--json" : "--output",
-                                2);
+    test::expect_one_error_line(r, std::string(command).find("--json") != std::string::npos ? "--json" : "--output", 2);
     EXPECT_NE(r.err.find("an empty name"), std::string::npos) << r.err;
   }
   EXPECT_TRUE(entries(dir).empty()) << entries(dir).front();
@@ -232,9 +231,9 @@ TEST(CliOutput, LongOutputNameWorks) {
 TEST(CliOutput, FailedStdoutLeavesNoFile) {
   const fs::path dir = test::scratch_dir("output_full");
   const std::string cli = shell_quote(VATKIT_CLI);
-  for (const std::string& command : {"sample -o " + shell_quote((dir / "s.glb").string()),
-                                     "bake -o " + shell_quote((dir / "b.vat.glb").string()),
-                                     "bake --json -o " + shell_quote((dir / "j.vat.glb").string())}) {
+  for (const std::string& command :
+       {"sample -o " + shell_quote((dir / "s.glb").string()), "bake -o " + shell_quote((dir / "b.vat.glb").string()),
+        "bake --json -o " + shell_quote((dir / "j.vat.glb").string())}) {
     const CommandResult r = test::run_command("{ " + cli + " " + command + " > /dev/full; }");
     test::expect_one_error_line(r, "<stdout>: write failed", 1);
     EXPECT_TRUE(entries(dir).empty()) << command << " left " << entries(dir).front();
@@ -303,7 +302,8 @@ TEST(CliFrame, KeepGoingSkipsABadLine) {
 
   // With -o, the file holds the good lines' answers.
   const fs::path dir = test::scratch_dir("frame_keep_going");
-  r = test::run_command(input + shell_quote(VATKIT_CLI) + " frame --keep-going -o " + shell_quote((dir / "a.jsonl").string()));
+  r = test::run_command(input + shell_quote(VATKIT_CLI) + " frame --keep-going -o " +
+                        shell_quote((dir / "a.jsonl").string()));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(read_text(dir / "a.jsonl"), answer + "\n" + answer + "\n");

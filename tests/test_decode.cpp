@@ -141,7 +141,8 @@ TEST(DecodeBlends, TwoBandsMixLikeTheirParts) {
     const auto pab = test::decode_all(v, both);
     if (e == EncodingChoice::Delta) {
       // Positions mix linearly.
-      for (size_t i = 0; i < pab.size(); ++i) ASSERT_LT(glm::length(pab[i] - (pa[i] + (pb[i] - pa[i]) * 0.25f)), 1e-3f) << i;
+      for (size_t i = 0; i < pab.size(); ++i)
+        ASSERT_LT(glm::length(pab[i] - (pa[i] + (pb[i] - pa[i]) * 0.25f)), 1e-3f) << i;
     }
     // Weight 0 is band a; weight 1 is band b (up to the blend's rounding).
     both.weight_b = 0.0f;
@@ -152,11 +153,12 @@ TEST(DecodeBlends, TwoBandsMixLikeTheirParts) {
     for (uint32_t s = 0; s < v.slots.size(); ++s) {
       const SlotTransform sa = decode_slot(v, single(ra), s), sb = decode_slot(v, single(rb), s);
       const SlotTransform sm = decode_slot(v, PoseBlend{ra, rb, 0.5f}, s);
-      const glm::quat want = glm::normalize(glm::dot(sa.rotation, sb.rotation) < 0.0f
-                                                ? glm::quat(sa.rotation.w - sb.rotation.w, sa.rotation.x - sb.rotation.x,
-                                                            sa.rotation.y - sb.rotation.y, sa.rotation.z - sb.rotation.z)
-                                                : glm::quat(sa.rotation.w + sb.rotation.w, sa.rotation.x + sb.rotation.x,
-                                                            sa.rotation.y + sb.rotation.y, sa.rotation.z + sb.rotation.z));
+      const glm::quat want =
+          glm::normalize(glm::dot(sa.rotation, sb.rotation) < 0.0f
+                             ? glm::quat(sa.rotation.w - sb.rotation.w, sa.rotation.x - sb.rotation.x,
+                                         sa.rotation.y - sb.rotation.y, sa.rotation.z - sb.rotation.z)
+                             : glm::quat(sa.rotation.w + sb.rotation.w, sa.rotation.x + sb.rotation.x,
+                                         sa.rotation.y + sb.rotation.y, sa.rotation.z + sb.rotation.z));
       EXPECT_GT(std::fabs(glm::dot(sm.rotation, want)), 1.0f - 1e-5f) << s;
       EXPECT_LT(glm::length(sm.translation - 0.5f * (sa.translation + sb.translation)),
                 1e-4f * (1.0f + glm::length(sa.translation)));
@@ -188,7 +190,8 @@ TEST(DecodeVertices, SubRangesMatchTheFullDecode) {
         std::vector<glm::vec3> p(chunk), n(chunk);
         decode_vertices(v, pose, first, p, n);
         ASSERT_EQ(std::memcmp(p.data(), all.data() + first, chunk * sizeof(glm::vec3)), 0) << chunk << " at " << first;
-        ASSERT_EQ(std::memcmp(n.data(), normals.data() + first, chunk * sizeof(glm::vec3)), 0) << chunk << " at " << first;
+        ASSERT_EQ(std::memcmp(n.data(), normals.data() + first, chunk * sizeof(glm::vec3)), 0)
+            << chunk << " at " << first;
       }
     }
   }
@@ -239,7 +242,8 @@ TEST(DecodeVertices, EightInfluences) {
 
 // Sockets: the world matrix of every joint, from either encoding, is the reference's.
 TEST(DecodeSockets, JointWorldMatricesMatchTheReferenceInBothEncodings) {
-  for (const char* f : {"threejs/RobotExpressive.glb", "quaternius/platformer/Character.glb", "khronos/CesiumMan.glb"}) {
+  for (const char* f :
+       {"threejs/RobotExpressive.glb", "quaternius/platformer/Character.glb", "khronos/CesiumMan.glb"}) {
     const Asset& a = shared_asset(f);
     for (EncodingChoice e : {EncodingChoice::Delta, EncodingChoice::Rig}) {
       const Vat v = bake_ok(a, options_for(e, Precision::F32, 10.0f));
@@ -254,8 +258,8 @@ TEST(DecodeSockets, JointWorldMatricesMatchTheReferenceInBothEncodings) {
             const uint32_t k = v.clips[c].rows / 3;
             ev.pose(v.clips[c].source_animation, test::row_time(v.clips[c], k));
             const glm::mat4 want = ev.world()[joint];
-            const glm::mat4 got =
-                decode_joint_world(v, single(RowBlend{c, v.clips[c].first_row + k, v.clips[c].first_row + k, 0.0f}), uint32_t(slot));
+            const glm::mat4 got = decode_joint_world(
+                v, single(RowBlend{c, v.clips[c].first_row + k, v.clips[c].first_row + k, 0.0f}), uint32_t(slot));
             for (int col = 0; col < 4; ++col) {
               const float tol = col == 3 ? 1e-5f * size : 1e-4f * glm::length(glm::vec3(want[col]));
               ASSERT_LT(glm::length(glm::vec3(got[col] - want[col])), tol + 1e-6f)

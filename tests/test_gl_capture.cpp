@@ -42,8 +42,7 @@ struct Record {
 };
 static_assert(sizeof(Record) == 40);
 
-void expect_ids_records(const std::vector<Record>& records, uint32_t vertices, uint32_t instances,
-                        float scale) {
+void expect_ids_records(const std::vector<Record>& records, uint32_t vertices, uint32_t instances, float scale) {
   ASSERT_EQ(records.size(), size_t(vertices) * instances);
   size_t mismatches = 0;
   for (uint32_t i = 0; i < instances; ++i) {
@@ -54,9 +53,9 @@ void expect_ids_records(const std::vector<Record>& records, uint32_t vertices, u
                            {int32_t(v), -int32_t(i)},
                            {fv * 0.5f, fi * 0.125f, 1.0f, 2.0f}};
       if (std::memcmp(&r, &want, sizeof(Record)) != 0 && ++mismatches <= 5) {
-        ADD_FAILURE() << "record of vertex " << v << " instance " << i << ": got value ("
-                      << r.value[0] << ", " << r.value[1] << ", " << r.value[2] << ", " << r.value[3]
-                      << ") ids (" << r.ids[0] << ", " << r.ids[1] << ")";
+        ADD_FAILURE() << "record of vertex " << v << " instance " << i << ": got value (" << r.value[0] << ", "
+                      << r.value[1] << ", " << r.value[2] << ", " << r.value[3] << ") ids (" << r.ids[0] << ", "
+                      << r.ids[1] << ")";
       }
     }
   }
@@ -145,8 +144,7 @@ TEST_F(GlCaptureTest, ErrorsAreValues) {
   std::vector<std::byte> wrong(capture->record_bytes() * 10 - 4);
   const Result<void> ran = capture->run(5, 2, wrong);
   ASSERT_FALSE(ran.ok());
-  EXPECT_NE(ran.error().message.find("ids: 5 x 2 records need 400 bytes"), std::string::npos)
-      << ran.error().message;
+  EXPECT_NE(ran.error().message.find("ids: 5 x 2 records need 400 bytes"), std::string::npos) << ran.error().message;
   EXPECT_FALSE(capture->run_floats(5, 2).ok());  // v_ids is an int output
   EXPECT_TRUE(capture->run(0, 7, {}).ok());      // nothing to do
 }

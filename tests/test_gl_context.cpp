@@ -26,9 +26,7 @@ using GlObjectsTest = test::GlTest;
 using GlProgramTest = test::GlTest;
 using GlTimerTest = test::GlTest;
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST_F(GlContextTest, HeadlessIsCoreWithVatkitsMinimums) {
   const gl::ContextInfo& info = ctx->info();
@@ -68,8 +66,7 @@ TEST_F(GlContextTest, EachPlatformAndNonDebugContexts) {
     Result<gl::Context> other = gl::Context::create_headless(options);
     ASSERT_TRUE(other.ok()) << other.error().message;
     EXPECT_FALSE(other->info().debug);
-    EXPECT_TRUE(contains(other->info().platform,
-                         platform == gl::HeadlessPlatform::Device ? "device" : "surfaceless"))
+    EXPECT_TRUE(contains(other->info().platform, platform == gl::HeadlessPlatform::Device ? "device" : "surfaceless"))
         << other->info().platform;
     std::printf("[gl] platform %s: %s\n", other->info().platform.c_str(), other->info().renderer.c_str());
 
@@ -162,18 +159,18 @@ TEST_F(GlDebugTest, DeliberateErrorIsRecordedAndFails) {
 
 TEST_F(GlDebugTest, OnlyErrorTypeFailsOtherMessagesAreLogged) {
   const uint64_t logged_before = ctx->logged_message_count();
-  glDebugMessageInsert(GL_DEBUG_SOURCE_APPLICATION, GL_DEBUG_TYPE_PERFORMANCE, 7,
-                       GL_DEBUG_SEVERITY_MEDIUM, -1, "vatkit test: a performance warning");
-  glDebugMessageInsert(GL_DEBUG_SOURCE_APPLICATION, GL_DEBUG_TYPE_OTHER, 8,
-                       GL_DEBUG_SEVERITY_NOTIFICATION, -1, "vatkit test: a notification");
+  glDebugMessageInsert(GL_DEBUG_SOURCE_APPLICATION, GL_DEBUG_TYPE_PERFORMANCE, 7, GL_DEBUG_SEVERITY_MEDIUM, -1,
+                       "vatkit test: a performance warning");
+  glDebugMessageInsert(GL_DEBUG_SOURCE_APPLICATION, GL_DEBUG_TYPE_OTHER, 8, GL_DEBUG_SEVERITY_NOTIFICATION, -1,
+                       "vatkit test: a notification");
   EXPECT_TRUE(ctx->take_errors().empty());
   EXPECT_EQ(ctx->logged_message_count(), logged_before + 2);
   ASSERT_EQ(test::gl_logged_messages().size(), 2u);
   EXPECT_EQ(test::gl_logged_messages()[0].type, uint32_t(GL_DEBUG_TYPE_PERFORMANCE));
   EXPECT_EQ(test::gl_logged_messages()[0].text, "vatkit test: a performance warning");
 
-  glDebugMessageInsert(GL_DEBUG_SOURCE_APPLICATION, GL_DEBUG_TYPE_ERROR, 9, GL_DEBUG_SEVERITY_HIGH,
-                       -1, "vatkit test: an error");
+  glDebugMessageInsert(GL_DEBUG_SOURCE_APPLICATION, GL_DEBUG_TYPE_ERROR, 9, GL_DEBUG_SEVERITY_HIGH, -1,
+                       "vatkit test: an error");
   const std::vector<gl::DebugMessage> errors = ctx->take_errors();
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].id, 9u);
@@ -277,8 +274,7 @@ TEST_F(GlProgramTest, LinkErrorNamesTheProgram) {
   // The fragment shader reads an input no vertex shader writes.
   desc.shaders = {{gl::ShaderStage::Vertex, test::kTriangleVertex, ""},
                   {gl::ShaderStage::Fragment,
-                   "in vec3 v_never_written;\nout vec4 c;\nvoid main() { c = vec4(v_never_written, 1.0); }\n",
-                   ""}};
+                   "in vec3 v_never_written;\nout vec4 c;\nvoid main() { c = vec4(v_never_written, 1.0); }\n", ""}};
   Result<gl::Program> program = gl::build_program(desc);
   ASSERT_FALSE(program.ok());
   EXPECT_TRUE(contains(program.error().message, "mismatch: link failed: ")) << program.error().message;
@@ -297,10 +293,10 @@ TEST_F(GlProgramTest, PreambleVersionExtensionDefinesAndLine) {
                    "  gl_Position = vec4(0.0);\n"
                    "}\n",
                    ""}};
-  EXPECT_EQ(gl::preprocess(desc, desc.shaders[0]).rfind(
-                "#version 450 core\n#extension GL_ARB_shader_draw_parameters : require\n"
-                "#define VATKIT_ANSWER 42\n#line 1\nflat out int v_sum;\n",
-                0),
+  EXPECT_EQ(gl::preprocess(desc, desc.shaders[0])
+                .rfind("#version 450 core\n#extension GL_ARB_shader_draw_parameters : require\n"
+                       "#define VATKIT_ANSWER 42\n#line 1\nflat out int v_sum;\n",
+                       0),
             0u);
   Result<gl::Program> program = gl::build_program(desc);
   ASSERT_TRUE(program.ok()) << program.error().message;
@@ -326,8 +322,9 @@ TEST_F(GlProgramTest, TheRenderingGuidesExampleCompiles) {
   source.replace(at, placeholder.size(), std::string(gl::decode_glsl()));
   gl::ProgramDesc desc;
   desc.name = "rendering_md_example";
-  desc.shaders = {{gl::ShaderStage::Vertex, source, "rendering.md example"},
-                  {gl::ShaderStage::Fragment, "in vec3 v_normal;\nout vec4 c;\nvoid main() { c = vec4(v_normal, 1.0); }\n", ""}};
+  desc.shaders = {
+      {gl::ShaderStage::Vertex, source, "rendering.md example"},
+      {gl::ShaderStage::Fragment, "in vec3 v_normal;\nout vec4 c;\nvoid main() { c = vec4(v_normal, 1.0); }\n", ""}};
   Result<gl::Program> program = gl::build_program(desc);
   EXPECT_TRUE(program.ok()) << program.error().message;
 }

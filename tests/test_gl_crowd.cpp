@@ -50,7 +50,7 @@ TEST_F(GlCrowd, UploadKeepsPlanesInTheirFormatsAndBytes) {
       EXPECT_EQ(plane->height, cpu->height);
       GLint format = 0;
       glGetTextureLevelParameteriv(plane->texture, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
-      EXPECT_EQ(GLenum(format), p == Precision::F32 ? GLenum(GL_RGBA32F)
+      EXPECT_EQ(GLenum(format), p == Precision::F32   ? GLenum(GL_RGBA32F)
                                 : p == Precision::F16 ? GLenum(GL_RGBA16F)
                                                       : GLenum(GL_RGBA16UI));
       // The texture holds the plane's bytes exactly (read back in the upload format).
@@ -101,7 +101,9 @@ TEST_F(GlCrowd, UploadGoesStraightFromTheLoadedBytes) {
       if (plane == nullptr) continue;  // a plane this encoding's decode does not read
       std::vector<uint8_t> back(cpu.byte_size());
       const GLenum fmt = key.precision == Precision::Q16 ? GL_RGBA_INTEGER : GL_RGBA;
-      const GLenum type = key.precision == Precision::F32 ? GL_FLOAT : key.precision == Precision::F16 ? GL_HALF_FLOAT : GL_UNSIGNED_SHORT;
+      const GLenum type = key.precision == Precision::F32   ? GL_FLOAT
+                          : key.precision == Precision::F16 ? GL_HALF_FLOAT
+                                                            : GL_UNSIGNED_SHORT;
       glGetTextureImage(plane->texture, 0, fmt, type, GLsizei(back.size()), back.data());
       EXPECT_TRUE(std::equal(back.begin(), back.end(), cpu.data.begin())) << "the texture is not the file's bytes";
     }
@@ -141,7 +143,7 @@ TEST_F(GlCrowd, UploadErrorsAreOneLineNamingTheVat) {
 
 // Renders `frames` frames and returns the renderer's stats of the last.
 gl::RenderStats render_frames(gl::Renderer& renderer, const gl::RenderTarget& target, gl::Crowd& crowd,
-                             const gl::Camera& camera, int frames, float t) {
+                              const gl::Camera& camera, int frames, float t) {
   for (int i = 0; i < frames; ++i) renderer.render(target, crowd, camera, t + 0.01f * float(i));
   return renderer.stats();
 }

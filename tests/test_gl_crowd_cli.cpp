@@ -18,11 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::CommandResult;
-using test::shell_quote;
 using test::expect_one_error_line;
+using test::shell_quote;
 using test::vatkit_gl_cli;
-
-
 
 // The image, checked for size and for showing more than a flat background.
 gl::Image expect_picture(const fs::path& path, int width, int height) {
@@ -41,7 +39,8 @@ gl::Image expect_picture(const fs::path& path, int width, int height) {
 
 TEST(GlCrowdCli, RendersTheSampleCrowd) {
   const fs::path dir = test::scratch_dir("render_cli_sample");
-  const CommandResult r = vatkit_gl_cli("render --encoding rig --instances 6 --size 160x90 --seed 2 -o " + shell_quote((dir / "crowd.png").string()));
+  const CommandResult r = vatkit_gl_cli("render --encoding rig --instances 6 --size 160x90 --seed 2 -o " +
+                                        shell_quote((dir / "crowd.png").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("6 instances"), std::string::npos) << r.out;
   expect_picture(dir / "crowd.png", 160, 90);
@@ -68,8 +67,9 @@ TEST(GlCrowdCli, SeedAndTimeChangeThePictureAndRunsRepeat) {
 
 TEST(GlCrowdCli, WritesASequenceThatMoves) {
   const fs::path dir = test::scratch_dir("render_cli_sequence");
-  const CommandResult r = vatkit_gl_cli("render --encoding rig --instances 3 --size 96x64 --frames 3 --fps 8 --layout random -o " +
-                                     shell_quote((dir / "seq.png").string()));
+  const CommandResult r =
+      vatkit_gl_cli("render --encoding rig --instances 3 --size 96x64 --frames 3 --fps 8 --layout random -o " +
+                    shell_quote((dir / "seq.png").string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const gl::Image first = expect_picture(dir / "seq-0000.png", 96, 64);
   expect_picture(dir / "seq-0001.png", 96, 64);
@@ -81,8 +81,8 @@ TEST(GlCrowdCli, WritesASequenceThatMoves) {
 TEST(GlCrowdCli, RendersAGltfBakedOnTheFlyAndAVatFile) {
   const fs::path dir = test::scratch_dir("render_cli_inputs");
   const CommandResult gltf = vatkit_gl_cli("render " + shell_quote(test::asset_path("khronos/Fox.glb").string()) +
-                                        " --encoding rig --precision q16 --instances 2 --size 96x64 -o " +
-                                        shell_quote((dir / "fox.png").string()));
+                                           " --encoding rig --precision q16 --instances 2 --size 96x64 -o " +
+                                           shell_quote((dir / "fox.png").string()));
   ASSERT_EQ(gltf.exit_code, 0) << gltf.err;
   EXPECT_NE(gltf.out.find("rig q16"), std::string::npos) << gltf.out;
   expect_picture(dir / "fox.png", 96, 64);
@@ -90,9 +90,9 @@ TEST(GlCrowdCli, RendersAGltfBakedOnTheFlyAndAVatFile) {
   const Vat* vat = test::test_bake({"khronos/CesiumMan.glb", Encoding::Delta, Precision::F16});
   ASSERT_NE(vat, nullptr);
   ASSERT_TRUE(save_vat(*vat, dir / "man.vat.glb").ok());
-  const CommandResult file = vatkit_gl_cli("render " + shell_quote((dir / "man.vat.glb").string()) +
-                                        " --instances 4 --size 96x64 --no-shadows -o " +
-                                        shell_quote((dir / "man.png").string()));
+  const CommandResult file =
+      vatkit_gl_cli("render " + shell_quote((dir / "man.vat.glb").string()) +
+                    " --instances 4 --size 96x64 --no-shadows -o " + shell_quote((dir / "man.png").string()));
   ASSERT_EQ(file.exit_code, 0) << file.err;
   EXPECT_NE(file.out.find("delta f16"), std::string::npos) << file.out;
   expect_picture(dir / "man.png", 96, 64);
@@ -109,8 +109,9 @@ TEST(GlCrowdCli, SoftwareRendererRefusesHugeCrowds) {
   }
   if (!software) GTEST_SKIP() << "a hardware renderer: no software cap";
   const fs::path dir = test::scratch_dir("render_cli_software_limit");
-  expect_one_error_line(vatkit_gl_cli("render --instances 100001 --size 16x16 -o " + shell_quote((dir / "x.png").string())),
-                        "render: --instances 100001: at most 100000 on a software renderer");
+  expect_one_error_line(
+      vatkit_gl_cli("render --instances 100001 --size 16x16 -o " + shell_quote((dir / "x.png").string())),
+      "render: --instances 100001: at most 100000 on a software renderer");
   EXPECT_FALSE(fs::exists(dir / "x.png"));
 }
 
@@ -124,17 +125,16 @@ TEST(GlCrowdCli, ErrorsAreOneLineAndWriteNothing) {
   expect_one_error_line(vatkit_gl_cli("render --time inf" + o), "--time");
   expect_one_error_line(vatkit_gl_cli("render --layout spiral" + o), "spiral");
   expect_one_error_line(vatkit_gl_cli("render " + shell_quote((dir / "missing.glb").string()) + o), "missing.glb");
-  {
-    std::ofstream(dir / "garbage.vat.glb") << "glTF, or not";
-  }
-  expect_one_error_line(vatkit_gl_cli("render " + shell_quote((dir / "garbage.vat.glb").string()) + o), "garbage.vat.glb");
+  { std::ofstream(dir / "garbage.vat.glb") << "glTF, or not"; }
+  expect_one_error_line(vatkit_gl_cli("render " + shell_quote((dir / "garbage.vat.glb").string()) + o),
+                        "garbage.vat.glb");
   fs::remove(dir / "garbage.vat.glb");
   expect_one_error_line(vatkit_gl_cli("render " + shell_quote(test::asset_path("khronos/SimpleMorph.gltf").string()) +
-                                   " --encoding rig" + o),
+                                      " --encoding rig" + o),
                         "SimpleMorph.gltf");
-  expect_one_error_line(vatkit_gl_cli("render --encoding rig --size 64x64 -o " +
-                                   shell_quote((dir / "no_such_dir" / "x.png").string())),
-                        "no_such_dir");
+  expect_one_error_line(
+      vatkit_gl_cli("render --encoding rig --size 64x64 -o " + shell_quote((dir / "no_such_dir" / "x.png").string())),
+      "no_such_dir");
   EXPECT_TRUE(fs::is_empty(dir)) << "a failed render left a file behind";
 }
 

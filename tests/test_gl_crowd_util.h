@@ -56,9 +56,7 @@ struct BakeKey {
 };
 
 inline const char* short_name(Encoding e) { return e == Encoding::Rig ? "rig" : "delta"; }
-inline const char* short_name(Precision p) {
-  return p == Precision::F32 ? "f32" : p == Precision::F16 ? "f16" : "q16";
-}
+inline const char* short_name(Precision p) { return p == Precision::F32 ? "f32" : p == Precision::F16 ? "f16" : "q16"; }
 
 inline std::string describe(const BakeKey& k) {
   return k.asset + " " + short_name(k.encoding) + " " + short_name(k.precision) +
@@ -116,8 +114,8 @@ inline void reference_in_vat_order(const Asset& asset, const Vat& vat, int anima
 // Mean absolute difference per channel (RGB), in [0, 1], of two images of the same size.
 struct ImageDiff {
   double mad[3] = {0.0, 0.0, 0.0};
-  double max_mad = 0.0;        // the largest of the three
-  double differing = 0.0;      // fraction of pixels with a channel differing by more than 8/255
+  double max_mad = 0.0;    // the largest of the three
+  double differing = 0.0;  // fraction of pixels with a channel differing by more than 8/255
 };
 
 inline ImageDiff image_diff(const gl::Image& a, const gl::Image& b) {

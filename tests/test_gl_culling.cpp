@@ -104,7 +104,8 @@ double mean_abs_difference(const std::vector<uint8_t>& a, const std::vector<uint
 }
 
 TEST_F(GlCulling, NeverDropsAVisibleInstance) {
-  for (const BakeKey& key : {BakeKey{"sample", Encoding::Delta, Precision::Q16}, BakeKey{"khronos/Fox.glb", Encoding::Rig, Precision::F16}}) {
+  for (const BakeKey& key : {BakeKey{"sample", Encoding::Delta, Precision::Q16},
+                             BakeKey{"khronos/Fox.glb", Encoding::Rig, Precision::F16}}) {
     SCOPED_TRACE(test::describe(key));
     Scene s;
     const float fade_at = 1.0f;
@@ -260,7 +261,8 @@ TEST_F(GlCulling, LevelsAreSelectLodOfTheProjectedSize) {
     for (uint32_t level = 0; level < levels->size(); ++level) {
       for (uint32_t i : (*levels)[level]) {
         const glm::mat4& w = s.crowd->world(i);
-        const float scale = std::max({glm::length(glm::vec3(w[0])), glm::length(glm::vec3(w[1])), glm::length(glm::vec3(w[2]))});
+        const float scale =
+            std::max({glm::length(glm::vec3(w[0])), glm::length(glm::vec3(w[1])), glm::length(glm::vec3(w[2]))});
         const float radius = lod_sphere_radius(*s.vat) * scale;
         const float d = glm::length(camera.eye - glm::vec3(w * glm::vec4(centre, 1.0f)));
         uint32_t expected = 0;
@@ -329,7 +331,8 @@ TEST_F(GlCulling, ShadowLevelsAreTheCoarserOfTheCamerasAndTheTexels) {
     uint32_t coarser = 0;  // instances whose texel level is coarser than the camera's
     for (uint32_t i = 0; i < n; ++i) {
       const glm::mat4& w = s.crowd->world(i);
-      const float scale = std::max({glm::length(glm::vec3(w[0])), glm::length(glm::vec3(w[1])), glm::length(glm::vec3(w[2]))});
+      const float scale =
+          std::max({glm::length(glm::vec3(w[0])), glm::length(glm::vec3(w[1])), glm::length(glm::vec3(w[2]))});
       const float radius = lod_sphere_radius(*s.vat) * scale;
       const float d = glm::length(camera.eye - glm::vec3(w * glm::vec4(centre, 1.0f)));
       const float diameter = d > radius ? 2.0f * radius * pixels / d : 0.0f;

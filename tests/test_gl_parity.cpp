@@ -178,12 +178,14 @@ TEST_F(GlParity, DecodeChunkMatchesDecodeVertices) {
         worst.position_error(ep, "vertex " + std::to_string(v) + " rows " + std::to_string(pose.a.row) + "/" +
                                      std::to_string(pose.b.row) + " weight_b " + std::to_string(pose.weight_b));
         worst.normal = std::max(worst.normal, glm::length(glm::vec3(r[3], r[4], r[5]) - cpu_n[v]));
-        if (tangents) worst.tangent = std::max(worst.tangent, glm::length(glm::vec4(r[6], r[7], r[8], r[9]) - cpu_t[v]));
+        if (tangents)
+          worst.tangent = std::max(worst.tangent, glm::length(glm::vec4(r[6], r[7], r[8], r[9]) - cpu_t[v]));
         ++worst.compared;
       }
     }
-    std::printf("[parity chunk] %-44s %6u vertices  max position error %.3g (%.3g of size)  normal %.3g  tangent %.3g\n",
-                test::describe(key).c_str(), n, worst.position, worst.position / size, worst.normal, worst.tangent);
+    std::printf(
+        "[parity chunk] %-44s %6u vertices  max position error %.3g (%.3g of size)  normal %.3g  tangent %.3g\n",
+        test::describe(key).c_str(), n, worst.position, worst.position / size, worst.normal, worst.tangent);
     EXPECT_LE(worst.position, kPositionBound * size) << "at " << worst.where;
     EXPECT_LE(worst.normal, kNormalBound);
     EXPECT_LE(worst.tangent, kNormalBound);
@@ -295,21 +297,24 @@ TEST_F(GlParity, CrowdVertexStageMatchesTheCpuMirror) {
       ASSERT_TRUE(got.ok()) << got.error().message;
       for (size_t slot = 0; slot < drawn.size(); ++slot) {
         const uint32_t logical = drawn[slot];
-        const Result<void> mirrored = mirror_vertices(*vat, crowd->table(), logical, t, crowd->world(logical), 0, cpu_p, cpu_n);
+        const Result<void> mirrored =
+            mirror_vertices(*vat, crowd->table(), logical, t, crowd->world(logical), 0, cpu_p, cpu_n);
         ASSERT_TRUE(mirrored.ok()) << mirrored.error().message;
         for (uint32_t v = 0; v < n; ++v) {
           const float* r = got->data() + (slot * n + v) * 6;
-          worst.position_error(glm::length(glm::vec3(r[0], r[1], r[2]) - cpu_p[v]),
-                               "time " + std::to_string(t) + " instance " + std::to_string(logical) + " vertex " +
-                                   std::to_string(v));
+          worst.position_error(
+              glm::length(glm::vec3(r[0], r[1], r[2]) - cpu_p[v]),
+              "time " + std::to_string(t) + " instance " + std::to_string(logical) + " vertex " + std::to_string(v));
           worst.normal = std::max(worst.normal, glm::length(glm::vec3(r[3], r[4], r[5]) - cpu_n[v]));
           ++worst.compared;
         }
       }
     }
-    std::printf("[parity crowd] %-44s %6u vertices x %zu instances x %zu times  max position error %.3g (%.3g of size)  normal %.3g\n",
-                test::describe(key).c_str(), n, drawn.size(), std::size(times), worst.position,
-                worst.position / size, worst.normal);
+    std::printf(
+        "[parity crowd] %-44s %6u vertices x %zu instances x %zu times  max position error %.3g (%.3g of size)  normal "
+        "%.3g\n",
+        test::describe(key).c_str(), n, drawn.size(), std::size(times), worst.position, worst.position / size,
+        worst.normal);
     EXPECT_LE(worst.position, kPositionBound * size) << "at " << worst.where;
     EXPECT_LE(worst.normal, kNormalBound);
     overall = std::max(overall, worst.position / size);

@@ -84,8 +84,8 @@ struct ImageCase {
 };
 
 TEST_F(GlParityImage, VatFramesMatchTheReferenceSkinner) {
-  const ImageCase cases[] = {{"sample", 1}, {"khronos/Fox.glb", 2}, {"khronos/CesiumMan.glb", 0},
-                             {"threejs/RobotExpressive.glb", 10}};
+  const ImageCase cases[] = {
+      {"sample", 1}, {"khronos/Fox.glb", 2}, {"khronos/CesiumMan.glb", 0}, {"threejs/RobotExpressive.glb", 10}};
   Result<gl::RenderTarget> target = gl::RenderTarget::create({256, 192, 4});
   ASSERT_TRUE(target.ok()) << target.error().message;
   gl::RendererDesc rd;
@@ -114,10 +114,10 @@ TEST_F(GlParityImage, VatFramesMatchTheReferenceSkinner) {
         const gl::Image rest_image = render(*renderer, *target, *scene, t);
         const test::ImageDiff d = test::image_diff(vat_image, ref_image);
         const test::ImageDiff rest = test::image_diff(vat_image, rest_image);
-        std::printf("[parity image] %-36s clip %u t %.3f s: MAD (%.5f, %.5f, %.5f), %.3f%% pixels differ; "
-                    "rest pose control MAD %.5f\n",
-                    test::describe(key).c_str(), c.clip, t, d.mad[0], d.mad[1], d.mad[2], d.differing * 100.0,
-                    rest.max_mad);
+        std::printf(
+            "[parity image] %-36s clip %u t %.3f s: MAD (%.5f, %.5f, %.5f), %.3f%% pixels differ; "
+            "rest pose control MAD %.5f\n",
+            test::describe(key).c_str(), c.clip, t, d.mad[0], d.mad[1], d.mad[2], d.differing * 100.0, rest.max_mad);
         EXPECT_LE(d.max_mad, kMaxMad);
         EXPECT_GT(rest.max_mad, 3.0 * d.max_mad + 1e-3) << "the rest pose renders like the animated one";
         worst = std::max(worst, d.max_mad);
@@ -187,10 +187,10 @@ TEST_F(GlParityImage, ShadowsFollowThePose) {
       const double same = depth_difference(vat_t1, ref_t1);
       const double other_pose = depth_difference(vat_t1, vat_t2);
       const double rest_pose = depth_difference(vat_t1, rest);
-      std::printf("[shadows] %-28s casters cover %.2f%% of the map; texels differing from the reference pose "
-                  "%.3f%%, from another time %.3f%%, from the rest pose %.3f%%\n",
-                  test::describe(key).c_str(), covered(vat_t1) * 100.0, same * 100.0, other_pose * 100.0,
-                  rest_pose * 100.0);
+      std::printf(
+          "[shadows] %-28s casters cover %.2f%% of the map; texels differing from the reference pose "
+          "%.3f%%, from another time %.3f%%, from the rest pose %.3f%%\n",
+          test::describe(key).c_str(), covered(vat_t1) * 100.0, same * 100.0, other_pose * 100.0, rest_pose * 100.0);
       EXPECT_GT(covered(vat_t1), 0.02) << "the shadow pass drew (almost) nothing";
       EXPECT_LT(same, 0.01);
       EXPECT_GT(other_pose, 5.0 * same + 0.005);

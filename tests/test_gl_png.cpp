@@ -34,8 +34,7 @@ gl::Image pattern(int width, int height, int channels, unsigned seed) {
 }
 
 // libpng's simplified API, as an independent reader: the file's pixels in the given format.
-std::vector<uint8_t> libpng_read(const std::filesystem::path& path, int& width, int& height,
-                                 int& channels) {
+std::vector<uint8_t> libpng_read(const std::filesystem::path& path, int& width, int& height, int& channels) {
   png_image png;
   std::memset(&png, 0, sizeof(png));
   png.version = PNG_IMAGE_VERSION;

@@ -61,8 +61,8 @@ class GlRenderTest : public test::GlTest {
   gl::VertexArray vertex_array_;
 };
 
-const Rgba kClear = {51, 102, 153, 255};    // (0.2, 0.4, 0.6, 1)
-const Rgba kYellow = {255, 204, 0, 255};    // (1, 0.8, 0, 1)
+const Rgba kClear = {51, 102, 153, 255};  // (0.2, 0.4, 0.6, 1)
+const Rgba kYellow = {255, 204, 0, 255};  // (1, 0.8, 0, 1)
 
 // In a 64x64 target the triangle covers GL rows 16..47 (bottom up), x from 16 + (y-16)/2 to
 // 48 - (y-16)/2. Image rows run top down: image row r is GL row 63 - r.
@@ -107,7 +107,7 @@ TEST_F(GlRenderTest, DepthTestKeepsTheNearerTriangle) {
   draw_triangle(1.0f, 0.0f, 0.0f, -0.5f);  // nearer, drawn first
   draw_triangle(0.0f, 0.0f, 1.0f, 0.5f);   // farther: hidden
   EXPECT_EQ(pixel(target->read_rgba8(), 16, 16), (Rgba{255, 0, 0, 255}));
-  target->clear(0.2f, 0.4f, 0.6f, 1.0f);   // depth back to 1: the far one shows again
+  target->clear(0.2f, 0.4f, 0.6f, 1.0f);  // depth back to 1: the far one shows again
   draw_triangle(0.0f, 0.0f, 1.0f, 0.5f);
   EXPECT_EQ(pixel(target->read_rgba8(), 16, 16), (Rgba{0, 0, 255, 255}));
 }
@@ -144,8 +144,7 @@ TEST_F(GlRenderTest, ReadbackIntoCallerMemoryAndErrors) {
   std::vector<uint8_t> wrong(16 * 8 * 4 - 1);
   const Result<void> short_span = target->read_rgba8(wrong);
   ASSERT_FALSE(short_span.ok());
-  EXPECT_NE(short_span.error().message.find("render target 16x8"), std::string::npos)
-      << short_span.error().message;
+  EXPECT_NE(short_span.error().message.find("render target 16x8"), std::string::npos) << short_span.error().message;
 
   EXPECT_FALSE(gl::RenderTarget::create({0, 8}).ok());
   EXPECT_FALSE(gl::RenderTarget::create({8, 1 << 20}).ok());

@@ -58,8 +58,8 @@ glb::Writer make_triangle_writer(uint32_t plane_alignment) {
 // Runs the Khronos validator; returns its report, or null when node is not installed.
 json validate(const fs::path& file) {
   if (test::run_command("command -v node").exit_code != 0) return nullptr;
-  const auto r = test::run_command("node " + test::shell_quote(VATKIT_VALIDATOR) + " " +
-                                   test::shell_quote(file.string()));
+  const auto r =
+      test::run_command("node " + test::shell_quote(VATKIT_VALIDATOR) + " " + test::shell_quote(file.string()));
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
   return json::parse(r.out);
 }
@@ -199,8 +199,8 @@ TEST(GlbWriter, MinMaxAreTheDataBounds) {
 }
 
 TEST(GlbWriter, FloatsReadBackExactly) {
-  std::vector<float> values = {0.1f, 1.0f / 3.0f, -0.0f, 0.0f, 1e-45f, 1.17549435e-38f, 3.4028235e38f,
-                               -3.4028235e38f, 16777217.0f, 0.30000001f, 123456.789f, 2.5e-10f};
+  std::vector<float> values = {0.1f,          1.0f / 3.0f,    -0.0f,       0.0f,        1e-45f,      1.17549435e-38f,
+                               3.4028235e38f, -3.4028235e38f, 16777217.0f, 0.30000001f, 123456.789f, 2.5e-10f};
   std::mt19937 rng(12345);
   while (values.size() < 200000) {
     const uint32_t bits = rng();

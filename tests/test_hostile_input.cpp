@@ -26,12 +26,13 @@ namespace fs = std::filesystem;
 // One triangle whose buffer is the external file `buffer_uri` (36 bytes of positions), and
 // optionally an image at `image_uri`.
 std::string triangle_gltf(const std::string& buffer_uri, const std::string& image_uri = "") {
-  json doc = {{"asset", {{"version", "2.0"}}},
-              {"buffers", json::array({{{"uri", buffer_uri}, {"byteLength", 36}}})},
-              {"bufferViews", json::array({{{"buffer", 0}, {"byteLength", 36}}})},
-              {"accessors", json::array({{{"bufferView", 0}, {"componentType", kFloat}, {"count", 3}, {"type", "VEC3"}}})},
-              {"meshes", json::array({{{"primitives", json::array({{{"attributes", {{"POSITION", 0}}}}})}}})},
-              {"nodes", json::array({{{"mesh", 0}}})}};
+  json doc = {
+      {"asset", {{"version", "2.0"}}},
+      {"buffers", json::array({{{"uri", buffer_uri}, {"byteLength", 36}}})},
+      {"bufferViews", json::array({{{"buffer", 0}, {"byteLength", 36}}})},
+      {"accessors", json::array({{{"bufferView", 0}, {"componentType", kFloat}, {"count", 3}, {"type", "VEC3"}}})},
+      {"meshes", json::array({{{"primitives", json::array({{{"attributes", {{"POSITION", 0}}}}})}}})},
+      {"nodes", json::array({{{"mesh", 0}}})}};
   if (!image_uri.empty()) doc["images"] = json::array({{{"uri", image_uri}}});
   return doc.dump();
 }
@@ -71,11 +72,8 @@ TEST(HostileInput, ExternalReferencesStayInsideTheAssetFolder) {
     std::string buffer, image;
   };
   const std::vector<Case> cases = {
-      {"dotdot", "../other/secret.bin", ""},
-      {"percent", "%2e%2e%2fother%2fsecret.bin", ""},
-      {"absolute", secret, ""},
-      {"symlink", "link.bin", ""},
-      {"image", "ok.bin", "../other/secret.bin"},
+      {"dotdot", "../other/secret.bin", ""}, {"percent", "%2e%2e%2fother%2fsecret.bin", ""}, {"absolute", secret, ""},
+      {"symlink", "link.bin", ""},           {"image", "ok.bin", "../other/secret.bin"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -111,7 +109,8 @@ TEST(HostileInput, ExternalReferencesStayInsideTheAssetFolder) {
                 .find("resolves to " + secret),
             std::string::npos);
   const std::string inside = triangle_gltf("other/secret.bin");
-  EXPECT_EQ(message(import_gltf_memory(std::vector<uint8_t>(inside.begin(), inside.end()), "m.gltf", l.asset / "..")), "OK");
+  EXPECT_EQ(message(import_gltf_memory(std::vector<uint8_t>(inside.begin(), inside.end()), "m.gltf", l.asset / "..")),
+            "OK");
 }
 
 TEST(HostileInput, OddUris) {
@@ -147,7 +146,8 @@ TEST(HostileInput, CliRefusesFilesOutsideAndWritesNothing) {
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(pose));
 
-  const CommandResult allowed = vatkit_cli("pose " + shell_quote(file.string()) + " --allow-root " + shell_quote(l.other.string()));
+  const CommandResult allowed =
+      vatkit_cli("pose " + shell_quote(file.string()) + " --allow-root " + shell_quote(l.other.string()));
   EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
   EXPECT_NE(allowed.out.find("\"positions\": [7, 0, 0"), std::string::npos) << allowed.out;
   for (const char* command : {"info", "bake", "verify", "render", "bench"}) {
@@ -214,15 +214,19 @@ TEST(HostileInput, HugeDeclaredSizesAreRefusedBeforeReading) {
     while (text.size() % 4) text += ' ';
     const uint64_t total = 12 + 8 + text.size() + 8 + huge;
     std::string bytes = "glTF";
-    auto u32 = [&](uint64_t v) { for (int i = 0; i < 4; ++i) bytes += char((v >> (8 * i)) & 0xFF); };
+    auto u32 = [&](uint64_t v) {
+      for (int i = 0; i < 4; ++i) bytes += char((v >> (8 * i)) & 0xFF);
+    };
     u32(2), u32(total), u32(text.size()), u32(0x4E4F534A);
     bytes += text;
     u32(huge), u32(0x004E4942);
     write_text(dir / "huge.glb", bytes);
     fs::resize_file(dir / "huge.glb", total);
     const std::string m = message(import_gltf(dir / "huge.glb"));
-    EXPECT_NE(m.find("buffers[0]: 3221225472 more bytes would take the import past its input limit of 2147483648 bytes"),
-              std::string::npos) << m;
+    EXPECT_NE(
+        m.find("buffers[0]: 3221225472 more bytes would take the import past its input limit of 2147483648 bytes"),
+        std::string::npos)
+        << m;
     EXPECT_EQ(code(import_gltf(dir / "huge.glb")), ErrorCode::Limit);
     ImportOptions small;
     small.max_input_bytes = 1 << 20;
@@ -231,7 +235,9 @@ TEST(HostileInput, HugeDeclaredSizesAreRefusedBeforeReading) {
   // A GLB whose header claims more than the file has.
   {
     std::string bytes = "glTF";
-    auto u32 = [&](uint64_t v) { for (int i = 0; i < 4; ++i) bytes += char((v >> (8 * i)) & 0xFF); };
+    auto u32 = [&](uint64_t v) {
+      for (int i = 0; i < 4; ++i) bytes += char((v >> (8 * i)) & 0xFF);
+    };
     u32(2), u32(huge);
     write_text(dir / "short.glb", bytes);
     EXPECT_NE(message(import_gltf(dir / "short.glb")).find("the header says 3221225472 bytes, but there are only 12"),
@@ -240,20 +246,23 @@ TEST(HostileInput, HugeDeclaredSizesAreRefusedBeforeReading) {
   // A 3 GiB .gltf text file.
   write_text(dir / "huge.gltf", "{");
   fs::resize_file(dir / "huge.gltf", huge);
-  EXPECT_NE(message(import_gltf(dir / "huge.gltf")).find("the JSON is 3221225472 bytes, more than the limit of 268435456"),
-            std::string::npos);
+  EXPECT_NE(
+      message(import_gltf(dir / "huge.gltf")).find("the JSON is 3221225472 bytes, more than the limit of 268435456"),
+      std::string::npos);
   EXPECT_EQ(code(import_gltf(dir / "huge.gltf")), ErrorCode::Limit);
   // A 3 GiB file of zeros is not JSON: judged on its first bytes.
   write_text(dir / "zeros.gltf", "");
   fs::resize_file(dir / "zeros.gltf", huge);
   EXPECT_NE(message(import_gltf(dir / "zeros.gltf")).find("not a glTF file"), std::string::npos);
   // A .gltf whose external buffer says 3 GiB (and has them, as a hole).
-  write_text(dir / "external.gltf",
-             json{{"asset", {{"version", "2.0"}}}, {"buffers", json::array({{{"uri", "huge.bin"}, {"byteLength", huge}}})}}.dump());
+  write_text(dir / "external.gltf", json{{"asset", {{"version", "2.0"}}},
+                                         {"buffers", json::array({{{"uri", "huge.bin"}, {"byteLength", huge}}})}}
+                                        .dump());
   write_text(dir / "huge.bin", "");
   fs::resize_file(dir / "huge.bin", huge);
-  EXPECT_NE(message(import_gltf(dir / "external.gltf")).find("buffers[0]: 3221225472 more bytes would take the import past"),
-            std::string::npos);
+  EXPECT_NE(
+      message(import_gltf(dir / "external.gltf")).find("buffers[0]: 3221225472 more bytes would take the import past"),
+      std::string::npos);
   fs::remove(dir / "huge.bin");
   fs::remove(dir / "huge.gltf");
   fs::remove(dir / "zeros.gltf");
@@ -274,8 +283,9 @@ TEST(HostileInput, TooManyJointsAreRefusedBeforeBaking) {
   json skin_joints = json::array();
   for (size_t j = 0; j < joint_count; ++j) skin_joints.push_back(b.push("nodes", json::object()));
   b.doc["nodes"][mesh_node]["skin"] = b.push("skins", {{"joints", skin_joints}});
-  b.push("animations", {{"samplers", json::array({{{"input", times}, {"output", rotations}}})},
-                        {"channels", json::array({{{"sampler", 0}, {"target", {{"node", 1}, {"path", "rotation"}}}}})}});
+  b.push("animations",
+         {{"samplers", json::array({{{"input", times}, {"output", rotations}}})},
+          {"channels", json::array({{{"sampler", 0}, {"target", {{"node", 1}, {"path", "rotation"}}}}})}});
   const Result<Asset> asset = b.import_gltf();
   ASSERT_TRUE(asset.ok()) << message(asset);
   BakeOptions options;

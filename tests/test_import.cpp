@@ -145,8 +145,10 @@ TEST(ImportKhronos, SimpleSkinByHand) {
   ASSERT_EQ(s.times.size(), 12u);
   for (size_t k = 0; k < 12; ++k) EXPECT_EQ(s.times[k], 0.5f * static_cast<float>(k));
   ASSERT_EQ(s.values.size(), 48u);
-  EXPECT_EQ(std::vector<float>(s.values.begin() + 8, s.values.begin() + 12), (std::vector<float>{0, 0, 0.707f, 0.707f}));
-  EXPECT_EQ(std::vector<float>(s.values.begin() + 28, s.values.begin() + 32), (std::vector<float>{0, 0, -0.383f, 0.924f}));
+  EXPECT_EQ(std::vector<float>(s.values.begin() + 8, s.values.begin() + 12),
+            (std::vector<float>{0, 0, 0.707f, 0.707f}));
+  EXPECT_EQ(std::vector<float>(s.values.begin() + 28, s.values.begin() + 32),
+            (std::vector<float>{0, 0, -0.383f, 0.924f}));
   EXPECT_EQ(clip.start_s, 0.0f);
   EXPECT_EQ(clip.end_s, 5.5f);
 
@@ -244,11 +246,11 @@ TEST(ImportKhronos, InterpolationTestClips) {
 struct AssetRow {
   const char* path;
   size_t meshes, primitives;
-  std::vector<size_t> joints;  // per skin
-  size_t vertices;             // POSITION counts, each mesh once
-  size_t morph_targets;        // most targets of any mesh
+  std::vector<size_t> joints;                         // per skin
+  size_t vertices;                                    // POSITION counts, each mesh once
+  size_t morph_targets;                               // most targets of any mesh
   std::vector<std::pair<const char*, double>> clips;  // name, duration (latest key)
-  double first_start = 0.0;   // start of the first clip
+  double first_start = 0.0;                           // start of the first clip
 };
 
 std::vector<AssetRow> readme_table() {
@@ -257,9 +259,20 @@ std::vector<AssetRow> readme_table() {
       {"khronos/SimpleSkin.gltf", 1, 1, {2}, 10, 0, C{{"", 5.5}}},
       {"khronos/SimpleMorph.gltf", 1, 1, {}, 3, 2, C{{"", 4}}},
       {"khronos/AnimatedMorphCube.glb", 1, 1, {}, 24, 2, C{{"Square", 4.2}}},
-      {"khronos/InterpolationTest.glb", 2, 2, {}, 28, 0,
-       C{{"Step Scale", 2}, {"Linear Scale", 2}, {"CubicSpline Scale", 2}, {"Step Rotation", 2},
-         {"CubicSpline Rotation", 2}, {"Linear Rotation", 2}, {"Step Translation", 2}, {"CubicSpline Translation", 2},
+      {"khronos/InterpolationTest.glb",
+       2,
+       2,
+       {},
+       28,
+       0,
+       C{{"Step Scale", 2},
+         {"Linear Scale", 2},
+         {"CubicSpline Scale", 2},
+         {"Step Rotation", 2},
+         {"CubicSpline Rotation", 2},
+         {"Linear Rotation", 2},
+         {"Step Translation", 2},
+         {"CubicSpline Translation", 2},
          {"Linear Translation", 2}}},
       {"khronos/RiggedSimple.glb", 1, 1, {2}, 160, 0, C{{"", 2.0833}}, 0.0417},
       {"khronos/RiggedFigure.glb", 1, 1, {19}, 370, 0, C{{"", 1.25}}},
@@ -267,41 +280,110 @@ std::vector<AssetRow> readme_table() {
       {"khronos/CesiumMan.glb", 1, 1, {19}, 3273, 0, C{{"", 2}}, 0.0417},
       {"khronos/legacy/CesiumMan.glb", 1, 1, {19}, 3273, 0, C(19, {"", 2.0})},
       {"khronos/RecursiveSkeletons.glb", 1, 1, std::vector<size_t>(84, 10), 40, 0, C{{"Track0", 2}}},
-      {"khronos/MorphStressTest.gltf", 1, 2, {}, 1528, 8, C{{"Individuals", 9.3333}, {"Pulse", 6.3333}, {"TheWave", 1.9583}}},
+      {"khronos/MorphStressTest.gltf",
+       1,
+       2,
+       {},
+       1528,
+       8,
+       C{{"Individuals", 9.3333}, {"Pulse", 6.3333}, {"TheWave", 1.9583}}},
       {"threejs/Stork.glb", 1, 1, {}, 358, 13, C{{"storkFly_B_", 1.3}}},
       {"threejs/Flamingo.glb", 1, 1, {}, 337, 14, C{{"flamingo_flyA_", 1.4}}},
       {"threejs/Parrot.glb", 1, 1, {}, 497, 12, C{{"parrot_A_", 1.2}}},
       {"threejs/Horse.glb", 1, 1, {}, 796, 15, C{{"horse_A_", 1.5}}},
-      {"threejs/RobotExpressive.glb", 14, 19, {43, 43}, 7214, 3,
-       C{{"Dance", 3.3333}, {"Death", 0.9583}, {"Idle", 3.3333}, {"Jump", 0.7083}, {"No", 1.6667}, {"Punch", 0.8333},
-         {"Running", 0.9583}, {"Sitting", 0.4167}, {"Standing", 0.4167}, {"ThumbsUp", 1.5833}, {"Walking", 0.9583},
-         {"WalkJump", 0.8333}, {"Wave", 1.8333}, {"Yes", 1.6667}}},
+      {"threejs/RobotExpressive.glb",
+       14,
+       19,
+       {43, 43},
+       7214,
+       3,
+       C{{"Dance", 3.3333},
+         {"Death", 0.9583},
+         {"Idle", 3.3333},
+         {"Jump", 0.7083},
+         {"No", 1.6667},
+         {"Punch", 0.8333},
+         {"Running", 0.9583},
+         {"Sitting", 0.4167},
+         {"Standing", 0.4167},
+         {"ThumbsUp", 1.5833},
+         {"Walking", 0.9583},
+         {"WalkJump", 0.8333},
+         {"Wave", 1.8333},
+         {"Yes", 1.6667}}},
       {"quaternius/fish/Fish1.glb", 1, 3, {8}, 1130, 0, C{{"Armature|Swim", 1.2917}}},
-      {"quaternius/cute_fish/GoblinShark.glb", 1, 4, {6}, 1844, 0,
-       C{{"Fish_Armature|Attack", 0.625}, {"Fish_Armature|Death", 3}, {"Fish_Armature|Out_Of_Water", 1.5},
-         {"Fish_Armature|Swimming_Fast", 1.0417}, {"Fish_Armature|Swimming_Impulse", 1.1667},
+      {"quaternius/cute_fish/GoblinShark.glb",
+       1,
+       4,
+       {6},
+       1844,
+       0,
+       C{{"Fish_Armature|Attack", 0.625},
+         {"Fish_Armature|Death", 3},
+         {"Fish_Armature|Out_Of_Water", 1.5},
+         {"Fish_Armature|Swimming_Fast", 1.0417},
+         {"Fish_Armature|Swimming_Impulse", 1.1667},
          {"Fish_Armature|Swimming_Normal", 2.2917}}},
-      {"quaternius/knight/KnightCharacter.glb", 1, 3, {31}, 2058, 0,
-       C{{"HumanArmature|Death", 1.4167}, {"HumanArmature|Idle", 3.3333}, {"HumanArmature|Idle_swordLeft", 3.3333},
-         {"HumanArmature|Idle_swordRight", 3.3333}, {"HumanArmature|Jump", 1.2083}, {"HumanArmature|Roll", 1.25},
-         {"HumanArmature|Roll_sword", 1.25}, {"HumanArmature|Run", 0.8333}, {"HumanArmature|Run_swordAttack", 0.8333},
-         {"HumanArmature|Run_swordRight", 0.8333}, {"HumanArmature|swordAttackJump", 1.1667},
+      {"quaternius/knight/KnightCharacter.glb",
+       1,
+       3,
+       {31},
+       2058,
+       0,
+       C{{"HumanArmature|Death", 1.4167},
+         {"HumanArmature|Idle", 3.3333},
+         {"HumanArmature|Idle_swordLeft", 3.3333},
+         {"HumanArmature|Idle_swordRight", 3.3333},
+         {"HumanArmature|Jump", 1.2083},
+         {"HumanArmature|Roll", 1.25},
+         {"HumanArmature|Roll_sword", 1.25},
+         {"HumanArmature|Run", 0.8333},
+         {"HumanArmature|Run_swordAttack", 0.8333},
+         {"HumanArmature|Run_swordRight", 0.8333},
+         {"HumanArmature|swordAttackJump", 1.1667},
          {"HumanArmature|Walking", 1.25}}},
-      {"quaternius/platformer/Character.glb", 4, 11, {29, 29, 29, 29}, 1895, 0,
-       C{{"CharacterArmature|Death", 0.9583}, {"CharacterArmature|Duck", 2.0833}, {"CharacterArmature|HitReact", 0.75},
-         {"CharacterArmature|Idle", 2.0833}, {"CharacterArmature|Idle_Gun", 2.0833},
-         {"CharacterArmature|Idle_Shoot", 0.7083}, {"CharacterArmature|Jump", 0.4583},
-         {"CharacterArmature|Jump_Idle", 0.625}, {"CharacterArmature|Jump_Land", 0.4583},
-         {"CharacterArmature|No", 2.0833}, {"CharacterArmature|Punch", 1.0833}, {"CharacterArmature|Run", 0.7083},
-         {"CharacterArmature|Run_Gun", 0.7083}, {"CharacterArmature|Run_Shoot", 0.7083},
-         {"CharacterArmature|Walk", 1.25}, {"CharacterArmature|Walk_Gun", 1.25}, {"CharacterArmature|Wave", 2.0833},
+      {"quaternius/platformer/Character.glb",
+       4,
+       11,
+       {29, 29, 29, 29},
+       1895,
+       0,
+       C{{"CharacterArmature|Death", 0.9583},
+         {"CharacterArmature|Duck", 2.0833},
+         {"CharacterArmature|HitReact", 0.75},
+         {"CharacterArmature|Idle", 2.0833},
+         {"CharacterArmature|Idle_Gun", 2.0833},
+         {"CharacterArmature|Idle_Shoot", 0.7083},
+         {"CharacterArmature|Jump", 0.4583},
+         {"CharacterArmature|Jump_Idle", 0.625},
+         {"CharacterArmature|Jump_Land", 0.4583},
+         {"CharacterArmature|No", 2.0833},
+         {"CharacterArmature|Punch", 1.0833},
+         {"CharacterArmature|Run", 0.7083},
+         {"CharacterArmature|Run_Gun", 0.7083},
+         {"CharacterArmature|Run_Shoot", 0.7083},
+         {"CharacterArmature|Walk", 1.25},
+         {"CharacterArmature|Walk_Gun", 1.25},
+         {"CharacterArmature|Wave", 2.0833},
          {"CharacterArmature|Yes", 2.0833}}},
-      {"quaternius/animals/ShibaInu.glb", 1, 6, {46}, 3966, 0,
-       C{{"AnimalArmature|Attack", 1.1667}, {"AnimalArmature|Death", 1.0417}, {"AnimalArmature|Eating", 2.6667},
-         {"AnimalArmature|Gallop", 0.5417}, {"AnimalArmature|Gallop_Jump", 0.9167}, {"AnimalArmature|Idle", 3.3333},
-         {"AnimalArmature|Idle_2", 3.3333}, {"AnimalArmature|Idle_2_HeadLow", 4},
-         {"AnimalArmature|Idle_HitReact_Left", 0.6667}, {"AnimalArmature|Idle_HitReact_Right", 0.6667},
-         {"AnimalArmature|Jump_ToIdle", 1.3333}, {"AnimalArmature|Walk", 1.0417}}},
+      {"quaternius/animals/ShibaInu.glb",
+       1,
+       6,
+       {46},
+       3966,
+       0,
+       C{{"AnimalArmature|Attack", 1.1667},
+         {"AnimalArmature|Death", 1.0417},
+         {"AnimalArmature|Eating", 2.6667},
+         {"AnimalArmature|Gallop", 0.5417},
+         {"AnimalArmature|Gallop_Jump", 0.9167},
+         {"AnimalArmature|Idle", 3.3333},
+         {"AnimalArmature|Idle_2", 3.3333},
+         {"AnimalArmature|Idle_2_HeadLow", 4},
+         {"AnimalArmature|Idle_HitReact_Left", 0.6667},
+         {"AnimalArmature|Idle_HitReact_Right", 0.6667},
+         {"AnimalArmature|Jump_ToIdle", 1.3333},
+         {"AnimalArmature|Walk", 1.0417}}},
   };
 }
 
@@ -365,12 +447,13 @@ GltfBuilder textured_triangle() {
   const int image_view = b.view(png);
   b.push("images", {{"bufferView", image_view}, {"mimeType", "image/png"}, {"name", "checker"}});
   b.push("textures", {{"source", 0}});
-  b.push("materials", {{"name", "paint"},
-                       {"pbrMetallicRoughness", {{"baseColorFactor", {0.5, 0.25, 1.0, 0.75}},
-                                                 {"baseColorTexture", {{"index", 0}, {"texCoord", 1}}}}},
-                       {"alphaMode", "MASK"},
-                       {"alphaCutoff", 0.25},
-                       {"doubleSided", true}});
+  b.push("materials",
+         {{"name", "paint"},
+          {"pbrMetallicRoughness",
+           {{"baseColorFactor", {0.5, 0.25, 1.0, 0.75}}, {"baseColorTexture", {{"index", 0}, {"texCoord", 1}}}}},
+          {"alphaMode", "MASK"},
+          {"alphaCutoff", 0.25},
+          {"doubleSided", true}});
   return b;
 }
 
@@ -408,14 +491,20 @@ TEST(ImportFiles, MaterialValuesOutOfRangeAreRefusedByName) {
     const char* where;
   };
   const Case cases[] = {
-      {"baseColorFactor", {0.5, 5.5, 1.0, 0.75}, "materials[0].pbrMetallicRoughness.baseColorFactor[1]: 5.5 is not in [0, 1]"},
-      {"baseColorFactor", {0.5, 0.25, 1.0, -0.25}, "materials[0].pbrMetallicRoughness.baseColorFactor[3]: -0.25 is not in [0, 1]"},
+      {"baseColorFactor",
+       {0.5, 5.5, 1.0, 0.75},
+       "materials[0].pbrMetallicRoughness.baseColorFactor[1]: 5.5 is not in [0, 1]"},
+      {"baseColorFactor",
+       {0.5, 0.25, 1.0, -0.25},
+       "materials[0].pbrMetallicRoughness.baseColorFactor[3]: -0.25 is not in [0, 1]"},
       {"alphaCutoff", -1.0, "materials[0].alphaCutoff: -1 is not a finite number >= 0"},
   };
   for (const Case& c : cases) {
     GltfBuilder b = textured_triangle();
-    if (std::string(c.key) == "alphaCutoff") b.doc["materials"][0]["alphaCutoff"] = c.value;
-    else b.doc["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"] = c.value;
+    if (std::string(c.key) == "alphaCutoff")
+      b.doc["materials"][0]["alphaCutoff"] = c.value;
+    else
+      b.doc["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"] = c.value;
     const Result<Asset> r = b.import_gltf();
     ASSERT_FALSE(r.ok()) << c.where;
     EXPECT_EQ(r.error().message, std::string("test.gltf: ") + c.where);
@@ -540,7 +629,12 @@ TEST(ImportAccessors, CoreAttributeTypesInterleavedWithAStride) {
   const int jnt = b.accessor(view, kUnsignedByte, 3, "VEC4", false, 24);
   const int wgt = b.accessor(view, kUnsignedByte, 3, "VEC4", true, 28);
   b.doc["extensionsUsed"] = {"KHR_mesh_quantization"};  // byte normals are a quantization type
-  b.mesh_node({{"POSITION", pos}, {"NORMAL", nrm}, {"TEXCOORD_0", uv}, {"COLOR_0", col}, {"JOINTS_0", jnt}, {"WEIGHTS_0", wgt}});
+  b.mesh_node({{"POSITION", pos},
+               {"NORMAL", nrm},
+               {"TEXCOORD_0", uv},
+               {"COLOR_0", col},
+               {"JOINTS_0", jnt},
+               {"WEIGHTS_0", wgt}});
   const Asset a = ok(b.import_gltf());
   const Primitive& p = a.meshes.at(0).primitives.at(0);
   EXPECT_EQ(p.positions[1], glm::vec3(1, 0, 0));
@@ -568,9 +662,10 @@ TEST(ImportAccessors, IndexAndJointComponentTypes) {
     if (type == kUnsignedByte) idx = b.data(std::vector<uint8_t>(indices.begin(), indices.end()), type, "SCALAR");
     if (type == kUnsignedShort) idx = b.data(std::vector<uint16_t>(indices.begin(), indices.end()), type, "SCALAR");
     if (type == kUnsignedInt) idx = b.data(indices, type, "SCALAR");
-    const int joints = type == kUnsignedByte
-                           ? b.data(std::vector<uint8_t>{0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 0}, type, "VEC4")
-                           : b.data(std::vector<uint16_t>{0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 0}, kUnsignedShort, "VEC4");
+    const int joints =
+        type == kUnsignedByte
+            ? b.data(std::vector<uint8_t>{0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 0}, type, "VEC4")
+            : b.data(std::vector<uint16_t>{0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 0}, kUnsignedShort, "VEC4");
     const int weights = b.data(std::vector<float>(16, 0.25f), kFloat, "VEC4");
     b.mesh_node({{"POSITION", pos}, {"JOINTS_0", joints}, {"WEIGHTS_0", weights}}, idx);
     const Asset a = ok(b.import_gltf());
@@ -607,16 +702,16 @@ TEST(ImportAccessors, SparseWithAndWithoutABufferView) {
   const int sparse_val_t = b.view(std::vector<float>{1, 2, 3, -1, -2, -3});
   const int pos = b.accessor(base, kFloat, 4, "VEC3");
   b.doc["accessors"][pos]["sparse"] = {{"count", 2},
-                                        {"indices", {{"bufferView", sparse_idx16}, {"componentType", kUnsignedShort}}},
-                                        {"values", {{"bufferView", sparse_val3}}}};
+                                       {"indices", {{"bufferView", sparse_idx16}, {"componentType", kUnsignedShort}}},
+                                       {"values", {{"bufferView", sparse_val3}}}};
   const int uv = b.accessor(-1, kFloat, 4, "VEC2");  // zeros, then the sparse values
   b.doc["accessors"][uv]["sparse"] = {{"count", 1},
-                                       {"indices", {{"bufferView", sparse_idx8}, {"componentType", kUnsignedByte}}},
-                                       {"values", {{"bufferView", sparse_val2}}}};
+                                      {"indices", {{"bufferView", sparse_idx8}, {"componentType", kUnsignedByte}}},
+                                      {"values", {{"bufferView", sparse_val2}}}};
   const int target = b.accessor(-1, kFloat, 4, "VEC3");
   b.doc["accessors"][target]["sparse"] = {{"count", 2},
-                                           {"indices", {{"bufferView", sparse_idx32}, {"componentType", kUnsignedInt}}},
-                                           {"values", {{"bufferView", sparse_val_t}}}};
+                                          {"indices", {{"bufferView", sparse_idx32}, {"componentType", kUnsignedInt}}},
+                                          {"values", {{"bufferView", sparse_val_t}}}};
   const int nrm = b.data(std::vector<float>{0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1}, kFloat, "VEC3");
   const int idx = b.data(std::vector<uint8_t>{0, 1, 2, 0, 2, 3}, kUnsignedByte, "SCALAR");
   b.mesh_node({{"POSITION", pos}, {"NORMAL", nrm}, {"TEXCOORD_0", uv}}, idx);
@@ -689,7 +784,8 @@ TEST(ImportNormals, CubeWithoutNormalsGetsOneNormalPerFace) {
   const Face faces[] = {{{1, 3, 7, 5}, {1, 0, 0}},  {{0, 4, 6, 2}, {-1, 0, 0}}, {{2, 6, 7, 3}, {0, 1, 0}},
                         {{0, 1, 5, 4}, {0, -1, 0}}, {{4, 5, 7, 6}, {0, 0, 1}},  {{0, 2, 3, 1}, {0, 0, -1}}};
   std::vector<uint16_t> indices;
-  for (const Face& f : faces) indices.insert(indices.end(), {f.quad[0], f.quad[1], f.quad[2], f.quad[0], f.quad[2], f.quad[3]});
+  for (const Face& f : faces)
+    indices.insert(indices.end(), {f.quad[0], f.quad[1], f.quad[2], f.quad[0], f.quad[2], f.quad[3]});
   GltfBuilder b;
   const int pos = b.data(positions, kFloat, "VEC3");
   const int uv = b.data(std::vector<float>(16, 0.5f), kFloat, "VEC2");
@@ -700,7 +796,8 @@ TEST(ImportNormals, CubeWithoutNormalsGetsOneNormalPerFace) {
   EXPECT_EQ(p.source_vertex_count, 8u);
   ASSERT_EQ(p.vertex_count(), 24u);  // every corner is in 3 faces
   ASSERT_EQ(p.copy_source.size(), 16u);
-  for (int i = 0; i < 8; ++i) EXPECT_EQ(p.positions[i], glm::vec3(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]));
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(p.positions[i], glm::vec3(positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]));
   for (size_t c = 0; c < p.copy_source.size(); ++c) {
     EXPECT_EQ(p.positions[8 + c], p.positions[p.copy_source[c]]);
     EXPECT_EQ(p.texcoords0[8 + c], glm::vec2(0.5f));
@@ -798,11 +895,13 @@ TEST(ImportQuantized, NormalizedAnimationOutputs) {
   const int wts = b.data(std::vector<uint8_t>{0, 255}, kUnsignedByte, "SCALAR", true);
   const int other = b.push("nodes", json::object());
   b.doc["scenes"] = {{{"nodes", {0, other}}}};
-  b.push("animations", {{"samplers", {{{"input", times}, {"output", rot}},
-                                      {{"input", times}, {"output", rot8}, {"interpolation", "STEP"}},
-                                      {{"input", times}, {"output", wts}}}},
-                        {"channels", {{{"sampler", 0}, {"target", {{"node", other}, {"path", "rotation"}}}},
-                                      {{"sampler", 2}, {"target", {{"node", 0}, {"path", "weights"}}}}}}});
+  b.push("animations", {{"samplers",
+                         {{{"input", times}, {"output", rot}},
+                          {{"input", times}, {"output", rot8}, {"interpolation", "STEP"}},
+                          {{"input", times}, {"output", wts}}}},
+                        {"channels",
+                         {{{"sampler", 0}, {"target", {{"node", other}, {"path", "rotation"}}}},
+                          {{"sampler", 2}, {"target", {{"node", 0}, {"path", "weights"}}}}}}});
   const Asset a = ok(b.import_gltf());
   const Animation& clip = a.animations.at(0);
   EXPECT_EQ(clip.samplers[0].values, (std::vector<float>{0, 0, 0, 1, 0, 0, -1, 0}));
@@ -840,9 +939,11 @@ std::vector<uint8_t> compress(const Stream& s) {
   } else {
     std::vector<uint32_t> indices(s.count);
     for (size_t i = 0; i < s.count; ++i)
-      indices[i] = s.stride == 2 ? reinterpret_cast<const uint16_t*>(s.pre.data())[i] : reinterpret_cast<const uint32_t*>(s.pre.data())[i];
+      indices[i] = s.stride == 2 ? reinterpret_cast<const uint16_t*>(s.pre.data())[i]
+                                 : reinterpret_cast<const uint32_t*>(s.pre.data())[i];
     const bool triangles = std::string(s.mode) == "TRIANGLES";
-    out.resize(triangles ? meshopt_encodeIndexBufferBound(s.count, 1 << 16) : meshopt_encodeIndexSequenceBound(s.count, 1 << 16));
+    out.resize(triangles ? meshopt_encodeIndexBufferBound(s.count, 1 << 16)
+                         : meshopt_encodeIndexSequenceBound(s.count, 1 << 16));
     out.resize(triangles ? meshopt_encodeIndexBuffer(out.data(), out.size(), indices.data(), s.count)
                          : meshopt_encodeIndexSequence(out.data(), out.size(), indices.data(), s.count));
   }
@@ -868,8 +969,13 @@ std::vector<uint8_t> meshopt_file(json doc, const std::vector<Stream>& streams, 
               {"byteLength", s.post.size()},
               {"extensions",
                {{"EXT_meshopt_compression",
-                 {{"buffer", 0}, {"byteOffset", bin.size()}, {"byteLength", data.size()}, {"byteStride", s.stride},
-                  {"count", s.count}, {"mode", s.mode}, {"filter", s.filter}}}}}};
+                 {{"buffer", 0},
+                  {"byteOffset", bin.size()},
+                  {"byteLength", data.size()},
+                  {"byteStride", s.stride},
+                  {"count", s.count},
+                  {"mode", s.mode},
+                  {"filter", s.filter}}}}}};
       bin.insert(bin.end(), data.begin(), data.end());
       fallback_size += (s.post.size() + 3) & ~size_t{3};
     }
@@ -881,7 +987,8 @@ std::vector<uint8_t> meshopt_file(json doc, const std::vector<Stream>& streams, 
   if (!glb) buffer0["uri"] = "data:application/octet-stream;base64," + base64(bin.data(), bin.size());
   doc["buffers"] = json::array({buffer0});
   if (compressed) {
-    doc["buffers"].push_back({{"byteLength", fallback_size}, {"extensions", {{"EXT_meshopt_compression", {{"fallback", true}}}}}});
+    doc["buffers"].push_back(
+        {{"byteLength", fallback_size}, {"extensions", {{"EXT_meshopt_compression", {{"fallback", true}}}}}});
     doc["extensionsUsed"] = {"EXT_meshopt_compression", "KHR_mesh_quantization"};
     doc["extensionsRequired"] = {"EXT_meshopt_compression", "KHR_mesh_quantization"};
   } else {
@@ -911,8 +1018,9 @@ TEST(ImportMeshopt, CompressedFileImportsLikeTheUncompressedOne) {
   for (size_t y = 0; y + 1 < side; ++y)
     for (size_t x = 0; x + 1 < side; ++x) {
       const uint16_t i = static_cast<uint16_t>(y * side + x);
-      triangles.insert(triangles.end(), {i, static_cast<uint16_t>(i + 1), static_cast<uint16_t>(i + side), static_cast<uint16_t>(i + 1),
-                                         static_cast<uint16_t>(i + side + 1), static_cast<uint16_t>(i + side)});
+      triangles.insert(triangles.end(),
+                       {i, static_cast<uint16_t>(i + 1), static_cast<uint16_t>(i + side), static_cast<uint16_t>(i + 1),
+                        static_cast<uint16_t>(i + side + 1), static_cast<uint16_t>(i + side)});
     }
   std::vector<uint32_t> strip;
   for (uint32_t x = 0; x < side; ++x) strip.insert(strip.end(), {x + static_cast<uint32_t>(side), x});
@@ -958,8 +1066,9 @@ TEST(ImportMeshopt, CompressedFileImportsLikeTheUncompressedOne) {
       {{"bufferView", 6}, {"componentType", kFloat}, {"count", times.size()}, {"type", "SCALAR"}},
   };
   const json attributes = {{"POSITION", 0}, {"NORMAL", 1}, {"TEXCOORD_0", 2}};
-  doc["meshes"] = {{{"primitives", {{{"attributes", attributes}, {"indices", 3}},
-                                    {{"attributes", attributes}, {"indices", 4}, {"mode", 5}}}}}};
+  doc["meshes"] = {
+      {{"primitives",
+        {{{"attributes", attributes}, {"indices", 3}}, {{"attributes", attributes}, {"indices", 4}, {"mode", 5}}}}}};
   doc["nodes"] = {{{"mesh", 0}}};
   doc["animations"] = {{{"samplers", {{{"input", 6}, {"output", 5}}}},
                         {"channels", {{{"sampler", 0}, {"target", {{"node", 0}, {"path", "rotation"}}}}}}}};
@@ -1000,10 +1109,13 @@ TEST(ImportScene, CanonicalInstanceOrderAndWeightOffsets) {
   const int nrm4 = b.data(std::vector<float>{0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1}, kFloat, "VEC3");
   const int d3 = b.data(std::vector<float>(9, 0.0f), kFloat, "VEC3");
   const int d4 = b.data(std::vector<float>(12, 0.0f), kFloat, "VEC3");
-  const json tri = {{"attributes", {{"POSITION", pos3}, {"NORMAL", nrm3}}}, {"targets", {{{"POSITION", d3}}, {{"POSITION", d3}}}}};
-  const json quad = {{"attributes", {{"POSITION", pos4}, {"NORMAL", nrm4}}}, {"targets", {{{"POSITION", d4}}, {{"POSITION", d4}}}}};
+  const json tri = {{"attributes", {{"POSITION", pos3}, {"NORMAL", nrm3}}},
+                    {"targets", {{{"POSITION", d3}}, {{"POSITION", d3}}}}};
+  const json quad = {{"attributes", {{"POSITION", pos4}, {"NORMAL", nrm4}}},
+                     {"targets", {{{"POSITION", d4}}, {{"POSITION", d4}}}}};
   b.push("meshes", {{"name", "two"}, {"primitives", {quad, tri}}, {"weights", {0.5, 0.25}}});  // mesh 0: 4 + 3 vertices
-  b.push("meshes", {{"name", "one"}, {"primitives", {{{"attributes", {{"POSITION", pos3}, {"NORMAL", nrm3}}}}}}});  // mesh 1
+  b.push("meshes",
+         {{"name", "one"}, {"primitives", {{{"attributes", {{"POSITION", pos3}, {"NORMAL", nrm3}}}}}}});  // mesh 1
   // Tree: 0 (mesh 0) -> [1 (mesh 1), 2 -> [3 (mesh 1)]]; 4 (mesh 0, own weights); 5 not in the scene.
   b.push("nodes", {{"mesh", 0}, {"children", {1, 2}}});
   b.push("nodes", {{"mesh", 1}, {"translation", {1, 2, 3}}});
@@ -1021,8 +1133,8 @@ TEST(ImportScene, CanonicalInstanceOrderAndWeightOffsets) {
   struct Expected {
     uint32_t node, mesh, primitive, first, count;
   };
-  const Expected expected[] = {{4, 0, 0, 0, 4}, {4, 0, 1, 4, 3}, {0, 0, 0, 7, 4}, {0, 0, 1, 11, 3},
-                               {1, 1, 0, 14, 3}, {3, 1, 0, 17, 3}};
+  const Expected expected[] = {{4, 0, 0, 0, 4},  {4, 0, 1, 4, 3},  {0, 0, 0, 7, 4},
+                               {0, 0, 1, 11, 3}, {1, 1, 0, 14, 3}, {3, 1, 0, 17, 3}};
   ASSERT_EQ(a.instances.size(), 6u);
   for (size_t i = 0; i < 6; ++i) {
     EXPECT_EQ(a.instances[i].node, expected[i].node) << i;
@@ -1094,11 +1206,13 @@ TEST(ImportAnimation, CubicSplineAndClipRange) {
   for (size_t i = 0; i < cubic.size(); ++i) cubic[i] = static_cast<float>(i);
   const int out1 = b.data(cubic, kFloat, "VEC3");
   const int out2 = b.data(std::vector<float>{1, 1, 1, 2, 2, 2}, kFloat, "VEC3");
-  b.push("animations", {{"name", "clip"},
-                        {"samplers", {{{"input", t1}, {"output", out1}, {"interpolation", "CUBICSPLINE"}},
-                                      {{"input", t2}, {"output", out2}}}},
-                        {"channels", {{{"sampler", 0}, {"target", {{"node", 0}, {"path", "translation"}}}},
-                                      {{"sampler", 1}, {"target", {{"node", 0}, {"path", "scale"}}}}}}});
+  b.push("animations",
+         {{"name", "clip"},
+          {"samplers",
+           {{{"input", t1}, {"output", out1}, {"interpolation", "CUBICSPLINE"}}, {{"input", t2}, {"output", out2}}}},
+          {"channels",
+           {{{"sampler", 0}, {"target", {{"node", 0}, {"path", "translation"}}}},
+            {{"sampler", 1}, {"target", {{"node", 0}, {"path", "scale"}}}}}}});
   const Asset a = ok(b.import_gltf());
   const Animation& clip = a.animations.at(0);
   EXPECT_EQ(clip.name, "clip");
@@ -1115,9 +1229,10 @@ TEST(ImportAnimation, IgnoredChannelsKeepTheFilesIndicesInMessages) {
   const int t = b.data(std::vector<float>{0, 1}, kFloat, "SCALAR");
   const int v = b.data(std::vector<float>{0, 0, 0, 1, 1, 1}, kFloat, "VEC3");
   b.push("animations", {{"samplers", {{{"input", t}, {"output", v}}}},
-                        {"channels", {{{"sampler", 0}, {"target", {{"path", "translation"}}}},           // no node: ignored
-                                      {{"sampler", 0}, {"target", {{"node", 0}, {"path", "pointer"}}}},  // not ours: ignored
-                                      {{"sampler", 0}, {"target", {{"node", 0}, {"path", "translation"}}}}}}});
+                        {"channels",
+                         {{{"sampler", 0}, {"target", {{"path", "translation"}}}},           // no node: ignored
+                          {{"sampler", 0}, {"target", {{"node", 0}, {"path", "pointer"}}}},  // not ours: ignored
+                          {{"sampler", 0}, {"target", {{"node", 0}, {"path", "translation"}}}}}}});
   const Result<Asset> r = b.import_gltf();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message.rfind("test.gltf: animations[0].channels[2]: ", 0), 0u) << r.error().message;
@@ -1140,13 +1255,15 @@ TEST(ImportLarge, DeepNodeChainsAndBigMeshesImport) {
   std::vector<uint32_t> indices;
   for (size_t y = 0; y < side; ++y)
     for (size_t x = 0; x < side; ++x)
-      positions.insert(positions.end(), {static_cast<float>(x), static_cast<float>(y), static_cast<float>((x * 7 + y * 13) % 5)});
+      positions.insert(positions.end(),
+                       {static_cast<float>(x), static_cast<float>(y), static_cast<float>((x * 7 + y * 13) % 5)});
   for (uint32_t y = 0; y + 1 < side; ++y)
     for (uint32_t x = 0; x + 1 < side; ++x) {
       const uint32_t i = y * static_cast<uint32_t>(side) + x, s = static_cast<uint32_t>(side);
       indices.insert(indices.end(), {i, i + 1, i + s, i + 1, i + s + 1, i + s});
     }
-  const int mesh_node = b.mesh_node({{"POSITION", b.data(positions, kFloat, "VEC3")}}, b.data(indices, kUnsignedInt, "SCALAR"));
+  const int mesh_node =
+      b.mesh_node({{"POSITION", b.data(positions, kFloat, "VEC3")}}, b.data(indices, kUnsignedInt, "SCALAR"));
   b.doc["nodes"][depth - 1]["children"] = {mesh_node};
   const Asset a = ok(b.import_glb());
   EXPECT_EQ(a.node_order.size(), depth + 1);

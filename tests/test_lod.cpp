@@ -145,9 +145,9 @@ std::vector<dvec3> sample_points(const Mesh& m, size_t count, std::mt19937& rng)
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<dvec3> out;
   for (size_t i = 0; i < count; ++i) {
-    const size_t t = std::min(size_t(std::lower_bound(cumulative.begin(), cumulative.end(), u(rng) * total) -
-                                     cumulative.begin()),
-                              m.tris.size() - 1);
+    const size_t t =
+        std::min(size_t(std::lower_bound(cumulative.begin(), cumulative.end(), u(rng) * total) - cumulative.begin()),
+                 m.tris.size() - 1);
     double r1 = u(rng), r2 = u(rng);
     if (r1 + r2 > 1) r1 = 1 - r1, r2 = 1 - r2;
     const auto& tri = m.tris[t];
@@ -253,11 +253,12 @@ TEST(Lod, LevelsAreValidIndexBuffers) {
       EXPECT_FLOAT_EQ(lod.screen_size, 2.0f * radius / lod.error_in_motion);
       // A level is not a mesh of a different shape: its budget is a small part of the size.
       EXPECT_LT(lod.error_in_motion, 0.3f * radius);
-      std::printf("  %-28s level %zu: %6zu triangles (%4.1f%%), error %.4g at rest, %.4g in motion (%.2f%% of "
-                  "the radius), screen size %.0f px\n",
-                  "", l + 1, triangles, 100.0 * double(triangles) / double(drawn(g.indices, g.groups).size() / 3),
-                  double(lod.error), double(lod.error_in_motion), 100.0 * double(lod.error_in_motion / radius),
-                  double(lod.screen_size));
+      std::printf(
+          "  %-28s level %zu: %6zu triangles (%4.1f%%), error %.4g at rest, %.4g in motion (%.2f%% of "
+          "the radius), screen size %.0f px\n",
+          "", l + 1, triangles, 100.0 * double(triangles) / double(drawn(g.indices, g.groups).size() / 3),
+          double(lod.error), double(lod.error_in_motion), 100.0 * double(lod.error_in_motion / radius),
+          double(lod.screen_size));
       previous = triangles;
       previous_error = lod.error;
       previous_motion = lod.error_in_motion;
@@ -337,10 +338,11 @@ TEST(Lod, SloppyLevelsReachFarTargetsWithinTheirBounds) {
     const double at_rest = measured_error(vat, lod, g.positions, 1000, uint32_t(l + 1));
     EXPECT_LE(at_rest, lod.error + 1e-5 * radius);
     EXPECT_GE(lod.error_in_motion, g.lods[l - 1].error_in_motion);
-    std::printf("  RobotExpressive sloppy level %zu: %zu triangles, sampled %.4g at rest (bound %.4g), %.4g in "
-                "motion, screen size %.1f px\n",
-                l + 1, lod.indices.size() / 3, at_rest, double(lod.error), double(lod.error_in_motion),
-                double(lod.screen_size));
+    std::printf(
+        "  RobotExpressive sloppy level %zu: %zu triangles, sampled %.4g at rest (bound %.4g), %.4g in "
+        "motion, screen size %.1f px\n",
+        l + 1, lod.indices.size() / 3, at_rest, double(lod.error), double(lod.error_in_motion),
+        double(lod.screen_size));
   }
   EXPECT_GE(sloppy, 1u) << "the simplifier should stall on RobotExpressive before 8 levels";
 }
@@ -534,8 +536,8 @@ TEST(LodDistance, LanesMatchTheExactDistanceInEveryRegionAndOnDegenerateTriangle
     if (i % 10 == 5) tc = ta + 0.6f * (tb - ta) + 1e-5f * glm::length(tb - ta) * up;
     if (i % 10 == 6) tc = ta + 0.3f * (tb - ta) + 1e-6f * glm::length(tb - ta) * up;
     if (i % 10 == 7) tc = ta + 0.37f * (tb - ta);  // collinear
-    if (i % 10 == 8) tb = ta;                       // two corners equal
-    if (i % 10 == 9) tb = tc = ta;                  // a point
+    if (i % 10 == 8) tb = ta;                      // two corners equal
+    if (i % 10 == 9) tb = tc = ta;                 // a point
     p.push_back(2.0f * rnd());
     a.push_back(ta);
     b.push_back(tb);
@@ -563,7 +565,8 @@ TEST(LodDistance, LanesMatchTheExactDistanceInEveryRegionAndOnDegenerateTriangle
     const double longest = std::max({glm::length(db - da), glm::length(dc - da), glm::length(dc - db)});
     const double height = longest > 0.0 ? glm::length(glm::cross(db - da, dc - da)) / longest : 0.0;
     const double over = height <= 1.001e-4 * longest ? height : 0.0;
-    for (const double d : {std::sqrt(double(out[i])), std::sqrt(double(detail::dist2_point_triangle(p[i], a[i], b[i], c[i])))}) {
+    for (const double d :
+         {std::sqrt(double(out[i])), std::sqrt(double(detail::dist2_point_triangle(p[i], a[i], b[i], c[i])))}) {
       EXPECT_GE(d, exact - 1e-5) << "pair " << i;
       EXPECT_LE(d, exact + over + 1e-5) << "pair " << i;
     }
@@ -605,11 +608,11 @@ TEST(Lod, MotionMeasuresMoreThanTheRestPose) {
     EXPECT_LE(r.triangles, std::max(r.target_triangles, r.triangles));
     EXPECT_GT(r.simplifier_error, 0.0f);
     larger |= r.error_in_motion > r.error * 1.01f;
-    std::printf("  level %zu: target %u, got %u triangles; the simplifier's estimate %.4g (relative %.3g x scale %.4g), "
-                "bound %.4g at rest, %.4g in motion\n",
-                l + 1, r.target_triangles, r.triangles, double(r.simplifier_error),
-                double(r.simplifier_error / report->scale), double(report->scale), double(r.error),
-                double(r.error_in_motion));
+    std::printf(
+        "  level %zu: target %u, got %u triangles; the simplifier's estimate %.4g (relative %.3g x scale %.4g), "
+        "bound %.4g at rest, %.4g in motion\n",
+        l + 1, r.target_triangles, r.triangles, double(r.simplifier_error), double(r.simplifier_error / report->scale),
+        double(report->scale), double(r.error), double(r.error_in_motion));
   }
   EXPECT_TRUE(larger);
 }
@@ -701,10 +704,11 @@ TEST(Lod, SelectLodUsesTheScreenSizes) {
   auto expected = [&](double diameter_px, double pixels) {
     uint32_t level = 0;
     for (size_t l = 0; l < lods.size(); ++l)
-      if (double(lods[l].error_in_motion) * diameter_px / (2.0 * radius) <= pixels * (1 + 1e-6)) level = uint32_t(l + 1);
+      if (double(lods[l].error_in_motion) * diameter_px / (2.0 * radius) <= pixels * (1 + 1e-6))
+        level = uint32_t(l + 1);
     return level;
   };
-  EXPECT_EQ(select_lod(vat, 1e9f), 0u);  // huge on screen: the full mesh
+  EXPECT_EQ(select_lod(vat, 1e9f), 0u);                     // huge on screen: the full mesh
   EXPECT_EQ(select_lod(vat, 0.5f), uint32_t(lods.size()));  // a dot: the coarsest
   EXPECT_EQ(select_lod(vat, lods[0].screen_size * 1.001f), 0u);
   for (float d : {1.0f, 5.0f, 9.0f, 10.0f, 10.7f, 11.0f, 11.5f, 12.0f, 20.0f, 40.0f, 100.0f}) {

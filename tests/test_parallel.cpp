@@ -87,7 +87,9 @@ TEST(AsyncTask, WaitRethrowsWhatTheTaskThrew) {
     EXPECT_THROW(task.wait(), std::runtime_error) << "threads " << threads;
     EXPECT_NO_THROW(task.wait());  // once
   }
-  { AsyncTask dropped([] { throw std::runtime_error("dropped"); }, 2); }  // no terminate
+  {
+    AsyncTask dropped([] { throw std::runtime_error("dropped"); }, 2);
+  }  // no terminate
 }
 
 TEST(AsyncTask, DestructorWaits) {
@@ -148,8 +150,8 @@ TEST(AsyncTask, AWorkerTakesItBeforeJoiningAParallelForPostedAfterIt) {
   const int64_t loop_done = since();
   task.wait();
   ASSERT_GT(started.load(), 0);
-  EXPECT_LT(started.load(), loop_done / 2) << "the task started at " << started.load() << " us, the loop ended at "
-                                           << loop_done << " us";
+  EXPECT_LT(started.load(), loop_done / 2)
+      << "the task started at " << started.load() << " us, the loop ended at " << loop_done << " us";
 }
 
 }  // namespace

@@ -139,8 +139,8 @@ TEST(PlaybackReference, RandomInstancesMatchTheSteppedReference) {
       // float32 time: (t - start) and the product carry a few ulps; skip answers that close to
       // a loop boundary or a row boundary, where the discrete fields may legitimately differ.
       const double u = std::max(double(t) - s.start, 0.0) * s.speed / d;
-      const double tol_u = 4.0 * (double(ulp(std::max(std::fabs(t), std::fabs(float(s.start))))) * s.speed / d +
-                                  double(ulp(float(u))));
+      const double tol_u =
+          4.0 * (double(ulp(std::max(std::fabs(t), std::fabs(float(s.start))))) * s.speed / d + double(ulp(float(u))));
       const double fu = u - std::floor(u);
       const double tend = s.loop == LoopMode::Once ? 1.0 : s.reps;
       const bool near_loop = u >= tol_u && (fu < tol_u || 1.0 - fu < tol_u);
@@ -209,8 +209,8 @@ Instance five(LoopMode loop, int reps = 0, EndMode end = EndMode::Clamp, float s
   return in;
 }
 
-void expect_band(const BandSample& f, uint32_t row, uint32_t next, float mix, float phase, bool wraps,
-                 bool finished, const std::string& where) {
+void expect_band(const BandSample& f, uint32_t row, uint32_t next, float mix, float phase, bool wraps, bool finished,
+                 const std::string& where) {
   EXPECT_EQ(f.row, row) << where;
   EXPECT_EQ(f.row_next, next) << where;
   EXPECT_EQ(f.mix, mix) << where;
@@ -274,7 +274,8 @@ TEST(PlaybackEdges, SpeedZeroHoldsTheFirstRowForEver) {
   for (LoopMode m : {LoopMode::Repeat, LoopMode::Once, LoopMode::PingPong}) {
     Instance in = five(m, 3);
     in.policy.speed = 0.0f;
-    for (float t : {0.0f, 2.0f, 3.0f, 1e4f, 1e9f}) expect_band(resolve(in, t).a, 10, 11, 0.0f, 0.0f, false, false, "speed 0");
+    for (float t : {0.0f, 2.0f, 3.0f, 1e4f, 1e9f})
+      expect_band(resolve(in, t).a, 10, 11, 0.0f, 0.0f, false, false, "speed 0");
     EXPECT_EQ(ends_at(in), std::nullopt);
   }
 }
@@ -418,8 +419,7 @@ TEST(PlaybackEndsAt, FinishedFlipsExactlyThere) {
     // And it is where the reference finishes, to float32 resolution.
     const int n = s.loop == LoopMode::Once ? 1 : s.reps;
     const double exact = s.rows > 1 ? s.start + n * ((s.rows - 1) / s.fps) / s.speed : s.start;
-    EXPECT_NEAR(*end, exact, 4.0 * ulp(float(exact)) + 1e-6 * (std::fabs(s.start) + std::fabs(exact - s.start)))
-        << c;
+    EXPECT_NEAR(*end, exact, 4.0 * ulp(float(exact)) + 1e-6 * (std::fabs(s.start) + std::fabs(exact - s.start))) << c;
   }
   EXPECT_GT(tested, 1500);
 }
@@ -506,8 +506,12 @@ TEST(PlaybackTiers, BadPoliciesAreRefusedWithTheirName) {
       {"start_time inf", [](Instance& i) { i.start_time = INFINITY; }},
       {"speed is not finite", [](Instance& i) { i.policy.speed = INFINITY; }},
       {"fade_duration -1", [](Instance& i) { i.fade_duration = -1.0f; }},
-      {"blend.weight 1.5", [](Instance& i) { i.blend = Blend{band(0, 5, 4.0f), 1.5f}; }},
-      {"three bands", [](Instance& i) {
+      {"blend.weight 1.5",
+       [](Instance& i) {
+         i.blend = Blend{band(0, 5, 4.0f), 1.5f};
+       }},
+      {"three bands",
+       [](Instance& i) {
          i.blend = Blend{band(0, 5, 4.0f), 0.5f};
          i.from = Outgoing{band(0, 5, 4.0f), 0.0f, {}};
          i.fade_duration = 1.0f;
@@ -686,7 +690,8 @@ TEST(PlaybackJson, BadLinesNameTheField) {
        "instance.clip.fps: expected a number"},
       {R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 30}, "starttime": 0}, "time": 1})",
        "instance: unknown field \"starttime\""},
-      {R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 30}, "startTime": 0, "loopMode": "loop"}, "time": 1})",
+      {R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 30})"
+       R"(, "startTime": 0, "loopMode": "loop"}, "time": 1})",
        "instance.loopMode: expected \"repeat\", \"once\" or \"pingpong\""},
       {R"({"instance": {"clip": {"startFrame": 1.5, "frames": 5, "fps": 30}, "startTime": 0}, "time": 1})",
        "instance.clip.startFrame: expected an integer"},
@@ -694,7 +699,8 @@ TEST(PlaybackJson, BadLinesNameTheField) {
        "time: out of float32 range"},
       // An unsigned number past int64's range is out of range, not wrapped: 2^64 - 1 is not
       // repetitions -1 (endless).
-      {R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 30}, "startTime": 0, "repetitions": 18446744073709551615}, "time": 1})",
+      {R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 30})"
+       R"(, "startTime": 0, "repetitions": 18446744073709551615}, "time": 1})",
        "instance.repetitions: out of range: 18446744073709551615"},
   };
   for (const auto& [line, want] : cases) {
@@ -757,11 +763,12 @@ TEST(PlaybackJson, DeepNestingIsRefused) {
 // Keys and values from the line are quoted printably: no terminal control or bidirectional
 // override reaches the message.
 TEST(PlaybackJson, MessagesQuoteTheLinePrintably) {
-  Result<FrameQuery> q = parse_frame_query(
-      R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 30}, "startTime": 0, "\u001b[31m\r\u202e": 1}, "time": 1})");
+  Result<FrameQuery> q = parse_frame_query(R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 30})"
+                                           R"(, "startTime": 0, "\u001b[31m\r\u202e": 1}, "time": 1})");
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.error().message, "instance: unknown field \"\\x1b[31m\\x0d\\u{202E}\"");
-  q = parse_frame_query(R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": "\u202e\u0007"}, "startTime": 0}, "time": 1})");
+  q = parse_frame_query(
+      R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": "\u202e\u0007"}, "startTime": 0}, "time": 1})");
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.error().message, "instance.clip.fps: expected a number, got \"\\u202e\\u0007\"");
 }
@@ -826,7 +833,8 @@ TEST(PlaybackCli, FrameCommand) {
       R"("weight": 0, "kind": "single", "endsAt": null})";
   EXPECT_EQ(r.out, frame + "\n" + frame + "\n");
   r = test::run_command("printf '%s\\n%s\\n' " + test::shell_quote(good) + " " +
-                        test::shell_quote(R"({"instance": {}, "time": 1})") + " | " + test::shell_quote(cli) + " frame");
+                        test::shell_quote(R"({"instance": {}, "time": 1})") + " | " + test::shell_quote(cli) +
+                        " frame");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, frame + "\n");
   EXPECT_EQ(r.err, "vatkit: error: <stdin>: line 2: instance: missing \"clip\"\n");
@@ -852,12 +860,14 @@ TEST(PlaybackCli, NumberOverflowIsOneErrorLine) {
     EXPECT_EQ(q.error().message.rfind("not a JSON value: number overflow parsing '", 0), 0u) << q.error().message;
     const std::filesystem::path input = test::scratch_dir("frame_overflow") / "in.jsonl";
     std::ofstream(input) << line << "\n" << good << "\n";
-    const test::CommandResult r = test::run_command(test::shell_quote(VATKIT_CLI) + " frame --keep-going < " +
-                                                    test::shell_quote(input.string()));
+    const test::CommandResult r =
+        test::run_command(test::shell_quote(VATKIT_CLI) + " frame --keep-going < " + test::shell_quote(input.string()));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
-    EXPECT_EQ(r.err.rfind("vatkit: error: <stdin>: line 1: not a JSON value: number overflow parsing '", 0), 0u) << r.err;
-    EXPECT_NE(r.err.find("\nvatkit: error: <stdin>: 1 of 2 query lines were bad and skipped"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.rfind("vatkit: error: <stdin>: line 1: not a JSON value: number overflow parsing '", 0), 0u)
+        << r.err;
+    EXPECT_NE(r.err.find("\nvatkit: error: <stdin>: 1 of 2 query lines were bad and skipped"), std::string::npos)
+        << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
   }
 }
@@ -883,8 +893,8 @@ TEST(PlaybackCli, DeepNestingIsOneErrorLine) {
       EXPECT_EQ(r.err, "vatkit: error: <stdin>: line 2: line: nested deeper than 64 levels\n") << mode;
     }
     std::ofstream(input) << line << "\n";
-    const test::CommandResult r = test::run_command(test::shell_quote(VATKIT_CLI) + " frame --check < " +
-                                                    test::shell_quote(input.string()));
+    const test::CommandResult r =
+        test::run_command(test::shell_quote(VATKIT_CLI) + " frame --check < " + test::shell_quote(input.string()));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.err, "vatkit: error: <stdin>: line 1: line: nested deeper than 64 levels\n");
   }

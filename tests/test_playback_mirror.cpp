@@ -39,8 +39,8 @@ const Vat& baked(const std::string& asset, EncodingChoice encoding) {
   const auto key = std::make_pair(asset, int(encoding));
   auto it = cache.find(key);
   if (it != cache.end()) return *it->second;
-  Result<Asset> a = asset == "fox" ? import_gltf(test::asset_path("khronos/Fox.glb"), ImportOptions{false})
-                                   : load_sample_character();
+  Result<Asset> a =
+      asset == "fox" ? import_gltf(test::asset_path("khronos/Fox.glb"), ImportOptions{false}) : load_sample_character();
   EXPECT_TRUE(a.ok()) << (a.ok() ? "" : a.error().message);
   BakeOptions o;
   o.encoding = encoding;
@@ -137,8 +137,8 @@ TEST_P(MirrorContinuity, FadeKeepsDecodedPositionsContinuous) {
   for (int i = 1; i < faded.frames; ++i) {
     steady = std::max({steady, fa.jump_mm[i], i > 60 ? fb.jump_mm[i] : 0.0f});
     const float dw = std::fabs(f.frames[i].weight - f.frames[i - 1].weight);
-    const float bound = std::max(fa.jump_mm[i], fb.jump_mm[i]) +
-                        dw * max_distance_mm(fa.positions[i - 1], fb.positions[i - 1]);
+    const float bound =
+        std::max(fa.jump_mm[i], fb.jump_mm[i]) + dw * max_distance_mm(fa.positions[i - 1], fb.positions[i - 1]);
     const bool in_fade = i > 60 && float(i) * kDt <= t_switch + fade + kDt;
     if (in_fade) {
       worst = std::max(worst, f.jump_mm[i]);
@@ -150,13 +150,13 @@ TEST_P(MirrorContinuity, FadeKeepsDecodedPositionsContinuous) {
   const float pop = fc.jump_mm[60];  // the cut shows the run from frame 60 on
   const float pose_gap = max_distance_mm(fa.positions[59], fb.positions[60]);
   const float size_mm = glm::length(vat.bounds.max - vat.bounds.min) * 1000.0f;
-  std::printf("[          ] %-26s (size %.0f mm) steady motion <= %7.2f mm/frame; fade 0.3 s: largest jump "
-              "%7.2f mm (%.2f of its bound, %.2f%% of the size); cut: %7.2f mm (%.2f%%)\n",
-              label(c).c_str(), size_mm, steady, worst, worst_ratio, 100.0f * worst / size_mm, pop,
-              100.0f * pop / size_mm);
+  std::printf(
+      "[          ] %-26s (size %.0f mm) steady motion <= %7.2f mm/frame; fade 0.3 s: largest jump "
+      "%7.2f mm (%.2f of its bound, %.2f%% of the size); cut: %7.2f mm (%.2f%%)\n",
+      label(c).c_str(), size_mm, steady, worst, worst_ratio, 100.0f * worst / size_mm, pop, 100.0f * pop / size_mm);
   EXPECT_LE(worst_ratio, c.encoding == EncodingChoice::Rig ? 1.25f : 1.0f + 1e-4f) << label(c);
   EXPECT_NEAR(pop, pose_gap, 1e-3f * pose_gap + 0.01f);  // the cut jumps by the pose gap ...
-  EXPECT_GT(pop, 2.0f * worst) << label(c);                 // ... which the fade spreads out
+  EXPECT_GT(pop, 2.0f * worst) << label(c);              // ... which the fade spreads out
 }
 
 // The transition rule: a new clip issued mid-fade collapses the screen to its dominant band,
@@ -184,10 +184,10 @@ TEST_P(MirrorContinuity, TransitionOverTransitionPopIsBounded) {
     const float gap = max_distance_mm(fa.positions[frame - 1], fb.positions[frame - 1]);
     const float motion = std::max(fa.jump_mm[frame], fb.jump_mm[frame]);
     const float pop = ft.jump_mm[frame];
-    std::printf("[          ] %-26s new clip at w = %.2f: jump %7.2f mm (bound %7.2f = %.3f x gap %.2f + motion "
-                "%.2f); retarget %.2f, turn back %.2f\n",
-                label(c).c_str(), w, pop, dropped * gap + motion, dropped, gap, motion, fr.jump_mm[frame],
-                fk.jump_mm[frame]);
+    std::printf(
+        "[          ] %-26s new clip at w = %.2f: jump %7.2f mm (bound %7.2f = %.3f x gap %.2f + motion "
+        "%.2f); retarget %.2f, turn back %.2f\n",
+        label(c).c_str(), w, pop, dropped * gap + motion, dropped, gap, motion, fr.jump_mm[frame], fk.jump_mm[frame]);
     const float rig = c.encoding == EncodingChoice::Rig ? 1.25f : 1.0f;
     EXPECT_LE(pop, rig * (dropped * gap + motion) + 0.01f) << label(c) << " w " << w;
     EXPECT_GT(pop, 0.5f * std::min(w, 1.0f - w) * gap) << label(c);  // the pop is real
@@ -214,9 +214,9 @@ class MirrorWorld : public ::testing::TestWithParam<EncodingChoice> {};
 TEST_P(MirrorWorld, VerticesNormalsAndSocketsArePlaced) {
   const Vat& vat = baked("fox", GetParam());
   ASSERT_FALSE(vat.slots.empty());
-  const glm::mat4 world = glm::scale(
-      glm::rotate(glm::translate(glm::mat4(1.0f), glm::vec3(5.0f, 0.0f, -2.0f)), 0.7f, glm::vec3(0, 1, 0)),
-      glm::vec3(0.02f));
+  const glm::mat4 world =
+      glm::scale(glm::rotate(glm::translate(glm::mat4(1.0f), glm::vec3(5.0f, 0.0f, -2.0f)), 0.7f, glm::vec3(0, 1, 0)),
+                 glm::vec3(0.02f));
   Instance in = play(named(vat, "Walk"), 0.0f);
   in.blend = Blend{named(vat, "Run"), 0.4f, BlendSync::Phase};
   const PlaybackSample frame = resolve(in, 0.37f);
@@ -281,10 +281,11 @@ TEST_P(MirrorWorld, VerticesNormalsAndSocketsArePlaced) {
   const std::vector<glm::vec3> faded = socket_path(0.3f), cut = socket_path(0.0f);
   const float steady = std::max(largest_step(faded, 0, 60), largest_step(cut, 61, 120));
   const float across = largest_step(faded, 60, 90), popped = largest_step(cut, 60, 61);
-  std::printf("[          ] fox %-5s socket '%s' (world scale 0.02): %.3f mm/frame walking or running, "
-              "%.3f across a 0.3 s fade, %.3f at a cut\n",
-              GetParam() == EncodingChoice::Rig ? "rig" : "delta", vat.slots[size_t(head)].name.c_str(), steady,
-              across, popped);
+  std::printf(
+      "[          ] fox %-5s socket '%s' (world scale 0.02): %.3f mm/frame walking or running, "
+      "%.3f across a 0.3 s fade, %.3f at a cut\n",
+      GetParam() == EncodingChoice::Rig ? "rig" : "delta", vat.slots[size_t(head)].name.c_str(), steady, across,
+      popped);
   EXPECT_LT(across, steady + popped / 10.0f);
   EXPECT_GT(popped, 2.0f * across);
 }
@@ -311,7 +312,6 @@ TEST(MirrorBands, ABandMustLieInOneClip) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find(": blend.clip: rows ["), std::string::npos) << r.error().message;
 }
-
 
 // Picking a clip by name is total: a name that is not there is an error that lists the clips (a
 // typo must not become an index the next call reads out of bounds with).

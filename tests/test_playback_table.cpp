@@ -36,8 +36,7 @@ Instance random_instance(std::mt19937& rng) {
   if (rng() % 2) in.policy.end_mode = EndMode(rng() % 2);
   if (rng() % 3) in.clip.defaults.loop_mode = LoopMode(rng() % 3);
   switch (rng() % 3) {
-    case 0:
-      break;
+    case 0: break;
     case 1:
       in.blend = Blend{band(rng() % 1000, 1 + rng() % 90, 24.0f), u(rng), BlendSync(rng() % 2)};
       if (rng() % 2) {
@@ -342,8 +341,8 @@ TEST(InstanceTableEvents, TheHeapStaysSmallUnderManyRewrites) {
 
 TEST(InstanceTableRebase, Float32ClockResolution) {
   // The numbers docs/playback.md quotes.
-  EXPECT_EQ(clock_resolution(3600.0f), std::ldexp(1.0f, -12));  // 244 us
-  EXPECT_EQ(clock_resolution(86400.0f), std::ldexp(1.0f, -7));  // 7.8 ms
+  EXPECT_EQ(clock_resolution(3600.0f), std::ldexp(1.0f, -12));     // 244 us
+  EXPECT_EQ(clock_resolution(86400.0f), std::ldexp(1.0f, -7));     // 7.8 ms
   EXPECT_NEAR(clock_resolution(3600.0f) * 30.0f, 0.0073f, 1e-4f);  // rows at 30 fps
   EXPECT_NEAR(clock_resolution(86400.0f) * 30.0f, 0.234f, 1e-3f);
   EXPECT_EQ(clock_resolution(1.0f), std::ldexp(1.0f, -23));
@@ -448,8 +447,7 @@ TEST(InstanceTableRebase, OldLoopsAreFoldedAndRegainResolution) {
   EXPECT_GT(worst_before, 1e-4);  // the loss the rebase repairs is real
   EXPECT_LT(worst_after, 1e-4);   // after: the phase is back to float32 resolution
   EXPECT_LE(worst_jump, worst_before + worst_after);
-  std::printf("[          ] a day in: phase error before rebase %.2e cycles, after %.2e\n", worst_before,
-              worst_after);
+  std::printf("[          ] a day in: phase error before rebase %.2e cycles, after %.2e\n", worst_before, worst_after);
 }
 
 // After a rebase, a caller re-issues the instances it wrote with their start times minus the
@@ -479,7 +477,8 @@ TEST(InstanceTableRebase, ReissuedInstancesAreRecognisedAfterAFold) {
     return in;
   };
   const float t = now - report.shift;
-  ASSERT_NE(playback(table, 0).primary, compile(reissued(walk)).value().primary) << "not folded: the test tests nothing";
+  ASSERT_NE(playback(table, 0).primary, compile(reissued(walk)).value().primary)
+      << "not folded: the test tests nothing";
 
   // A fade into a blend of the (folded) walk and the run.
   for (uint32_t i : {0u, 2u}) {

@@ -28,8 +28,7 @@ std::vector<float> sample(const Sampler& s, Path path, float t) {
   return out;
 }
 
-void expect_values(const std::vector<float>& got, std::initializer_list<float> want,
-                   float eps = kEps) {
+void expect_values(const std::vector<float>& got, std::initializer_list<float> want, float eps = kEps) {
   ASSERT_EQ(got.size(), want.size());
   size_t i = 0;
   for (float w : want) {
@@ -45,9 +44,8 @@ std::vector<float> zrot(double deg) {
 }
 
 TEST(SampleStep, HoldsTheLastKeyAtOrBeforeT) {
-  const Sampler s = make_sampler(Interpolation::Step, {0.5f, 1.0f, 2.0f},
-                                 {1, 2, 3, 10, 20, 30, 100, 200, 300}, 3);
-  expect_values(sample(s, Path::Translation, -1.0f), {1, 2, 3});   // before the first key
+  const Sampler s = make_sampler(Interpolation::Step, {0.5f, 1.0f, 2.0f}, {1, 2, 3, 10, 20, 30, 100, 200, 300}, 3);
+  expect_values(sample(s, Path::Translation, -1.0f), {1, 2, 3});  // before the first key
   expect_values(sample(s, Path::Translation, 0.0f), {1, 2, 3});
   expect_values(sample(s, Path::Translation, 0.5f), {1, 2, 3});
   expect_values(sample(s, Path::Translation, 0.99f), {1, 2, 3});
@@ -58,8 +56,7 @@ TEST(SampleStep, HoldsTheLastKeyAtOrBeforeT) {
 }
 
 TEST(SampleLinear, LerpsBetweenKeysAndHoldsTheEnds) {
-  const Sampler s = make_sampler(Interpolation::Linear, {0.5f, 1.0f, 2.0f},
-                                 {1, 2, 3, 10, 20, 30, 100, 200, 300}, 3);
+  const Sampler s = make_sampler(Interpolation::Linear, {0.5f, 1.0f, 2.0f}, {1, 2, 3, 10, 20, 30, 100, 200, 300}, 3);
   expect_values(sample(s, Path::Translation, 0.0f), {1, 2, 3});
   expect_values(sample(s, Path::Translation, 0.5f), {1, 2, 3});
   expect_values(sample(s, Path::Translation, 0.75f), {5.5f, 11.0f, 16.5f}, 1e-5f);
@@ -220,18 +217,20 @@ TEST(SampleAnimation, ChannelsWithDifferentKeyTimesAndCounts) {
   add_channel(anim, 0, Path::Translation,
               make_sampler(Interpolation::Linear, {0, 1, 2}, {0, 0, 0, 1, 0, 0, 1, 4, 0}, 3));
   add_channel(anim, 2, Path::Rotation,
-              make_sampler(Interpolation::Linear, {0, 0.5f}, [] {
-                auto v = zrot(0);
-                auto q = zrot(90);
-                v.insert(v.end(), q.begin(), q.end());
-                return v;
-              }(), 4));
+              make_sampler(
+                  Interpolation::Linear, {0, 0.5f},
+                  [] {
+                    auto v = zrot(0);
+                    auto q = zrot(90);
+                    v.insert(v.end(), q.begin(), q.end());
+                    return v;
+                  }(),
+                  4));
   add_channel(anim, 2, Path::Scale,
-              make_sampler(Interpolation::Step, {0, 0.25f, 0.5f, 3.0f},
-                           {1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4}, 3));
-  add_channel(anim, 3, Path::Weights,
-              make_sampler(Interpolation::CubicSpline, {1, 2},
-                           {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0}, 3));
+              make_sampler(Interpolation::Step, {0, 0.25f, 0.5f, 3.0f}, {1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4}, 3));
+  add_channel(
+      anim, 3, Path::Weights,
+      make_sampler(Interpolation::CubicSpline, {1, 2}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0}, 3));
   a.animations.push_back(anim);
   finalize(a);
   EXPECT_FLOAT_EQ(a.animations[0].end_s, 3.0f);
@@ -306,9 +305,11 @@ Asset batch_asset() {
     for (auto& x : v) x = val(rng);
     return v;
   };
-  add_channel(anim, 0, Path::Translation, make_sampler(Interpolation::Linear, keys(37, 0.1f, 0.05f), values(37 * 3), 3));
+  add_channel(anim, 0, Path::Translation,
+              make_sampler(Interpolation::Linear, keys(37, 0.1f, 0.05f), values(37 * 3), 3));
   add_channel(anim, 1, Path::Rotation, make_sampler(Interpolation::Linear, keys(11, 0.0f, 0.2f), values(11 * 4), 4));
-  add_channel(anim, 2, Path::Rotation, make_sampler(Interpolation::CubicSpline, keys(5, 0.3f, 0.3f), values(5 * 12), 4));
+  add_channel(anim, 2, Path::Rotation,
+              make_sampler(Interpolation::CubicSpline, keys(5, 0.3f, 0.3f), values(5 * 12), 4));
   add_channel(anim, 2, Path::Scale, make_sampler(Interpolation::Step, keys(8, 0.0f, 0.25f), values(8 * 3), 3));
   add_channel(anim, 3, Path::Weights, make_sampler(Interpolation::CubicSpline, keys(9, 0.2f, 0.2f), values(9 * 9), 3));
   a.animations.push_back(anim);
@@ -363,8 +364,8 @@ TEST(SampleWorld, TrsOrderHierarchyAndFixedMatrices) {
   a.nodes[2].parent = 1;
   a.nodes[2].has_matrix = true;
   a.nodes[2].matrix = glm::mat4(1.0f);
-  a.nodes[2].matrix[3] = glm::vec4(0, 0, 5, 1);  // translate z by 5
-  a.nodes[2].translation = {100, 100, 100};      // ignored: the matrix wins
+  a.nodes[2].matrix[3] = glm::vec4(0, 0, 5, 1);             // translate z by 5
+  a.nodes[2].translation = {100, 100, 100};                 // ignored: the matrix wins
   a.nodes[3].rotation = glm::quat(0.0f, 0.0f, 0.0f, 3.0f);  // not unit: 180 degrees about z
   finalize(a);
   Pose pose = make_rest_pose(a);

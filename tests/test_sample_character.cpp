@@ -103,8 +103,8 @@ TEST(SampleCharacter, TheValidatorReportsNoErrorsAndNoWarnings) {
   }
   const fs::path file = test::scratch_dir("sample_validator") / "sample.glb";
   ASSERT_TRUE(write_file_atomic(file, sample_character_glb()).ok());
-  const auto r = test::run_command("node " + test::shell_quote(VATKIT_VALIDATOR) + " " +
-                                   test::shell_quote(file.string()));
+  const auto r =
+      test::run_command("node " + test::shell_quote(VATKIT_VALIDATOR) + " " + test::shell_quote(file.string()));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json report = json::parse(r.out);
   EXPECT_EQ(report["issues"]["numErrors"], 0) << report["issues"].dump(1);

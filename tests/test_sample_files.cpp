@@ -136,7 +136,7 @@ TEST_F(SampleInterpolationTest, HandWorkedValues) {
   // Rotation keys: 0, -45, -90, -135, -180 degrees about z.
   near_q(at("Step Rotation", 0.75f).rotation[3], zrot(-45));
   near_q(at("Step Rotation", 2.0f).rotation[3], zrot(-180));
-  near_q(at("Linear Rotation", 0.25f).rotation[5], zrot(-22.5));   // slerp: constant speed
+  near_q(at("Linear Rotation", 0.25f).rotation[5], zrot(-22.5));  // slerp: constant speed
   near_q(at("Linear Rotation", 0.6f).rotation[5], zrot(-54));
   near_q(at("Linear Rotation", 1.875f).rotation[5], zrot(-168.75));
   // Cubic, u = 0.5 with zero tangents: the normalized mean of two unit quaternions is their

@@ -18,7 +18,6 @@
 #include "vatkit/scene.h"
 #include "vatkit/skin.h"
 
-
 namespace vatkit {
 namespace {
 
@@ -101,8 +100,7 @@ struct Output {
   std::vector<glm::vec3> positions, normals;
   std::vector<glm::vec4> tangents;
   explicit Output(const Asset& a)
-      : positions(a.instance_vertex_count), normals(a.instance_vertex_count),
-        tangents(a.instance_vertex_count) {}
+      : positions(a.instance_vertex_count), normals(a.instance_vertex_count), tangents(a.instance_vertex_count) {}
 };
 
 TEST(SceneEvaluatorRig, SkinnedMeshesIgnoreTheirNodeRigidMeshesFollowIt) {
@@ -207,9 +205,7 @@ Asset big_scene() {
       p.positions.push_back({u(rng), u(rng) * 12.0f + 12.0f, u(rng)});
       p.normals.push_back(glm::normalize(glm::vec3(u(rng), u(rng), u(rng)) + glm::vec3(0, 0, 2)));
       p.tangents.push_back({glm::normalize(glm::vec3(1, u(rng), 0)), (i % 2) ? 1.0f : -1.0f});
-      auto j4 = [&] {
-        return glm::u16vec4(rng() % joints, rng() % joints, rng() % joints, rng() % joints);
-      };
+      auto j4 = [&] { return glm::u16vec4(rng() % joints, rng() % joints, rng() % joints, rng() % joints); };
       auto w4 = [&] { return glm::vec4(u(rng) + 1, u(rng) + 1, u(rng) + 1, (i % 13 == 0) ? 0.0f : u(rng) + 1); };
       p.joints0.push_back(j4());
       p.weights0.push_back(w4());
@@ -275,12 +271,12 @@ TEST(SceneEvaluatorThreads, IdenticalBytesForAnyThreadCount) {
     std::vector<glm::mat4> jm(a.skins[0].joints.size());
     compute_joint_matrices(a.skins[0], ev.world(), jm);
     const Primitive& p1 = a.meshes[1].primitives[0];
-    const auto inst = std::find_if(a.instances.begin(), a.instances.end(),
-                                   [](const MeshInstance& mi) { return mi.mesh == 1; });
+    const auto inst =
+        std::find_if(a.instances.begin(), a.instances.end(), [](const MeshInstance& mi) { return mi.mesh == 1; });
     ASSERT_NE(inst, a.instances.end());
     std::vector<glm::vec3> pos(p1.vertex_count()), nrm(p1.vertex_count());
-    skin_vertices(VertexSpan{p1.positions, p1.normals, {}}, p1.joints0, p1.weights0, p1.joints1,
-                  p1.weights1, jm, ev.world()[inst->node], VertexOutput{pos, nrm, {}});
+    skin_vertices(VertexSpan{p1.positions, p1.normals, {}}, p1.joints0, p1.weights0, p1.joints1, p1.weights1, jm,
+                  ev.world()[inst->node], VertexOutput{pos, nrm, {}});
     const uint32_t f = inst->first_vertex;
     EXPECT_EQ(std::memcmp(pos.data(), one.positions.data() + f, pos.size() * sizeof(glm::vec3)), 0);
     EXPECT_EQ(std::memcmp(nrm.data(), one.normals.data() + f, nrm.size() * sizeof(glm::vec3)), 0);

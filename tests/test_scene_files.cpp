@@ -60,16 +60,12 @@ TEST(SceneSimpleSkin, TutorialSkinningByHand) {
     float t;
     double theta;
   } cases[] = {
-      {0.0f, 0.0},
-      {0.25f, key45 / 2},           // slerp halfway from 0 to the 45-degree key
-      {0.5f, key45},
-      {1.0f, M_PI / 2},             // (0.707, 0.707): exactly 90 degrees once normalized
-      {1.25f, M_PI / 2},            // between two equal keys
-      {2.25f, key45 / 2},           // halfway from 45 back to 0
-      {4.0f, -M_PI / 2},
-      {5.5f, 0.0},
-      {-1.0f, 0.0},                 // before the first key
-      {9.0f, 0.0},                  // after the last
+      {0.0f, 0.0},        {0.25f, key45 / 2},                // slerp halfway from 0 to the 45-degree key
+      {0.5f, key45},      {1.0f, M_PI / 2},                  // (0.707, 0.707): exactly 90 degrees once normalized
+      {1.25f, M_PI / 2},                                     // between two equal keys
+      {2.25f, key45 / 2},                                    // halfway from 45 back to 0
+      {4.0f, -M_PI / 2},  {5.5f, 0.0},        {-1.0f, 0.0},  // before the first key
+      {9.0f, 0.0},                                           // after the last
   };
   SceneEvaluator ev(a);
   std::vector<glm::vec3> pos(a.instance_vertex_count), nrm(a.instance_vertex_count);
@@ -102,7 +98,8 @@ glm::dmat4 node_matrix(const nlohmann::json& node) {
   glm::dquat q(1, 0, 0, 0);
   if (node.contains("translation")) t = {node["translation"][0], node["translation"][1], node["translation"][2]};
   if (node.contains("scale")) s = {node["scale"][0], node["scale"][1], node["scale"][2]};
-  if (node.contains("rotation")) q = glm::dquat(node["rotation"][3], node["rotation"][0], node["rotation"][1], node["rotation"][2]);
+  if (node.contains("rotation"))
+    q = glm::dquat(node["rotation"][3], node["rotation"][0], node["rotation"][1], node["rotation"][2]);
   return glm::translate(glm::dmat4(1.0), t) * glm::mat4_cast(glm::normalize(q)) * glm::scale(glm::dmat4(1.0), s);
 }
 
@@ -263,7 +260,8 @@ TEST(SceneAnimatedMorphCube, WeightsByHand) {
                   "key " + std::to_string(key) + " vertex " + std::to_string(v));
       // The targets also bend some normals: n = normalize(base + w0 dn0 + w1 dn1), then turned.
       glm::dvec3 nm;
-      for (int c = 0; c < 3; ++c) nm[c] = nbase[3 * v + size_t(c)] + w0 * n0[3 * v + size_t(c)] + w1 * n1[3 * v + size_t(c)];
+      for (int c = 0; c < 3; ++c)
+        nm[c] = nbase[3 * v + size_t(c)] + w0 * n0[3 * v + size_t(c)] + w1 * n1[3 * v + size_t(c)];
       nm = glm::normalize(nm);
       expect_near(nrm[inst->first_vertex + v], {-nm.x, -nm.z, -nm.y}, 1e-5, "normal " + std::to_string(v));
     }

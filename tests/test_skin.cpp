@@ -47,8 +47,8 @@ struct One {
 One skin_one(glm::vec3 p, glm::vec3 n, glm::vec4 t, glm::u16vec4 joints, glm::vec4 weights,
              const std::vector<glm::mat4>& jm, const glm::mat4& fallback = glm::mat4(1.0f)) {
   One out;
-  skin_vertices(VertexSpan{{&p, 1}, {&n, 1}, {&t, 1}}, std::span(&joints, 1), std::span(&weights, 1),
-                {}, {}, jm, fallback, VertexOutput{{&out.position, 1}, {&out.normal, 1}, {&out.tangent, 1}});
+  skin_vertices(VertexSpan{{&p, 1}, {&n, 1}, {&t, 1}}, std::span(&joints, 1), std::span(&weights, 1), {}, {}, jm,
+                fallback, VertexOutput{{&out.position, 1}, {&out.normal, 1}, {&out.tangent, 1}});
   return out;
 }
 
@@ -97,8 +97,7 @@ TEST(SkinJointMatrices, WorldOfTheJointTimesInverseBind) {
 }
 
 TEST(SkinFourInfluences, BlendsTheJointMatrices) {
-  const std::vector<glm::mat4> jm = {translate(1, 0, 0), translate(0, 2, 0), translate(0, 0, 4),
-                                     rot_z(90)};
+  const std::vector<glm::mat4> jm = {translate(1, 0, 0), translate(0, 2, 0), translate(0, 0, 4), rot_z(90)};
   // 0.5 (p + (1,0,0)) + 0.25 (p + (0,2,0)) + 0.125 (p + (0,0,4)) + 0.125 rot90(p), p = (1,0,0),
   // per axis:
   //   x = 0.5 * 2 + 0.25 * 1 + 0.125 * 1 + 0.125 * 0 = 1.375
@@ -119,9 +118,8 @@ TEST(SkinEightInfluences, UsesJointsAndWeightsOne) {
   const glm::u16vec4 j0(7, 6, 5, 4), j1(3, 2, 1, 0);
   const glm::vec4 w0(0.05f, 0.05f, 0.1f, 0.1f), w1(0.1f, 0.1f, 0.2f, 0.3f);
   glm::vec3 out_p, out_n;
-  skin_vertices(VertexSpan{{&p, 1}, {&n, 1}, {}}, std::span(&j0, 1), std::span(&w0, 1),
-                std::span(&j1, 1), std::span(&w1, 1), jm, glm::mat4(1.0f),
-                VertexOutput{{&out_p, 1}, {&out_n, 1}, {}});
+  skin_vertices(VertexSpan{{&p, 1}, {&n, 1}, {}}, std::span(&j0, 1), std::span(&w0, 1), std::span(&j1, 1),
+                std::span(&w1, 1), jm, glm::mat4(1.0f), VertexOutput{{&out_p, 1}, {&out_n, 1}, {}});
   // sum w_i (i+1) over joints 7..0 with the weights above:
   //   0.05*8 + 0.05*7 + 0.1*6 + 0.1*5 + 0.1*4 + 0.1*3 + 0.2*2 + 0.3*1 = 3.25
   expect_vec(out_p, {3.25f, 32.5f, 1.0f});
@@ -288,32 +286,32 @@ One rigid_one(const glm::mat4& m, glm::vec3 p, glm::vec3 n, glm::vec4 t) {
 // one vertex at a time.
 TEST(SkinTransform, BlocksOfFourMatchOneVertexAtATime) {
   const std::vector<glm::mat4> matrices = {translate(1, 2, 3) * rot_z(37) * rot_x(-29) * scale(2, 0.5f, 1),
-                                           rot_z(-20) * scale(-1, 1, 1),  // negative determinant
+                                           rot_z(-20) * scale(-1, 1, 1),          // negative determinant
                                            translate(0, 1, 0) * scale(0, 1, 1)};  // collapsed axis
   for (unsigned lanes : widths())
-  for (const glm::mat4& m : matrices) {
-    const ForcedWidth forced(lanes);
-    for (size_t n = 1; n <= 19; ++n) {
-      std::vector<glm::vec3> p(n), nrm(n);
-      std::vector<glm::vec4> t(n);
-      for (size_t i = 0; i < n; ++i) {
-        const float f = float(i) * 0.61f;
-        p[i] = {std::sin(f), float(i) * 0.1f, std::cos(f * 1.3f)};
-        nrm[i] = i == 2 ? glm::vec3(1, 0, 0) : glm::normalize(glm::vec3(std::cos(f), 1.0f, std::sin(f * 0.7f)));
-        t[i] = {glm::normalize(glm::vec3(1.0f, std::sin(f), 0.2f)), (i % 2) ? 1.0f : -1.0f};
-      }
-      std::vector<glm::vec3> op(n), on(n);
-      std::vector<glm::vec4> ot(n);
-      transform_vertices(VertexSpan{p, nrm, t}, m, VertexOutput{op, on, ot});
-      for (size_t i = 0; i < n; ++i) {
-        const One o = rigid_one(m, p[i], nrm[i], t[i]);
-        SCOPED_TRACE(std::to_string(lanes) + " lanes, count " + std::to_string(n) + " vertex " + std::to_string(i));
-        ASSERT_EQ(std::memcmp(&o.position, &op[i], sizeof(glm::vec3)), 0);
-        ASSERT_EQ(std::memcmp(&o.normal, &on[i], sizeof(glm::vec3)), 0);
-        ASSERT_EQ(std::memcmp(&o.tangent, &ot[i], sizeof(glm::vec4)), 0);
+    for (const glm::mat4& m : matrices) {
+      const ForcedWidth forced(lanes);
+      for (size_t n = 1; n <= 19; ++n) {
+        std::vector<glm::vec3> p(n), nrm(n);
+        std::vector<glm::vec4> t(n);
+        for (size_t i = 0; i < n; ++i) {
+          const float f = float(i) * 0.61f;
+          p[i] = {std::sin(f), float(i) * 0.1f, std::cos(f * 1.3f)};
+          nrm[i] = i == 2 ? glm::vec3(1, 0, 0) : glm::normalize(glm::vec3(std::cos(f), 1.0f, std::sin(f * 0.7f)));
+          t[i] = {glm::normalize(glm::vec3(1.0f, std::sin(f), 0.2f)), (i % 2) ? 1.0f : -1.0f};
+        }
+        std::vector<glm::vec3> op(n), on(n);
+        std::vector<glm::vec4> ot(n);
+        transform_vertices(VertexSpan{p, nrm, t}, m, VertexOutput{op, on, ot});
+        for (size_t i = 0; i < n; ++i) {
+          const One o = rigid_one(m, p[i], nrm[i], t[i]);
+          SCOPED_TRACE(std::to_string(lanes) + " lanes, count " + std::to_string(n) + " vertex " + std::to_string(i));
+          ASSERT_EQ(std::memcmp(&o.position, &op[i], sizeof(glm::vec3)), 0);
+          ASSERT_EQ(std::memcmp(&o.normal, &on[i], sizeof(glm::vec3)), 0);
+          ASSERT_EQ(std::memcmp(&o.tangent, &ot[i], sizeof(glm::vec4)), 0);
+        }
       }
     }
-  }
 }
 
 TEST(SkinTransform, RigidMatrixWithNonUniformScale) {

@@ -112,9 +112,9 @@ TEST(Summary, JsonCarriesTheStructAndTextNamesEverything) {
 
   const std::string text = summary_text(s);
   for (const std::string& expected :
-       {std::string("<sample>\n"), std::to_string(s.vertices) + " vertices",
-        std::string("22 joints"), std::string("\"idle\""), std::string("\"walk\""),
-        std::string("\"run\""), std::string("\"shirt\""), std::string("warnings    none")}) {
+       {std::string("<sample>\n"), std::to_string(s.vertices) + " vertices", std::string("22 joints"),
+        std::string("\"idle\""), std::string("\"walk\""), std::string("\"run\""), std::string("\"shirt\""),
+        std::string("warnings    none")}) {
     EXPECT_NE(text.find(expected), std::string::npos) << "missing " << expected << " in\n" << text;
   }
 }

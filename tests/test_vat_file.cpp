@@ -41,11 +41,10 @@ using nlohmann::json;
 
 // A 2x2 RGBA PNG (red, green / blue, white), made with Python's zlib for these tests.
 const std::vector<uint8_t> kPng = {
-    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
-    0x52, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x06, 0x00, 0x00, 0x00, 0x72,
-    0xb6, 0x0d, 0x24, 0x00, 0x00, 0x00, 0x12, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8,
-    0xcf, 0xc0, 0xf0, 0x1f, 0x0c, 0x81, 0x34, 0x18, 0x00, 0x00, 0x49, 0xc8, 0x09, 0xf7, 0x03,
-    0xd9, 0x64, 0xf1, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00,
+    0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x06, 0x00, 0x00, 0x00, 0x72, 0xb6, 0x0d, 0x24, 0x00, 0x00, 0x00, 0x12, 0x49,
+    0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8, 0xcf, 0xc0, 0xf0, 0x1f, 0x0c, 0x81, 0x34, 0x18, 0x00, 0x00, 0x49, 0xc8,
+    0x09, 0xf7, 0x03, 0xd9, 0x64, 0xf1, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
 
 uint32_t u32_at(std::span<const uint8_t> bytes, size_t offset) {
   uint32_t v;
@@ -66,7 +65,7 @@ struct Synth {
   bool textured = true;
   std::vector<uint32_t> clip_rows = {5, 3, 1};
   uint32_t seed = 1;
-  bool lods = false;  // two levels of detail
+  bool lods = false;      // two levels of detail
   bool measured = false;  // every clip but the last carries a measured error (VatClip::accuracy)
 };
 
@@ -353,7 +352,9 @@ std::vector<std::pair<std::string, Synth>> variants() {
         s.width = width;
         s.seed = static_cast<uint32_t>(out.size() + 1);
         out.emplace_back(std::string(e == Encoding::Rig ? "rig" : "delta") + "/" +
-                             (p == Precision::F32 ? "f32" : p == Precision::F16 ? "f16" : "q16") +
+                             (p == Precision::F32   ? "f32"
+                              : p == Precision::F16 ? "f16"
+                                                    : "q16") +
                              (width ? "/wrapped" : ""),
                          s);
       }
@@ -552,9 +553,9 @@ TEST(VatFile, LayoutAlignsPlanesAndTheChecksumCoversEveryByte) {
       const size_t offset = view.value("byteOffset", size_t(0));
       EXPECT_EQ((parts.bin_offset + offset) % 16, 0u) << "plane " << i;
       EXPECT_EQ(view["byteLength"], vat.planes[i].byte_size());
-      EXPECT_EQ(std::memcmp(file.data() + parts.bin_offset + offset, vat.planes[i].data.data(),
-                            vat.planes[i].data.size()),
-                0);
+      EXPECT_EQ(
+          std::memcmp(file.data() + parts.bin_offset + offset, vat.planes[i].data.data(), vat.planes[i].data.size()),
+          0);
     }
     const std::string digits = ext["checksum"];
     ASSERT_EQ(digits.size(), 16u);
@@ -573,9 +574,10 @@ TEST(VatFile, RestPoseMeshIsPlainGltf) {
   const json& primitives = doc["meshes"][0]["primitives"];
   ASSERT_EQ(primitives.size(), 2u);
   const json& attributes = primitives[0]["attributes"];
-  for (const char* a : {"POSITION", "NORMAL", "TANGENT", "TEXCOORD_0", "COLOR_0"}) EXPECT_TRUE(attributes.contains(a)) << a;
-  for (const char* a : {"_VAT_BIND_POSITION", "_VAT_BIND_NORMAL", "_VAT_BIND_TANGENT", "_VAT_SLOTS_0",
-                        "_VAT_SLOTS_1", "_VAT_SLOT_WEIGHTS_0", "_VAT_SLOT_WEIGHTS_1"}) {
+  for (const char* a : {"POSITION", "NORMAL", "TANGENT", "TEXCOORD_0", "COLOR_0"})
+    EXPECT_TRUE(attributes.contains(a)) << a;
+  for (const char* a : {"_VAT_BIND_POSITION", "_VAT_BIND_NORMAL", "_VAT_BIND_TANGENT", "_VAT_SLOTS_0", "_VAT_SLOTS_1",
+                        "_VAT_SLOT_WEIGHTS_0", "_VAT_SLOT_WEIGHTS_1"}) {
     EXPECT_TRUE(attributes.contains(a)) << a;
   }
   EXPECT_FALSE(attributes.contains("JOINTS_0")) << "a viewer would skin it";
@@ -593,8 +595,8 @@ TEST(VatFile, RestPoseMeshIsPlainGltf) {
 // Runs the Khronos validator; null when node is not installed.
 json validate(const fs::path& file) {
   if (test::run_command("command -v node").exit_code != 0) return nullptr;
-  const auto r = test::run_command("node " + test::shell_quote(VATKIT_VALIDATOR) + " " +
-                                   test::shell_quote(file.string()));
+  const auto r =
+      test::run_command("node " + test::shell_quote(VATKIT_VALIDATOR) + " " + test::shell_quote(file.string()));
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
   return json::parse(r.out, nullptr, false);
 }
@@ -602,8 +604,8 @@ json validate(const fs::path& file) {
 std::string issue_list(const json& report) {
   std::string out;
   for (const json& m : report["issues"]["messages"]) {
-    out += "\n  " + m.value("code", std::string()) + " (severity " + std::to_string(m.value("severity", -1)) +
-           ") " + m.value("pointer", std::string()) + ": " + m.value("message", std::string());
+    out += "\n  " + m.value("code", std::string()) + " (severity " + std::to_string(m.value("severity", -1)) + ") " +
+           m.value("pointer", std::string()) + ": " + m.value("message", std::string());
   }
   return out;
 }
@@ -628,9 +630,7 @@ TEST(VatFile, KhronosValidatorReportsNoErrors) {
 // ---- golden files --------------------------------------------------------------------------
 // tests/golden/README.md says how they were made and when to regenerate them.
 
-fs::path golden_path(const char* name) {
-  return fs::path(VATKIT_SOURCE_DIR) / "tests" / "golden" / name;
-}
+fs::path golden_path(const char* name) { return fs::path(VATKIT_SOURCE_DIR) / "tests" / "golden" / name; }
 
 // The files of format `version`: v1's were written by version 1's writer and are never
 // regenerated; v2 added each clip's measured error (VatClip::accuracy).
@@ -726,8 +726,7 @@ TEST(VatFile, FuzzSeedsAreCurrent) {
     SCOPED_TRACE(entry.path().string());
     EXPECT_LT(entry.file_size(), 8192u);
     Result<Vat> loaded = load_vat(entry.path());
-    EXPECT_TRUE(loaded.ok()) << loaded.error().message
-                             << " (regenerate with VATKIT_REGENERATE_SEEDS=1)";
+    EXPECT_TRUE(loaded.ok()) << loaded.error().message << " (regenerate with VATKIT_REGENERATE_SEEDS=1)";
     ++seeds;
   }
   EXPECT_GE(seeds, 3u);
@@ -740,8 +739,7 @@ const Asset& real_asset(const std::string& relative) {
   static std::map<std::string, std::unique_ptr<Asset>> cache;
   auto it = cache.find(relative);
   if (it == cache.end()) {
-    Result<Asset> r = relative == "<sample>" ? load_sample_character()
-                                             : import_gltf(test::asset_path(relative));
+    Result<Asset> r = relative == "<sample>" ? load_sample_character() : import_gltf(test::asset_path(relative));
     EXPECT_TRUE(r.ok()) << r.error().message;
     it = cache.emplace(relative, std::make_unique<Asset>(r ? std::move(*r) : Asset{})).first;
   }
@@ -760,8 +758,11 @@ Result<Vat> bake_real(const std::string& path, Encoding encoding, Precision prec
   return bake(real_asset(path), options);
 }
 
-const char* const kRealFiles[] = {"<sample>", "khronos/CesiumMan.glb", "khronos/Fox.glb",
-                                  "threejs/RobotExpressive.glb", "khronos/AnimatedMorphCube.glb",
+const char* const kRealFiles[] = {"<sample>",
+                                  "khronos/CesiumMan.glb",
+                                  "khronos/Fox.glb",
+                                  "threejs/RobotExpressive.glb",
+                                  "khronos/AnimatedMorphCube.glb",
                                   "quaternius/knight/KnightCharacter.glb"};
 
 // The same decode, vertex for vertex and bit for bit, from the baked and the loaded Vat.
@@ -940,102 +941,167 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
        "extensions.VATKIT_vertex_animation.clips[0].error.normalMaxDeg: -1 is negative"},
       {"error not a number", [](json& d, auto&) { ext_of(d)["clips"][0]["error"]["onRowsMaxMm"] = "1"; },
        "extensions.VATKIT_vertex_animation.clips[0].error.onRowsMaxMm: expected a number"},
-      {"extension missing", [](json& d, auto&) { d["extensions"].erase(kVatExtensionName); d["x"] = {{"checksum", "0000000000000000"}}; },
+      {"extension missing",
+       [](json& d, auto&) {
+         d["extensions"].erase(kVatExtensionName);
+         d["x"] = {{"checksum", "0000000000000000"}};
+       },
        "extensions: missing \"VATKIT_vertex_animation\""},
       {"not listed", [](json& d, auto&) { d.erase("extensionsUsed"); }, "extensionsUsed"},
-      {"checksum elsewhere", [](json& d, auto&) { ext_of(d).erase("checksum"); d["asset"]["checksum"] = "0000000000000000"; },
+      {"checksum elsewhere",
+       [](json& d, auto&) {
+         ext_of(d).erase("checksum");
+         d["asset"]["checksum"] = "0000000000000000";
+       },
        "extensions.VATKIT_vertex_animation: missing \"checksum\""},
       {"two checksums", [](json& d, auto&) { d["asset"]["checksum"] = "0000000000000000"; }, "more than one", false},
       {"encoding", [](json& d, auto&) { ext_of(d)["encoding"] = "skeletal"; },
        "extensions.VATKIT_vertex_animation.encoding: \"skeletal\" is not one of delta, rig"},
       {"precision type", [](json& d, auto&) { ext_of(d)["precision"] = 16; }, "precision: expected a string"},
-      {"frameRows", [](json& d, auto&) { ext_of(d)["frameRows"] = 2; }, "clips[1]: band firstRow 2 + rows 1 runs past frameRows 2"},
+      {"frameRows", [](json& d, auto&) { ext_of(d)["frameRows"] = 2; },
+       "clips[1]: band firstRow 2 + rows 1 runs past frameRows 2"},
       {"clip rows", [](json& d, auto&) { ext_of(d)["clips"][0]["rows"] = 0; }, "clips[0].rows: 0"},
       {"clip speed", [](json& d, auto&) { ext_of(d)["clips"][0]["speed"] = -1.0; }, "clips[0].speed: -1 is negative"},
-      {"clip fps overflow", [](json& d, auto&) { ext_of(d)["clips"][0]["fps"] = 1e300; }, "clips[0].fps: not a finite 32-bit float"},
+      {"clip fps overflow", [](json& d, auto&) { ext_of(d)["clips"][0]["fps"] = 1e300; },
+       "clips[0].fps: not a finite 32-bit float"},
       {"clip loop mode", [](json& d, auto&) { ext_of(d)["clips"][1]["loopMode"] = "bounce"; }, "clips[1].loopMode"},
-      {"clip missing field", [](json& d, auto&) { ext_of(d)["clips"][1].erase("endMode"); }, "clips[1]: missing \"endMode\""},
-      {"repetitions", [](json& d, auto&) { ext_of(d)["clips"][0]["repetitions"] = -2; }, "clips[0].repetitions: -2 < -1"},
+      {"clip missing field", [](json& d, auto&) { ext_of(d)["clips"][1].erase("endMode"); },
+       "clips[1]: missing \"endMode\""},
+      {"repetitions", [](json& d, auto&) { ext_of(d)["clips"][0]["repetitions"] = -2; },
+       "clips[0].repetitions: -2 < -1"},
       {"plane height", [](json& d, auto&) { ext_of(d)["planes"][0]["height"] = 7; },
        "extensions.VATKIT_vertex_animation.planes[0].height: 7, expected rowsPerFrame * frameRows = 6"},
-      {"plane rowsPerFrame", [](json& d, auto&) { ext_of(d)["planes"][0]["rowsPerFrame"] = 1; }, "planes[0].rowsPerFrame: 1, expected ceil"},
-      {"plane texels", [](json& d, auto&) { ext_of(d)["planes"][0]["texelsPerFrame"] = 8; }, "planes[0].texelsPerFrame: 8, expected 6 (2 per slot)"},
+      {"plane rowsPerFrame", [](json& d, auto&) { ext_of(d)["planes"][0]["rowsPerFrame"] = 1; },
+       "planes[0].rowsPerFrame: 1, expected ceil"},
+      {"plane texels", [](json& d, auto&) { ext_of(d)["planes"][0]["texelsPerFrame"] = 8; },
+       "planes[0].texelsPerFrame: 8, expected 6 (2 per slot)"},
       {"plane width 0", [](json& d, auto&) { ext_of(d)["planes"][0]["width"] = 0; }, "planes[0].width: 0"},
       {"plane format", [](json& d, auto&) { ext_of(d)["planes"][0]["format"] = "rgba16f"; },
        "planes[0].format: rgba16f, but precision f32 stores rgba32f"},
       {"plane precision", [](json& d, auto&) { ext_of(d)["precision"] = "q16"; },
        "planes[0].format: rgba32f, but precision q16 stores rgba16unorm"},
-      {"plane bytes", [](json& d, auto&) { d["bufferViews"][ext_of(d)["planes"][0]["bufferView"].get<size_t>()]["byteLength"] = 368; },
+      {"plane bytes",
+       [](json& d, auto&) { d["bufferViews"][ext_of(d)["planes"][0]["bufferView"].get<size_t>()]["byteLength"] = 368; },
        "planes[0]: bufferViews[14] has 368 bytes, width * height * 16 = 384"},
-      {"plane semantic", [](json& d, auto&) { ext_of(d)["planes"][0]["semantic"] = "position"; }, "planes[0].texelsPerFrame"},
+      {"plane semantic", [](json& d, auto&) { ext_of(d)["planes"][0]["semantic"] = "position"; },
+       "planes[0].texelsPerFrame"},
       {"plane missing", [](json& d, auto&) { ext_of(d)["planes"] = json::array(); }, "planes: empty"},
-      {"plane view", [](json& d, auto&) { ext_of(d)["planes"][0]["bufferView"] = 99; }, "bufferViews[99] does not exist"},
-      {"plane misaligned", [](json& d, auto&) {
+      {"plane view", [](json& d, auto&) { ext_of(d)["planes"][0]["bufferView"] = 99; },
+       "bufferViews[99] does not exist"},
+      {"plane misaligned",
+       [](json& d, auto&) {
          const size_t v = ext_of(d)["planes"][0]["bufferView"];
-         d["bufferViews"][v]["byteOffset"] = view_offset(d, v) - 4; }, "is not a multiple of 16"},
-      {"plane stride", [](json& d, auto&) { d["bufferViews"][ext_of(d)["planes"][0]["bufferView"].get<size_t>()]["byteStride"] = 16; },
+         d["bufferViews"][v]["byteOffset"] = view_offset(d, v) - 4;
+       },
+       "is not a multiple of 16"},
+      {"plane stride",
+       [](json& d, auto&) { d["bufferViews"][ext_of(d)["planes"][0]["bufferView"].get<size_t>()]["byteStride"] = 16; },
        "byteStride: a plane's view has none"},
-      {"view past buffer", [](json& d, auto&) { d["bufferViews"][0]["byteLength"] = 1u << 30; }, "run past the buffer's"},
-      {"buffer length", [](json& d, auto&) { d["buffers"][0]["byteLength"] = 16; }, "buffers[0].byteLength: 16, the BIN chunk has"},
+      {"view past buffer", [](json& d, auto&) { d["bufferViews"][0]["byteLength"] = 1u << 30; },
+       "run past the buffer's"},
+      {"buffer length", [](json& d, auto&) { d["buffers"][0]["byteLength"] = 16; },
+       "buffers[0].byteLength: 16, the BIN chunk has"},
       {"buffer uri", [](json& d, auto&) { d["buffers"][0]["uri"] = "x.bin"; }, "buffers[0].uri"},
-      {"slot index", [](json& d, std::vector<uint8_t>& bin) {
+      {"slot index",
+       [](json& d, std::vector<uint8_t>& bin) {
          const uint16_t bad = 3;
-         std::memcpy(bin.data() + view_offset(d, attribute_view(d, "_VAT_SLOTS_1")) + 8 * 5 + 2, &bad, 2); },
+         std::memcpy(bin.data() + view_offset(d, attribute_view(d, "_VAT_SLOTS_1")) + 8 * 5 + 2, &bad, 2);
+       },
        "attributes._VAT_SLOTS_1: vertex 5 names slot 3, there are 3 slots"},
-      {"vertex index", [](json& d, std::vector<uint8_t>& bin) {
+      {"vertex index",
+       [](json& d, std::vector<uint8_t>& bin) {
          const size_t accessor = d["meshes"][0]["primitives"][0]["indices"];
          const uint32_t bad = 8;
-         std::memcpy(bin.data() + view_offset(d, d["accessors"][accessor]["bufferView"]) + 4 * 7, &bad, 4); },
+         std::memcpy(bin.data() + view_offset(d, d["accessors"][accessor]["bufferView"]) + 4 * 7, &bad, 4);
+       },
        "(indices): index 7 is 8, there are 8 vertices"},
-      {"non-finite position", [](json& d, std::vector<uint8_t>& bin) {
+      {"non-finite position",
+       [](json& d, std::vector<uint8_t>& bin) {
          const float nan = std::nanf("");
-         std::memcpy(bin.data() + view_offset(d, attribute_view(d, "POSITION")) + 12 * 2 + 4, &nan, 4); },
+         std::memcpy(bin.data() + view_offset(d, attribute_view(d, "POSITION")) + 12 * 2 + 4, &nan, 4);
+       },
        "attributes.POSITION: vertex 2 is not finite"},
-      {"accessor type", [](json& d, auto&) { d["accessors"][d["meshes"][0]["primitives"][0]["attributes"]["NORMAL"].get<size_t>()]["type"] = "VEC4"; },
+      {"accessor type",
+       [](json& d, auto&) {
+         d["accessors"][d["meshes"][0]["primitives"][0]["attributes"]["NORMAL"].get<size_t>()]["type"] = "VEC4";
+       },
        "attributes.NORMAL (accessors[1]).type: \"VEC4\", expected \"VEC3\""},
-      {"accessor component", [](json& d, auto&) { d["accessors"][d["meshes"][0]["primitives"][0]["attributes"]["_VAT_SLOTS_0"].get<size_t>()]["componentType"] = 5121; },
+      {"accessor component",
+       [](json& d, auto&) {
+         d["accessors"][d["meshes"][0]["primitives"][0]["attributes"]["_VAT_SLOTS_0"].get<size_t>()]["componentType"] =
+             5121;
+       },
        "componentType: 5121, expected 5123"},
-      {"accessor count", [](json& d, auto&) { d["accessors"][d["meshes"][0]["primitives"][0]["attributes"]["NORMAL"].get<size_t>()]["count"] = 7; },
+      {"accessor count",
+       [](json& d, auto&) {
+         d["accessors"][d["meshes"][0]["primitives"][0]["attributes"]["NORMAL"].get<size_t>()]["count"] = 7;
+       },
        "attributes.NORMAL: count 7, expected the vertex count 8"},
       {"accessor past view", [](json& d, auto&) { d["accessors"][0]["count"] = 9; }, "run past bufferViews[0]"},
-      {"accessor normalized", [](json& d, auto&) { d["accessors"][0]["normalized"] = true; }, "normalized: true, expected false"},
+      {"accessor normalized", [](json& d, auto&) { d["accessors"][0]["normalized"] = true; },
+       "normalized: true, expected false"},
       {"accessor sparse", [](json& d, auto&) { d["accessors"][0]["sparse"] = json::object(); }, "sparse accessors"},
-      {"unknown attribute", [](json& d, auto&) { for (json& p : d["meshes"][0]["primitives"]) p["attributes"]["JOINTS_0"] = 0; },
+      {"unknown attribute",
+       [](json& d, auto&) {
+         for (json& p : d["meshes"][0]["primitives"]) p["attributes"]["JOINTS_0"] = 0;
+       },
        "attributes.JOINTS_0: not an attribute of a .vat.glb"},
-      {"attributes differ", [](json& d, auto&) { d["meshes"][0]["primitives"][1]["attributes"].erase("COLOR_0"); }, "primitives[1].attributes: differs"},
-      {"rig without weights", [](json& d, auto&) { for (json& p : d["meshes"][0]["primitives"]) { p["attributes"].erase("_VAT_SLOT_WEIGHTS_1"); } },
+      {"attributes differ", [](json& d, auto&) { d["meshes"][0]["primitives"][1]["attributes"].erase("COLOR_0"); },
+       "primitives[1].attributes: differs"},
+      {"rig without weights",
+       [](json& d, auto&) {
+         for (json& p : d["meshes"][0]["primitives"]) {
+           p["attributes"].erase("_VAT_SLOT_WEIGHTS_1");
+         }
+       },
        "missing: _VAT_SLOTS_1 and _VAT_SLOT_WEIGHTS_1 come together"},
       {"primitive mode", [](json& d, auto&) { d["meshes"][0]["primitives"][0]["mode"] = 1; }, "mode: not 4"},
-      {"group count", [](json& d, auto&) { d["accessors"][d["meshes"][0]["primitives"][1]["indices"].get<size_t>()]["count"] = 5; },
+      {"group count",
+       [](json& d, auto&) { d["accessors"][d["meshes"][0]["primitives"][1]["indices"].get<size_t>()]["count"] = 5; },
        "must be multiples of 3"},
-      {"group material", [](json& d, auto&) { d["meshes"][0]["primitives"][1]["material"] = 9; }, "primitives[1].material: 9 is not one of the 2 materials"},
+      {"group material", [](json& d, auto&) { d["meshes"][0]["primitives"][1]["material"] = 9; },
+       "primitives[1].material: 9 is not one of the 2 materials"},
       {"mesh index", [](json& d, auto&) { ext_of(d)["mesh"] = 1; }, "mesh: meshes[1] does not exist"},
-      {"sources range", [](json& d, auto&) { ext_of(d)["sources"][1]["vertexCount"] = 5; }, "sources[1]: vertices 4 + 5 run past the vertex count 8"},
-      {"sources negative", [](json& d, auto&) { ext_of(d)["sources"][0]["node"] = -1; }, "sources[0].node: expected an unsigned integer"},
+      {"sources range", [](json& d, auto&) { ext_of(d)["sources"][1]["vertexCount"] = 5; },
+       "sources[1]: vertices 4 + 5 run past the vertex count 8"},
+      {"sources negative", [](json& d, auto&) { ext_of(d)["sources"][0]["node"] = -1; },
+       "sources[0].node: expected an unsigned integer"},
       {"sources repeated", [](json& d, auto&) { ext_of(d)["sources"][1] = ext_of(d)["sources"][0]; },
        "sources[1]: vertices 0 + 4 start before the end (4) of the source before it"},
       {"sources out of order", [](json& d, auto&) { std::swap(ext_of(d)["sources"][0], ext_of(d)["sources"][1]); },
        "sources[1]: vertices 0 + 4 start before the end (8)"},
-      {"sources overlap", [](json& d, auto&) { ext_of(d)["sources"][1]["firstVertex"] = 3; }, "sources[1]: vertices 3 + 4 start before"},
-      {"source without vertices", [](json& d, auto&) {
+      {"sources overlap", [](json& d, auto&) { ext_of(d)["sources"][1]["firstVertex"] = 3; },
+       "sources[1]: vertices 3 + 4 start before"},
+      {"source without vertices",
+       [](json& d, auto&) {
          ext_of(d)["sources"][0]["vertexCount"] = 0;
-         ext_of(d)["sources"][0]["sourceVertexCount"] = 0; }, "sources[0].vertexCount: 0"},
+         ext_of(d)["sources"][0]["sourceVertexCount"] = 0;
+       },
+       "sources[0].vertexCount: 0"},
       {"clip bands overlap", [](json& d, auto&) { ext_of(d)["clips"][1]["firstRow"] = 1; },
-       "clips[1]: band firstRow 1 + rows 1 overlaps the band of extensions.VATKIT_vertex_animation.clips[0] (firstRow 0 + rows 2)"},
+       "clips[1]: band firstRow 1 + rows 1 overlaps the band of extensions.VATKIT_vertex_animation.clips[0] (firstRow "
+       "0 + rows 2)"},
       {"clip repeated", [](json& d, auto&) { ext_of(d)["clips"].push_back(ext_of(d)["clips"][0]); },
        "clips[2]: band firstRow 0 + rows 2 overlaps the band of extensions.VATKIT_vertex_animation.clips[0]"},
-      {"image in a plane's view", [](json& d, auto&) { d["images"][0]["bufferView"] = ext_of(d)["planes"][0]["bufferView"]; },
+      {"image in a plane's view",
+       [](json& d, auto&) { d["images"][0]["bufferView"] = ext_of(d)["planes"][0]["bufferView"]; },
        "planes[0]: bufferViews[14] (bytes 1376 + 384) overlaps the data of images[0]"},
       {"image repeated", [](json& d, auto&) { d["images"].push_back(d["images"][0]); },
        "images[1]: bufferViews[13] (bytes 1288 + 75) overlaps the data of images[0]"},
-      {"attributes share a view", [](json& d, auto&) {
+      {"attributes share a view",
+       [](json& d, auto&) {
          json& attributes = d["meshes"][0]["primitives"][0]["attributes"];
          d["accessors"][attributes["NORMAL"].get<size_t>()]["bufferView"] =
-             d["accessors"][attributes["POSITION"].get<size_t>()]["bufferView"]; },
-       "attributes.NORMAL: bufferViews[0] (bytes 0 + 96) overlaps the data of meshes[0].primitives[0].attributes.POSITION"},
-      {"slot matrix", [](json& d, auto&) { ext_of(d)["slots"][2]["inverseBind"].erase(15); }, "slots[2].inverseBind: expected an array of 16 numbers"},
-      {"slots empty", [](json& d, auto&) { ext_of(d)["slots"] = json::array(); }, "slots: empty, the rig encoding needs slots"},
-      {"material texture", [](json& d, auto&) { d["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"]["index"] = 4; },
+             d["accessors"][attributes["POSITION"].get<size_t>()]["bufferView"];
+       },
+       "attributes.NORMAL: bufferViews[0] (bytes 0 + 96) overlaps the data of "
+       "meshes[0].primitives[0].attributes.POSITION"},
+      {"slot matrix", [](json& d, auto&) { ext_of(d)["slots"][2]["inverseBind"].erase(15); },
+       "slots[2].inverseBind: expected an array of 16 numbers"},
+      {"slots empty", [](json& d, auto&) { ext_of(d)["slots"] = json::array(); },
+       "slots: empty, the rig encoding needs slots"},
+      {"material texture",
+       [](json& d, auto&) { d["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"]["index"] = 4; },
        "materials[1].pbrMetallicRoughness.baseColorTexture.index: textures[4] does not exist"},
       {"material colour", [](json& d, auto&) { d["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"][0] = 2.0; },
        "materials[0].baseColorFactor: 2 is not in [0, 1]"},
@@ -1097,31 +1163,41 @@ TEST(VatFile, ResealedLodMutationsAreRefusedByName) {
     return d["bufferViews"][ext_of(d)["lods"][level]["indices"].get<size_t>()];
   };
   const std::vector<Mutation> mutations = {
-      {"empty", [](json& d, auto&) { ext_of(d)["lods"] = json::array(); }, "extensions.VATKIT_vertex_animation.lods: empty"},
+      {"empty", [](json& d, auto&) { ext_of(d)["lods"] = json::array(); },
+       "extensions.VATKIT_vertex_animation.lods: empty"},
       {"not an array", [](json& d, auto&) { ext_of(d)["lods"] = json::object(); }, "lods: expected an array"},
       {"missing error", [](json& d, auto&) { ext_of(d)["lods"][0].erase("error"); }, "lods[0]: missing \"error\""},
       {"missing groups", [](json& d, auto&) { ext_of(d)["lods"][1].erase("groups"); }, "lods[1]: missing \"groups\""},
-      {"no view", [](json& d, auto&) { ext_of(d)["lods"][0]["indices"] = 99; }, "lods[0].indices: bufferViews[99] does not exist"},
+      {"no view", [](json& d, auto&) { ext_of(d)["lods"][0]["indices"] = 99; },
+       "lods[0].indices: bufferViews[99] does not exist"},
       {"views shared", [](json& d, auto&) { ext_of(d)["lods"][1]["indices"] = ext_of(d)["lods"][0]["indices"]; },
        "lods[1]: bufferViews[10] (bytes 4128 + 36) overlaps the data of extensions.VATKIT_vertex_animation.lods[0]"},
-      {"index out of range", [&](json& d, std::vector<uint8_t>& bin) {
+      {"index out of range",
+       [&](json& d, std::vector<uint8_t>& bin) {
          const uint32_t bad = 8;
-         std::memcpy(bin.data() + lod_view(d, 0).value("byteOffset", size_t(0)) + 4 * 2, &bad, 4); },
+         std::memcpy(bin.data() + lod_view(d, 0).value("byteOffset", size_t(0)) + 4 * 2, &bad, 4);
+       },
        "lods[0].indices: index 2 is 8, there are 8 vertices"},
-      {"not triangles", [&](json& d, auto&) { lod_view(d, 1)["byteLength"] = 8; }, "lods[1].indices: 2 indices, not a triangle list"},
+      {"not triangles", [&](json& d, auto&) { lod_view(d, 1)["byteLength"] = 8; },
+       "lods[1].indices: 2 indices, not a triangle list"},
       {"not 4 bytes", [&](json& d, auto&) { lod_view(d, 1)["byteLength"] = 10; }, "lods[1].indices: bufferViews["},
-      {"as many as the level before", [&](json& d, std::vector<uint8_t>& bin) {
-         ext_of(d)["lods"][1]["indices"] = copy_of_view(d, bin, ext_of(d)["lods"][0]["indices"]); },
+      {"as many as the level before",
+       [&](json& d, std::vector<uint8_t>& bin) {
+         ext_of(d)["lods"][1]["indices"] = copy_of_view(d, bin, ext_of(d)["lods"][0]["indices"]);
+       },
        "lods[1].indices: 3 triangles, not fewer than the 3 of level 1"},
-      {"as many as the full mesh", [&](json& d, std::vector<uint8_t>& bin) {
-         ext_of(d)["lods"][0]["indices"] =
-             copy_of_view(d, bin, d["accessors"][d["meshes"][0]["primitives"][0]["indices"].get<size_t>()]["bufferView"]); },
+      {"as many as the full mesh",
+       [&](json& d, std::vector<uint8_t>& bin) {
+         ext_of(d)["lods"][0]["indices"] = copy_of_view(
+             d, bin, d["accessors"][d["meshes"][0]["primitives"][0]["indices"].get<size_t>()]["bufferView"]);
+       },
        "lods[0].indices: 6 triangles, not fewer than the 6 of the full mesh"},
       {"group count", [](json& d, auto&) { ext_of(d)["lods"][0]["groups"].erase(1); },
        "lods[0].groups: 1 groups, expected one per mesh primitive (2)"},
       {"group past the buffer", [](json& d, auto&) { ext_of(d)["lods"][0]["groups"][1]["indexCount"] = 6; },
        "lods[0].groups[1]: indices 6 + 6 run past the level's 9 indices"},
-      {"group not triangles", [](json& d, auto&) { ext_of(d)["lods"][0]["groups"][0]["indexCount"] = 5; }, "must be multiples of 3"},
+      {"group not triangles", [](json& d, auto&) { ext_of(d)["lods"][0]["groups"][0]["indexCount"] = 5; },
+       "must be multiples of 3"},
       {"group type", [](json& d, auto&) { ext_of(d)["lods"][0]["groups"][0]["firstIndex"] = -3; },
        "lods[0].groups[0].firstIndex: expected an unsigned integer"},
       {"negative error", [](json& d, auto&) { ext_of(d)["lods"][0]["error"] = -1.0; }, "lods[0].error: -1 is negative"},
@@ -1129,18 +1205,26 @@ TEST(VatFile, ResealedLodMutationsAreRefusedByName) {
        "lods[1].error: 0.03125 is smaller than level 1's 0.0625"},
       {"motion below rest", [](json& d, auto&) { ext_of(d)["lods"][0]["errorInMotion"] = 0.03125; },
        "lods[0].errorInMotion: 0.03125 is smaller than the error at rest 0.0625"},
-      {"motion decreases", [](json& d, auto&) { ext_of(d)["lods"][1]["errorInMotion"] = 0.0625; ext_of(d)["lods"][1]["error"] = 0.0625; },
+      {"motion decreases",
+       [](json& d, auto&) {
+         ext_of(d)["lods"][1]["errorInMotion"] = 0.0625;
+         ext_of(d)["lods"][1]["error"] = 0.0625;
+       },
        "lods[1].errorInMotion: 0.0625 is smaller than level 1's 0.100000001"},
       {"screen size grows", [](json& d, auto&) { ext_of(d)["lods"][1]["screenSize"] = 40.0; },
        "lods[1].screenSize: 40 is larger than level 1's 36.5"},
       {"screen size overflow", [](json& d, auto&) { ext_of(d)["lods"][0]["screenSize"] = 1e300; },
        "lods[0].screenSize: not a finite 32-bit float"},
-      {"screen size negative", [](json& d, auto&) { ext_of(d)["lods"][1]["screenSize"] = -1.0; }, "lods[1].screenSize: -1 is negative"},
+      {"screen size negative", [](json& d, auto&) { ext_of(d)["lods"][1]["screenSize"] = -1.0; },
+       "lods[1].screenSize: -1 is negative"},
       {"view stride", [&](json& d, auto&) { lod_view(d, 0)["byteStride"] = 4; }, "byteStride: an index view has none"},
-      {"view misaligned", [&](json& d, auto&) {
+      {"view misaligned",
+       [&](json& d, auto&) {
          json& v = lod_view(d, 0);
          v["byteOffset"] = v.value("byteOffset", size_t(0)) + 2;
-         v["byteLength"] = 24; }, "lods[0].indices: bufferViews["},
+         v["byteLength"] = 24;
+       },
+       "lods[0].indices: bufferViews["},
   };
   for (const Mutation& m : mutations) {
     SCOPED_TRACE(m.name);
@@ -1243,7 +1327,8 @@ TEST(VatFile, InconsistentVatsAreNotWritten) {
   };
   const std::vector<Case> cases = {
       {"no clips", [](Vat& v) { v.clips.clear(); }, "synthetic: clips: none"},
-      {"band", [](Vat& v) { v.clips[2].first_row = 9; }, "synthetic: clips[2]: band firstRow 9 + rows 1 runs past frameRows 9"},
+      {"band", [](Vat& v) { v.clips[2].first_row = 9; },
+       "synthetic: clips[2]: band firstRow 9 + rows 1 runs past frameRows 9"},
       {"nan fps", [](Vat& v) { v.clips[0].fps = std::nanf(""); }, "clips[0].fps: not a finite number"},
       {"nan error", [](Vat& v) { v.clips[1].accuracy = ClipAccuracy{.between_rows_p99_mm = std::nanf("")}; },
        "clips[1].error.betweenRowsP99Mm: not a finite number"},
@@ -1252,35 +1337,53 @@ TEST(VatFile, InconsistentVatsAreNotWritten) {
       {"inf bounds", [](Vat& v) { v.bounds.max.y = INFINITY; }, "bounds.max: not a finite number"},
       {"plane bytes", [](Vat& v) { v.planes[1].data = v.planes[1].data.first(16); },
        "planes[1].data: 16 bytes, expected width * height * 16 = 1152"},
-      {"plane height", [](Vat& v) { v.planes[0].height += 1; }, "planes[0].height: 10, expected rowsPerFrame * frameRows = 9"},
-      {"two position planes", [](Vat& v) { v.planes[1].semantic = PlaneSemantic::Position; }, "planes[1]: a second position plane"},
+      {"plane height", [](Vat& v) { v.planes[0].height += 1; },
+       "planes[0].height: 10, expected rowsPerFrame * frameRows = 9"},
+      {"two position planes", [](Vat& v) { v.planes[1].semantic = PlaneSemantic::Position; },
+       "planes[1]: a second position plane"},
       {"no position plane", [](Vat& v) { v.planes.erase(v.planes.begin()); }, "no position plane"},
-      {"format", [](Vat& v) { v.planes[2].format = TexelFormat::RGBA16F; }, "planes[2].format: rgba16f, but precision f32 stores rgba32f"},
-      {"q16 normal plane", [](Vat& v) {
+      {"format", [](Vat& v) { v.planes[2].format = TexelFormat::RGBA16F; },
+       "planes[2].format: rgba16f, but precision f32 stores rgba32f"},
+      {"q16 normal plane",
+       [](Vat& v) {
          v.precision = Precision::Q16;
          for (Plane& p : v.planes) p.format = TexelFormat::RGBA16Unorm, p.data = p.data.first(p.byte_size());
-       }, "planes: a normal plane in a q16 delta VAT"},
-      {"normals size", [](Vat& v) { v.geometry.normals.pop_back(); }, "geometry.normals: 7 elements, expected 0 or one per vertex (8)"},
-      {"nan normal", [](Vat& v) { v.geometry.normals[3].x = std::nanf(""); }, "geometry.normals: vertex 3 is not finite"},
+       },
+       "planes: a normal plane in a q16 delta VAT"},
+      {"normals size", [](Vat& v) { v.geometry.normals.pop_back(); },
+       "geometry.normals: 7 elements, expected 0 or one per vertex (8)"},
+      {"nan normal", [](Vat& v) { v.geometry.normals[3].x = std::nanf(""); },
+       "geometry.normals: vertex 3 is not finite"},
       {"index", [](Vat& v) { v.geometry.indices[4] = 8; }, "geometry.indices: index 4 is 8, there are 8 vertices"},
       {"not triangles", [](Vat& v) { v.geometry.indices.push_back(0); }, "not a triangle list"},
-      {"group", [](Vat& v) { v.geometry.groups[1].index_count = 9; }, "geometry.groups[1]: indices 12 + 9 run past the 18 indices"},
-      {"no triangles", [](Vat& v) { for (DrawGroup& g : v.geometry.groups) g.index_count = 0; }, "no draw group has triangles"},
-      {"material", [](Vat& v) { v.geometry.groups[0].material = 2; }, "geometry.groups[0].material: 2 is not one of the 2 materials"},
-      {"image", [](Vat& v) { v.materials[1].base_color_image = 1; }, "materials[1].baseColorTexture: image 1 is not one of the 1 images"},
+      {"group", [](Vat& v) { v.geometry.groups[1].index_count = 9; },
+       "geometry.groups[1]: indices 12 + 9 run past the 18 indices"},
+      {"no triangles",
+       [](Vat& v) {
+         for (DrawGroup& g : v.geometry.groups) g.index_count = 0;
+       },
+       "no draw group has triangles"},
+      {"material", [](Vat& v) { v.geometry.groups[0].material = 2; },
+       "geometry.groups[0].material: 2 is not one of the 2 materials"},
+      {"image", [](Vat& v) { v.materials[1].base_color_image = 1; },
+       "materials[1].baseColorTexture: image 1 is not one of the 1 images"},
       {"mime", [](Vat& v) { v.images[0].mime_type = "image/webp"; }, "images[0].mimeType"},
       {"texcoord set", [](Vat& v) { v.materials[1].base_color_texcoord = 1; },
        "materials[1].baseColorTexture.texCoord: 1, but a VAT's geometry has only TEXCOORD_0"},
       {"no texcoords", [](Vat& v) { v.geometry.texcoords0.clear(); },
        "geometry.texcoords0: missing: geometry.groups[1] draws material 1, whose base colour texture reads TEXCOORD_0"},
-      {"source", [](Vat& v) { v.geometry.sources[1].first_vertex = 5; }, "geometry.sources[1]: vertices 5 + 4 run past the vertex count 8"},
-      {"slot matrix", [](Vat& v) { v.slots[1].inverse_bind[2][2] = INFINITY; }, "slots[1].inverseBind: not a finite number"},
-      {"slot index", [](Vat& v) {
+      {"source", [](Vat& v) { v.geometry.sources[1].first_vertex = 5; },
+       "geometry.sources[1]: vertices 5 + 4 run past the vertex count 8"},
+      {"slot matrix", [](Vat& v) { v.slots[1].inverse_bind[2][2] = INFINITY; },
+       "slots[1].inverseBind: not a finite number"},
+      {"slot index",
+       [](Vat& v) {
          v.encoding = Encoding::Rig;
          v.geometry.bind_positions = v.geometry.positions;
          v.geometry.slots0.assign(8, glm::u16vec4(0, 1, 2, 0));
          v.geometry.slot_weights0.assign(8, glm::vec4(0.25f));
-       }, "geometry.slots0: vertex 0 names slot 2, there are 2 slots"},
+       },
+       "geometry.slots0: vertex 0 names slot 2, there are 2 slots"},
       {"weights without slots", [](Vat& v) { v.geometry.slot_weights0.assign(8, glm::vec4(0.25f)); },
        "geometry.slots0: missing: _VAT_SLOTS_0 and _VAT_SLOT_WEIGHTS_0 come together"},
   };
@@ -1306,17 +1409,23 @@ TEST(VatFile, InconsistentLodsAreNotWritten) {
     const char* expected;
   };
   const std::vector<Case> cases = {
-      {"index", [](Vat& v) { v.geometry.lods[0].indices[2] = 8; }, "synthetic: geometry.lods[0].indices: index 2 is 8, there are 8 vertices"},
-      {"not triangles", [](Vat& v) { v.geometry.lods[1].indices.push_back(0); }, "geometry.lods[1].indices: 4 indices, not a triangle list"},
+      {"index", [](Vat& v) { v.geometry.lods[0].indices[2] = 8; },
+       "synthetic: geometry.lods[0].indices: index 2 is 8, there are 8 vertices"},
+      {"not triangles", [](Vat& v) { v.geometry.lods[1].indices.push_back(0); },
+       "geometry.lods[1].indices: 4 indices, not a triangle list"},
       {"no triangles", [](Vat& v) { v.geometry.lods[1].indices.clear(); }, "geometry.lods[1].indices: no triangles"},
-      {"not fewer", [](Vat& v) { v.geometry.lods[1] = v.geometry.lods[0]; }, "geometry.lods[1].indices: 3 triangles, not fewer than the 3 of level 1"},
-      {"group count", [](Vat& v) { v.geometry.lods[0].groups.pop_back(); }, "geometry.lods[0].groups: 1 groups, expected one per draw group (2)"},
+      {"not fewer", [](Vat& v) { v.geometry.lods[1] = v.geometry.lods[0]; },
+       "geometry.lods[1].indices: 3 triangles, not fewer than the 3 of level 1"},
+      {"group count", [](Vat& v) { v.geometry.lods[0].groups.pop_back(); },
+       "geometry.lods[0].groups: 1 groups, expected one per draw group (2)"},
       {"group material", [](Vat& v) { v.geometry.lods[0].groups[1].material = 0; },
        "geometry.lods[0].groups[1].material: 0, but draw group 1 draws material 1"},
       {"group of an empty draw group", [](Vat& v) { v.geometry.groups[1].index_count = 0; },
        "geometry.lods[0].groups[1]: 3 indices for draw group 1, which has none"},
-      {"nan error", [](Vat& v) { v.geometry.lods[0].error = std::nanf(""); }, "geometry.lods[0].error: not a finite number"},
-      {"infinite screen size", [](Vat& v) { v.geometry.lods[1].screen_size = INFINITY; }, "geometry.lods[1].screenSize: not a finite number"},
+      {"nan error", [](Vat& v) { v.geometry.lods[0].error = std::nanf(""); },
+       "geometry.lods[0].error: not a finite number"},
+      {"infinite screen size", [](Vat& v) { v.geometry.lods[1].screen_size = INFINITY; },
+       "geometry.lods[1].screenSize: not a finite number"},
       {"motion below rest", [](Vat& v) { v.geometry.lods[1].error_in_motion = 0.2f; },
        "geometry.lods[1].errorInMotion: 0.200000003 is smaller than the error at rest 0.25"},
   };
@@ -1351,7 +1460,8 @@ TEST(VatFile, SavesAreAtomic) {
   // A failed save of a new file leaves nothing: no file, no temporary.
   Result<void> r = save_vat(bad, dir / "new.vat.glb");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message.rfind((dir / "new.vat.glb").string() + ": not written: synthetic: clips[0].duration", 0), 0u)
+  EXPECT_EQ(r.error().message.rfind((dir / "new.vat.glb").string() + ": not written: synthetic: clips[0].duration", 0),
+            0u)
       << r.error().message;
   EXPECT_EQ(r.error().code, ErrorCode::Corrupt);  // the Vat's, kept through "not written"
   EXPECT_TRUE(listing(dir).empty());
@@ -1384,7 +1494,6 @@ TEST(VatFile, SavesAreAtomic) {
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;
   EXPECT_EQ(loaded->encoding, Encoding::Rig);
 }
-
 
 // ---- hostile but well-formed files ---------------------------------------------------------
 
@@ -1463,11 +1572,20 @@ TEST(VatFile, ForgedListsAreRefusedBeforeTheyCostMemory) {
     const char* expected;
   };
   const Forgery forgeries[] = {
-      {"sources", [](json& d) { for (int i = 0; i < 100000; ++i) ext_of(d)["sources"].push_back(ext_of(d)["sources"][0]); },
+      {"sources",
+       [](json& d) {
+         for (int i = 0; i < 100000; ++i) ext_of(d)["sources"].push_back(ext_of(d)["sources"][0]);
+       },
        "sources[2]: vertices 0 + 4 start before the end (8)"},
-      {"clips", [](json& d) { for (int i = 0; i < 100000; ++i) ext_of(d)["clips"].push_back(ext_of(d)["clips"][0]); },
+      {"clips",
+       [](json& d) {
+         for (int i = 0; i < 100000; ++i) ext_of(d)["clips"].push_back(ext_of(d)["clips"][0]);
+       },
        "clips[2]: band firstRow 0 + rows 2 overlaps"},
-      {"images", [](json& d) { for (int i = 0; i < 100000; ++i) d["images"].push_back(d["images"][0]); },
+      {"images",
+       [](json& d) {
+         for (int i = 0; i < 100000; ++i) d["images"].push_back(d["images"][0]);
+       },
        "images[1]: bufferViews[13]"},
   };
   for (const Forgery& f : forgeries) {
@@ -1486,8 +1604,9 @@ TEST(VatFile, ForgedListsAreRefusedBeforeTheyCostMemory) {
 TEST(VatFile, LoadedVatsWithoutNormalsDecodeZeroNormals) {
   // NORMAL and _VAT_BIND_NORMAL are optional in a file; a caller asking for normals got a read
   // of the missing array (vertex v of an empty vector).
-  for (const auto& [encoding, precision] : {std::pair{Encoding::Delta, Precision::F32}, std::pair{Encoding::Delta, Precision::Q16},
-                                            std::pair{Encoding::Rig, Precision::F16}}) {
+  for (const auto& [encoding, precision] :
+       {std::pair{Encoding::Delta, Precision::F32}, std::pair{Encoding::Delta, Precision::Q16},
+        std::pair{Encoding::Rig, Precision::F16}}) {
     SCOPED_TRACE(std::string(to_string(encoding)) + " " + to_string(precision));
     Synth synth;
     synth.encoding = encoding;

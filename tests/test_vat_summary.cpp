@@ -98,8 +98,8 @@ TEST(VatSummary, DescribesTheVatAndItsReport) {
   const std::string text = summary_text(s);
   for (const std::string& part :
        {std::string("delta, q16 (requested)"), std::string("on rows max"), std::string("between max"),
-        std::string("\"run\""), std::string("pingpong x2 rewind speed 0.500"),
-        std::string("rgba16unorm"), std::string("bake time"), std::string("levels of detail ")}) {
+        std::string("\"run\""), std::string("pingpong x2 rewind speed 0.500"), std::string("rgba16unorm"),
+        std::string("bake time"), std::string("levels of detail ")}) {
     EXPECT_NE(text.find(part), std::string::npos) << "missing " << part << " in\n" << text;
   }
 }

@@ -8,8 +8,7 @@ namespace vatkit {
 Result<int> find_clip(const Asset& asset, const std::string& selector) {
   return detail::find_clip_in(
       asset.source, asset.animations.size(), [&](int a) { return clip_label(asset, a); },
-      [&](int a) -> const std::string& { return asset.animations[static_cast<size_t>(a)].name; },
-      selector);
+      [&](int a) -> const std::string& { return asset.animations[static_cast<size_t>(a)].name; }, selector);
 }
 
 std::string clip_label(const Asset& asset, int clip) {

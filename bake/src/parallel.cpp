@@ -16,8 +16,8 @@ namespace vatkit {
 
 struct AsyncTask::State {
   std::function<void()> fn;
-  bool taken = false;  // by a worker or by wait(); under the pool's mutex
-  bool done = false;   // under the pool's mutex
+  bool taken = false;        // by a worker or by wait(); under the pool's mutex
+  bool done = false;         // under the pool's mutex
   std::exception_ptr error;  // what fn threw, rethrown by wait()
 };
 
@@ -31,8 +31,7 @@ class Pool {
   }
 
   // [0, count) in `chunks` ranges of count / chunks items, rounded down or up.
-  void run(size_t count, size_t chunks, unsigned threads,
-           const std::function<void(size_t, size_t)>& fn) {
+  void run(size_t count, size_t chunks, unsigned threads, const std::function<void(size_t, size_t)>& fn) {
     std::unique_lock serial(serial_);  // one job at a time; nested calls run inline
     const unsigned helpers =
         static_cast<unsigned>(std::min<size_t>({size_t(threads) - 1, chunks - 1, workers_.size()}));
@@ -174,12 +173,9 @@ unsigned hardware_threads() {
   return n;
 }
 
-unsigned thread_count(unsigned threads) {
-  return threads == 0 ? hardware_threads() : std::min(threads, kMaxThreads);
-}
+unsigned thread_count(unsigned threads) { return threads == 0 ? hardware_threads() : std::min(threads, kMaxThreads); }
 
-void parallel_for(size_t count, size_t grain, unsigned threads,
-                  const std::function<void(size_t, size_t)>& fn) {
+void parallel_for(size_t count, size_t grain, unsigned threads, const std::function<void(size_t, size_t)>& fn) {
   if (count == 0) return;
   threads = thread_count(threads);
   grain = std::max<size_t>(grain, 1);

@@ -36,8 +36,8 @@ int main(int argc, char** argv) {
   std::printf("%s: %s encoding, %s, %zu clips, %u frame rows\n", argv[1], vatkit::to_string(vat->encoding),
               vatkit::to_string(vat->precision), vat->clips.size(), vat->frame_rows);
   for (const vatkit::ClipError& e : report.clips) {
-    std::printf("  %s: %u rows at %.1f fps, %.3f mm on the rows, %.3f mm between them\n", e.clip.c_str(), e.rows,
-                e.fps, e.on_rows_max_mm, e.between_rows_max_mm);
+    std::printf("  %s: %u rows at %.1f fps, %.3f mm on the rows, %.3f mm between them\n", e.clip.c_str(), e.rows, e.fps,
+                e.on_rows_max_mm, e.between_rows_max_mm);
   }
   return 0;
 }

@@ -61,8 +61,7 @@ const char* to_string(EndMode m) {
 Result<int> find_clip(const Vat& vat, const std::string& selector) {
   return detail::find_clip_in(
       vat.source, vat.clips.size(), [&](int c) { return clip_label(vat, c); },
-      [&](int c) -> const std::string& { return vat.clips[static_cast<size_t>(c)].name; },
-      selector);
+      [&](int c) -> const std::string& { return vat.clips[static_cast<size_t>(c)].name; }, selector);
 }
 
 std::string clip_label(const Vat& vat, int clip) {

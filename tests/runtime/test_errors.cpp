@@ -20,9 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr ErrorCode kAllCodes[] = {ErrorCode::Io,      ErrorCode::Parse,   ErrorCode::InvalidGltf,
-                                   ErrorCode::Unsupported, ErrorCode::Limit, ErrorCode::Corrupt,
-                                   ErrorCode::Argument, ErrorCode::Gl};
+constexpr ErrorCode kAllCodes[] = {ErrorCode::Io,    ErrorCode::Parse,   ErrorCode::InvalidGltf, ErrorCode::Unsupported,
+                                   ErrorCode::Limit, ErrorCode::Corrupt, ErrorCode::Argument,    ErrorCode::Gl};
 
 TEST(Errors, EveryCodeHasItsOwnName) {
   std::set<std::string> names;

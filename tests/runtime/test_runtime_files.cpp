@@ -138,8 +138,9 @@ TEST(FileIo, ReadsAreExactAndBounded) {
   EXPECT_EQ(0, std::memcmp(middle.data(), bytes.data() + 4000, middle.size()));
   const Result<void> past = in->read_at(9950, middle);
   ASSERT_FALSE(past.ok());
-  EXPECT_EQ(past.error().message, file.string() + ": ends at 10000 bytes, but 10050 bytes were expected "
-                                                  "(truncated, or changed while being read)");
+  EXPECT_EQ(past.error().message, file.string() +
+                                      ": ends at 10000 bytes, but 10050 bytes were expected "
+                                      "(truncated, or changed while being read)");
   EXPECT_EQ(past.error().code, ErrorCode::Io);
   const Result<std::vector<uint8_t>> rest = in->read_rest(9000, 1000, "the limit");
   ASSERT_TRUE(rest.ok()) << rest.error().message;

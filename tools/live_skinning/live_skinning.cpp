@@ -121,10 +121,10 @@ void main() {
 )";
 
 struct InstanceInfo {
-  Track track;               // the primary band (playback.h)
-  uint32_t clip = 0;         // index into the VAT's clips
-  int32_t animation = -1;    // the source animation sampled
-  float duration_s = 0.0f;   // of the clip
+  Track track;              // the primary band (playback.h)
+  uint32_t clip = 0;        // index into the VAT's clips
+  int32_t animation = -1;   // the source animation sampled
+  float duration_s = 0.0f;  // of the clip
 };
 
 constexpr size_t kTile = 32;  // instances of one clip sampled together (sample_animation_batch)
@@ -186,8 +186,8 @@ struct LiveSkinning::Impl {
     }
     const std::span<Pose> poses(s.poses.data(), count);
     if (animation >= 0) {
-      sample_animation_batch(*asset, asset->animations[size_t(animation)], std::span<const float>(s.times.data(), count),
-                             poses, 1);
+      sample_animation_batch(*asset, asset->animations[size_t(animation)],
+                             std::span<const float>(s.times.data(), count), poses, 1);
     } else {
       for (Pose& pose : poses) reset_pose(*asset, pose);
     }
@@ -213,8 +213,7 @@ struct LiveSkinning::Impl {
     glProgramUniform1i(p, glGetUniformLocation(p, "u_palette"), int(kUnitPalette));
     glProgramUniform1i(p, glGetUniformLocation(p, "u_world"), int(kUnitWorld));
     glProgramUniform1i(p, glGetUniformLocation(p, "u_slot_count"), int(slots.size()));
-    glProgramUniformMatrix4fv(p, glGetUniformLocation(p, "u_view_projection"), 1, GL_FALSE,
-                              &view_projection[0][0]);
+    glProgramUniformMatrix4fv(p, glGetUniformLocation(p, "u_view_projection"), 1, GL_FALSE, &view_projection[0][0]);
   }
 };
 
@@ -231,17 +230,20 @@ Result<LiveSkinning> LiveSkinning::create(const Asset& asset, const gl::VatGpu& 
   if (meta.slots.empty()) return make_error(ErrorCode::Corrupt, where, "the rig has no slots");
   for (const VatSlot& slot : meta.slots) {
     if (slot.node < 0 || size_t(slot.node) >= asset.nodes.size()) {
-      return make_error(ErrorCode::Argument, where, "slot '" + printable(slot.name) + "' names node " + std::to_string(slot.node) + ", which " +
-                                   asset.source + " does not have");
+      return make_error(ErrorCode::Argument, where,
+                        "slot '" + printable(slot.name) + "' names node " + std::to_string(slot.node) + ", which " +
+                            asset.source + " does not have");
     }
   }
   const uint32_t n = crowd.size();
   const uint64_t palette_texels = uint64_t(n) * meta.slots.size() * kTexelsPerSlot;
-  if (max_buffer_texels > 0 && (palette_texels > uint64_t(max_buffer_texels) || uint64_t(n) * 4 > uint64_t(max_buffer_texels))) {
-    return make_error(ErrorCode::Limit, where, "live skinning: " + std::to_string(n) + " instances x " + std::to_string(meta.slots.size()) +
-                                 " slots need " + std::to_string(palette_texels) +
-                                 " palette texels, above the GPU's buffer texture limit of " +
-                                 std::to_string(max_buffer_texels));
+  if (max_buffer_texels > 0 &&
+      (palette_texels > uint64_t(max_buffer_texels) || uint64_t(n) * 4 > uint64_t(max_buffer_texels))) {
+    return make_error(ErrorCode::Limit, where,
+                      "live skinning: " + std::to_string(n) + " instances x " + std::to_string(meta.slots.size()) +
+                          " slots need " + std::to_string(palette_texels) +
+                          " palette texels, above the GPU's buffer texture limit of " +
+                          std::to_string(max_buffer_texels));
   }
 
   LiveSkinning live;
@@ -269,10 +271,12 @@ Result<LiveSkinning> LiveSkinning::create(const Asset& asset, const gl::VatGpu& 
         break;
       }
     }
-    if (!found) return make_error(ErrorCode::Argument, where, "instance " + std::to_string(i) + " plays no clip of the VAT");
+    if (!found)
+      return make_error(ErrorCode::Argument, where, "instance " + std::to_string(i) + " plays no clip of the VAT");
     if (info.animation >= int32_t(asset.animations.size())) {
-      return make_error(ErrorCode::Argument, where, "clip '" + printable(meta.clips[info.clip].name) + "' comes from animation " +
-                                   std::to_string(info.animation) + ", which " + asset.source + " does not have");
+      return make_error(ErrorCode::Argument, where,
+                        "clip '" + printable(meta.clips[info.clip].name) + "' comes from animation " +
+                            std::to_string(info.animation) + ", which " + asset.source + " does not have");
     }
     m.worlds[i] = crowd.world(i);
   }
@@ -346,8 +350,7 @@ void LiveSkinning::draw(const gl::RenderTarget& target, const gl::Camera& camera
   glEnable(GL_DEPTH_TEST);
   glDepthMask(GL_TRUE);
   const uint32_t p = m.program.id();
-  const glm::mat4 view_projection =
-      camera.projection(float(target.width()) / float(target.height())) * camera.view();
+  const glm::mat4 view_projection = camera.projection(float(target.width()) / float(target.height())) * camera.view();
   m.set_vertex_uniforms(p, view_projection);
   const glm::vec3 l = glm::normalize(light.direction);
   glProgramUniform3f(p, m.u_light_direction, l.x, l.y, l.z);
@@ -411,13 +414,15 @@ Result<LiveCheck> check_live_skinning(LiveSkinning& live, const Asset& asset, co
     for (const MeshInstance& inst : asset.instances) {
       if (inst.node == s.node && inst.mesh == s.mesh && inst.primitive == s.primitive &&
           inst.vertex_count == s.vertex_count && uint64_t(s.first_vertex) + s.vertex_count <= vertex_count) {
-        for (uint32_t v = 0; v < s.vertex_count; ++v) reference_index[s.first_vertex + v] = int64_t(inst.first_vertex) + v;
+        for (uint32_t v = 0; v < s.vertex_count; ++v)
+          reference_index[s.first_vertex + v] = int64_t(inst.first_vertex) + v;
         break;
       }
     }
   }
   if (std::none_of(reference_index.begin(), reference_index.end(), [](int64_t r) { return r >= 0; })) {
-    return make_error(ErrorCode::Argument, vat.source, "live skinning check: no VAT vertex matches a source primitive of " + asset.source);
+    return make_error(ErrorCode::Argument, vat.source,
+                      "live skinning check: no VAT vertex matches a source primitive of " + asset.source);
   }
 
   LiveCheck check;
@@ -434,15 +439,17 @@ Result<LiveCheck> check_live_skinning(LiveSkinning& live, const Asset& asset, co
       const VatClip& clip = vat.clips[live.clip(i)];
       evaluator.pose(clip.source_animation, live.local_time(i, t));
       evaluator.skin(reference);
-      if (Result<void> mirrored = mirror_vertices(vat, crowd.table(), i, t, world, 0, decoded); !mirrored) return mirrored.error();
+      if (Result<void> mirrored = mirror_vertices(vat, crowd.table(), i, t, world, 0, decoded); !mirrored)
+        return mirrored.error();
       for (uint32_t v = 0; v < vertex_count; ++v) {
         const glm::vec3 p = (*captured)[size_t(i) * vertex_count + v];
         if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
-          return make_error(ErrorCode::Limit, vat.source, "live skinning check: a non-finite position (instance " + std::to_string(i) +
-                                            ", vertex " + std::to_string(v) + ")");
+          return make_error(ErrorCode::Limit, vat.source,
+                            "live skinning check: a non-finite position (instance " + std::to_string(i) + ", vertex " +
+                                std::to_string(v) + ")");
         }
-        check.world_extent = std::max({check.world_extent, double(std::abs(p.x)), double(std::abs(p.y)),
-                                       double(std::abs(p.z))});
+        check.world_extent =
+            std::max({check.world_extent, double(std::abs(p.x)), double(std::abs(p.y)), double(std::abs(p.z))});
         check.max_vs_rig = std::max(check.max_vs_rig, double(glm::length(p - decoded[v])));
         if (reference_index[v] >= 0) {
           const glm::vec3 r = glm::vec3(world * glm::vec4(reference[size_t(reference_index[v])], 1.0f));

@@ -86,7 +86,7 @@ struct LiveCheck {
 // them with SceneEvaluator (vertices matched through vat.geometry.sources) and with
 // mirror_vertices of the rig `vat` (the CPU Vat with planes that `live` was made from), each
 // placed by the crowd's world matrices.
-Result<LiveCheck> check_live_skinning(LiveSkinning& live, const Asset& asset, const Vat& vat,
-                                      const gl::Crowd& crowd, uint32_t count, std::span<const float> times);
+Result<LiveCheck> check_live_skinning(LiveSkinning& live, const Asset& asset, const Vat& vat, const gl::Crowd& crowd,
+                                      uint32_t count, std::span<const float> times);
 
 }  // namespace vatkit::cli

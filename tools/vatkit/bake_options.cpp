@@ -75,19 +75,20 @@ Result<std::pair<std::string, ClipDefaults>> parse_clip_defaults(const std::stri
       } else if (parse_int(value, n) && n >= 1 && n <= std::numeric_limits<int32_t>::max()) {
         d.repetitions = static_cast<int32_t>(n);
       } else {
-        return make_error(ErrorCode::Argument, "", where + ": repetitions \"" + std::string(value) +
-                                  "\" is not a count >= 1 or \"endless\"");
+        return make_error(ErrorCode::Argument, "",
+                          where + ": repetitions \"" + std::string(value) + "\" is not a count >= 1 or \"endless\"");
       }
     } else if (token.rfind("speed=", 0) == 0) {
       const std::string_view value = token.substr(6);
       if (!parse_float(value, d.speed) || !std::isfinite(d.speed) || d.speed < 0.0f) {
-        return make_error(ErrorCode::Argument, "", where + ": speed \"" + std::string(value) +
-                                  "\" is not a finite number >= 0");
+        return make_error(ErrorCode::Argument, "",
+                          where + ": speed \"" + std::string(value) + "\" is not a finite number >= 0");
       }
     } else {
-      return make_error(ErrorCode::Argument, "", where + ": unknown \"" + std::string(token) +
-                                "\" (expected repeat, once, pingpong, clamp, rewind, "
-                                "repetitions=N or speed=S)");
+      return make_error(ErrorCode::Argument, "",
+                        where + ": unknown \"" + std::string(token) +
+                            "\" (expected repeat, once, pingpong, clamp, rewind, "
+                            "repetitions=N or speed=S)");
     }
   }
   if (!counted) d.repetitions = default_repetitions(d.loop_mode);  // endless for repeat, one play otherwise
@@ -110,13 +111,12 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
                                 "duration D gets round(D * fps) + 1 rows")
                      ->option_text("N")
                      ->group(group);
-  o.max_error_option =
-      app.add_option("--max-error", o.max_error_mm,
-                     "Instead of --fps: per clip, the lowest rate whose decode stays within this "
-                     "error against the reference skinner, on the rows and between them")
-          ->option_text("MM")
-          ->excludes(o.fps_option)
-          ->group(group);
+  o.max_error_option = app.add_option("--max-error", o.max_error_mm,
+                                      "Instead of --fps: per clip, the lowest rate whose decode stays within this "
+                                      "error against the reference skinner, on the rows and between them")
+                           ->option_text("MM")
+                           ->excludes(o.fps_option)
+                           ->group(group);
   app.add_option("--precision", o.precision,
                  "Texel precision (default f32): f32 (RGBA32F), f16 (RGBA16F), q16 (16-bit "
                  "unorm against each clip's range; octahedral normals); bounds in "
@@ -143,8 +143,7 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
                "Delta f32/f16: leave out the normal plane (a q16 delta keeps its normals: they "
                "cost no bytes)")
       ->group(group);
-  app.add_flag("--no-tangents", o.no_tangents, "Leave out tangents even where the source has them")
-      ->group(group);
+  app.add_flag("--no-tangents", o.no_tangents, "Leave out tangents even where the source has them")->group(group);
   app.add_option("--max-texture-size", o.max_texture_size,
                  "Largest texture width and height, 1 to 65536 (default 16384): wider frames wrap "
                  "onto several rows, and every clip's rows stack in the height; a bake that does "
@@ -199,16 +198,18 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
   // A rate in vatkit::bake's range [kMinBakeFps, kMaxBakeFps].
   auto rate = [](const char* option, double v) -> Result<void> {
     if (v >= double(kMinBakeFps) && v <= double(kMaxBakeFps)) return {};
-    return make_error(ErrorCode::Argument, "", std::string(option) + " " + number_text(v) + ": must be a positive number of frames per second, from " +
-                              number_text(kMinBakeFps) + " to " + number_text(kMaxBakeFps));
+    return make_error(ErrorCode::Argument, "",
+                      std::string(option) + " " + number_text(v) +
+                          ": must be a positive number of frames per second, from " + number_text(kMinBakeFps) +
+                          " to " + number_text(kMaxBakeFps));
   };
   BakeOptions b;
   b.encoding = encoding_choice(o.encoding);
   b.precision = precision_choice(o.precision);
   if (o.max_error_option != nullptr && o.max_error_option->count() > 0) {
     if (!positive(o.max_error_mm)) {
-      return make_error(ErrorCode::Argument, "", "--max-error " + number_text(o.max_error_mm) +
-                                ": not a positive number of millimetres");
+      return make_error(ErrorCode::Argument, "",
+                        "--max-error " + number_text(o.max_error_mm) + ": not a positive number of millimetres");
     }
     b.max_error_mm = static_cast<float>(o.max_error_mm);
   } else if (auto r = rate("--fps", o.fps); !r) {
@@ -218,18 +219,19 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
   if (auto r = rate("--max-search-fps", o.max_search_fps); !r) return r.error();
   b.max_search_fps = static_cast<float>(o.max_search_fps);
   if (!positive(o.auto_budget_mm)) {
-    return make_error(ErrorCode::Argument, "", "--auto-budget " + number_text(o.auto_budget_mm) +
-                              ": not a positive number of millimetres");
+    return make_error(ErrorCode::Argument, "",
+                      "--auto-budget " + number_text(o.auto_budget_mm) + ": not a positive number of millimetres");
   }
   b.auto_budget_mm = static_cast<float>(o.auto_budget_mm);
   if (!positive(o.rig_tolerance)) {
-    return make_error(ErrorCode::Argument, "", "--rig-tolerance " + number_text(o.rig_tolerance) +
-                              ": not a positive number");
+    return make_error(ErrorCode::Argument, "",
+                      "--rig-tolerance " + number_text(o.rig_tolerance) + ": not a positive number");
   }
   b.rig_tolerance = static_cast<float>(o.rig_tolerance);
   if (o.max_texture_size < 1 || o.max_texture_size > kMaxTextureSize) {
-    return make_error(ErrorCode::Argument, "", "--max-texture-size " + std::to_string(o.max_texture_size) + ": must be from 1 to " +
-                              std::to_string(kMaxTextureSize));
+    return make_error(ErrorCode::Argument, "",
+                      "--max-texture-size " + std::to_string(o.max_texture_size) + ": must be from 1 to " +
+                          std::to_string(kMaxTextureSize));
   }
   b.max_texture_size = uint32_t(o.max_texture_size);
   b.clips = o.clips;
@@ -242,7 +244,8 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
     b.clip_defaults.push_back(std::move(*parsed));
   }
   if (o.lods < 0 || o.lods > kMaxBakeLods) {
-    return make_error(ErrorCode::Argument, "", "--lods " + std::to_string(o.lods) + ": must be from 0 to " + std::to_string(kMaxBakeLods));
+    return make_error(ErrorCode::Argument, "",
+                      "--lods " + std::to_string(o.lods) + ": must be from 0 to " + std::to_string(kMaxBakeLods));
   }
   b.lods = uint32_t(o.lods);
   b.normals = !o.no_normals;
@@ -255,8 +258,10 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
 Result<void> resolve_clip_defaults(BakeOptions& options, const Asset& asset) {
   for (auto& [name, defaults] : options.clip_defaults) {
     Result<int> clip = find_clip(asset, name);
-    if (!clip) return make_error(clip.error().code, asset.source, "--clip-defaults: " + clip.error().message.substr(
-                                                   asset.source.empty() ? 0 : asset.source.size() + 2));
+    if (!clip)
+      return make_error(
+          clip.error().code, asset.source,
+          "--clip-defaults: " + clip.error().message.substr(asset.source.empty() ? 0 : asset.source.size() + 2));
     name = clip_label(asset, *clip);  // what the baker matches
   }
   return {};

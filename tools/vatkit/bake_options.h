@@ -27,7 +27,7 @@ struct BakeCliOptions {
   bool no_tangents = false;
   bool no_measure = false;
   int64_t max_texture_size = BakeOptions{}.max_texture_size;  // wide: an out-of-range value is
-                                                             // named with its range
+                                                              // named with its range
   unsigned threads = 0;
   double max_search_fps = 480.0;
   double auto_budget_mm = 1.0;

@@ -27,8 +27,8 @@ namespace vatkit::cli {
 
 // Exit codes.
 constexpr int kExitOk = 0;
-constexpr int kExitError = 1;  // bad input, failed write
-constexpr int kExitUsage = 2;  // bad command line
+constexpr int kExitError = 1;          // bad input, failed write
+constexpr int kExitUsage = 2;          // bad command line
 constexpr int kExitOverTolerance = 3;  // vatkit verify: a clip's error exceeds --tolerance
 
 // A registered command: its CLI11 sub-app, and what to run when the user chose it.
@@ -51,16 +51,16 @@ Command add_bench_command(CLI::App& parent);
 // Bounds of numeric options past which a value could only exhaust the machine (disk, memory,
 // hours of rendering). A value outside is refused by the command line parser (CLI::Range): one
 // line naming the option and the range, exit kExitUsage.
-constexpr uint32_t kMaxFrames = 10000;  // render --frames (files written), bench --frames
-constexpr uint32_t kMaxWarmup = 1000;   // bench --warmup
-constexpr int kMaxSamples = 64;         // render/bench --samples; then capped to GL_MAX_SAMPLES
+constexpr uint32_t kMaxFrames = 10000;                 // render --frames (files written), bench --frames
+constexpr uint32_t kMaxWarmup = 1000;                  // bench --warmup
+constexpr int kMaxSamples = 64;                        // render/bench --samples; then capped to GL_MAX_SAMPLES
 constexpr uint32_t kMaxInstances = uint32_t(1) << 24;  // render --instances
 // render --instances on a software rasterizer (llvmpipe): a larger crowd is refused once the
 // context says what renders (exit kExitError).
 constexpr uint32_t kMaxSoftwareInstances = 100000;
-constexpr uint32_t kMaxLods = 16;           // bench --lods, as bake --lods: the renderer draws 16
-constexpr size_t kMaxPoseCacheMb = 65536;   // bench --pose-cache-mb
-constexpr size_t kMaxBenchSizes = 16;       // bench --instances: crowd sizes in the list
+constexpr uint32_t kMaxLods = 16;          // bench --lods, as bake --lods: the renderer draws 16
+constexpr size_t kMaxPoseCacheMb = 65536;  // bench --pose-cache-mb
+constexpr size_t kMaxBenchSizes = 16;      // bench --instances: crowd sizes in the list
 // render/bench: width x height x samples of the render target, at most 2^28 (16384x16384 with
 // one sample, 8192x8192 with four).
 constexpr uint64_t kMaxSamplesPerFrame = uint64_t(1) << 28;
@@ -122,7 +122,7 @@ struct PosedPrimitive {
 //   {"clip": NAME or null, "time": T, "primitives": [
 //    {"node": N, "mesh": M, "primitive": P, "positions": [x, y, z, ...]}, ...]}
 // one primitive per line. Fails (naming `source`) on a non-finite coordinate.
-Result<std::string> pose_json(const std::string& source, const std::optional<std::string>& clip,
-                              float time_s, std::span<const PosedPrimitive> primitives);
+Result<std::string> pose_json(const std::string& source, const std::optional<std::string>& clip, float time_s,
+                              std::span<const PosedPrimitive> primitives);
 
 }  // namespace vatkit::cli

@@ -18,8 +18,7 @@
 
 namespace vatkit::cli {
 
-const char* const kFileHelp =
-    "Input glTF 2.0 file (.gltf or .glb); the built-in sample character when left out";
+const char* const kFileHelp = "Input glTF 2.0 file (.gltf or .glb); the built-in sample character when left out";
 
 Result<void> parse_size(const std::string& command, const std::string& text, const char* example, int& width,
                         int& height) {
@@ -30,7 +29,8 @@ Result<void> parse_size(const std::string& command, const std::string& text, con
   };
   if (x == std::string::npos || !number(std::string_view(text).substr(0, x), width) ||
       !number(std::string_view(text).substr(x + 1), height)) {
-    return make_error(ErrorCode::Argument, command, "--size " + text + ": expected WIDTHxHEIGHT, each 1..16384 (e.g. " + example + ")");
+    return make_error(ErrorCode::Argument, command,
+                      "--size " + text + ": expected WIDTHxHEIGHT, each 1..16384 (e.g. " + example + ")");
   }
   return {};
 }
@@ -38,10 +38,10 @@ Result<void> parse_size(const std::string& command, const std::string& text, con
 Result<void> check_target_size(const std::string& command, int width, int height, int samples) {
   const uint64_t total = uint64_t(width) * uint64_t(height) * uint64_t(samples);
   if (total <= kMaxSamplesPerFrame) return {};
-  return make_error(ErrorCode::Argument, command, "--size " + std::to_string(width) + "x" + std::to_string(height) + " with --samples " +
-                                 std::to_string(samples) + ": " + std::to_string(total) +
-                                 " samples per frame, at most " + std::to_string(kMaxSamplesPerFrame) +
-                                 " (e.g. 16384x16384 with 1 sample, 8192x8192 with 4)");
+  return make_error(ErrorCode::Argument, command,
+                    "--size " + std::to_string(width) + "x" + std::to_string(height) + " with --samples " +
+                        std::to_string(samples) + ": " + std::to_string(total) + " samples per frame, at most " +
+                        std::to_string(kMaxSamplesPerFrame) + " (e.g. 16384x16384 with 1 sample, 8192x8192 with 4)");
 }
 
 Result<Asset> load_input(const std::string& file, const std::vector<std::string>& allow_roots) {
@@ -69,14 +69,16 @@ Result<void> check_binary_gltf_name(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
   if (ext == ".gltf") {
-    return make_error(ErrorCode::Argument, path, "vatkit writes binary glTF: name the output .glb (a viewer would read this name as JSON)");
+    return make_error(ErrorCode::Argument, path,
+                      "vatkit writes binary glTF: name the output .glb (a viewer would read this name as JSON)");
   }
   return {};
 }
 
 Result<void> write_output(const std::string& path, const std::string& text) {
-  if (!path.empty()) return write_file_atomic(path, std::span<const uint8_t>(
-                                                        reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  if (!path.empty())
+    return write_file_atomic(path,
+                             std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
     return make_error(ErrorCode::Io, "<stdout>", std::string("write failed (") + std::strerror(errno) + ")");
   }
@@ -85,7 +87,9 @@ Result<void> write_output(const std::string& path, const std::string& text) {
 
 const CLI::Validator& output_name() {
   static const CLI::Validator validator(
-      [](const std::string& name) { return name.empty() ? std::string("an empty name is not a file name") : std::string(); },
+      [](const std::string& name) {
+        return name.empty() ? std::string("an empty name is not a file name") : std::string();
+      },
       "", "OUTPUT_NAME");
   return validator;
 }
@@ -120,8 +124,8 @@ std::string json_string(const std::string& text) {
 
 namespace vatkit::cli {
 
-Result<std::string> pose_json(const std::string& source, const std::optional<std::string>& clip,
-                              float time_s, std::span<const PosedPrimitive> primitives) {
+Result<std::string> pose_json(const std::string& source, const std::optional<std::string>& clip, float time_s,
+                              std::span<const PosedPrimitive> primitives) {
   std::string out = "{\"clip\": " + (clip ? json_string(*clip) : std::string("null")) +
                     ", \"time\": " + float_text(time_s) + ", \"primitives\": [";
   for (size_t i = 0; i < primitives.size(); ++i) {
@@ -133,10 +137,10 @@ Result<std::string> pose_json(const std::string& source, const std::optional<std
       for (int c = 0; c < 3; ++c) {
         const float x = p.positions[v][c];
         if (!std::isfinite(x)) {
-          return make_error(ErrorCode::Limit, source, "posed position of nodes[" + std::to_string(p.node) +
-                                        "] mesh " + std::to_string(p.mesh) + " primitive " +
-                                        std::to_string(p.primitive) + " vertex " +
-                                        std::to_string(v) + " is not finite");
+          return make_error(ErrorCode::Limit, source,
+                            "posed position of nodes[" + std::to_string(p.node) + "] mesh " + std::to_string(p.mesh) +
+                                " primitive " + std::to_string(p.primitive) + " vertex " + std::to_string(v) +
+                                " is not finite");
         }
         if (v || c) out += ", ";
         out += float_text(x);

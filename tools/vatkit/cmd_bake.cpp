@@ -84,8 +84,8 @@ Result<void> run_bake(const BakeCommandOptions& options) {
 
 Command add_bake_command(CLI::App& parent) {
   auto options = std::make_shared<BakeCommandOptions>();
-  CLI::App* app = parent.add_subcommand(
-      "bake", "Bake a glTF file's animation into vertex animation textures (a .vat.glb)");
+  CLI::App* app =
+      parent.add_subcommand("bake", "Bake a glTF file's animation into vertex animation textures (a .vat.glb)");
   app->add_option("file", options->file, kFileHelp)->option_text("FILE");
   app->add_option("-o,--output", options->output,
                   "Output file, written atomically (default: FILE's name with .vat.glb, in the "

@@ -101,8 +101,9 @@ Result<std::vector<uint32_t>> parse_instances(const std::string& text) {
   std::vector<uint32_t> counts;
   for (const std::string& part : split_commas(text)) {
     const auto bad = [&] {
-      return make_error(ErrorCode::Argument, "bench", "--instances " + text + ": '" + part +
-                                     "' is not a count (a positive integer, optionally with k or M: 1000,10k,1M)");
+      return make_error(ErrorCode::Argument, "bench",
+                        "--instances " + text + ": '" + part +
+                            "' is not a count (a positive integer, optionally with k or M: 1000,10k,1M)");
     };
     uint64_t value = 0;
     auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
@@ -120,8 +121,9 @@ Result<std::vector<uint32_t>> parse_instances(const std::string& text) {
     counts.push_back(uint32_t(value * scale));
   }
   if (counts.size() > kMaxBenchSizes) {
-    return make_error(ErrorCode::Argument, "bench", "--instances: " + std::to_string(counts.size()) + " crowd sizes, at most " +
-                                   std::to_string(kMaxBenchSizes));
+    return make_error(
+        ErrorCode::Argument, "bench",
+        "--instances: " + std::to_string(counts.size()) + " crowd sizes, at most " + std::to_string(kMaxBenchSizes));
   }
   return counts;
 }
@@ -133,8 +135,9 @@ Result<std::vector<Variant>> parse_variants(const std::string& text) {
     const Variant* found = std::find_if(std::begin(kAllVariants), std::end(kAllVariants),
                                         [&](Variant v) { return part == variant_name(v); });
     if (found == std::end(kAllVariants)) {
-      return make_error(ErrorCode::Argument, "bench", "--variants " + text + ": unknown variant '" + part +
-                                     "' (use all, or a list of static, rig, delta-f32, delta-f16, delta-q16, live)");
+      return make_error(ErrorCode::Argument, "bench",
+                        "--variants " + text + ": unknown variant '" + part +
+                            "' (use all, or a list of static, rig, delta-f32, delta-f16, delta-q16, live)");
     }
     if (std::find(chosen.begin(), chosen.end(), *found) == chosen.end()) chosen.push_back(*found);
   }
@@ -168,8 +171,9 @@ std::string command_line() {
     size_t end = all.find('\0', begin);
     if (end == std::string::npos) end = all.size();
     const std::string arg = all.substr(begin, end - begin);
-    const bool plain = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                             "0123456789-_=.,/:+@%") == std::string::npos;
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789-_=.,/:+@%") == std::string::npos;
     if (!out.empty()) out += ' ';
     if (plain) {
       out += arg;
@@ -219,15 +223,15 @@ struct Row {
   double gpu_median = 0, cpu_median = 0, gpu_p95 = 0, frame_ms = 0, triangles_median = 0;
   double cpu_work_median = 0;
   std::optional<double> vs_static, vs_live;
-  std::string triangles_from;  // "gpu culling stats", "submitted"
+  std::string triangles_from;               // "gpu culling stats", "submitted"
   std::optional<gl::CullingStats> culling;  // of the last measured frame, when read
 };
 
 struct Bakes {
-  std::optional<Asset> asset;      // the source (absent for a .vat.glb input)
+  std::optional<Asset> asset;                 // the source (absent for a .vat.glb input)
   std::vector<std::pair<Variant, Vat>> vats;  // the VAT each VAT variant draws
-  std::optional<Vat> static_vat;   // whose rest geometry the static floor draws
-  std::optional<Vat> rig_for_live; // the rig the live path draws (its bind geometry)
+  std::optional<Vat> static_vat;              // whose rest geometry the static floor draws
+  std::optional<Vat> rig_for_live;            // the rig the live path draws (its bind geometry)
 };
 
 Result<Vat> bake_variant(const Asset& asset, Encoding encoding, Precision precision, uint32_t lods) {
@@ -248,7 +252,7 @@ Result<Bakes> prepare(const BenchOptions& options, std::vector<Variant>& variant
   if (*is_vat) {
     Result<Vat> vat = load_vat(options.file);
     if (!vat) return vat.error();
-    const Variant own = vat->encoding == Encoding::Rig          ? Variant::Rig
+    const Variant own = vat->encoding == Encoding::Rig     ? Variant::Rig
                         : vat->precision == Precision::F32 ? Variant::DeltaF32
                         : vat->precision == Precision::F16 ? Variant::DeltaF16
                                                            : Variant::DeltaQ16;
@@ -342,7 +346,8 @@ struct BenchRun {
       static_gpu = std::move(*gpu);
       static_positions = bakes.static_vat->geometry.positions;
       static_normals = bakes.static_vat->geometry.normals;
-      if (static_normals.size() != static_positions.size()) static_normals.assign(static_positions.size(), glm::vec3(0, 1, 0));
+      if (static_normals.size() != static_positions.size())
+        static_normals.assign(static_positions.size(), glm::vec3(0, 1, 0));
     }
     if (bakes.rig_for_live) {
       Result<gl::VatGpu> gpu = gl::VatGpu::upload(*bakes.rig_for_live);
@@ -400,15 +405,15 @@ struct BenchRun {
     Result<LiveCheck> check = check_live_skinning(live, *bakes.asset, *bakes.rig_for_live, crowd, 16, times);
     if (!check) return check.error();
     live_check = *check;
-    std::printf("live check: %u instances x %u vertices x 3 times: max |live - reference| = %.6g, "
-                "max |live - rig decode| = %.6g (file units; largest |coordinate| %.6g)\n",
-                std::min(n, 16u), gpu.vertex_count(), check->max_vs_reference, check->max_vs_rig,
-                check->world_extent);
+    std::printf(
+        "live check: %u instances x %u vertices x 3 times: max |live - reference| = %.6g, "
+        "max |live - rig decode| = %.6g (file units; largest |coordinate| %.6g)\n",
+        std::min(n, 16u), gpu.vertex_count(), check->max_vs_reference, check->max_vs_rig, check->world_extent);
     const double tolerance = 2e-5 * std::max(1.0, check->world_extent);
     if (!(check->max_vs_reference <= tolerance)) {
-      return make_error(ErrorCode::Gl, "bench", "live skinning differs from the reference skinner by " +
-                                     std::to_string(check->max_vs_reference) + " (tolerance " +
-                                     std::to_string(tolerance) + ")");
+      return make_error(ErrorCode::Gl, "bench",
+                        "live skinning differs from the reference skinner by " +
+                            std::to_string(check->max_vs_reference) + " (tolerance " + std::to_string(tolerance) + ")");
     }
     return {};
   }
@@ -451,7 +456,8 @@ Result<void> BenchRun::measure(uint32_t n, Variant variant, std::optional<gl::Ca
   if (!camera) camera = camera_for(*crowd, *gpu);
   std::optional<LiveSkinning> live;
   if (variant == Variant::Live) {
-    Result<LiveSkinning> made = LiveSkinning::create(*bakes.asset, *gpu, *crowd, info().limits.max_texture_buffer_texels);
+    Result<LiveSkinning> made =
+        LiveSkinning::create(*bakes.asset, *gpu, *crowd, info().limits.max_texture_buffer_texels);
     if (!made) return fail(made.error().message);
     live = std::move(*made);
     if (options.verify_live && !live_check) {
@@ -563,17 +569,21 @@ void BenchRun::add_ratios() {
 }
 
 void BenchRun::print_table(const std::string& source) const {
-  std::printf("vatkit bench: %s, %dx%d (%d sample%s), %u frames after %u warm-up, 1/60 s per frame, camera %s, "
-              "culling+LOD %s (%u levels baked, %.3g px budget), shadows %s, ground off%s\n",
-              source.c_str(), width, height, samples, samples == 1 ? "" : "s", options.frames, options.warmup,
-              options.camera.c_str(), culling ? "on" : "off", options.lods, double(options.lod_error_px),
-              options.shadows ? "on (VAT and static)" : "off", options.pipelined ? ", 3 frames in flight" : ", each frame waited for");
+  std::printf(
+      "vatkit bench: %s, %dx%d (%d sample%s), %u frames after %u warm-up, 1/60 s per frame, camera %s, "
+      "culling+LOD %s (%u levels baked, %.3g px budget), shadows %s, ground off%s\n",
+      source.c_str(), width, height, samples, samples == 1 ? "" : "s", options.frames, options.warmup,
+      options.camera.c_str(), culling ? "on" : "off", options.lods, double(options.lod_error_px),
+      options.shadows ? "on (VAT and static)" : "off",
+      options.pipelined ? ", 3 frames in flight" : ", each frame waited for");
   std::printf("GPU: %s (%s, %s); GPU timer: %s; CPU: %u hardware threads\n", info().renderer.c_str(),
               info().vendor.c_str(), info().version.c_str(), timer_name(), hardware_threads());
-  std::printf("frame ms = max(median GPU ms, median CPU ms); x static, x live = frame ms / that variant's at the same N;\n"
-              "CPU ms = wall time of the submission; CPU work = the process's CPU time in it (every thread: the\n"
-              "driver's, live's samplers), less than CPU ms where the submission waited\n");
-  if (!culling_note.empty()) std::printf("triangles: submitted (culling statistics unavailable: %s)\n", culling_note.c_str());
+  std::printf(
+      "frame ms = max(median GPU ms, median CPU ms); x static, x live = frame ms / that variant's at the same N;\n"
+      "CPU ms = wall time of the submission; CPU work = the process's CPU time in it (every thread: the\n"
+      "driver's, live's samplers), less than CPU ms where the submission waited\n");
+  if (!culling_note.empty())
+    std::printf("triangles: submitted (culling statistics unavailable: %s)\n", culling_note.c_str());
   std::printf("%10s  %-10s  %9s  %9s  %9s  %9s  %10s  %8s  %8s  %9s\n", "N", "variant", "GPU ms", "CPU ms", "GPU p95",
               "frame ms", "Mtri/frame", "x static", "x live", "CPU work");
   for (const Row& row : rows) {
@@ -587,11 +597,13 @@ void BenchRun::print_table(const std::string& source) const {
                 format_ratio(row.vs_live).c_str(), format_ms(row.cpu_work_median).c_str());
   }
   for (const Row& row : rows) {
-    if (row.error.empty() && row.culling && row.culling->cached < row.culling->visible && row.culling->cache_capacity > 0) {
-      std::printf("note: N=%u %s: the pose cache held %llu of %llu visible instances; the others decoded per vertex "
-                  "(raise --pose-cache-mb)\n",
-                  row.instances, variant_name(row.variant), static_cast<unsigned long long>(row.culling->cached),
-                  static_cast<unsigned long long>(row.culling->visible));
+    if (row.error.empty() && row.culling && row.culling->cached < row.culling->visible &&
+        row.culling->cache_capacity > 0) {
+      std::printf(
+          "note: N=%u %s: the pose cache held %llu of %llu visible instances; the others decoded per vertex "
+          "(raise --pose-cache-mb)\n",
+          row.instances, variant_name(row.variant), static_cast<unsigned long long>(row.culling->cached),
+          static_cast<unsigned long long>(row.culling->visible));
     }
   }
 }
@@ -660,7 +672,8 @@ Result<void> BenchRun::write_json(const std::string& source) const {
   nlohmann::ordered_json out_rows = nlohmann::ordered_json::array();
   for (const Row& row : rows) out_rows.push_back(row_json(row));
   doc["rows"] = std::move(out_rows);
-  return write_output(options.json, doc.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace) + "\n");
+  return write_output(options.json,
+                      doc.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 Result<void> run_bench(const BenchOptions& options) {
@@ -680,7 +693,8 @@ Result<void> run_bench(const BenchOptions& options) {
   }
 
   Result<gl::Context> context = gl::Context::create_headless();
-  if (!context) return make_error(context.error().code, "bench", "no headless OpenGL context: " + context.error().message);
+  if (!context)
+    return make_error(context.error().code, "bench", "no headless OpenGL context: " + context.error().message);
   Result<Bakes> bakes = prepare(options, variants);
   if (!bakes) return bakes.error();
   if (variants.empty()) return make_error(ErrorCode::Argument, "bench", "no variant left to measure");
@@ -733,8 +747,9 @@ Command add_bench_command(CLI::App& parent) {
                   "Render target size in pixels (default 1920x1080; each 1 to 16384, and width x height x "
                   "samples at most 2^28)")
       ->option_text("WxH");
-  app->add_option("--variants", options->variants,
-                  "all, or a comma list of static, rig, rig-decode, delta-f32, delta-f16, delta-q16, live (default all)")
+  app->add_option(
+         "--variants", options->variants,
+         "all, or a comma list of static, rig, rig-decode, delta-f32, delta-f16, delta-q16, live (default all)")
       ->option_text("LIST");
   app->add_option("--camera", options->camera,
                   "overview: the whole crowd in view; person: eye at head height at the crowd's edge, "
@@ -761,8 +776,10 @@ Command add_bench_command(CLI::App& parent) {
       ->check(CLI::PositiveNumber)
       ->option_text("PX");
   app->add_option("--pose-cache-mb", options->pose_cache_mb,
-                  "with culling: GPU memory per culling pass for the pose cache (rig: the slot palette), MiB (CrowdDesc::instance_cache_bytes; "
-                  "default " + std::to_string(options->pose_cache_mb) + "; at most " + std::to_string(kMaxPoseCacheMb) + ")")
+                  "with culling: GPU memory per culling pass for the pose cache (rig: the slot palette), MiB "
+                  "(CrowdDesc::instance_cache_bytes; "
+                  "default " +
+                      std::to_string(options->pose_cache_mb) + "; at most " + std::to_string(kMaxPoseCacheMb) + ")")
       ->check(CLI::Range(size_t(0), kMaxPoseCacheMb))
       ->option_text("MB");
   app->add_option("--samples", options->samples,
@@ -770,7 +787,8 @@ Command add_bench_command(CLI::App& parent) {
                       ", capped to the driver's GL_MAX_SAMPLES)")
       ->check(CLI::Range(1, kMaxSamples))
       ->option_text("N");
-  app->add_option("--seed", options->seed, "Seed of the crowd's clips, phases and speeds (default 1)")->option_text("S");
+  app->add_option("--seed", options->seed, "Seed of the crowd's clips, phases and speeds (default 1)")
+      ->option_text("S");
   app->add_flag("--verify-live", options->verify_live,
                 "Before timing, check the live-skinning path against the reference skinner and the rig "
                 "decode (16 instances, 3 times); fail if it is off the reference");

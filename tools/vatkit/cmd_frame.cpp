@@ -110,7 +110,8 @@ Result<void> run_frame(const FrameOptions& options) {
       if (Result<void> r = emit(*text); !r) return r;  // an output that fails ends the run
     }
   }
-  if (std::ferror(stdin)) return make_error(ErrorCode::Io, "<stdin>", std::string("read failed (") + std::strerror(errno) + ")");
+  if (std::ferror(stdin))
+    return make_error(ErrorCode::Io, "<stdin>", std::string("read failed (") + std::strerror(errno) + ")");
   if (options.check) {
     if (Result<void> r = emit(std::to_string(answered) + " frames match\n"); !r) return r;
   }
@@ -118,8 +119,9 @@ Result<void> run_frame(const FrameOptions& options) {
     if (Result<void> r = file->commit(); !r) return r;
   }
   if (bad > 0) {
-    return make_error(ErrorCode::Argument, "<stdin>", std::to_string(bad) + " of " + std::to_string(bad + answered) +
-                                     " query lines were bad and skipped (--keep-going; reported above)");
+    return make_error(ErrorCode::Argument, "<stdin>",
+                      std::to_string(bad) + " of " + std::to_string(bad + answered) +
+                          " query lines were bad and skipped (--keep-going; reported above)");
   }
   return {};
 }

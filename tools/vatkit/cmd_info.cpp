@@ -20,8 +20,7 @@ struct InfoOptions {
 
 Command add_info_command(CLI::App& parent) {
   auto options = std::make_shared<InfoOptions>();
-  CLI::App* app =
-      parent.add_subcommand("info", "Summarize what a glTF file or a .vat.glb contains");
+  CLI::App* app = parent.add_subcommand("info", "Summarize what a glTF file or a .vat.glb contains");
   app->add_option("file", options->file,
                   "Input glTF 2.0 file (.gltf or .glb) or a baked .vat.glb; the built-in sample "
                   "character when left out")

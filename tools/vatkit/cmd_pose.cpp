@@ -43,15 +43,14 @@ Result<void> run_pose_vat(const PoseOptions& options) {
 
   std::vector<glm::vec3> positions = vat.geometry.positions;
   if (clip >= 0) {
-    decode_vertices(vat, single(clip_rows_at(vat, static_cast<uint32_t>(clip), time_s)), 0,
-                    positions);
+    decode_vertices(vat, single(clip_rows_at(vat, static_cast<uint32_t>(clip), time_s)), 0, positions);
   }
   std::vector<PosedPrimitive> primitives;
   primitives.reserve(vat.geometry.sources.size());
   for (const SourceRange& source : vat.geometry.sources) {
-    primitives.push_back({source.node, source.mesh, source.primitive,
-                          std::span<const glm::vec3>(positions).subspan(
-                              source.first_vertex, source.source_vertex_count)});
+    primitives.push_back(
+        {source.node, source.mesh, source.primitive,
+         std::span<const glm::vec3>(positions).subspan(source.first_vertex, source.source_vertex_count)});
   }
   std::optional<std::string> label;
   if (clip >= 0) label = clip_label(vat, clip);
@@ -90,9 +89,9 @@ Result<void> run_pose(const PoseOptions& options) {
   primitives.reserve(asset.instances.size());
   for (const MeshInstance& instance : asset.instances) {
     const Primitive& primitive = asset.meshes[instance.mesh].primitives[instance.primitive];
-    primitives.push_back({instance.node, instance.mesh, instance.primitive,
-                          std::span<const glm::vec3>(positions).subspan(
-                              instance.first_vertex, primitive.source_vertex_count)});
+    primitives.push_back(
+        {instance.node, instance.mesh, instance.primitive,
+         std::span<const glm::vec3>(positions).subspan(instance.first_vertex, primitive.source_vertex_count)});
   }
   std::optional<std::string> label;
   if (clip >= 0) label = clip_label(asset, clip);
@@ -104,22 +103,20 @@ Result<void> run_pose(const PoseOptions& options) {
 
 Command add_pose_command(CLI::App& parent) {
   auto options = std::make_shared<PoseOptions>();
-  CLI::App* app = parent.add_subcommand(
-      "pose", "Print the world-space position of every vertex at a clip and time, as JSON");
+  CLI::App* app =
+      parent.add_subcommand("pose", "Print the world-space position of every vertex at a clip and time, as JSON");
   app->add_option("file", options->file,
                   "Input glTF 2.0 file (.gltf or .glb) or a baked .vat.glb; the built-in sample "
                   "character when left out")
       ->option_text("FILE");
-  options->clip_option =
-      app->add_option("-c,--clip", options->clip,
-                      "Clip to play: its name, or #INDEX (0-based; quote it in a shell: '#0')")
-          ->option_text("NAME|#INDEX");
+  options->clip_option = app->add_option("-c,--clip", options->clip,
+                                         "Clip to play: its name, or #INDEX (0-based; quote it in a shell: '#0')")
+                             ->option_text("NAME|#INDEX");
   app->add_option("-t,--time", options->time_s,
                   "Time on the clip's glTF timeline, in seconds (default 0); before the first key "
                   "and after the last the end keys hold")
       ->option_text("SECONDS");
-  app->add_option("-o,--output", options->output,
-                  "Write the JSON to this file (atomically) instead of stdout")
+  app->add_option("-o,--output", options->output, "Write the JSON to this file (atomically) instead of stdout")
       ->check(output_name())
       ->option_text("OUT.json");
   add_allow_root_option(app, options->allow_roots);

@@ -75,14 +75,16 @@ Result<void> run_render(const RenderOptions& options) {
   if (!std::isfinite(options.time_s) || std::abs(options.time_s) > kMaxTime) {
     return make_error(ErrorCode::Argument, "render", "--time must be a finite number of seconds, at most 1e7 from 0");
   }
-  if (!(std::isfinite(options.fps) && options.fps > 0.0)) return make_error(ErrorCode::Argument, "render", "--fps must be a positive number");
+  if (!(std::isfinite(options.fps) && options.fps > 0.0))
+    return make_error(ErrorCode::Argument, "render", "--fps must be a positive number");
   // The clock of the last frame stays within the bound of --time too.
   const double last_time = options.time_s + double(options.frames - 1) / options.fps;
   if (!(std::abs(last_time) <= kMaxTime)) {
     char fps[32];
     std::snprintf(fps, sizeof(fps), "%g", options.fps);
-    return make_error(ErrorCode::Argument, "render", std::string("--fps ") + fps + " with --frames " + std::to_string(options.frames) +
-                                    ": the last frame's time is beyond 1e7 s");
+    return make_error(ErrorCode::Argument, "render",
+                      std::string("--fps ") + fps + " with --frames " + std::to_string(options.frames) +
+                          ": the last frame's time is beyond 1e7 s");
   }
   if (options.output.empty()) return make_error(ErrorCode::Argument, "render", "-o must name a file");
   // Fail before baking and rendering when the output cannot be written where asked.
@@ -96,12 +98,14 @@ Result<void> run_render(const RenderOptions& options) {
 
   gl::HeadlessDesc context_options;
   Result<gl::Context> context = gl::Context::create_headless(context_options);
-  if (!context) return make_error(context.error().code, "render", "no headless OpenGL context: " + context.error().message);
+  if (!context)
+    return make_error(context.error().code, "render", "no headless OpenGL context: " + context.error().message);
 
   if (context->info().software && options.instances > kMaxSoftwareInstances) {
-    return make_error(ErrorCode::Limit, "render", "--instances " + std::to_string(options.instances) + ": at most " +
-                                    std::to_string(kMaxSoftwareInstances) + " on a software renderer (" +
-                                    printable(context->info().renderer) + ")");
+    return make_error(ErrorCode::Limit, "render",
+                      "--instances " + std::to_string(options.instances) + ": at most " +
+                          std::to_string(kMaxSoftwareInstances) + " on a software renderer (" +
+                          printable(context->info().renderer) + ")");
   }
   Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
   if (!gpu) return gpu.error();

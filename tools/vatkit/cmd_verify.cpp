@@ -51,9 +51,10 @@ Result<void> check_no_bake_options(const CLI::App& app, const std::string& vat_f
     if (opt->get_group() != "Bake" || opt->count() == 0) continue;
     const std::string name = opt->get_name();
     if (name == "--max-error" || name == "--threads") continue;
-    return make_error(ErrorCode::Argument, "", name + " is a bake option, but " + vat_file +
-                              " is given: verify measures that file as it is (leave out " + name +
-                              ", or leave out the VAT to bake FILE with it)");
+    return make_error(ErrorCode::Argument, "",
+                      name + " is a bake option, but " + vat_file +
+                          " is given: verify measures that file as it is (leave out " + name +
+                          ", or leave out the VAT to bake FILE with it)");
   }
   return {};
 }
@@ -61,22 +62,21 @@ Result<void> check_no_bake_options(const CLI::App& app, const std::string& vat_f
 // The command line's own checks: a tolerance and a sample count that make sense, and a source
 // glTF (not a .vat.glb) as the first file.
 Result<void> check_verify_arguments(const VerifyCommandOptions& options) {
-  if (options.tolerance_option->count() > 0 &&
-      !(std::isfinite(options.tolerance_mm) && options.tolerance_mm >= 0.0)) {
-    return make_error(ErrorCode::Argument, "", "--tolerance " + mm_text(options.tolerance_mm) +
-                              ": not a number of millimetres >= 0");
+  if (options.tolerance_option->count() > 0 && !(std::isfinite(options.tolerance_mm) && options.tolerance_mm >= 0.0)) {
+    return make_error(ErrorCode::Argument, "",
+                      "--tolerance " + mm_text(options.tolerance_mm) + ": not a number of millimetres >= 0");
   }
   if (options.between_samples > 1000) {
-    return make_error(ErrorCode::Argument, "", "--between-samples " + std::to_string(options.between_samples) +
-                              ": at most 1000");
+    return make_error(ErrorCode::Argument, "",
+                      "--between-samples " + std::to_string(options.between_samples) + ": at most 1000");
   }
   Result<bool> is_vat = options.file.empty() ? Result<bool>(false) : is_vat_input(options.file);
   if (!is_vat) return is_vat.error();
   if (*is_vat) {
     return make_error(ErrorCode::Argument, options.file,
                       "is a .vat.glb (a baked VAT), not a source glTF file: give the source "
-                      "first, 'vatkit verify SOURCE " + options.file +
-                          "' ('' for the built-in sample)");
+                      "first, 'vatkit verify SOURCE " +
+                          options.file + "' ('' for the built-in sample)");
   }
   return {};
 }
@@ -111,23 +111,24 @@ struct Verdict {
       verdict = "every clip within the tolerance " + mm_text(tolerance) + " mm";
     }
     if (worst != nullptr) {
-      verdict += (verdict.empty() ? "" : "; ") + std::string("worst: clip \"") + printable(worst->clip) +
-                 "\", " + mm_text(worst_mm) + " mm " + (worst_between ? "between rows" : "on the rows");
+      verdict += (verdict.empty() ? "" : "; ") + std::string("worst: clip \"") + printable(worst->clip) + "\", " +
+                 mm_text(worst_mm) + " mm " + (worst_between ? "between rows" : "on the rows");
     }
     return verdict;
   }
   Error failure(const std::string& where) const {
     if (non_finite > 0) {
-      return make_error(ErrorCode::Limit, where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) + " mm " +
-                                   (worst_between ? "between rows" : "on the rows") +
-                                   " is not a finite number (decoded vertices infinite, NaN or beyond float range; " +
-                                   std::to_string(non_finite) + " of " + std::to_string(clips) + " clips)");
+      return make_error(ErrorCode::Limit, where,
+                        "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) + " mm " +
+                            (worst_between ? "between rows" : "on the rows") +
+                            " is not a finite number (decoded vertices infinite, NaN or beyond float range; " +
+                            std::to_string(non_finite) + " of " + std::to_string(clips) + " clips)");
     }
-    return make_error(ErrorCode::Limit, where, "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) +
-                                 " mm " + (worst_between ? "between rows" : "on the rows") +
-                                 " exceeds the tolerance " + mm_text(tolerance) + " mm by " +
-                                 mm_text(worst_mm - tolerance) + " mm (" + std::to_string(over) +
-                                 " of " + std::to_string(clips) + " clips over)");
+    return make_error(ErrorCode::Limit, where,
+                      "clip \"" + printable(worst->clip) + "\": max error " + mm_text(worst_mm) + " mm " +
+                          (worst_between ? "between rows" : "on the rows") + " exceeds the tolerance " +
+                          mm_text(tolerance) + " mm by " + mm_text(worst_mm - tolerance) + " mm (" +
+                          std::to_string(over) + " of " + std::to_string(clips) + " clips over)");
   }
 };
 
@@ -200,8 +201,8 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
 Command add_verify_command(CLI::App& parent) {
   auto options = std::make_shared<VerifyCommandOptions>();
   auto failure_exit = std::make_shared<int>(kExitError);
-  CLI::App* app = parent.add_subcommand(
-      "verify", "Measure a VAT's error against the reference skinner; fail over a tolerance");
+  CLI::App* app =
+      parent.add_subcommand("verify", "Measure a VAT's error against the reference skinner; fail over a tolerance");
   app->add_option("file", options->file,
                   "Source glTF file (.gltf or .glb); the built-in sample character when left out "
                   "or ''")
@@ -211,11 +212,10 @@ Command add_verify_command(CLI::App& parent) {
                   "bake options below and the result measured (nothing is written)")
       ->option_text("VAT");
   add_allow_root_option(app, options->allow_roots);
-  options->tolerance_option =
-      app->add_option("--tolerance", options->tolerance_mm,
-                      "Largest error allowed, in mm, on the rows and between them (default: "
-                      "--max-error when given, else none: report only)")
-          ->option_text("MM");
+  options->tolerance_option = app->add_option("--tolerance", options->tolerance_mm,
+                                              "Largest error allowed, in mm, on the rows and between them (default: "
+                                              "--max-error when given, else none: report only)")
+                                  ->option_text("MM");
   app->add_option("--between-samples", options->between_samples,
                   "Sample times measured between two consecutive rows (default 3)")
       ->option_text("N");
@@ -234,8 +234,7 @@ Command add_verify_command(CLI::App& parent) {
       "Examples:\n  vatkit verify Fox.glb Fox.vat.glb --tolerance 50\n"
       "  vatkit verify CesiumMan.glb --precision q16 --tolerance 0.5\n"
       "  vatkit verify '' sample.vat.glb --tolerance 1");
-  return {app,
-          [options, app, failure_exit]() { return run_verify(*options, *app, *failure_exit); },
+  return {app, [options, app, failure_exit]() { return run_verify(*options, *app, *failure_exit); },
           [failure_exit]() { return *failure_exit; }};
 }
 

@@ -26,9 +26,8 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", "vatkit " VATKIT_VERSION);
   app.require_subcommand(1, 1);
   app.footer("Run 'vatkit COMMAND --help' for a command's options.");
-  const std::vector<Command> commands = {add_sample_command(app), add_bake_command(app),
-                                         add_verify_command(app), add_info_command(app),
-                                         add_pose_command(app), add_frame_command(app),
+  const std::vector<Command> commands = {add_sample_command(app), add_bake_command(app), add_verify_command(app),
+                                         add_info_command(app),   add_pose_command(app), add_frame_command(app),
                                          add_render_command(app), add_bench_command(app)};
   try {
     app.parse(argc, argv);
@@ -41,9 +40,8 @@ int run(int argc, char** argv) {
     }
     if (argc <= 1) {
       message = std::string("no command given: use one of ").append(names);
-    } else if (argv[1][0] != '-' &&
-               std::none_of(commands.begin(), commands.end(),
-                            [&](const Command& c) { return c.app->check_name(argv[1]); })) {
+    } else if (argv[1][0] != '-' && std::none_of(commands.begin(), commands.end(),
+                                                 [&](const Command& c) { return c.app->check_name(argv[1]); })) {
       message = std::string("unknown command '") + argv[1] + "': use one of " + names;
     }
     print_error(message + " (run 'vatkit --help')");

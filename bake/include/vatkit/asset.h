@@ -41,18 +41,18 @@ struct MorphTarget {
 // One triangle-list primitive. Every non-empty attribute vector has vertex_count() elements.
 struct Primitive {
   std::vector<glm::vec3> positions;
-  std::vector<glm::vec3> normals;     // always present after import (flat normals generated)
-  std::vector<glm::vec4> tangents;    // xyz tangent, w = bitangent sign (+1 or -1)
+  std::vector<glm::vec3> normals;   // always present after import (flat normals generated)
+  std::vector<glm::vec4> tangents;  // xyz tangent, w = bitangent sign (+1 or -1)
   std::vector<glm::vec2> texcoords0;
   std::vector<glm::vec2> texcoords1;
   std::vector<glm::vec4> colors0;     // RGB sources get alpha 1
   std::vector<glm::u16vec4> joints0;  // indices into the node's skin's joint list
   std::vector<glm::u16vec4> joints1;
-  std::vector<glm::vec4> weights0;    // as stored: not renormalized (the skinner does that)
+  std::vector<glm::vec4> weights0;  // as stored: not renormalized (the skinner does that)
   std::vector<glm::vec4> weights1;
-  std::vector<uint32_t> indices;      // triangle list, 3 per triangle; generated when absent
+  std::vector<uint32_t> indices;  // triangle list, 3 per triangle; generated when absent
   std::vector<MorphTarget> targets;
-  int32_t material = -1;              // index into Asset::materials, -1 = default material
+  int32_t material = -1;  // index into Asset::materials, -1 = default material
 
   // The first source_vertex_count vertices are the file's vertices, in accessor order. Flat
   // normals (a primitive without NORMAL gets one normal per triangle, as the spec requires) need
@@ -98,9 +98,9 @@ struct Node {
 
 struct Skin {
   std::string name;
-  std::vector<uint32_t> joints;          // node indices
-  std::vector<glm::mat4> inverse_bind;   // one per joint; identity when the file has none
-  int32_t skeleton = -1;                 // as written in the file; not used for skinning
+  std::vector<uint32_t> joints;         // node indices
+  std::vector<glm::mat4> inverse_bind;  // one per joint; identity when the file has none
+  int32_t skeleton = -1;                // as written in the file; not used for skinning
 };
 
 enum class Interpolation : uint8_t { Step, Linear, CubicSpline };
@@ -109,7 +109,7 @@ enum class Path : uint8_t { Translation, Rotation, Scale, Weights };
 // One animation sampler, keys already decoded to float.
 struct Sampler {
   Interpolation interpolation = Interpolation::Linear;
-  std::vector<float> times;   // strictly increasing, finite, >= 0
+  std::vector<float> times;  // strictly increasing, finite, >= 0
   // Output values, `components` floats per element: 3 (translation, scale), 4 (rotation, xyzw as
   // in glTF) or the morph target count (weights). LINEAR/STEP: one element per key.
   // CUBICSPLINE: three elements per key, in-tangent, value, out-tangent (glTF order).
@@ -159,13 +159,13 @@ struct Asset {
   std::vector<Scene> scenes;
   int32_t default_scene = -1;  // `scene` of the file, else 0, else -1 (no scenes: all roots)
 
-  std::vector<uint32_t> node_order;       // every node, parents before children
-  std::vector<MeshInstance> instances;    // canonical order, see MeshInstance
-  uint32_t instance_vertex_count = 0;     // sum of instances[i].vertex_count
-  uint32_t weight_count = 0;              // size of Pose::weights
-  std::vector<uint32_t> roots;            // the default scene's roots, or every parentless
-                                          // node in file order when the file has no scene
-  std::vector<std::string> warnings;      // things dropped or repaired at import, one line each
+  std::vector<uint32_t> node_order;     // every node, parents before children
+  std::vector<MeshInstance> instances;  // canonical order, see MeshInstance
+  uint32_t instance_vertex_count = 0;   // sum of instances[i].vertex_count
+  uint32_t weight_count = 0;            // size of Pose::weights
+  std::vector<uint32_t> roots;          // the default scene's roots, or every parentless
+                                        // node in file order when the file has no scene
+  std::vector<std::string> warnings;    // things dropped or repaired at import, one line each
 };
 
 // Picks a clip: "#N" is the N-th animation (0-based), anything else an animation name (the

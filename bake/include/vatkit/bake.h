@@ -41,7 +41,7 @@ using ProgressFn = std::function<void(std::string_view stage, float fraction)>;
 // (fewer when a frame takes several texture rows): a clip that needs more than kMaxTextureSize
 // fails at once, naming the clip, its duration and its rows; more than max_texture_size, saying
 // what fits.
-inline constexpr float kMinBakeFps = 1e-6f;         // fps and max_search_fps: [1e-6, 1e6]
+inline constexpr float kMinBakeFps = 1e-6f;  // fps and max_search_fps: [1e-6, 1e6]
 inline constexpr float kMaxBakeFps = 1e6f;
 inline constexpr uint32_t kMaxTextureSize = 65536;  // max_texture_size: [1, 65536]
 inline constexpr uint32_t kMaxBakeLods = 16;        // lods: [0, 16]
@@ -49,16 +49,16 @@ inline constexpr uint32_t kMaxBakeLods = 16;        // lods: [0, 16]
 struct BakeOptions {
   EncodingChoice encoding = EncodingChoice::Auto;
   Precision precision = Precision::F32;
-  float fps = 30.0f;            // nominal frame rate (ignored when max_error_mm > 0); a clip
-                                // with a duration that gets one row holds its first pose, and
-                                // the report's notes say so
-  float max_error_mm = 0.0f;    // > 0: for each clip, a row count n whose interpolated decode
-                                // stays within this budget against the reference, on the rows
-                                // and between them (VerifyOptions{} sampling), where n - 1 rows
-                                // and every multiple of the key rate below n do not (the lowest
-                                // where the error falls with the rate; docs/encodings.md); rates up to
-                                // max_search_fps are tried, and a clip that cannot meet the
-                                // budget there fails the bake with its best error
+  float fps = 30.0f;          // nominal frame rate (ignored when max_error_mm > 0); a clip
+                              // with a duration that gets one row holds its first pose, and
+                              // the report's notes say so
+  float max_error_mm = 0.0f;  // > 0: for each clip, a row count n whose interpolated decode
+                              // stays within this budget against the reference, on the rows
+                              // and between them (VerifyOptions{} sampling), where n - 1 rows
+                              // and every multiple of the key rate below n do not (the lowest
+                              // where the error falls with the rate; docs/encodings.md); rates up to
+                              // max_search_fps are tried, and a clip that cannot meet the
+                              // budget there fails the bake with its best error
   float max_search_fps = 480.0f;
   float auto_budget_mm = 1.0f;  // Auto picks Rig when its error on the rows (what the rig cannot
                                 // represent, not what the frame rate loses) is within this budget;
@@ -71,7 +71,7 @@ struct BakeOptions {
                                    // carries normals: they cost no bytes there)
   bool tangents = true;            // bake tangents where the source has them
   uint32_t max_texture_size = 16384;
-  unsigned threads = 0;            // 0 = every hardware thread
+  unsigned threads = 0;  // 0 = every hardware thread
   // Playback defaults per clip name (clips not named get ClipDefaults{}).
   std::vector<std::pair<std::string, ClipDefaults>> clip_defaults;
   // Levels of detail beyond the full mesh (vatkit/lod.h): at most this many simplified index
@@ -79,9 +79,9 @@ struct BakeOptions {
   // error at rest and in motion. 0 = none. The full mesh's triangles are reordered for the
   // vertex cache whatever this is.
   uint32_t lods = 3;
-  bool measure = true;             // measure the result against the reference for the report
-                                   // (Auto and max_error_mm measure what they need regardless)
-  ProgressFn progress;             // stages "search" (max_error_mm), "bake", "measure", "levels"
+  bool measure = true;  // measure the result against the reference for the report
+                        // (Auto and max_error_mm measure what they need regardless)
+  ProgressFn progress;  // stages "search" (max_error_mm), "bake", "measure", "levels"
 };
 
 // Error of one clip of a Vat against the reference skinner: the numbers (vat.h's ClipAccuracy,
@@ -94,22 +94,22 @@ struct ClipError : ClipAccuracy {
 
 struct BakeReport {
   Encoding encoding = Encoding::Delta;
-  std::string encoding_reason;  // why Auto chose what it chose (or "requested")
-  std::vector<ClipError> clips; // per baked clip (empty when BakeOptions::measure is false)
+  std::string encoding_reason;     // why Auto chose what it chose (or "requested")
+  std::vector<ClipError> clips;    // per baked clip (empty when BakeOptions::measure is false)
   std::vector<std::string> notes;  // things worth knowing, e.g. morph weights folded into a rig
-  double seconds = 0.0;          // wall time of the bake, measurement included
-  double measure_seconds = 0.0;  // of which measuring against the reference (report, Auto, search)
-  double lod_seconds = 0.0;      // of which the levels of detail (build_lods; most of a default
-                                 // bake of a small character: docs/lod.md, "Cost")
-  double frame_seconds = 0.0;    // of which the final encoding's frame rows (posing, encoding,
-                                 // the planes): what grows with clips and rates, unlike the merged
-                                 // geometry and slots, which grow with vertices
+  double seconds = 0.0;            // wall time of the bake, measurement included
+  double measure_seconds = 0.0;    // of which measuring against the reference (report, Auto, search)
+  double lod_seconds = 0.0;        // of which the levels of detail (build_lods; most of a default
+                                   // bake of a small character: docs/lod.md, "Cost")
+  double frame_seconds = 0.0;      // of which the final encoding's frame rows (posing, encoding,
+                                   // the planes): what grows with clips and rates, unlike the merged
+                                   // geometry and slots, which grow with vertices
 };
 
 // Errors (one line, naming asset.source): no animation; an unknown clip; an option outside its
-// range (kMinBakeFps...); a clip with more rows than max_texture_size; a Rig request the rig cannot express (the joint or mesh, the
-// clip, the frame and the magnitude); planes over max_texture_size (with what would fit); F16
-// values over 65504; a max_error_mm no rate up to max_search_fps meets.
+// range (kMinBakeFps...); a clip with more rows than max_texture_size; a Rig request the rig cannot express (the joint
+// or mesh, the clip, the frame and the magnitude); planes over max_texture_size (with what would fit); F16 values over
+// 65504; a max_error_mm no rate up to max_search_fps meets.
 Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* report = nullptr);
 
 struct VerifyOptions {
@@ -119,10 +119,9 @@ struct VerifyOptions {
 };
 
 // Decodes `vat` at its row times and between them (a clip of one row with a duration: between
-// that row and the clip's end, and at the end, where it still shows its first pose) and compares with the reference skinner posing
-// `source` (the asset it was baked from: clips are matched by source animation, vertices by
+// that row and the clip's end, and at the end, where it still shows its first pose) and compares with the reference
+// skinner posing `source` (the asset it was baked from: clips are matched by source animation, vertices by
 // Vat::geometry.sources). Fails when the two do not match (different meshes or clips).
-Result<std::vector<ClipError>> measure_error(const Asset& source, const Vat& vat,
-                                             const VerifyOptions& options = {});
+Result<std::vector<ClipError>> measure_error(const Asset& source, const Vat& vat, const VerifyOptions& options = {});
 
 }  // namespace vatkit

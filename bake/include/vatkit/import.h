@@ -68,7 +68,6 @@ Result<Asset> import_gltf(const std::filesystem::path& path, const ImportOptions
 // messages and as Asset::source; external URIs are resolved against `base_dir`, which also takes
 // the place of the asset's folder in the rule above (no external file is read when it is empty).
 Result<Asset> import_gltf_memory(std::span<const uint8_t> bytes, const std::string& name,
-                                 const std::filesystem::path& base_dir = {},
-                                 const ImportOptions& options = {});
+                                 const std::filesystem::path& base_dir = {}, const ImportOptions& options = {});
 
 }  // namespace vatkit

@@ -6,11 +6,11 @@
 // ranges. Levels target 1/2, 1/4, 1/8... of the full mesh's triangles, each continuing from the
 // previous one. The simplifier weighs every collapse in the rest pose AND in poses of every clip
 // (a quadric per pose: a ring that a bending knee needs stays; meshoptimizer's simplifier sees the
-// rest pose only, and its levels can be far worse in motion than at rest; docs/lod.md). Seams are kept until that stalls, then released (a faceted mesh: LodLevelReport::welded);
-// past the simplifier's error cap (LodOptions::max_relative_error), meshoptimizer's sloppy
-// simplifier makes the far levels (LodLevelReport::sloppy); the list stops when a level cannot
-// remove a tenth of the previous one's triangles. docs/lod.md has the measured levels of the
-// sample assets.
+// rest pose only, and its levels can be far worse in motion than at rest; docs/lod.md). Seams are kept until that
+// stalls, then released (a faceted mesh: LodLevelReport::welded); past the simplifier's error cap
+// (LodOptions::max_relative_error), meshoptimizer's sloppy simplifier makes the far levels (LodLevelReport::sloppy);
+// the list stops when a level cannot remove a tenth of the previous one's triangles. docs/lod.md has the measured
+// levels of the sample assets.
 //
 // What the recorded errors are. For two triangle meshes A and B posed with the same vertex
 // positions, vatkit bounds the two-sided (Hausdorff) distance
@@ -57,7 +57,7 @@
 namespace vatkit {
 
 struct LodOptions {
-  uint32_t levels = 3;               // at most this many levels beyond the full mesh; 0 = none
+  uint32_t levels = 3;  // at most this many levels beyond the full mesh; 0 = none
   // The simplifier's error cap (its estimate, simplifier_error below), relative to the mesh's
   // extent (meshopt_simplifyScale): a level stops short of its triangle target rather than
   // exceed it.
@@ -66,7 +66,7 @@ struct LodOptions {
   // max(3, max_poses / clips) so that a file of many clips stays quick to bake.
   uint32_t poses_per_clip = 8;
   uint32_t max_poses = 24;
-  unsigned threads = 0;              // 0 = every hardware thread; the result does not depend on it
+  unsigned threads = 0;  // 0 = every hardware thread; the result does not depend on it
   // Reorder the full mesh's triangles for the vertex cache (below). bake() orders them itself,
   // on a pool worker while it makes the frame rows, and passes false.
   bool order_full_mesh = true;
@@ -85,12 +85,12 @@ struct LodOptions {
 };
 
 struct LodLevelReport {
-  uint32_t target_triangles = 0;  // what the simplifier was asked for
-  uint32_t triangles = 0;         // what it made
-  float simplifier_error = 0.0f;  // the simplifier's own estimate, in object units (the largest
-                                  // over its collapses and poses of the RMS distance to the planes
-                                  // a vertex accumulated; 0 for a sloppy level): a quadric-based
-                                  // estimate, not a bound; LodLevel::error is the measured bound
+  uint32_t target_triangles = 0;               // what the simplifier was asked for
+  uint32_t triangles = 0;                      // what it made
+  float simplifier_error = 0.0f;               // the simplifier's own estimate, in object units (the largest
+                                               // over its collapses and poses of the RMS distance to the planes
+                                               // a vertex accumulated; 0 for a sloppy level): a quadric-based
+                                               // estimate, not a bound; LodLevel::error is the measured bound
   float error = 0.0f, error_in_motion = 0.0f;  // as stored (LodLevel)
   // Keeping every seam stalled short of the target (a faceted mesh, each corner a seam), so this
   // level was made with seams released: a corner with no copy of its collapse target along the
@@ -107,8 +107,8 @@ struct LodLevelReport {
 
 struct LodReport {
   uint32_t full_triangles = 0;
-  uint32_t poses = 0;      // decoded poses measured (the rest pose not counted)
-  float scale = 0.0f;      // meshopt_simplifyScale of the rest positions
+  uint32_t poses = 0;  // decoded poses measured (the rest pose not counted)
+  float scale = 0.0f;  // meshopt_simplifyScale of the rest positions
   // The pieces each level's error was bounded over (both directions, every level): triangles cut
   // about as long as the full mesh's mean triangle, at most 8 per full triangle per level and
   // direction (longer where long thin triangles would make more).

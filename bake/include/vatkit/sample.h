@@ -52,9 +52,8 @@ void sample_animation(const Animation& animation, float time_s, Pose& pose, cons
 
 // Batched form: for each k, resets poses[k] to rest and samples `animation` at times_s[k].
 // Every pose must come from make_rest_pose(asset). threads = 0 uses every hardware thread.
-void sample_animation_batch(const Asset& asset, const Animation& animation,
-                            std::span<const float> times_s, std::span<Pose> poses,
-                            unsigned threads = 1);
+void sample_animation_batch(const Asset& asset, const Animation& animation, std::span<const float> times_s,
+                            std::span<Pose> poses, unsigned threads = 1);
 
 // Local matrix of every node (T * R * S, or the node's fixed matrix), then world = parent's world
 // * local, in Asset::node_order. `world` has one matrix per node.

@@ -26,12 +26,10 @@ namespace vatkit {
 // The reference skinner's building blocks beside skin.h's kernels.
 // out = base + sum_t weights[t] * target_t (positions, normals, tangent xyz). `out` must have the
 // primitive's vertex count in each stream it names; targets with weight 0 cost nothing.
-void apply_morph_targets(const Primitive& primitive, std::span<const float> weights,
-                         VertexOutput out);
+void apply_morph_targets(const Primitive& primitive, std::span<const float> weights, VertexOutput out);
 
 // out[j] = world[skin.joints[j]] * skin.inverse_bind[j].
-void compute_joint_matrices(const Skin& skin, std::span<const glm::mat4> world,
-                            std::span<glm::mat4> out);
+void compute_joint_matrices(const Skin& skin, std::span<const glm::mat4> world, std::span<glm::mat4> out);
 
 class SceneEvaluator {
  public:
@@ -52,8 +50,8 @@ class SceneEvaluator {
   // has asset.instance_vertex_count elements (empty spans are skipped). Instances without
   // tangents get (0, 0, 0, 0). threads = 0 uses every hardware thread; the result does not depend
   // on the thread count.
-  void skin(std::span<glm::vec3> positions, std::span<glm::vec3> normals = {},
-            std::span<glm::vec4> tangents = {}, unsigned threads = 1);
+  void skin(std::span<glm::vec3> positions, std::span<glm::vec3> normals = {}, std::span<glm::vec4> tangents = {},
+            unsigned threads = 1);
 
   const Asset& asset() const;
 

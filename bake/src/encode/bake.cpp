@@ -61,12 +61,14 @@ Result<std::vector<ClipPlan>> plan_clips(const Asset& asset, const BakeOptions& 
       if (name == p.name || name == clip_label(asset, a)) p.defaults = defaults;
     }
     if (!(p.defaults.speed >= 0.0f) || !std::isfinite(p.defaults.speed)) {
-      return make_error(ErrorCode::Argument, asset.source, "clip \"" + printable(clip_label(asset, a)) + "\": speed " +
-                                          fmt("%g", p.defaults.speed) + " is not a finite number >= 0");
+      return make_error(ErrorCode::Argument, asset.source,
+                        "clip \"" + printable(clip_label(asset, a)) + "\": speed " + fmt("%g", p.defaults.speed) +
+                            " is not a finite number >= 0");
     }
     if (p.defaults.repetitions < kInfiniteRepetitions) {
-      return make_error(ErrorCode::Argument, asset.source, "clip \"" + printable(clip_label(asset, a)) + "\": repetitions " +
-                                          std::to_string(p.defaults.repetitions) + " < -1");
+      return make_error(ErrorCode::Argument, asset.source,
+                        "clip \"" + printable(clip_label(asset, a)) + "\": repetitions " +
+                            std::to_string(p.defaults.repetitions) + " < -1");
     }
     plans.push_back(std::move(p));
   }
@@ -261,8 +263,9 @@ Result<void> write_slot_rows(SlotStage& st, uint32_t stage_row, Vat& vat, size_t
   if (p.format == TexelFormat::RGBA16F) {
     const float largest = std::max({codec::max_abs(tr.min), codec::max_abs(tr.max), std::fabs(smin), std::fabs(smax)});
     if (largest > codec::kHalfMax) {
-      return make_error(ErrorCode::Limit, name, "clip \"" + printable(clip.name) + "\": a slot translation or scale of " + fmt("%g", largest) +
-                                  " does not fit f16 (at most 65504): use f32 or q16");
+      return make_error(ErrorCode::Limit, name,
+                        "clip \"" + printable(clip.name) + "\": a slot translation or scale of " + fmt("%g", largest) +
+                            " does not fit f16 (at most 65504): use f32 or q16");
     }
   }
   if (p.format == TexelFormat::RGBA32F && st.in_plane) return {};
@@ -296,8 +299,9 @@ Result<void> pose_rest(BakeSetup& setup, uint32_t n) {
   // no file form, so the bake stops here rather than write what no loader accepts.
   for (size_t v = 0; v < g.positions.size(); ++v) {
     if (!finite3(g.positions[v])) {
-      return make_error(ErrorCode::Limit, setup.name, "rest pose: vertex " + std::to_string(v) +
-                                        " leaves float32's range once placed in the scene (node transforms too large)");
+      return make_error(ErrorCode::Limit, setup.name,
+                        "rest pose: vertex " + std::to_string(v) +
+                            " leaves float32's range once placed in the scene (node transforms too large)");
     }
   }
   for (glm::vec3& nrm : g.normals)
@@ -332,7 +336,8 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
   setup.threads = thread_count(options.threads);
   setup.name = asset.source;
   if (asset.instances.empty() || asset.instance_vertex_count == 0) {
-    return make_error(ErrorCode::Unsupported, asset.source, "the default scene draws no mesh: there is nothing to bake");
+    return make_error(ErrorCode::Unsupported, asset.source,
+                      "the default scene draws no mesh: there is nothing to bake");
   }
   const uint32_t n = asset.instance_vertex_count;
   bool any_tangents = false, any_uv = false, any_color = false;
@@ -350,8 +355,10 @@ Result<BakeSetup> prepare_bake(const Asset& asset, const BakeOptions& options) {
   if (any_color) g.colors0.assign(n, glm::vec4(1.0f));
   for (const MeshInstance& inst : asset.instances) {
     const Primitive& prim = asset.meshes[inst.mesh].primitives[inst.primitive];
-    if (!prim.texcoords0.empty()) std::copy(prim.texcoords0.begin(), prim.texcoords0.end(), g.texcoords0.begin() + inst.first_vertex);
-    if (!prim.colors0.empty()) std::copy(prim.colors0.begin(), prim.colors0.end(), g.colors0.begin() + inst.first_vertex);
+    if (!prim.texcoords0.empty())
+      std::copy(prim.texcoords0.begin(), prim.texcoords0.end(), g.texcoords0.begin() + inst.first_vertex);
+    if (!prim.colors0.empty())
+      std::copy(prim.colors0.begin(), prim.colors0.end(), g.colors0.begin() + inst.first_vertex);
     SourceRange r;
     r.node = inst.node;
     r.mesh = inst.mesh;
@@ -399,7 +406,8 @@ uint64_t limit_for_one_row_per_clip(const std::vector<Need>& needs, size_t clips
 
 // What fits in `max_frame_rows` frame rows: the largest common frame rate (rows grow with the
 // rate), the first clips as planned, and, for a delta, the rig when it would fit.
-std::string what_fits(BakeSetup& setup, Encoding encoding, const std::vector<ClipPlan>& clips, uint64_t max_frame_rows) {
+std::string what_fits(BakeSetup& setup, Encoding encoding, const std::vector<ClipPlan>& clips,
+                      uint64_t max_frame_rows) {
   auto rows_at = [&](double fps) {
     uint64_t r = 0;
     for (const ClipPlan& c : clips) r += rows_at_fps(c.duration_s, fps);
@@ -415,14 +423,16 @@ std::string what_fits(BakeSetup& setup, Encoding encoding, const std::vector<Cli
   // How many of the clips, in order, fit as planned.
   size_t first_clips = 0;
   uint64_t acc = 0;
-  while (first_clips < clips.size() && acc + clips[first_clips].rows <= max_frame_rows) acc += clips[first_clips++].rows;
-  std::string fits = "; what fits: " + std::to_string(max_frame_rows) + " frame rows, e.g. fps " + fmt("%.2f", fps_fit) +
-                     " for these clips, or the first " + std::to_string(first_clips) + " of the " +
-                     std::to_string(clips.size()) + " clips as planned";
+  while (first_clips < clips.size() && acc + clips[first_clips].rows <= max_frame_rows)
+    acc += clips[first_clips++].rows;
+  std::string fits = "; what fits: " + std::to_string(max_frame_rows) + " frame rows, e.g. fps " +
+                     fmt("%.2f", fps_fit) + " for these clips, or the first " + std::to_string(first_clips) +
+                     " of the " + std::to_string(clips.size()) + " clips as planned";
   if (encoding == Encoding::Delta) prepare_rig(setup, clips);
   if (encoding == Encoding::Delta && !setup.rig_slots.empty() && setup.rig_error.empty()) {
     const uint32_t limit = setup.options->max_texture_size;
-    fits += ", or the rig encoding (" + std::to_string(plane_shape(2 * uint32_t(setup.rig_slots.size()), limit).rows_per_frame) +
+    fits += ", or the rig encoding (" +
+            std::to_string(plane_shape(2 * uint32_t(setup.rig_slots.size()), limit).rows_per_frame) +
             " texture row per frame)";
   }
   return fits;
@@ -435,11 +445,12 @@ Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<C
   const size_t slot_count = encoding == Encoding::Rig ? setup.rig_slots.size() : setup.joint_slots.size();
   if (slot_count > kMaxVatSlots) {
     // Before any row is made: a .vat.glb could not hold the result.
-    return make_error(ErrorCode::Limit, setup.name, std::string(to_string(encoding)) + " encoding: " +
-                                      (encoding == Encoding::Rig ? "the rig needs " : "the skins have ") +
-                                      std::to_string(slot_count) +
-                                      (encoding == Encoding::Rig ? " slots" : " distinct joints (one socket slot each)") +
-                                      ", more than the " + std::to_string(kMaxVatSlots) + " a .vat.glb holds");
+    return make_error(ErrorCode::Limit, setup.name,
+                      std::string(to_string(encoding)) +
+                          " encoding: " + (encoding == Encoding::Rig ? "the rig needs " : "the skins have ") +
+                          std::to_string(slot_count) +
+                          (encoding == Encoding::Rig ? " slots" : " distinct joints (one socket slot each)") +
+                          ", more than the " + std::to_string(kMaxVatSlots) + " a .vat.glb holds");
   }
   const uint32_t slots = uint32_t(slot_count);
   std::vector<Need> needs;
@@ -468,11 +479,12 @@ Result<void> check_fits(BakeSetup& setup, Encoding encoding, const std::vector<C
                      " frame rows = " + std::to_string(height) + " rows, over the texture size limit " +
                      std::to_string(limit);
   if (max_frame_rows < clips.size()) {
-    return make_error(ErrorCode::Limit, setup.name, what + "; even one row per clip does not fit (" + std::to_string(max_frame_rows) +
-                                      " frame rows fit, " + std::to_string(clips.size()) +
-                                      " clips): a texture size limit of at least " +
-                                      std::to_string(limit_for_one_row_per_clip(needs, clips.size(), limit)) +
-                                      " holds one row per clip, or bake fewer clips");
+    return make_error(ErrorCode::Limit, setup.name,
+                      what + "; even one row per clip does not fit (" + std::to_string(max_frame_rows) +
+                          " frame rows fit, " + std::to_string(clips.size()) +
+                          " clips): a texture size limit of at least " +
+                          std::to_string(limit_for_one_row_per_clip(needs, clips.size(), limit)) +
+                          " holds one row per clip, or bake fewer clips");
   }
   return make_error(ErrorCode::Limit, setup.name, what + what_fits(setup, encoding, clips, max_frame_rows));
 }
@@ -490,21 +502,26 @@ Result<void> check_options(const Asset& asset, const BakeOptions& options) {
   auto fps_in_range = [](float fps) { return fps >= kMinBakeFps && fps <= kMaxBakeFps; };
   const std::string fps_range = "[" + detail::fmt("%g", kMinBakeFps) + ", " + detail::fmt("%g", kMaxBakeFps) + "]";
   if (!(options.max_error_mm >= 0.0f) || !std::isfinite(options.max_error_mm)) {
-    return make_error(ErrorCode::Argument, asset.source, "max error " + detail::fmt("%g", options.max_error_mm) + " mm is not a number >= 0");
+    return make_error(ErrorCode::Argument, asset.source,
+                      "max error " + detail::fmt("%g", options.max_error_mm) + " mm is not a number >= 0");
   }
   if (options.max_error_mm <= 0.0f && !fps_in_range(options.fps)) {
-    return make_error(ErrorCode::Argument, asset.source, "fps " + detail::fmt("%g", options.fps) + " is outside " + fps_range);
+    return make_error(ErrorCode::Argument, asset.source,
+                      "fps " + detail::fmt("%g", options.fps) + " is outside " + fps_range);
   }
   if (options.max_error_mm > 0.0f && !fps_in_range(options.max_search_fps)) {
-    return make_error(ErrorCode::Argument, asset.source, "max search fps " + detail::fmt("%g", options.max_search_fps) + " is outside " + fps_range);
+    return make_error(ErrorCode::Argument, asset.source,
+                      "max search fps " + detail::fmt("%g", options.max_search_fps) + " is outside " + fps_range);
   }
   if (options.max_texture_size == 0 || options.max_texture_size > kMaxTextureSize) {
-    return make_error(ErrorCode::Argument, asset.source, "max texture size " + std::to_string(options.max_texture_size) + " is outside [1, " +
-                                        std::to_string(kMaxTextureSize) + "]");
+    return make_error(ErrorCode::Argument, asset.source,
+                      "max texture size " + std::to_string(options.max_texture_size) + " is outside [1, " +
+                          std::to_string(kMaxTextureSize) + "]");
   }
   if (options.lods > kMaxBakeLods) {
-    return make_error(ErrorCode::Argument, asset.source, "levels of detail " + std::to_string(options.lods) + " is outside [0, " +
-                                        std::to_string(kMaxBakeLods) + "]");
+    return make_error(
+        ErrorCode::Argument, asset.source,
+        "levels of detail " + std::to_string(options.lods) + " is outside [0, " + std::to_string(kMaxBakeLods) + "]");
   }
   if (options.precision > Precision::Q16) return make_error(ErrorCode::Argument, asset.source, "unknown precision");
   return {};
@@ -538,12 +555,14 @@ Result<std::vector<std::string>> fixed_rate_rows(const Asset& asset, const BakeO
   if (options.max_error_mm > 0.0f) return row_notes;
   for (ClipPlan& c : plans) {
     const uint64_t rows = detail::rows_at_fps(c.duration_s, options.fps);
-    const std::string clip = "clip \"" + clip_label(asset, c.animation) + "\" (" + detail::fmt("%g", c.duration_s) + " s";
+    const std::string clip =
+        "clip \"" + clip_label(asset, c.animation) + "\" (" + detail::fmt("%g", c.duration_s) + " s";
     if (rows > kMaxTextureSize) {
-      return make_error(ErrorCode::Limit, asset.source, clip + ") at " + detail::fmt("%g", options.fps) + " fps needs " +
-                                          (rows >= detail::kRowsSaturated ? "over " : "") + std::to_string(rows) +
-                                          " frame rows, more than a VAT holds (" + std::to_string(kMaxTextureSize) +
-                                          ", the largest texture size limit: every clip's rows share one texture)");
+      return make_error(ErrorCode::Limit, asset.source,
+                        clip + ") at " + detail::fmt("%g", options.fps) + " fps needs " +
+                            (rows >= detail::kRowsSaturated ? "over " : "") + std::to_string(rows) +
+                            " frame rows, more than a VAT holds (" + std::to_string(kMaxTextureSize) +
+                            ", the largest texture size limit: every clip's rows share one texture)");
     }
     c.rows = uint32_t(rows);
     if (c.rows == 1 && c.duration_s > 0.0f) {
@@ -615,7 +634,8 @@ struct Baker {
   // geometry (detail::bake_rig).
   Result<Vat> bake_encoding(Encoding e, const std::vector<ClipPlan>& clips, detail::Progress& progress, bool last) {
     if (auto fit = detail::check_fits(setup, e, clips); !fit) return fit.error();
-    auto vat = e == Encoding::Rig ? detail::bake_rig(setup, clips, progress, last) : detail::bake_delta(setup, clips, progress, last);
+    auto vat = e == Encoding::Rig ? detail::bake_rig(setup, clips, progress, last)
+                                  : detail::bake_delta(setup, clips, progress, last);
     if (!vat) return vat;
     // Keys and transforms that are finite each can still pose a vertex past float32's range
     // (a translation of 3e38 under a scale of 2): said here, by clip, not by the file writer.
@@ -623,8 +643,9 @@ struct Baker {
     for (size_t i = 0; i < vat->clips.size(); ++i) {
       const VatClip& c = vat->clips[i];
       if (!std::isfinite(c.max_delta) || !finite3(c.bounds.min) || !finite3(c.bounds.max)) {
-        return make_error(ErrorCode::Limit, setup.name, "clip \"" + printable(clip_label(*vat, int(i))) +
-                                          "\": posed vertices leave float32's range (the clip's bounds are not finite)");
+        return make_error(ErrorCode::Limit, setup.name,
+                          "clip \"" + printable(clip_label(*vat, int(i))) +
+                              "\": posed vertices leave float32's range (the clip's bounds are not finite)");
       }
     }
     return vat;
@@ -828,10 +849,10 @@ struct RowSearch {
       if (guess >= max_rows) {
         if (best_error_mm) *best_error_mm = err_of(guess);
         const std::string label = clip.name.empty() ? clip_label(baker.asset, clip.animation) : clip.name;
-        return make_error(ErrorCode::Limit, baker.setup.name, "clip \"" + printable(label) + "\": no rate up to " + max_rate + " keeps the " +
-                                                to_string(e) + " decode within " + detail::fmt("%g", budget_mm) +
-                                                " mm (at " + max_rate + ": " + detail::fmt("%.3g", err_of(guess)) +
-                                                " mm or more)");
+        return make_error(ErrorCode::Limit, baker.setup.name,
+                          "clip \"" + printable(label) + "\": no rate up to " + max_rate + " keeps the " +
+                              to_string(e) + " decode within " + detail::fmt("%g", budget_mm) + " mm (at " + max_rate +
+                              ": " + detail::fmt("%.3g", err_of(guess)) + " mm or more)");
       }
       const double predicted = 1.0 + std::ceil(double(guess - 1) * std::sqrt(double(err_of(guess)) / budget_mm));
       // An early-stopped measurement only bounds the error from below: never grow by less than 2x.
@@ -874,9 +895,10 @@ Result<uint32_t> Baker::search_rows(Encoding e, const ClipPlan& clip, float budg
   const uint64_t rate_rows = detail::rows_at_fps(clip.duration_s, options.max_search_fps);
   const uint32_t max_rows = uint32_t(std::min<uint64_t>(rate_rows, options.max_texture_size));
   if (max_rows <= 1) return 1u;
-  const std::string max_rate = detail::fmt("%g", max_rows < rate_rows ? double(max_rows - 1) / clip.duration_s
-                                                                        : double(options.max_search_fps)) +
-                               " fps" + (max_rows < rate_rows ? " (the texture size limit's " + std::to_string(max_rows) + " rows)" : "");
+  const std::string max_rate =
+      detail::fmt("%g",
+                  max_rows < rate_rows ? double(max_rows - 1) / clip.duration_s : double(options.max_search_fps)) +
+      " fps" + (max_rows < rate_rows ? " (the texture size limit's " + std::to_string(max_rows) + " rows)" : "");
   RowSearch search{*this, e, clip, budget_mm, max_rows, max_rate, {}};
   auto hi = search.on_key_grid();
   if (hi && *hi == 0) hi = search.upward(best_error_mm);
@@ -924,8 +946,9 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
   Baker baker{asset, options, setup};
   baker.row_notes = std::move(*row_notes);
   const std::vector<Encoding> candidates = options.encoding == EncodingChoice::Delta ? std::vector{Encoding::Delta}
-                                           : options.encoding == EncodingChoice::Rig ? std::vector{Encoding::Rig}
-                                                                                     : std::vector{Encoding::Rig, Encoding::Delta};
+                                           : options.encoding == EncodingChoice::Rig
+                                               ? std::vector{Encoding::Rig}
+                                               : std::vector{Encoding::Rig, Encoding::Delta};
   const float budget = options.max_error_mm > 0.0f ? options.max_error_mm : options.auto_budget_mm;
   for (size_t ci = 0; ci < candidates.size(); ++ci) {
     const Encoding e = candidates[ci];
@@ -972,7 +995,8 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     if (report) *report = baker.report(e, measured, lods->seconds, progress.frame_seconds, t0);
     return vat;
   }
-  return make_error(ErrorCode::Unsupported, setup.name, "no encoding could be baked");  // not reached: Delta always ends the list
+  return make_error(ErrorCode::Unsupported, setup.name,
+                    "no encoding could be baked");  // not reached: Delta always ends the list
 }
 
 }  // namespace vatkit

@@ -78,13 +78,23 @@ struct DeltaRows {
   SlotStage slots;
 
   DeltaRows(const BakeSetup& s, Vat& v, bool with_normals, DeltaPlanes p, const std::vector<ClipPlan>& clips)
-      : setup(s), vat(v), prec(s.options->precision), q16(prec == Precision::Q16), normals(with_normals),
-        V(v.geometry.vertex_count()), J(uint32_t(v.slots.size())), planes(p), pp(v.planes[0]),
-        pos_bytes(plane_bytes(v, 0)), np(p.normal >= 0 ? &v.planes[size_t(p.normal)] : nullptr),
+      : setup(s),
+        vat(v),
+        prec(s.options->precision),
+        q16(prec == Precision::Q16),
+        normals(with_normals),
+        V(v.geometry.vertex_count()),
+        J(uint32_t(v.slots.size())),
+        planes(p),
+        pp(v.planes[0]),
+        pos_bytes(plane_bytes(v, 0)),
+        np(p.normal >= 0 ? &v.planes[size_t(p.normal)] : nullptr),
         nrm_bytes(p.normal >= 0 ? plane_bytes(v, size_t(p.normal)) : nullptr),
         tp(p.tangent >= 0 ? &v.planes[size_t(p.tangent)] : nullptr),
-        tan_bytes(p.tangent >= 0 ? plane_bytes(v, size_t(p.tangent)) : nullptr), texel(texel_bytes(pp.format)),
-        rest(v.geometry.positions), pool([asset = s.asset] { return std::make_unique<Workspace>(*asset); }) {
+        tan_bytes(p.tangent >= 0 ? plane_bytes(v, size_t(p.tangent)) : nullptr),
+        texel(texel_bytes(pp.format)),
+        rest(v.geometry.positions),
+        pool([asset = s.asset] { return std::make_unique<Workspace>(*asset); }) {
     rest.emplace_back(0.0f);  // padding for the row encoders
     if (q16) {
       uint32_t longest = 0;
@@ -111,13 +121,14 @@ struct DeltaRows {
   // Row k of `clip`: posed, encoded, its slots staged; its statistics into `st`.
   void bake_row(Workspace& w, const ClipPlan& plan, const VatClip& clip, uint32_t k, RowStats& st) {
     w.ev.pose(plan.animation, row_time(plan, k));
-    w.ev.skin(std::span<glm::vec3>(w.pos).first(V), normals ? std::span<glm::vec3>(w.nrm).first(V) : std::span<glm::vec3>(),
+    w.ev.skin(std::span<glm::vec3>(w.pos).first(V),
+              normals ? std::span<glm::vec3>(w.nrm).first(V) : std::span<glm::vec3>(),
               tp ? std::span<glm::vec4>(w.tan) : std::span<glm::vec4>(), 1);
     const uint32_t row = clip.first_row + k;
     const RowIn in{w.pos.data(), rest.data(), normals ? w.nrm.data() : nullptr, V};
     encode_delta_row(in, prec, pos_bytes + codec::texel_index(pp, row, 0) * texel,
-           np ? nrm_bytes + codec::texel_index(*np, row, 0) * texel : nullptr, q16 ? stage.get() + size_t(k) * V : nullptr,
-           st);
+                     np ? nrm_bytes + codec::texel_index(*np, row, 0) * texel : nullptr,
+                     q16 ? stage.get() + size_t(k) * V : nullptr, st);
     if (tp) put_tangents(w, tan_bytes + codec::texel_index(*tp, row, 0) * texel);
     if (J > 0) {
       const std::span<const glm::mat4> world = w.ev.world();
@@ -140,7 +151,7 @@ struct DeltaRows {
     parallel_for(clip.rows, 1, setup.threads, [&](size_t begin, size_t end) {
       for (size_t k = begin; k < end; ++k) {
         quantize_q16_row(stage.get() + k * V, V, lo4, scale,
-                     pos_bytes + codec::texel_index(pp, clip.first_row + uint32_t(k), 0) * texel);
+                         pos_bytes + codec::texel_index(pp, clip.first_row + uint32_t(k), 0) * texel);
       }
     });
   }
@@ -187,8 +198,9 @@ Result<void> DeltaRows::bake_clip(const ClipPlan& plan, VatClip& clip, Progress&
   if (prec == Precision::F16) {
     const float big = std::max(codec::max_abs((all.dmin)), codec::max_abs((all.dmax)));
     if (big > codec::kHalfMax) {
-      return make_error(ErrorCode::Limit, setup.name, "clip \"" + printable(clip_label(*setup.asset, plan.animation)) + "\": a vertex moves " +
-                                        std::to_string(big) + " units from rest, more than f16 holds (65504): use f32 or q16");
+      return make_error(ErrorCode::Limit, setup.name,
+                        "clip \"" + printable(clip_label(*setup.asset, plan.animation)) + "\": a vertex moves " +
+                            std::to_string(big) + " units from rest, more than f16 holds (65504): use f32 or q16");
     }
   }
   if (q16) quantize_clip(clip);
@@ -200,14 +212,14 @@ Result<void> DeltaRows::bake_clip(const ClipPlan& plan, VatClip& clip, Progress&
 
 Result<Vat> bake_delta(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress, bool take_geometry) {
   const BakeOptions& o = *setup.options;
-  Vat vat = start_vat(setup, Encoding::Delta, take_geometry ? take_vertices(setup.rest) : setup.rest,
-                      setup.joint_slots, clips);
+  Vat vat = start_vat(setup, Encoding::Delta, take_geometry ? take_vertices(setup.rest) : setup.rest, setup.joint_slots,
+                      clips);
 
   const auto frames_start = std::chrono::steady_clock::now();
   const Precision prec = o.precision;
   const bool q16 = prec == Precision::Q16;
   const bool normals = q16 || o.normals;
-  const TexelFormat format = prec == Precision::F32 ? TexelFormat::RGBA32F
+  const TexelFormat format = prec == Precision::F32   ? TexelFormat::RGBA32F
                              : prec == Precision::F16 ? TexelFormat::RGBA16F
                                                       : TexelFormat::RGBA16Unorm;
   const DeltaPlanes planes = allocate_delta_planes(vat, setup, format, normals && !q16);

@@ -108,8 +108,7 @@ float dist2_point_triangle(const glm::vec3& p, const glm::vec3& a, const glm::ve
 Result<std::function<void(uint32_t clip, float time_s, std::span<glm::vec3> positions)>> reference_poser(
     const Asset& source, const Vat& vat);
 
-Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& vat,
-                                               const MeasureRequest& request);
+Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& vat, const MeasureRequest& request);
 
 // ---- the bake ----------------------------------------------------------------------------------
 
@@ -140,9 +139,9 @@ struct BakeSetup {
   unsigned threads = 1;
   std::string name;  // asset.source, for messages
 
-  VatGeometry rest;   // positions, normals, tangents, texcoords0, colors0, indices, groups, sources
+  VatGeometry rest;                   // positions, normals, tangents, texcoords0, colors0, indices, groups, sources
   std::vector<glm::mat4> rest_world;  // every node's world matrix at the rest pose
-  bool tangents = false;  // a Tangent plane is baked
+  bool tangents = false;              // a Tangent plane is baked
 
   // Delta: one slot per distinct skin joint (world(joint), identity inverse bind).
   std::vector<VatSlot> joint_slots;
@@ -154,10 +153,10 @@ struct BakeSetup {
   std::vector<VatSlot> rig_slots;
   std::vector<bool> slot_is_joint;  // false: a rigid part's node
   std::string folded_from;          // the clip and time the folded morph weights come from
-  VatGeometry rig_geometry;  // rest + bind_* + slots/weights
+  VatGeometry rig_geometry;         // rest + bind_* + slots/weights
   struct SlotBox {
     glm::vec3 center{0.0f}, extent{0.0f};  // bind-space box of the slot's vertices
-    float morph_shift = 0.0f;               // largest |bind (folded) - rest morph| of those vertices
+    float morph_shift = 0.0f;              // largest |bind (folded) - rest morph| of those vertices
     bool used = false;
   };
   std::vector<SlotBox> slot_boxes;
@@ -166,7 +165,7 @@ struct BakeSetup {
     std::vector<float> folded;       // the weights folded into the bind geometry
     std::vector<float> target_size;  // per target: largest |delta| it moves a vertex (file units)
   };
-  std::vector<MorphWatch> morphs;  // morphed instances' nodes (one entry per node)
+  std::vector<MorphWatch> morphs;             // morphed instances' nodes (one entry per node)
   std::vector<glm::mat4> rest_slot_matrices;  // rig slots at the rest pose (for max_delta)
   std::vector<std::string> notes;
 };

@@ -44,9 +44,9 @@ SimilarityFit fit_similarity(const glm::mat4& m, const glm::quat& fallback) {
   }
   fit.nonuniform = (lmax - lmin) / lmax;
   if (lmin > 0.0f) {
-    fit.shear = std::fmax(std::fabs(glm::dot(a0, a1)) / (len.x * len.y),
-                          std::fmax(std::fabs(glm::dot(a1, a2)) / (len.y * len.z),
-                                    std::fabs(glm::dot(a2, a0)) / (len.z * len.x)));
+    fit.shear = std::fmax(
+        std::fabs(glm::dot(a0, a1)) / (len.x * len.y),
+        std::fmax(std::fabs(glm::dot(a1, a2)) / (len.y * len.z), std::fabs(glm::dot(a2, a0)) / (len.z * len.x)));
   }
   if (!(std::fabs(det) > 0.0f)) {  // rank-deficient but not zero: not a similarity
     fit.transform.rotation = fallback;
@@ -99,8 +99,8 @@ struct SlotAccum {
   // one register each: the folds of neighbouring vertices, which mostly move the same slots,
   // are one MINPS and one MAXPS on the chain through memory instead of seven scalar ones.
   v4 lo = v4{} + std::numeric_limits<float>::max();
-  v4 hi = v4{-std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
-             -std::numeric_limits<float>::max(), 0.0f};
+  v4 hi = v4{-std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+             0.0f};
   bool used = false;
   // p: a point and, in w, its morph shift (min4(p, lo) has glm::min(lo, p)'s bits).
   void add(v4 p) {
@@ -180,7 +180,8 @@ struct RigBuilder {
   void sample_fold_weights(const std::vector<ClipPlan>& clips) {
     bool any_morph = false;
     for (const MeshInstance& inst : a.instances) {
-      any_morph |= !a.meshes[inst.mesh].primitives[inst.primitive].targets.empty() && a.nodes[inst.node].weights_count > 0;
+      any_morph |=
+          !a.meshes[inst.mesh].primitives[inst.primitive].targets.empty() && a.nodes[inst.node].weights_count > 0;
     }
     if (!clips.empty()) setup.folded_from = "clip \"" + clip_label(a, clips[0].animation) + "\" at t = 0";
     if (any_morph) {
@@ -234,7 +235,8 @@ struct RigBuilder {
     BakeSetup::MorphWatch w;
     w.node = inst.node;
     w.mesh = inst.mesh;
-    w.folded.assign(fold_weights.begin() + node.weights_offset, fold_weights.begin() + node.weights_offset + node.weights_count);
+    w.folded.assign(fold_weights.begin() + node.weights_offset,
+                    fold_weights.begin() + node.weights_offset + node.weights_count);
     w.target_size.assign(node.weights_count, 0.0f);
     setup.morphs.push_back(std::move(w));
     return setup.morphs.back();
@@ -285,8 +287,9 @@ struct RigBuilder {
     for (const auto& m : setup.morphs) {
       bool nonzero = std::any_of(m.folded.begin(), m.folded.end(), [](float w) { return w != 0.0f; });
       setup.notes.push_back("rig: mesh " + label(a.meshes[m.mesh].name, m.mesh) + " (node " +
-                            label(a.nodes[m.node].name, m.node) + "): morph weights " + (nonzero ? "folded into" : "are 0, none folded into") +
-                            " the bind geometry (" + setup.folded_from + ")");
+                            label(a.nodes[m.node].name, m.node) + "): morph weights " +
+                            (nonzero ? "folded into" : "are 0, none folded into") + " the bind geometry (" +
+                            setup.folded_from + ")");
     }
     const size_t S = setup.rig_slots.size();
     acc.resize(S);
@@ -410,8 +413,8 @@ struct InstanceWriter {
       const glm::vec4 wb = kEight ? w1[v] : glm::vec4(0.0f);
       // The reference skinner's sum and normalization, to the bit (with 4 influences the sum
       // of the second four, +0, changes nothing: a -0 sum is 0 either way).
-      const float sum = kEight ? (wa.x + wa.y) + (wa.z + wa.w) + ((wb.x + wb.y) + (wb.z + wb.w))
-                               : (wa.x + wa.y) + (wa.z + wa.w);
+      const float sum =
+          kEight ? (wa.x + wa.y) + (wa.z + wa.w) + ((wb.x + wb.y) + (wb.z + wb.w)) : (wa.x + wa.y) + (wa.z + wa.w);
       if (sum == 0.0f) {  // the reference leaves such a vertex to the mesh node's matrix
         const RigidBind& r = rigid_of_instance();
         const float shift = put_rigid(v, r);
@@ -445,10 +448,21 @@ void RigBuilder::add_instance(const MeshInstance& inst) {
   const uint32_t first = inst.first_vertex;
   const uint32_t count = inst.vertex_count;
   const bool morphed = !prim.targets.empty() && node.weights_count > 0;
-  InstanceWriter w{*this, inst, prim, first, count, morphed, prim.positions, prim.normals, prim.tangents,
-                   g.bind_positions.data() + first, g.bind_normals.data() + first,
-                   setup.tangents ? g.bind_tangents.data() + first : nullptr, g.slots0.data() + first,
-                   g.slot_weights0.data() + first, std::nullopt};
+  InstanceWriter w{*this,
+                   inst,
+                   prim,
+                   first,
+                   count,
+                   morphed,
+                   prim.positions,
+                   prim.normals,
+                   prim.tangents,
+                   g.bind_positions.data() + first,
+                   g.bind_normals.data() + first,
+                   setup.tangents ? g.bind_tangents.data() + first : nullptr,
+                   g.slots0.data() + first,
+                   g.slot_weights0.data() + first,
+                   std::nullopt};
   if (morphed) {
     fold_morphs(inst, prim, count);
     w.P = pos_f, w.N = nrm_f, w.T = tan_f;
@@ -525,8 +539,15 @@ struct RigRows {
   SlotStage stage;
 
   RigRows(BakeSetup& s, const std::vector<ClipPlan>& c, Vat& v, RigKernel& k, Progress& p)
-      : setup(s), asset(*s.asset), clips(c), vat(v), kernel(k), tol(s.options->rig_tolerance), progress(p),
-        pool([this] { return std::make_unique<KernelScratch>(kernel); }), work(c.size()) {
+      : setup(s),
+        asset(*s.asset),
+        clips(c),
+        vat(v),
+        kernel(k),
+        tol(s.options->rig_tolerance),
+        progress(p),
+        pool([this] { return std::make_unique<KernelScratch>(kernel); }),
+        work(c.size()) {
     const Pose rest = make_rest_pose(asset);
     for (size_t ci = 0; ci < clips.size(); ++ci) add_clip(clips[ci], work[ci], rest);
   }
@@ -579,13 +600,14 @@ struct RigRows {
       if (morph_bad) {
         const MorphResult& mr = cw.morph[k];
         const BakeSetup::MorphWatch& mw = setup.morphs[mr.watch];
-        return make_error(ErrorCode::Unsupported, setup.name,  // the names in it come from the file
-                          printable("the rig encoding cannot express mesh " + label(asset.meshes[mw.mesh].name, mw.mesh) + " (node " +
-                              label(asset.nodes[mw.node].name, mw.node) + "): its morph target " + std::to_string(mr.target) +
-                              " has weight " + fmt("%.4g", mr.weight) + " " + at + " but " +
-                              fmt("%.4g", mw.folded[mr.target]) + " in " + setup.folded_from +
-                              ", moving vertices by up to " + fmt("%.4g", double(mr.violation) * 1000.0) +
-                              " mm (a rig holds only constant morph weights); use the delta encoding"));
+        return make_error(
+            ErrorCode::Unsupported, setup.name,  // the names in it come from the file
+            printable("the rig encoding cannot express mesh " + label(asset.meshes[mw.mesh].name, mw.mesh) + " (node " +
+                      label(asset.nodes[mw.node].name, mw.node) + "): its morph target " + std::to_string(mr.target) +
+                      " has weight " + fmt("%.4g", mr.weight) + " " + at + " but " + fmt("%.4g", mw.folded[mr.target]) +
+                      " in " + setup.folded_from + ", moving vertices by up to " +
+                      fmt("%.4g", double(mr.violation) * 1000.0) +
+                      " mm (a rig holds only constant morph weights); use the delta encoding"));
       }
       return scale_refusal(plan, k, r.scale_slot, at);
     }
@@ -601,7 +623,8 @@ struct RigRows {
     std::vector<glm::mat4> world(asset.nodes.size());
     compute_world_matrices(asset, pose, world);
     const codec::SimilarityFit f = codec::fit_similarity(slot_matrix(world, slot), glm::quat(1.0f, 0.0f, 0.0f, 0.0f));
-    const std::string who = (setup.slot_is_joint[slot_index] ? "joint " : "node ") + label(slot.name, size_t(slot.node));
+    const std::string who =
+        (setup.slot_is_joint[slot_index] ? "joint " : "node ") + label(slot.name, size_t(slot.node));
     std::string what;
     if (f.nonuniform >= f.shear) {
       what = "non-uniform scale: axis lengths " + fmt("%.4g", f.column_lengths.x) + ", " +
@@ -611,9 +634,10 @@ struct RigRows {
       what = "shear: two axes " + fmt("%.4g", std::acos(std::min(1.0, double(f.shear))) * 180.0 / 3.14159265358979) +
              " degrees apart instead of 90 (|cos| " + fmt("%.3g", f.shear);
     }
-    return make_error(ErrorCode::Unsupported, setup.name, printable("the rig encoding cannot express " + who + " (slot " +
-                                            std::to_string(slot_index) + ") " + at + ": " + what + ", tolerance " +
-                                            fmt("%.3g", double(tol)) + "); use the delta encoding"));
+    return make_error(
+        ErrorCode::Unsupported, setup.name,
+        printable("the rig encoding cannot express " + who + " (slot " + std::to_string(slot_index) + ") " + at + ": " +
+                  what + ", tolerance " + fmt("%.3g", double(tol)) + "); use the delta encoding"));
   }
 
   // A clip's bounds and maxDelta from its rows' results, and its rows written into the plane
@@ -660,8 +684,10 @@ struct RigRows {
     std::vector<Result<void>> written(g1 - g0);
     // Blocks between progress reports: about 2^18 joint-frames (some milliseconds), and enough
     // blocks for every thread; waking the pool costs more than a batch of a small rig.
-    const size_t batch = std::max<size_t>(16 * size_t(setup.threads), (size_t(1) << 18) / lanes / std::max<size_t>(S, 1));
-    // At least 4,096 joint-frames per task: waking a worker costs more than a smaller task, so a small rig bakes faster on the calling thread alone.
+    const size_t batch =
+        std::max<size_t>(16 * size_t(setup.threads), (size_t(1) << 18) / lanes / std::max<size_t>(S, 1));
+    // At least 4,096 joint-frames per task: waking a worker costs more than a smaller task, so a small rig bakes faster
+    // on the calling thread alone.
     const size_t grain = std::max<size_t>(2, 4096 / lanes / std::max<size_t>(S, 1));
     for (size_t b = 0; b < blocks.size(); b += batch) {
       const size_t n = std::min(batch, blocks.size() - b);
@@ -681,7 +707,8 @@ struct RigRows {
         }
       });
       size_t rows_done = 0;
-      for (size_t i = b; i < b + n; ++i) rows_done += std::min(blocks[i].rows, clips[blocks[i].clip].rows - blocks[i].k0);
+      for (size_t i = b; i < b + n; ++i)
+        rows_done += std::min(blocks[i].rows, clips[blocks[i].clip].rows - blocks[i].k0);
       progress.advance(rows_done);
     }
     for (size_t ci = g0; ci < g1; ++ci) {

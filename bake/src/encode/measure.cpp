@@ -31,7 +31,9 @@ constexpr size_t kBins = size_t(1) << (31 - kBinShift);
 
 // A squared distance as the histogram and the max take it: a NaN (a decoded or reference vertex
 // that is not a number, whatever the sign bit) is infinitely far, never "no error".
-inline float counted_d2(float d2) { return d2 <= std::numeric_limits<float>::max() ? d2 : std::numeric_limits<float>::infinity(); }
+inline float counted_d2(float d2) {
+  return d2 <= std::numeric_limits<float>::max() ? d2 : std::numeric_limits<float>::infinity();
+}
 
 inline uint32_t bin_of(float d2) {
   uint32_t bits;
@@ -105,25 +107,27 @@ struct Mapping {
 
 Result<std::vector<Mapping>> map_vertices(const Asset& source, const Vat& vat) {
   const std::string where = vat.source.empty() ? source.source : vat.source;
-  if (vat.geometry.sources.empty()) return make_error(ErrorCode::Argument, where, "the VAT lists no source primitives to compare");
+  if (vat.geometry.sources.empty())
+    return make_error(ErrorCode::Argument, where, "the VAT lists no source primitives to compare");
   // The first instance of each (node, mesh, primitive): one look-up per source, so the work is
   // (sources + instances) log, not their product.
   std::map<std::array<uint32_t, 3>, const MeshInstance*> instances;
-  for (const MeshInstance& inst : source.instances) instances.emplace(std::array{inst.node, inst.mesh, inst.primitive}, &inst);
+  for (const MeshInstance& inst : source.instances)
+    instances.emplace(std::array{inst.node, inst.mesh, inst.primitive}, &inst);
   std::vector<Mapping> m;
   for (const SourceRange& s : vat.geometry.sources) {
     const auto it = instances.find(std::array{s.node, s.mesh, s.primitive});
     const MeshInstance* found = it == instances.end() ? nullptr : it->second;
     if (found == nullptr) {
-      return make_error(ErrorCode::Argument, where, "source primitive (node " + std::to_string(s.node) + ", mesh " +
-                                   std::to_string(s.mesh) + ", primitive " + std::to_string(s.primitive) +
-                                   ") is not drawn by " + source.source);
+      return make_error(ErrorCode::Argument, where,
+                        "source primitive (node " + std::to_string(s.node) + ", mesh " + std::to_string(s.mesh) +
+                            ", primitive " + std::to_string(s.primitive) + ") is not drawn by " + source.source);
     }
     if (found->vertex_count != s.vertex_count) {
-      return make_error(ErrorCode::Argument, where, "source primitive (node " + std::to_string(s.node) + ", mesh " +
-                                   std::to_string(s.mesh) + ", primitive " + std::to_string(s.primitive) +
-                                   ") has " + std::to_string(s.vertex_count) + " vertices in the VAT and " +
-                                   std::to_string(found->vertex_count) + " in " + source.source);
+      return make_error(ErrorCode::Argument, where,
+                        "source primitive (node " + std::to_string(s.node) + ", mesh " + std::to_string(s.mesh) +
+                            ", primitive " + std::to_string(s.primitive) + ") has " + std::to_string(s.vertex_count) +
+                            " vertices in the VAT and " + std::to_string(found->vertex_count) + " in " + source.source);
     }
     if (uint64_t(s.first_vertex) + s.vertex_count > vat.geometry.vertex_count()) {
       return make_error(ErrorCode::Argument, where, "source range runs past the VAT's vertices");
@@ -160,8 +164,9 @@ Result<std::vector<uint32_t>> clips_to_measure(const Asset& source, const Vat& v
     assert(c < vat.clips.size());
     const int a = vat.clips[c].source_animation;
     if (a < 0 || size_t(a) >= source.animations.size()) {
-      return make_error(ErrorCode::Argument, vat.source, "clip \"" + printable(vat.clips[c].name) + "\" names source animation " +
-                                        std::to_string(a) + ", which " + source.source + " does not have");
+      return make_error(ErrorCode::Argument, vat.source,
+                        "clip \"" + printable(vat.clips[c].name) + "\" names source animation " + std::to_string(a) +
+                            ", which " + source.source + " does not have");
     }
   }
   return clips;
@@ -271,7 +276,7 @@ ClipMeasure merged_measure(WorkspacePool<Workspace>& pool, const Asset& source, 
 }  // namespace
 
 Result<std::function<void(uint32_t, float, std::span<glm::vec3>)>> reference_poser(const Asset& source,
-                                                                                const Vat& vat) {
+                                                                                   const Vat& vat) {
   auto mapping = map_vertices(source, vat);
   if (!mapping) return mapping.error();
   struct State {
@@ -281,23 +286,26 @@ Result<std::function<void(uint32_t, float, std::span<glm::vec3>)>> reference_pos
     std::vector<int32_t> animation;
     std::vector<glm::vec3> rest;
   };
-  auto state = std::make_shared<State>(State{SceneEvaluator(source), std::vector<glm::vec3>(source.instance_vertex_count),
-                                             std::move(*mapping), {}, vat.geometry.positions});
+  auto state = std::make_shared<State>(State{SceneEvaluator(source),
+                                             std::vector<glm::vec3>(source.instance_vertex_count),
+                                             std::move(*mapping),
+                                             {},
+                                             vat.geometry.positions});
   for (const VatClip& c : vat.clips) state->animation.push_back(c.source_animation);
-  return std::function<void(uint32_t, float, std::span<glm::vec3>)>([state](uint32_t clip, float time_s,
-                                                                           std::span<glm::vec3> out) {
-    std::copy(state->rest.begin(), state->rest.begin() + std::min(out.size(), state->rest.size()), out.begin());
-    const int32_t a = clip < state->animation.size() ? state->animation[clip] : -1;
-    if (a < 0 || size_t(a) >= state->ev.asset().animations.size()) return;
-    state->ev.pose(a, time_s);
-    state->ev.skin(state->ref, {}, {}, 1);
-    for (const Mapping& m : state->map)
-      for (uint32_t i = 0; i < m.count && m.vat_first + i < out.size(); ++i) out[m.vat_first + i] = state->ref[m.ref_first + i];
-  });
+  return std::function<void(uint32_t, float, std::span<glm::vec3>)>(
+      [state](uint32_t clip, float time_s, std::span<glm::vec3> out) {
+        std::copy(state->rest.begin(), state->rest.begin() + std::min(out.size(), state->rest.size()), out.begin());
+        const int32_t a = clip < state->animation.size() ? state->animation[clip] : -1;
+        if (a < 0 || size_t(a) >= state->ev.asset().animations.size()) return;
+        state->ev.pose(a, time_s);
+        state->ev.skin(state->ref, {}, {}, 1);
+        for (const Mapping& m : state->map)
+          for (uint32_t i = 0; i < m.count && m.vat_first + i < out.size(); ++i)
+            out[m.vat_first + i] = state->ref[m.ref_first + i];
+      });
 }
 
-Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& vat,
-                                               const MeasureRequest& request) {
+Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& vat, const MeasureRequest& request) {
   auto mapping = map_vertices(source, vat);
   if (!mapping) return mapping.error();
   auto clips = clips_to_measure(source, vat, request);
@@ -335,7 +343,8 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
         sampling.run(*ws, b + begin, b + end);
       });
       done_tasks += n;
-      if (request.progress) request.progress(request.progress_stage, float(done_tasks) / float(std::max<size_t>(1, total_tasks)));
+      if (request.progress)
+        request.progress(request.progress_stage, float(done_tasks) / float(std::max<size_t>(1, total_tasks)));
     }
     out.push_back(merged_measure(pool, source, vat.clips[c], sampling.abort.load()));
   }

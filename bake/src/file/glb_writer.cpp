@@ -15,12 +15,9 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "GLB is little-endian");
 
-
 [[maybe_unused]] bool is_valid_alignment(uint32_t a) { return a >= 4 && std::has_single_bit(a); }
 
-size_t round_up(size_t value, size_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
+size_t round_up(size_t value, size_t alignment) { return (value + alignment - 1) / alignment * alignment; }
 
 void put_u32(std::vector<uint8_t>& out, uint32_t value) {
   uint8_t b[4];
@@ -95,16 +92,14 @@ uint32_t Writer::add_accessor(const AccessorDesc& desc) {
   return append("accessors", std::move(accessor));
 }
 
-uint32_t Writer::add_typed(std::span<const uint8_t> bytes, ComponentType component,
-                           const char* type, [[maybe_unused]] uint32_t components, uint32_t count,
-                           const AccessorOptions& options,
+uint32_t Writer::add_typed(std::span<const uint8_t> bytes, ComponentType component, const char* type,
+                           [[maybe_unused]] uint32_t components, uint32_t count, const AccessorOptions& options,
                            std::pair<nlohmann::json, nlohmann::json> min_max) {
   assert(count >= 1);
   assert(!(options.normalized && options.min_max));
   // Vertex attributes must start every element on a 4-byte boundary: packed data needs elements
   // whose size is a multiple of 4 (else the caller pads them and uses AccessorDesc with a stride).
-  assert(options.target != Target::ArrayBuffer ||
-         (component_size(component) * components) % 4 == 0);
+  assert(options.target != Target::ArrayBuffer || (component_size(component) * components) % 4 == 0);
   ViewOptions view;
   view.alignment = options.alignment;
   view.target = options.target;
@@ -135,8 +130,8 @@ Writer::Parts Writer::parts() const {
   const size_t fixed = kHeaderSize + kChunkHeaderSize + (bin_length != 0 ? kChunkHeaderSize : 0);
   text.resize(round_up(fixed + text.size(), bin_alignment) - fixed, ' ');
 
-  const size_t total = kHeaderSize + kChunkHeaderSize + text.size() +
-                       (bin_length != 0 ? kChunkHeaderSize + bin_length : 0);
+  const size_t total =
+      kHeaderSize + kChunkHeaderSize + text.size() + (bin_length != 0 ? kChunkHeaderSize + bin_length : 0);
   assert(total <= UINT32_MAX);
   Parts parts;
   std::vector<uint8_t>& head = parts.head;

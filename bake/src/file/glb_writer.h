@@ -50,7 +50,6 @@
 
 namespace vatkit::glb {
 
-
 // The glTF description of a C++ element type usable with Writer::add_accessor: float, the
 // integer types glTF allows, glm vectors of them (2 to 4 components) and glm::mat4.
 template <class T>
@@ -58,12 +57,30 @@ struct Element;
 
 template <class C>
 struct ComponentOf;
-template <> struct ComponentOf<float> { static constexpr ComponentType value = ComponentType::Float; };
-template <> struct ComponentOf<int8_t> { static constexpr ComponentType value = ComponentType::Int8; };
-template <> struct ComponentOf<uint8_t> { static constexpr ComponentType value = ComponentType::UInt8; };
-template <> struct ComponentOf<int16_t> { static constexpr ComponentType value = ComponentType::Int16; };
-template <> struct ComponentOf<uint16_t> { static constexpr ComponentType value = ComponentType::UInt16; };
-template <> struct ComponentOf<uint32_t> { static constexpr ComponentType value = ComponentType::UInt32; };
+template <>
+struct ComponentOf<float> {
+  static constexpr ComponentType value = ComponentType::Float;
+};
+template <>
+struct ComponentOf<int8_t> {
+  static constexpr ComponentType value = ComponentType::Int8;
+};
+template <>
+struct ComponentOf<uint8_t> {
+  static constexpr ComponentType value = ComponentType::UInt8;
+};
+template <>
+struct ComponentOf<int16_t> {
+  static constexpr ComponentType value = ComponentType::Int16;
+};
+template <>
+struct ComponentOf<uint16_t> {
+  static constexpr ComponentType value = ComponentType::UInt16;
+};
+template <>
+struct ComponentOf<uint32_t> {
+  static constexpr ComponentType value = ComponentType::UInt32;
+};
 
 template <class C>
 struct Element {
@@ -87,12 +104,11 @@ struct Element<glm::mat<4, 4, float, Q>> {
   static constexpr const char* type = "MAT4";
 };
 
-
 struct ViewOptions {
-  uint32_t alignment = 0;       // power of two >= 4; 0 = the writer's default
+  uint32_t alignment = 0;  // power of two >= 4; 0 = the writer's default
   Target target = Target::None;
-  uint32_t byte_stride = 0;     // 0 = tightly packed (left out of the JSON)
-  std::string name;             // left out when empty
+  uint32_t byte_stride = 0;  // 0 = tightly packed (left out of the JSON)
+  std::string name;          // left out when empty
   // Keep a pointer to the bytes instead of copying them: they must stay alive and unchanged
   // until the last finish() or parts() (and the parts' use) is done.
   bool borrow = false;
@@ -109,12 +125,12 @@ struct AccessorOptions {
 // An accessor over an existing buffer view (several accessors in one view, strided data).
 struct AccessorDesc {
   uint32_t buffer_view = 0;
-  uint32_t byte_offset = 0;   // must be a multiple of the component size
+  uint32_t byte_offset = 0;  // must be a multiple of the component size
   ComponentType component = ComponentType::Float;
   const char* type = "SCALAR";
-  uint32_t count = 0;         // >= 1
+  uint32_t count = 0;  // >= 1
   bool normalized = false;
-  nlohmann::json min;         // written when not null
+  nlohmann::json min;  // written when not null
   nlohmann::json max;
   std::string name;
 };
@@ -156,11 +172,10 @@ class Writer {
     static_assert(std::is_trivially_copyable_v<T>);
     static_assert(sizeof(T) == sizeof(typename E::Component) * E::components, "T must be packed");
     const auto* components = reinterpret_cast<const typename E::Component*>(data.data());
-    return add_typed(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(data.data()),
-                                              data.size_bytes()),
-                     E::component, E::type, E::components, static_cast<uint32_t>(data.size()),
-                     options, options.min_max ? bounds(components, data.size(), E::components)
-                                              : std::pair<nlohmann::json, nlohmann::json>{});
+    return add_typed(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(data.data()), data.size_bytes()), E::component,
+        E::type, E::components, static_cast<uint32_t>(data.size()), options,
+        options.min_max ? bounds(components, data.size(), E::components) : std::pair<nlohmann::json, nlohmann::json>{});
   }
   template <class T>
   uint32_t add_accessor(const std::vector<T>& data, const AccessorOptions& options = {}) {
@@ -189,11 +204,9 @@ class Writer {
 
  private:
   template <class C>
-  static std::pair<nlohmann::json, nlohmann::json> bounds(const C* values, size_t count,
-                                                          uint32_t components);
-  uint32_t add_typed(std::span<const uint8_t> bytes, ComponentType component, const char* type,
-                     uint32_t components, uint32_t count, const AccessorOptions& options,
-                     std::pair<nlohmann::json, nlohmann::json> min_max);
+  static std::pair<nlohmann::json, nlohmann::json> bounds(const C* values, size_t count, uint32_t components);
+  uint32_t add_typed(std::span<const uint8_t> bytes, ComponentType component, const char* type, uint32_t components,
+                     uint32_t count, const AccessorOptions& options, std::pair<nlohmann::json, nlohmann::json> min_max);
 
   // The BIN data: views in order, each at `offset` (zeros before it, from the previous end).
   struct View {
@@ -209,8 +222,7 @@ class Writer {
 };
 
 template <class C>
-std::pair<nlohmann::json, nlohmann::json> Writer::bounds(const C* values, size_t count,
-                                                         uint32_t components) {
+std::pair<nlohmann::json, nlohmann::json> Writer::bounds(const C* values, size_t count, uint32_t components) {
   nlohmann::json min = nlohmann::json::array(), max = nlohmann::json::array();
   for (uint32_t c = 0; c < components; ++c) {
     C lo = values[c], hi = values[c];

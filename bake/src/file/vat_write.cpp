@@ -82,14 +82,13 @@ uint32_t write_mesh(const VatGeometry& g, glb::Writer& w) {
     glb::AccessorOptions options;
     options.target = glb::Target::ArrayBuffer;
     options.min_max = a == Attr::Position;  // the glTF spec requires POSITION bounds
-    attributes[info(a).gltf] =
-        with_attr(g, a, [&](const auto& values) { return w.add_accessor(values, options); });
+    attributes[info(a).gltf] = with_attr(g, a, [&](const auto& values) { return w.add_accessor(values, options); });
   }
   glb::ViewOptions index_view;
   index_view.target = glb::Target::ElementArrayBuffer;
   index_view.borrow = true;
-  const uint32_t indices = w.add_buffer_view(
-      {reinterpret_cast<const uint8_t*>(g.indices.data()), g.indices.size() * 4}, index_view);
+  const uint32_t indices =
+      w.add_buffer_view({reinterpret_cast<const uint8_t*>(g.indices.data()), g.indices.size() * 4}, index_view);
   json primitives = json::array();
   for (const DrawGroup& group : g.groups) {
     if (group.index_count == 0) continue;
@@ -159,8 +158,7 @@ glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
   // buffers entry and padding, well under 256 bytes).
   const size_t json_bytes = w.json().dump(-1, ' ', false, json::error_handler_t::replace).size();
   if (w.bin_size() + json_bytes + 256 > std::numeric_limits<uint32_t>::max()) {
-    fail("file", "would be " + num(uint64_t(w.bin_size() + json_bytes)) +
-                     " bytes, a GLB holds at most 4 GiB");
+    fail("file", "would be " + num(uint64_t(w.bin_size() + json_bytes)) + " bytes, a GLB holds at most 4 GiB");
   }
   glb::Writer::Parts parts = w.parts();
   const bool sealed = vat_file_detail::seal_checksum(parts.head, parts.json_chunk(), parts.body);

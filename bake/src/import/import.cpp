@@ -40,8 +40,9 @@ std::string_view json_start(std::string_view text, bool complete) {
 
 void check_json_size(const Context& ctx, uint64_t bytes, const std::string& where) {
   if (bytes > ctx.options.max_json_bytes)
-    fail(ErrorCode::Limit, where, "the JSON is " + byte_count(bytes) + ", more than the limit of " + byte_count(ctx.options.max_json_bytes) +
-                    " (ImportOptions::max_json_bytes)");
+    fail(ErrorCode::Limit, where,
+         "the JSON is " + byte_count(bytes) + ", more than the limit of " + byte_count(ctx.options.max_json_bytes) +
+             " (ImportOptions::max_json_bytes)");
 }
 
 // Finds the JSON and BIN chunks of a GLB, or takes the container as JSON text; returns the JSON.
@@ -57,21 +58,26 @@ std::string_view split_container(Context& ctx) {
     ctx.is_glb = true;
     if (size < 12) fail(ErrorCode::Parse, "GLB", "the header is truncated (" + std::to_string(size) + " bytes)");
     const uint32_t version = load_u32(head.data() + 4);
-    if (version != 2) fail(ErrorCode::Unsupported, "GLB", "version " + std::to_string(version) + " is not supported (only glTF 2.0)");
+    if (version != 2)
+      fail(ErrorCode::Unsupported, "GLB", "version " + std::to_string(version) + " is not supported (only glTF 2.0)");
     const uint64_t length = load_u32(head.data() + 8);
     if (length > size)
-      fail(ErrorCode::Parse, "GLB", "the header says " + std::to_string(length) + " bytes, but there are only " + std::to_string(size) +
-                      " (truncated file?)");
+      fail(ErrorCode::Parse, "GLB",
+           "the header says " + std::to_string(length) + " bytes, but there are only " + std::to_string(size) +
+               " (truncated file?)");
     std::string_view json_text;
     uint64_t offset = 12;
     for (size_t chunk = 0; chunk < 2 && offset < length; ++chunk) {
-      if (length - offset < 8) fail(ErrorCode::Parse, "GLB", "chunk " + std::to_string(chunk) + " has a truncated header");
+      if (length - offset < 8)
+        fail(ErrorCode::Parse, "GLB", "chunk " + std::to_string(chunk) + " has a truncated header");
       std::vector<uint8_t> header_storage;
       const std::span<const uint8_t> header = ctx.container_bytes(offset, 8, header_storage, "GLB");
       const uint32_t chunk_length = load_u32(header.data());
       const uint32_t chunk_type = load_u32(header.data() + 4);
       if (chunk_length > length - offset - 8)
-        fail(ErrorCode::Parse, "GLB", "chunk " + std::to_string(chunk) + " (" + std::to_string(chunk_length) + " bytes) runs past the end of the file");
+        fail(ErrorCode::Parse, "GLB",
+             "chunk " + std::to_string(chunk) + " (" + std::to_string(chunk_length) +
+                 " bytes) runs past the end of the file");
       if (chunk == 0) {
         if (chunk_type != kChunkJson) fail(ErrorCode::Parse, "GLB", "the first chunk is not JSON");
         check_json_size(ctx, chunk_length, "GLB");
@@ -118,7 +124,8 @@ void check_required_extensions(Context& ctx) {
       if (!required || name == "KHR_mesh_quantization" || name == "EXT_meshopt_compression") continue;
       const std::string where = std::string(key) + "[" + std::to_string(i) + "]";
       if (name == "KHR_draco_mesh_compression")
-        fail(ErrorCode::Unsupported, where, "extension KHR_draco_mesh_compression is required but not supported (vatkit has no Draco decoder)");
+        fail(ErrorCode::Unsupported, where,
+             "extension KHR_draco_mesh_compression is required but not supported (vatkit has no Draco decoder)");
       fail(ErrorCode::Unsupported, where, "extension " + name + " is required but not supported");
     }
   };
@@ -179,7 +186,8 @@ Result<Asset> import_container(Context& ctx) {
 std::span<const uint8_t> Context::container_bytes(uint64_t offset, uint64_t length, std::vector<uint8_t>& storage,
                                                   const std::string& path) {
   if (offset > container_size || length > container_size - offset)
-    fail(ErrorCode::Parse, path, "bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) + " are past the end of the file");
+    fail(ErrorCode::Parse, path,
+         "bytes " + std::to_string(offset) + ".." + std::to_string(offset + length) + " are past the end of the file");
   if (!file) return memory.subspan(static_cast<size_t>(offset), static_cast<size_t>(length));
   storage.resize(static_cast<size_t>(length));
   if (Result<void> r = file->read_at(offset, storage); !r) {
@@ -200,8 +208,9 @@ Result<Asset> import_gltf_memory(std::span<const uint8_t> bytes, const std::stri
   ctx.memory = bytes;
   ctx.container_size = bytes.size();
   if (bytes.size() > options.max_input_bytes)
-    return make_error(ErrorCode::Limit, name, "is " + byte_count(bytes.size()) + ", more than the input limit of " + byte_count(options.max_input_bytes) +
-                                " (ImportOptions::max_input_bytes)");
+    return make_error(ErrorCode::Limit, name,
+                      "is " + byte_count(bytes.size()) + ", more than the input limit of " +
+                          byte_count(options.max_input_bytes) + " (ImportOptions::max_input_bytes)");
   ctx.input_bytes = bytes.size();
   return import_container(ctx);
 }

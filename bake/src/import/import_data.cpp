@@ -23,22 +23,22 @@ void fail(ErrorCode code, const std::string& path, const std::string& reason) {
 
 void fail(const std::string& path, const std::string& reason) { fail(ErrorCode::InvalidGltf, path, reason); }
 
-std::string indexed(const char* array, size_t index) {
-  return std::string(array) + "[" + std::to_string(index) + "]";
-}
+std::string indexed(const char* array, size_t index) { return std::string(array) + "[" + std::to_string(index) + "]"; }
 
 void Context::take_input(uint64_t bytes, const std::string& path) {
   if (bytes > options.max_input_bytes || input_bytes > options.max_input_bytes - bytes)
-    fail(ErrorCode::Limit, path, std::to_string(bytes) + " more bytes would take the import past its input limit of " +
-                   std::to_string(options.max_input_bytes) + " bytes (ImportOptions::max_input_bytes; " +
-                   std::to_string(input_bytes) + " taken so far)");
+    fail(ErrorCode::Limit, path,
+         std::to_string(bytes) + " more bytes would take the import past its input limit of " +
+             std::to_string(options.max_input_bytes) + " bytes (ImportOptions::max_input_bytes; " +
+             std::to_string(input_bytes) + " taken so far)");
   input_bytes += bytes;
 }
 
 void Context::charge(uint64_t bytes, const std::string& path) {
   if (bytes > budget_bytes)
-    fail(ErrorCode::Limit, path, "decodes to more data than a file of this size can plausibly hold (limit " +
-                   std::to_string(budget_bytes >> 20) + " MiB left)");
+    fail(ErrorCode::Limit, path,
+         "decodes to more data than a file of this size can plausibly hold (limit " +
+             std::to_string(budget_bytes >> 20) + " MiB left)");
   budget_bytes -= bytes;
 }
 
@@ -162,7 +162,8 @@ const std::vector<fs::path>& allowed_roots(Context& ctx, const std::string& path
   if (!ctx.roots.empty()) return ctx.roots;
   std::error_code ec;
   fs::path own = fs::canonical(ctx.base_dir, ec);
-  if (ec) fail(ErrorCode::Io, path, "cannot resolve the asset's folder " + ctx.base_dir.string() + " (" + ec.message() + ")");
+  if (ec)
+    fail(ErrorCode::Io, path, "cannot resolve the asset's folder " + ctx.base_dir.string() + " (" + ec.message() + ")");
   ctx.roots.push_back(std::move(own));
   for (const fs::path& root : ctx.options.allowed_roots) {
     fs::path canonical = fs::canonical(root, ec);
@@ -176,16 +177,20 @@ constexpr uint64_t kWholeFile = ~uint64_t{0};
 // Reads the file an external `uri` names: `byte_length` bytes of it (refused when it has fewer),
 // or all of it (kWholeFile). Only inside the folders ImportOptions allows (import.h); the
 // canonical path checked is the one opened.
-std::vector<uint8_t> read_external(Context& ctx, const std::string& uri, const std::string& path, uint64_t byte_length) {
+std::vector<uint8_t> read_external(Context& ctx, const std::string& uri, const std::string& path,
+                                   uint64_t byte_length) {
   const std::string upath = path + ".uri";
   const std::string quoted = "\"" + uri.substr(0, 200) + (uri.size() > 200 ? "...\"" : "\"");
   if (has_scheme(uri))
-    fail(ErrorCode::Unsupported, upath, quoted + " is not a relative file reference (only data URIs and files inside the asset's folder are read)");
+    fail(ErrorCode::Unsupported, upath,
+         quoted + " is not a relative file reference (only data URIs and files inside the asset's folder are read)");
   const std::string relative = percent_decode(uri);
   if (relative.empty()) fail(upath, "is empty");
-  if (relative.find('\0') != std::string::npos) fail(upath, quoted + " decodes to a NUL byte, which no file name holds");
+  if (relative.find('\0') != std::string::npos)
+    fail(upath, quoted + " decodes to a NUL byte, which no file name holds");
   if (ctx.base_dir.empty())
-    fail(ErrorCode::Argument, path, "refers to the external file \"" + relative + "\", but the glTF was read from memory with no base directory");
+    fail(ErrorCode::Argument, path,
+         "refers to the external file \"" + relative + "\", but the glTF was read from memory with no base directory");
   const fs::path named = fs::path(relative).is_absolute() ? fs::path(relative) : ctx.base_dir / fs::path(relative);
   auto cannot_read = [&](const std::string& where, const std::string& reason) {
     fail(ErrorCode::Io, path, "cannot read \"" + relative + "\" (" + where + "): " + reason);
@@ -196,10 +201,12 @@ std::vector<uint8_t> read_external(Context& ctx, const std::string& uri, const s
   const std::vector<fs::path>& roots = allowed_roots(ctx, path);
   if (std::none_of(roots.begin(), roots.end(), [&](const fs::path& root) { return is_within(file, root); })) {
     std::string where = "outside the asset's folder " + roots[0].string();
-    for (size_t r = 1; r < roots.size(); ++r) where += (r == 1 ? " and the allowed folders " : ", ") + roots[r].string();
-    fail(ErrorCode::Unsupported, upath, quoted + " resolves to " + file.string() + ", " + where + " (external files are read only inside " +
-                    (roots.size() > 1 ? "these" : "it") +
-                    "; --allow-root DIR, or ImportOptions::allowed_roots, allows another folder)");
+    for (size_t r = 1; r < roots.size(); ++r)
+      where += (r == 1 ? " and the allowed folders " : ", ") + roots[r].string();
+    fail(ErrorCode::Unsupported, upath,
+         quoted + " resolves to " + file.string() + ", " + where + " (external files are read only inside " +
+             (roots.size() > 1 ? "these" : "it") +
+             "; --allow-root DIR, or ImportOptions::allowed_roots, allows another folder)");
   }
   Result<InputFile> input = InputFile::open(file);
   auto reason = [&](const Error& error) {
@@ -209,7 +216,8 @@ std::vector<uint8_t> read_external(Context& ctx, const std::string& uri, const s
   if (!input) cannot_read(file.string(), reason(input.error()));
   const uint64_t size = input->size();
   if (byte_length != kWholeFile && size < byte_length)
-    fail(path, "\"" + relative + "\" has " + std::to_string(size) + " bytes, byteLength says " + std::to_string(byte_length));
+    fail(path,
+         "\"" + relative + "\" has " + std::to_string(size) + " bytes, byteLength says " + std::to_string(byte_length));
   const uint64_t wanted = byte_length == kWholeFile ? size : byte_length;
   ctx.take_input(wanted, path);
   std::vector<uint8_t> bytes(static_cast<size_t>(wanted));
@@ -246,22 +254,25 @@ void decode_meshopt(Context& ctx, const json& ext, const std::string& view_path,
   const std::string filter = string_field("filter", "NONE");
 
   if (buffer >= ctx.buffers.size())
-    fail(path + ".buffer", std::to_string(buffer) + " does not exist (the file has " + std::to_string(ctx.buffers.size()) + " buffers)");
+    fail(path + ".buffer",
+         std::to_string(buffer) + " does not exist (the file has " + std::to_string(ctx.buffers.size()) + " buffers)");
   const BufferData& source = ctx.buffers[buffer];
   if (source.fallback) fail(path + ".buffer", "refers to a fallback buffer, which has no data");
   if (offset > source.bytes.size() || length > source.bytes.size() - offset)
     fail(path, "byteOffset " + std::to_string(offset) + " + byteLength " + std::to_string(length) +
-                   " runs past buffers[" + std::to_string(buffer) + "] (byteLength " + std::to_string(source.bytes.size()) + ")");
+                   " runs past buffers[" + std::to_string(buffer) + "] (byteLength " +
+                   std::to_string(source.bytes.size()) + ")");
   if (stride == 0 || stride > 256) fail(path + ".byteStride", std::to_string(stride) + " is not between 1 and 256");
   if (count > std::numeric_limits<uint64_t>::max() / stride) fail(path + ".count", "is too large");
   const uint64_t decoded_size = count * stride;
   if (decoded_size > view_length)
-    fail(path, "decodes to " + std::to_string(decoded_size) + " bytes (count x byteStride), more than the bufferView's byteLength " +
-                   std::to_string(view_length));
+    fail(path, "decodes to " + std::to_string(decoded_size) +
+                   " bytes (count x byteStride), more than the bufferView's byteLength " + std::to_string(view_length));
   // meshoptimizer's codecs cannot expand data by more than about 64x; anything claiming more is
   // corrupt, and refusing it keeps a tiny file from allocating gigabytes.
   if (view_length > 128 * length + 4096)
-    fail(path, "a bufferView of " + std::to_string(view_length) + " bytes cannot come from " + std::to_string(length) + " compressed bytes");
+    fail(path, "a bufferView of " + std::to_string(view_length) + " bytes cannot come from " + std::to_string(length) +
+                   " compressed bytes");
 
   ctx.charge(view_length, path);
   view.owned.assign(static_cast<size_t>(view_length), 0);
@@ -404,8 +415,8 @@ std::array<uint16_t, 16> component_offsets(const AccessorInfo& info) {
   const uint32_t column_bytes = (rows * info.component_size + 3u) & ~3u;
   for (uint32_t c = 0; c < columns; ++c)
     for (uint32_t r = 0; r < rows; ++r)
-      offsets[c * rows + r] = static_cast<uint16_t>(columns == 1 ? r * info.component_size
-                                                                 : c * column_bytes + r * info.component_size);
+      offsets[c * rows + r] =
+          static_cast<uint16_t>(columns == 1 ? r * info.component_size : c * column_bytes + r * info.component_size);
   return offsets;
 }
 
@@ -434,8 +445,8 @@ const AccessorInfo& checked_accessor(Context& ctx, int index, const std::string&
                      list_names(encodings | quantized, encoding_name));
     if (!ctx.quantization_declared && !ctx.quantization_warned) {
       ctx.quantization_warned = true;
-      ctx.warn(path + ": " + name + " uses a KHR_mesh_quantization component type (" + encoding_name(info.encoding_bit) +
-               ") but the file does not declare the extension; read anyway");
+      ctx.warn(path + ": " + name + " uses a KHR_mesh_quantization component type (" +
+               encoding_name(info.encoding_bit) + ") but the file does not declare the extension; read anyway");
     }
   }
   return info;
@@ -528,8 +539,9 @@ void load_views(Context& ctx) {
     const uint64_t buffer_length = (*doc_buffers)[static_cast<size_t>(bv.buffer)].at("byteLength").get<uint64_t>();
     const uint64_t offset = bv.byteOffset, length = bv.byteLength;
     if (offset > buffer_length || length > buffer_length - offset)
-      fail(path, "byteOffset " + std::to_string(offset) + " + byteLength " + std::to_string(length) + " runs past buffers[" +
-                     std::to_string(bv.buffer) + "] (byteLength " + std::to_string(buffer_length) + ")");
+      fail(path, "byteOffset " + std::to_string(offset) + " + byteLength " + std::to_string(length) +
+                     " runs past buffers[" + std::to_string(bv.buffer) + "] (byteLength " +
+                     std::to_string(buffer_length) + ")");
     ViewData& out = ctx.views[i];
     out.stride = bv.byteStride;
     const json* meshopt = find_path((*doc_views)[i], {"extensions", "EXT_meshopt_compression"});
@@ -549,17 +561,39 @@ namespace {
 // The accessor's element layout (type, component type, normalization, element size) and count.
 void check_layout(const tinygltf::Accessor& a, const std::string& path, AccessorInfo& info) {
   switch (a.type) {
-    case TINYGLTF_TYPE_SCALAR: info.type_bit = kScalar; info.components = 1; break;
-    case TINYGLTF_TYPE_VEC2: info.type_bit = kVec2; info.components = 2; break;
-    case TINYGLTF_TYPE_VEC3: info.type_bit = kVec3; info.components = 3; break;
-    case TINYGLTF_TYPE_VEC4: info.type_bit = kVec4; info.components = 4; break;
-    case TINYGLTF_TYPE_MAT2: info.type_bit = kMat2; info.components = 4; break;
-    case TINYGLTF_TYPE_MAT3: info.type_bit = kMat3; info.components = 9; break;
-    case TINYGLTF_TYPE_MAT4: info.type_bit = kMat4; info.components = 16; break;
+    case TINYGLTF_TYPE_SCALAR:
+      info.type_bit = kScalar;
+      info.components = 1;
+      break;
+    case TINYGLTF_TYPE_VEC2:
+      info.type_bit = kVec2;
+      info.components = 2;
+      break;
+    case TINYGLTF_TYPE_VEC3:
+      info.type_bit = kVec3;
+      info.components = 3;
+      break;
+    case TINYGLTF_TYPE_VEC4:
+      info.type_bit = kVec4;
+      info.components = 4;
+      break;
+    case TINYGLTF_TYPE_MAT2:
+      info.type_bit = kMat2;
+      info.components = 4;
+      break;
+    case TINYGLTF_TYPE_MAT3:
+      info.type_bit = kMat3;
+      info.components = 9;
+      break;
+    case TINYGLTF_TYPE_MAT4:
+      info.type_bit = kMat4;
+      info.components = 16;
+      break;
     default: fail(path + ".type", "is not an accessor type");
   }
   info.component_size = component_size_of(a.componentType);
-  if (info.component_size == 0) fail(path + ".componentType", std::to_string(a.componentType) + " is not a glTF component type");
+  if (info.component_size == 0)
+    fail(path + ".componentType", std::to_string(a.componentType) + " is not a glTF component type");
   const bool normalized = a.normalized;
   switch (a.componentType) {
     case TINYGLTF_COMPONENT_TYPE_FLOAT: info.encoding_bit = kF32; break;  // normalized is meaningless here
@@ -581,7 +615,8 @@ void check_layout(const tinygltf::Accessor& a, const std::string& path, Accessor
   info.count = a.count;
   if (info.count == 0) fail(path + ".count", "must be at least 1");
   // Vertex and key counts are 32-bit in an Asset; this also keeps count * element size exact.
-  if (info.count > std::numeric_limits<uint32_t>::max()) fail(ErrorCode::Limit, path + ".count", std::to_string(info.count) + " is too large");
+  if (info.count > std::numeric_limits<uint32_t>::max())
+    fail(ErrorCode::Limit, path + ".count", std::to_string(info.count) + " is too large");
 }
 
 // Where the accessor's elements sit in its buffer view (if it has one), checked to fit.
@@ -603,7 +638,8 @@ void check_view(Context& ctx, const tinygltf::Accessor& a, const std::string& pa
                       (info.count - 1) <= (length - offset - info.element_size) / info.stride;
     if (!fits)
       fail(path, "count " + std::to_string(info.count) + " at byteOffset " + std::to_string(offset) + " with stride " +
-                     std::to_string(info.stride) + " runs past " + view_name + " (byteLength " + std::to_string(length) + ")");
+                     std::to_string(info.stride) + " runs past " + view_name + " (byteLength " +
+                     std::to_string(length) + ")");
     info.base = view.bytes.data() + offset;
   } else {
     info.stride = info.element_size;
@@ -615,7 +651,8 @@ void check_sparse(Context& ctx, const tinygltf::Accessor& a, const std::string& 
   const std::string spath = path + ".sparse";
   const size_t sparse_count = static_cast<size_t>(a.sparse.count);
   if (sparse_count > info.count)
-    fail(spath + ".count", std::to_string(sparse_count) + " is larger than the accessor's count " + std::to_string(info.count));
+    fail(spath + ".count",
+         std::to_string(sparse_count) + " is larger than the accessor's count " + std::to_string(info.count));
   auto view_for = [&](int view_index, uint64_t offset, uint64_t element_bytes, const std::string& where) {
     if (!in_range(view_index, ctx.views.size()))
       fail(where + ".bufferView", std::to_string(view_index) + " does not exist (the file has " +
@@ -623,9 +660,10 @@ void check_sparse(Context& ctx, const tinygltf::Accessor& a, const std::string& 
     const ViewData& view = ctx.views[static_cast<size_t>(view_index)];
     const uint64_t length = view.bytes.size();
     if (offset > length || sparse_count > (length - offset) / element_bytes)
-      fail(where, std::to_string(sparse_count) + " elements of " + std::to_string(element_bytes) + " bytes at byteOffset " +
-                      std::to_string(offset) + " run past " + indexed("bufferViews", static_cast<size_t>(view_index)) +
-                      " (byteLength " + std::to_string(length) + ")");
+      fail(where, std::to_string(sparse_count) + " elements of " + std::to_string(element_bytes) +
+                      " bytes at byteOffset " + std::to_string(offset) + " run past " +
+                      indexed("bufferViews", static_cast<size_t>(view_index)) + " (byteLength " +
+                      std::to_string(length) + ")");
     return view.bytes.data() + offset;
   };
   info.sparse_index_size = component_size_of(a.sparse.indices.componentType);
@@ -673,8 +711,8 @@ FloatRead read_floats(Context& ctx, int index, const std::string& path, uint32_t
   if (finite) {
     for (size_t i = 0; i < out.values.size(); ++i) {
       if (!std::isfinite(out.values[i]))
-        fail(path, indexed("accessors", static_cast<size_t>(index)) + " element " + std::to_string(i / info.components) +
-                       " is " + (std::isnan(out.values[i]) ? "NaN" : "infinite"));
+        fail(path, indexed("accessors", static_cast<size_t>(index)) + " element " +
+                       std::to_string(i / info.components) + " is " + (std::isnan(out.values[i]) ? "NaN" : "infinite"));
     }
   }
   return out;
@@ -710,7 +748,8 @@ void load_images(Context& ctx) {
     if (auto bv = in.find("bufferView"); bv != in.end()) {
       const size_t view = bv->get<size_t>();
       if (view >= ctx.views.size())
-        fail(path + ".bufferView", std::to_string(view) + " does not exist (the file has " + std::to_string(ctx.views.size()) + " bufferViews)");
+        fail(path + ".bufferView", std::to_string(view) + " does not exist (the file has " +
+                                       std::to_string(ctx.views.size()) + " bufferViews)");
       const auto bytes = ctx.views[view].bytes;
       ctx.charge(bytes.size(), path);
       out.bytes.assign(bytes.begin(), bytes.end());
@@ -731,9 +770,12 @@ void load_images(Context& ctx) {
     if (out.mime_type.empty() || out.mime_type == "application/octet-stream") {
       // Sniff the two formats glTF core allows; an extension's format keeps what the file said.
       const auto& b = out.bytes;
-      if (b.size() >= 8 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G') out.mime_type = "image/png";
-      else if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) out.mime_type = "image/jpeg";
-      else if (out.mime_type.empty()) ctx.warn(path + ": unknown image format (no mimeType and not PNG or JPEG)");
+      if (b.size() >= 8 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G')
+        out.mime_type = "image/png";
+      else if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF)
+        out.mime_type = "image/jpeg";
+      else if (out.mime_type.empty())
+        ctx.warn(path + ": unknown image format (no mimeType and not PNG or JPEG)");
     }
   }
 }

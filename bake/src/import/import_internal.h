@@ -98,11 +98,11 @@ struct ViewData {
 struct AccessorInfo {
   uint32_t type_bit = 0;
   uint32_t encoding_bit = 0;
-  uint32_t components = 0;       // per element: 1..4, 4/9/16 for matrices
-  uint32_t component_size = 0;   // bytes
-  size_t element_size = 0;       // bytes, matrix column padding included
+  uint32_t components = 0;      // per element: 1..4, 4/9/16 for matrices
+  uint32_t component_size = 0;  // bytes
+  size_t element_size = 0;      // bytes, matrix column padding included
   size_t count = 0;
-  const uint8_t* base = nullptr; // first element, or nullptr when the accessor has no bufferView
+  const uint8_t* base = nullptr;  // first element, or nullptr when the accessor has no bufferView
   size_t stride = 0;
   // sparse substitution
   size_t sparse_count = 0;
@@ -139,10 +139,10 @@ struct Context {
   // first use.
   std::vector<std::filesystem::path> roots;
 
-  json doc;                 // the original document (extensions are read from here)
+  json doc;                                            // the original document (extensions are read from here)
   std::vector<std::vector<uint32_t>> channel_sources;  // see check_and_extract
-  tinygltf::Model model;    // the properties the importer reads, checked (check_and_extract)
-  bool quantization_declared = false;  // KHR_mesh_quantization in extensionsUsed
+  tinygltf::Model model;                               // the properties the importer reads, checked (check_and_extract)
+  bool quantization_declared = false;                  // KHR_mesh_quantization in extensionsUsed
   bool quantization_warned = false;
 
   std::vector<BufferData> buffers;
@@ -181,8 +181,8 @@ struct FloatRead {
   size_t count = 0;
   uint32_t components = 0;
 };
-FloatRead read_floats(Context& ctx, int index, const std::string& path, uint32_t types,
-                      uint32_t encodings, uint32_t quantized = 0, bool finite = true);
+FloatRead read_floats(Context& ctx, int index, const std::string& path, uint32_t types, uint32_t encodings,
+                      uint32_t quantized = 0, bool finite = true);
 
 // Reads an integer accessor (indices, joints) without conversion.
 struct UintRead {
@@ -190,8 +190,7 @@ struct UintRead {
   size_t count = 0;
   uint32_t components = 0;
 };
-UintRead read_uints(Context& ctx, int index, const std::string& path, uint32_t types,
-                    uint32_t encodings);
+UintRead read_uints(Context& ctx, int index, const std::string& path, uint32_t types, uint32_t encodings);
 
 // Names for messages.
 std::string encoding_name(uint32_t encoding_bit);

@@ -191,7 +191,8 @@ void check_asset(const json& doc, tinygltf::Model& model) {
   if (!version) fail("asset.version", "required property is missing");
   if (!version->is_string()) fail("asset.version", "must be a string, not " + describe(*version));
   const std::string v = version->get<std::string>();
-  if (v.rfind("2.", 0) != 0) fail(ErrorCode::Unsupported, "asset.version", "\"" + v + "\" is not supported; only glTF 2.0 is");
+  if (v.rfind("2.", 0) != 0)
+    fail(ErrorCode::Unsupported, "asset.version", "\"" + v + "\" is not supported; only glTF 2.0 is");
   if (const json* min_version = member(*asset, "minVersion")) {
     if (!min_version->is_string() || (min_version->get<std::string>() != "2.0"))
       fail(ErrorCode::Unsupported, "asset.minVersion", min_version->dump() + " is not supported; only glTF 2.0 is");
@@ -214,9 +215,8 @@ void check_asset(const json& doc, tinygltf::Model& model) {
 }
 
 void extract_scenes_and_nodes(const json& doc, tinygltf::Model& model) {
-  extract_each(doc, "scenes", model.scenes, [&](const Copier& c, tinygltf::Scene& out) {
-    c.indices("nodes", out.nodes);
-  });
+  extract_each(doc, "scenes", model.scenes,
+               [&](const Copier& c, tinygltf::Scene& out) { c.indices("nodes", out.nodes); });
 
   extract_each(doc, "nodes", model.nodes, [&](const Copier& c, tinygltf::Node& out) {
     c.indices("children", out.children);
@@ -343,9 +343,8 @@ void check_buffers_and_images(const json& doc) {
 }
 
 void extract_textures_and_materials(const json& doc, tinygltf::Model& model) {
-  extract_each(doc, "textures", model.textures, [&](const Copier& c, tinygltf::Texture& out) {
-    c.index("source", out.source);
-  });
+  extract_each(doc, "textures", model.textures,
+               [&](const Copier& c, tinygltf::Texture& out) { c.index("source", out.source); });
 
   extract_each(doc, "materials", model.materials, [&](const Copier& c, tinygltf::Material& out) {
     c.string("alphaMode", out.alphaMode);

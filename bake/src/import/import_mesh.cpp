@@ -105,7 +105,8 @@ void read_surface_attributes(Context& ctx, const AttributeReader& reader, Primit
     size_t zero = 0;
     for (const glm::vec3& v : out.normals) zero += (glm::dot(v, v) < 1e-12f) ? 1 : 0;
     if (zero > 0)
-      ctx.warn(reader.path + ".NORMAL: " + std::to_string(zero) + " of " + std::to_string(n) + " normals have zero length");
+      ctx.warn(reader.path + ".NORMAL: " + std::to_string(zero) + " of " + std::to_string(n) +
+               " normals have zero length");
   }
   if (const int* a = reader.find("TANGENT")) {
     FloatRead r = reader.floats("TANGENT", *a, kVec4, kF32, kSignedNormalized);
@@ -168,8 +169,9 @@ std::vector<uint32_t> read_triangles(Context& ctx, const tinygltf::Primitive& pr
     UintRead r = read_uints(ctx, prim.indices, path + ".indices", kScalar, kU8 | kU16 | kU32);
     for (size_t i = 0; i < r.values.size(); ++i) {
       if (r.values[i] >= n)
-        fail(path + ".indices", indexed("accessors", static_cast<size_t>(prim.indices)) + " element " + std::to_string(i) +
-                                    " is " + std::to_string(r.values[i]) + ", but POSITION has " + std::to_string(n) + " vertices");
+        fail(path + ".indices", indexed("accessors", static_cast<size_t>(prim.indices)) + " element " +
+                                    std::to_string(i) + " is " + std::to_string(r.values[i]) + ", but POSITION has " +
+                                    std::to_string(n) + " vertices");
     }
     corner = std::move(r.values);
   } else {
@@ -213,8 +215,10 @@ void read_morph_targets(Context& ctx, const tinygltf::Primitive& prim, const Att
     for (const auto& [name, accessor] : prim.targets[t]) {
       const std::string where = target_path + "." + name;
       uint32_t quantized = 0;
-      if (name == "POSITION") quantized = kI8 | kI8N | kI16 | kI16N;
-      else if (name == "NORMAL" || name == "TANGENT") quantized = kSignedNormalized;
+      if (name == "POSITION")
+        quantized = kI8 | kI8N | kI16 | kI16N;
+      else if (name == "NORMAL" || name == "TANGENT")
+        quantized = kSignedNormalized;
       else {
         ctx.warn(where + ": morph target attribute not used by vatkit; ignored");
         continue;
@@ -233,7 +237,8 @@ Primitive convert_primitive(Context& ctx, const tinygltf::Primitive& prim, const
   Primitive out;
   const int position = prim.attributes.at("POSITION");
   FloatRead positions = read_floats(ctx, position, attr_path + ".POSITION", kVec3, kF32, kAnyInt8And16, true);
-  if (positions.count > std::numeric_limits<uint32_t>::max() / 4) fail(ErrorCode::Limit, attr_path + ".POSITION", "has too many vertices");
+  if (positions.count > std::numeric_limits<uint32_t>::max() / 4)
+    fail(ErrorCode::Limit, attr_path + ".POSITION", "has too many vertices");
   const size_t n = positions.count;
   out.positions = to_vectors<glm::vec3>(positions.values, n, 3);
   positions = {};
@@ -310,10 +315,10 @@ void append_copies(std::vector<T>& values, const std::vector<uint32_t>& copy_sou
 // that a morphed mesh gets the flat normals of the morphed shape at weight 1), and its signature:
 // those vectors to 2^-16. Two triangles may share a vertex only when their signatures agree.
 struct FaceSignatures {
-  std::vector<size_t> moving;    // the morph targets that move positions
-  size_t vectors = 1;            // per triangle: the normal, then one delta per moving target
-  size_t width = 3;              // signature ints per triangle
-  std::vector<glm::vec3> face;   // triangle t's vectors at [t * vectors, (t + 1) * vectors)
+  std::vector<size_t> moving;   // the morph targets that move positions
+  size_t vectors = 1;           // per triangle: the normal, then one delta per moving target
+  size_t width = 3;             // signature ints per triangle
+  std::vector<glm::vec3> face;  // triangle t's vectors at [t * vectors, (t + 1) * vectors)
   std::vector<int32_t> signature;
 
   explicit FaceSignatures(const Primitive& prim) {
@@ -330,8 +335,8 @@ struct FaceSignatures {
       face[t * vectors] = base;
       for (size_t k = 0; k < moving.size(); ++k) {
         const auto& d = prim.targets[moving[k]].positions;
-        const glm::vec3 morphed = face_normal(prim.positions[v[0]] + d[v[0]], prim.positions[v[1]] + d[v[1]],
-                                              prim.positions[v[2]] + d[v[2]]);
+        const glm::vec3 morphed =
+            face_normal(prim.positions[v[0]] + d[v[0]], prim.positions[v[1]] + d[v[1]], prim.positions[v[2]] + d[v[2]]);
         face[t * vectors + 1 + k] = morphed - base;
       }
       for (size_t k = 0; k < vectors; ++k)

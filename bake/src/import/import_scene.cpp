@@ -15,7 +15,8 @@ namespace {
 std::string does_not_exist(const char* what, int index, size_t size) {
   const std::string noun(what);
   const std::string plural = noun.back() == 'h' || noun.back() == 's' ? noun + "es" : noun + "s";
-  return noun + " " + std::to_string(index) + " does not exist (the file has " + std::to_string(size) + " " + plural + ")";
+  return noun + " " + std::to_string(index) + " does not exist (the file has " + std::to_string(size) + " " + plural +
+         ")";
 }
 
 std::string node_name(size_t i) { return indexed("nodes", i); }
@@ -193,10 +194,11 @@ void convert_skins(Context& ctx) {
       const std::string where = path + ".inverseBindMatrices";
       FloatRead r = read_floats(ctx, in.inverseBindMatrices, where, kMat4, kF32, 0, true);
       if (r.count < joints)
-        fail(where, indexed("accessors", static_cast<size_t>(in.inverseBindMatrices)) + " has " + std::to_string(r.count) +
-                        " matrices, but the skin has " + std::to_string(joints) + " joints");
+        fail(where, indexed("accessors", static_cast<size_t>(in.inverseBindMatrices)) + " has " +
+                        std::to_string(r.count) + " matrices, but the skin has " + std::to_string(joints) + " joints");
       if (r.count > joints)
-        ctx.warn(where + ": " + std::to_string(r.count) + " matrices for " + std::to_string(joints) + " joints; the extra ones ignored");
+        ctx.warn(where + ": " + std::to_string(r.count) + " matrices for " + std::to_string(joints) +
+                 " joints; the extra ones ignored");
       out.inverse_bind.resize(joints);
       for (size_t j = 0; j < joints; ++j) out.inverse_bind[j] = glm::make_mat4(&r.values[j * 16]);
     } else {
@@ -240,24 +242,29 @@ std::vector<SamplerUse> convert_channels(Context& ctx, size_t a, const tinygltf:
     channel.node = static_cast<uint32_t>(node);
     channel.sampler = static_cast<uint32_t>(ch.sampler);
     uint32_t components = 3;
-    if (ch.target_path == "translation") channel.path = Path::Translation;
-    else if (ch.target_path == "rotation") channel.path = Path::Rotation, components = 4;
-    else if (ch.target_path == "scale") channel.path = Path::Scale;
-    else channel.path = Path::Weights;  // the shape pass kept only these four
+    if (ch.target_path == "translation")
+      channel.path = Path::Translation;
+    else if (ch.target_path == "rotation")
+      channel.path = Path::Rotation, components = 4;
+    else if (ch.target_path == "scale")
+      channel.path = Path::Scale;
+    else
+      channel.path = Path::Weights;  // the shape pass kept only these four
     if (asset.nodes[node].has_matrix)
       fail(cpath, "animates " + node_name(node) + ", which is given as a matrix (the spec forbids animating those)");
     if (channel.path == Path::Weights) {
       const int mesh = asset.nodes[node].mesh;
       components = mesh >= 0 ? static_cast<uint32_t>(asset.meshes[static_cast<size_t>(mesh)].weights.size()) : 0;
-      if (components == 0) fail(cpath, "animates the morph weights of " + node_name(node) + ", which has no morph targets");
+      if (components == 0)
+        fail(cpath, "animates the morph weights of " + node_name(node) + ", which has no morph targets");
     }
     SamplerUse& u = usage[channel.sampler];
     const bool same_kind = u.components == components &&
                            ((u.path == Path::Rotation) == (channel.path == Path::Rotation)) &&
                            ((u.path == Path::Weights) == (channel.path == Path::Weights));
     if (u.used && !same_kind)
-      fail(cpath, "shares samplers[" + std::to_string(channel.sampler) + "] with channels[" + std::to_string(u.channel) +
-                      "], which animates a different kind of value");
+      fail(cpath, "shares samplers[" + std::to_string(channel.sampler) + "] with channels[" +
+                      std::to_string(u.channel) + "], which animates a different kind of value");
     u = SamplerUse{true, channel.path, components, file_channel};
     targets.emplace_back((static_cast<uint64_t>(node) << 2) | static_cast<uint64_t>(channel.path), file_channel);
     out.channels.push_back(channel);
@@ -265,8 +272,8 @@ std::vector<SamplerUse> convert_channels(Context& ctx, size_t a, const tinygltf:
   std::sort(targets.begin(), targets.end());
   for (size_t k = 1; k < targets.size(); ++k) {
     if (targets[k].first == targets[k - 1].first)
-      ctx.warn(path + ".channels[" + std::to_string(targets[k].second) + "]: animates the same node and path as channels[" +
-               std::to_string(targets[k - 1].second) + "]");
+      ctx.warn(path + ".channels[" + std::to_string(targets[k].second) +
+               "]: animates the same node and path as channels[" + std::to_string(targets[k - 1].second) + "]");
   }
 
   return usage;
@@ -282,15 +289,20 @@ void convert_samplers(Context& ctx, size_t a, const tinygltf::Animation& in, con
     const tinygltf::AnimationSampler& si = in.samplers[s];
     Sampler& so = out.samplers[s];
     const std::string spath = path + ".samplers[" + std::to_string(s) + "]";
-    if (si.interpolation == "LINEAR") so.interpolation = Interpolation::Linear;
-    else if (si.interpolation == "STEP") so.interpolation = Interpolation::Step;
-    else if (si.interpolation == "CUBICSPLINE") so.interpolation = Interpolation::CubicSpline;
-    else fail(spath + ".interpolation", "\"" + si.interpolation + "\" is not LINEAR, STEP or CUBICSPLINE");
+    if (si.interpolation == "LINEAR")
+      so.interpolation = Interpolation::Linear;
+    else if (si.interpolation == "STEP")
+      so.interpolation = Interpolation::Step;
+    else if (si.interpolation == "CUBICSPLINE")
+      so.interpolation = Interpolation::CubicSpline;
+    else
+      fail(spath + ".interpolation", "\"" + si.interpolation + "\" is not LINEAR, STEP or CUBICSPLINE");
 
     FloatRead times = read_floats(ctx, si.input, spath + ".input", kScalar, kF32, kIntegers, true);
     for (size_t k = 0; k < times.count; ++k) {
       if (times.values[k] < 0.0f)
-        fail(spath + ".input", "key " + std::to_string(k) + " is at a negative time (" + std::to_string(times.values[k]) + " s)");
+        fail(spath + ".input",
+             "key " + std::to_string(k) + " is at a negative time (" + std::to_string(times.values[k]) + " s)");
       if (k > 0 && !(times.values[k] > times.values[k - 1]))
         fail(spath + ".input", "key times must increase, but key " + std::to_string(k) + " (" +
                                    std::to_string(times.values[k]) + " s) follows key " + std::to_string(k - 1) + " (" +
@@ -303,9 +315,12 @@ void convert_samplers(Context& ctx, size_t a, const tinygltf::Animation& in, con
     const SamplerUse& u = usage[s];
     uint32_t types = kScalar | kVec3 | kVec4, encodings = kF32 | kNormalized, quantized = kIntegers & ~kNormalized;
     if (u.used) {
-      if (u.path == Path::Rotation) types = kVec4;
-      else if (u.path == Path::Weights) types = kScalar;
-      else types = kVec3, encodings = kF32, quantized = kIntegers;  // KHR_mesh_quantization style
+      if (u.path == Path::Rotation)
+        types = kVec4;
+      else if (u.path == Path::Weights)
+        types = kScalar;
+      else
+        types = kVec3, encodings = kF32, quantized = kIntegers;  // KHR_mesh_quantization style
     }
     const std::string opath = spath + ".output";
     FloatRead values = read_floats(ctx, si.output, opath, types, encodings, quantized, true);
@@ -362,16 +377,22 @@ void convert_materials(Context& ctx) {
                  " has no source image (an extension's format?); texture ignored");
       } else {
         if (!in_range(source, image_count))
-          fail(indexed("textures", static_cast<size_t>(texture.index)) + ".source", does_not_exist("image", source, image_count));
+          fail(indexed("textures", static_cast<size_t>(texture.index)) + ".source",
+               does_not_exist("image", source, image_count));
         if (ctx.options.load_images) out.base_color_image = source;
       }
       out.base_color_texcoord = static_cast<uint32_t>(texture.texCoord);
-      if (texture.texCoord > 1) ctx.warn(where + ": reads TEXCOORD_" + std::to_string(texture.texCoord) + ", which vatkit does not keep");
+      if (texture.texCoord > 1)
+        ctx.warn(where + ": reads TEXCOORD_" + std::to_string(texture.texCoord) + ", which vatkit does not keep");
     }
-    if (in.alphaMode == "OPAQUE") out.alpha_mode = AlphaMode::Opaque;
-    else if (in.alphaMode == "MASK") out.alpha_mode = AlphaMode::Mask;
-    else if (in.alphaMode == "BLEND") out.alpha_mode = AlphaMode::Blend;
-    else fail(path + ".alphaMode", "\"" + in.alphaMode + "\" is not OPAQUE, MASK or BLEND");
+    if (in.alphaMode == "OPAQUE")
+      out.alpha_mode = AlphaMode::Opaque;
+    else if (in.alphaMode == "MASK")
+      out.alpha_mode = AlphaMode::Mask;
+    else if (in.alphaMode == "BLEND")
+      out.alpha_mode = AlphaMode::Blend;
+    else
+      fail(path + ".alphaMode", "\"" + in.alphaMode + "\" is not OPAQUE, MASK or BLEND");
     out.alpha_cutoff = static_cast<float>(in.alphaCutoff);
     if (const auto problem = detail::material_value_problem(out)) {
       const std::string field = problem->component < 0 ? std::string(".") + problem->field
@@ -412,12 +433,13 @@ void assign_morph_weights(Context& ctx) {
     const size_t targets = asset.meshes[static_cast<size_t>(node.mesh)].weights.size();
     if (!node.weights.empty() && node.weights.size() != targets)
       fail(node_name(i) + ".weights", "has " + std::to_string(node.weights.size()) + " values, but " +
-                                          indexed("meshes", static_cast<size_t>(node.mesh)) + " has " + std::to_string(targets) +
-                                          " morph targets");
+                                          indexed("meshes", static_cast<size_t>(node.mesh)) + " has " +
+                                          std::to_string(targets) + " morph targets");
     node.weights_offset = static_cast<uint32_t>(weights);
     node.weights_count = static_cast<uint32_t>(targets);
     weights += targets;
-    if (weights > std::numeric_limits<uint32_t>::max()) fail(ErrorCode::Limit, "nodes", "more morph weights than vatkit can index");
+    if (weights > std::numeric_limits<uint32_t>::max())
+      fail(ErrorCode::Limit, "nodes", "more morph weights than vatkit can index");
   }
   ctx.charge(weights * sizeof(float) * 4, "nodes");
   asset.weight_count = static_cast<uint32_t>(weights);
@@ -456,10 +478,10 @@ void check_skinned_nodes(Context& ctx) {
             if (joints.empty()) continue;
             for (int k = 0; k < 4; ++k) {
               if (joints[v][k] >= joint_count)
-                fail(node_name(i), prim_path + ".attributes.JOINTS_" + std::to_string(set) + " vertex " + std::to_string(v) +
-                                       " uses joint " + std::to_string(joints[v][k]) + ", but " +
-                                       indexed("skins", static_cast<size_t>(node.skin)) + " has " + std::to_string(joint_count) +
-                                       " joints");
+                fail(node_name(i), prim_path + ".attributes.JOINTS_" + std::to_string(set) + " vertex " +
+                                       std::to_string(v) + " uses joint " + std::to_string(joints[v][k]) + ", but " +
+                                       indexed("skins", static_cast<size_t>(node.skin)) + " has " +
+                                       std::to_string(joint_count) + " joints");
             }
           }
         }

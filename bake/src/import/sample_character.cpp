@@ -69,10 +69,8 @@ struct Quat {
   double w = 1.0, x = 0.0, y = 0.0, z = 0.0;
 };
 Quat operator*(const Quat& a, const Quat& b) {
-  return {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-          a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-          a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
+  return {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+          a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
 }
 Quat rot_x(double angle) { return {det_cos(angle / 2), det_sin(angle / 2), 0, 0}; }
 Quat rot_y(double angle) { return {det_cos(angle / 2), 0, det_sin(angle / 2), 0}; }
@@ -89,11 +87,28 @@ glm::vec4 to_key(const Quat& q) {
 // Skeleton.
 
 enum Joint : uint8_t {
-  Hips, Spine, Chest, UpperChest, Neck, Head,
-  ShoulderL, UpperArmL, ForearmL, HandL,
-  ShoulderR, UpperArmR, ForearmR, HandR,
-  ThighL, ShinL, FootL, ToeL,
-  ThighR, ShinR, FootR, ToeR,
+  Hips,
+  Spine,
+  Chest,
+  UpperChest,
+  Neck,
+  Head,
+  ShoulderL,
+  UpperArmL,
+  ForearmL,
+  HandL,
+  ShoulderR,
+  UpperArmR,
+  ForearmR,
+  HandR,
+  ThighL,
+  ShinL,
+  FootL,
+  ToeL,
+  ThighR,
+  ShinR,
+  FootR,
+  ToeR,
   kJointCount
 };
 
@@ -181,8 +196,8 @@ struct Transition {
 };
 
 struct ProfileKey {
-  double s;        // arc length along the axis
-  double radius_u; // cross-section radii along the frame's u and v axes
+  double s;         // arc length along the axis
+  double radius_u;  // cross-section radii along the frame's u and v axes
   double radius_v;
 };
 
@@ -254,8 +269,7 @@ void append_capsule(const Capsule& c, PrimitiveData& out) {
   auto add_ring = [&](double s, double radius_scale, const std::pair<double, double>& radii) {
     for (int i = 0; i < c.sides; ++i) {
       const double a = 2.0 * kPi * i / c.sides;
-      const glm::dvec3 p = c.start + c.axis * s +
-                           c.u * (radii.first * radius_scale * det_cos(a)) +
+      const glm::dvec3 p = c.start + c.axis * s + c.u * (radii.first * radius_scale * det_cos(a)) +
                            v_axis * (radii.second * radius_scale * det_sin(a));
       add_vertex(s, p);
     }
@@ -305,8 +319,7 @@ void append_capsule(const Capsule& c, PrimitiveData& out) {
 void compute_normals(PrimitiveData& p) {
   std::vector<glm::dvec3> sum(p.positions.size(), glm::dvec3(0.0));
   for (size_t t = 0; t + 2 < p.indices.size(); t += 3) {
-    const glm::dvec3 a(p.positions[p.indices[t]]), b(p.positions[p.indices[t + 1]]),
-        c(p.positions[p.indices[t + 2]]);
+    const glm::dvec3 a(p.positions[p.indices[t]]), b(p.positions[p.indices[t + 1]]), c(p.positions[p.indices[t + 2]]);
     const glm::dvec3 n = glm::cross(b - a, c - a);
     for (int k = 0; k < 3; ++k) sum[p.indices[t + k]] += n;
   }
@@ -332,9 +345,8 @@ void add_limbs(double side, std::array<PrimitiveData, kMaterialCount>& prims) {
   const auto& J = joint_defs();
   const bool left = side > 0;
   const Joint shoulder = left ? ShoulderL : ShoulderR, upper_arm = left ? UpperArmL : UpperArmR,
-              forearm = left ? ForearmL : ForearmR, hand = left ? HandL : HandR,
-              thigh = left ? ThighL : ThighR, shin = left ? ShinL : ShinR,
-              foot = left ? FootL : FootR, toe = left ? ToeL : ToeR;
+              forearm = left ? ForearmL : ForearmR, hand = left ? HandL : HandR, thigh = left ? ThighL : ThighR,
+              shin = left ? ShinL : ShinR, foot = left ? FootL : FootR, toe = left ? ToeL : ToeR;
   // A frame whose u points forward/up keeps the left and right meshes mirror images (up to
   // winding, which the frame's handedness keeps outward on both sides).
   const glm::dvec3 up(0, 1, 0), forward(0, 0, 1);
@@ -344,8 +356,7 @@ void add_limbs(double side, std::array<PrimitiveData, kMaterialCount>& prims) {
     const glm::dvec3 from = J[upper_arm].position - arm * 0.05;
     Capsule c = capsule(from, J[hand].position, forward);
     const double elbow = 0.05 + kUpperArmLength, wrist = elbow + kForearmLength;
-    c.profile = {{0.0, 0.058, 0.06}, {0.08, 0.056, 0.058}, {elbow, 0.046, 0.048},
-                 {wrist, 0.036, 0.038}};
+    c.profile = {{0.0, 0.058, 0.06}, {0.08, 0.056, 0.058}, {elbow, 0.046, 0.048}, {wrist, 0.036, 0.038}};
     c.cap_start = 0.04;
     c.cap_end = 0.02;
     c.sides = 16;
@@ -373,8 +384,8 @@ void add_limbs(double side, std::array<PrimitiveData, kMaterialCount>& prims) {
   {  // Leg: hip to ankle.
     const double x = J[thigh].position.x;
     Capsule c = capsule({x, 0.96, 0.0}, {x, 0.08, 0.0}, forward);
-    c.profile = {{0.0, 0.085, 0.088}, {0.18, 0.078, 0.08}, {0.45, 0.058, 0.06},
-                 {0.62, 0.056, 0.062}, {0.88, 0.042, 0.045}};
+    c.profile = {
+        {0.0, 0.085, 0.088}, {0.18, 0.078, 0.08}, {0.45, 0.058, 0.06}, {0.62, 0.056, 0.062}, {0.88, 0.042, 0.045}};
     c.cap_start = 0.05;
     c.cap_end = 0.03;
     c.sides = 20;
@@ -411,7 +422,7 @@ MeshData build_mesh() {
   const glm::dvec3 right(1, 0, 0);
   {  // Torso: pelvis to neck, wider than deep.
     Capsule c = capsule({0.0, 0.84, 0.0}, {0.0, 1.50, 0.0}, right);
-    c.profile = {{0.0, 0.15, 0.10}, {0.11, 0.16, 0.11}, {0.24, 0.14, 0.10},
+    c.profile = {{0.0, 0.15, 0.10},    {0.11, 0.16, 0.11}, {0.24, 0.14, 0.10},
                  {0.41, 0.165, 0.115}, {0.56, 0.18, 0.10}, {0.66, 0.07, 0.06}};
     c.cap_start = 0.06;
     c.cap_end = 0.03;
@@ -419,8 +430,7 @@ MeshData build_mesh() {
     c.body_rings = 24;
     c.cap_rings = 5;
     c.first_joint = Hips;
-    c.transitions = {{0.21, 0.05, Spine}, {0.34, 0.05, Chest}, {0.48, 0.05, UpperChest},
-                     {0.63, 0.03, Neck}};
+    c.transitions = {{0.21, 0.05, Spine}, {0.34, 0.05, Chest}, {0.48, 0.05, UpperChest}, {0.63, 0.03, Neck}};
     c.material = Shirt;
     append_capsule(c, prims[Shirt]);
   }
@@ -477,7 +487,7 @@ struct ClipPose {
 
 struct ClipDef {
   const char* name;
-  int frames;  // at 30 fps; the last key repeats the first, so the clip loops seamlessly
+  int frames;                      // at 30 fps; the last key repeats the first, so the clip loops seamlessly
   ClipPose (*pose)(double phase);  // phase in [0, 2 pi)
 };
 
@@ -592,8 +602,8 @@ void write_mesh(glb::Writer& w) {
   const MeshData mesh = build_mesh();
   const std::array<const char*, kMaterialCount> names = {"skin", "shirt", "trousers", "shoes"};
   const std::array<glm::vec4, kMaterialCount> colors = {
-      glm::vec4(0.80f, 0.58f, 0.45f, 1.0f), glm::vec4(0.16f, 0.34f, 0.66f, 1.0f),
-      glm::vec4(0.20f, 0.21f, 0.26f, 1.0f), glm::vec4(0.35f, 0.20f, 0.10f, 1.0f)};
+      glm::vec4(0.80f, 0.58f, 0.45f, 1.0f), glm::vec4(0.16f, 0.34f, 0.66f, 1.0f), glm::vec4(0.20f, 0.21f, 0.26f, 1.0f),
+      glm::vec4(0.35f, 0.20f, 0.10f, 1.0f)};
   const std::array<float, kMaterialCount> roughness = {0.7f, 0.85f, 0.9f, 0.5f};
   for (int m = 0; m < kMaterialCount; ++m) {
     w.append("materials", {{"name", names[m]},
@@ -682,8 +692,7 @@ std::vector<uint8_t> build_glb() {
     };
     for (int j = 0; j < kJointCount; ++j) add_channel(w.add_accessor(rotations[j]), j, "rotation");
     add_channel(w.add_accessor(hips), Hips, "translation");
-    w.append("animations",
-             {{"name", clip.name}, {"samplers", std::move(samplers)}, {"channels", std::move(channels)}});
+    w.append("animations", {{"name", clip.name}, {"samplers", std::move(samplers)}, {"channels", std::move(channels)}});
   }
   return w.finish();
 }

@@ -29,13 +29,13 @@ namespace {
 
 using glm::vec3;
 
-constexpr size_t kCandidates = 3;   // triangles of the other surface tried per piece
-constexpr int kRefineDepth = 2;     // a piece near the worst is split at most twice (16 leaves)
-constexpr float kRefineFraction = 0.8f;  // pieces above this fraction of the worst are refined
+constexpr size_t kCandidates = 3;            // triangles of the other surface tried per piece
+constexpr int kRefineDepth = 2;              // a piece near the worst is split at most twice (16 leaves)
+constexpr float kRefineFraction = 0.8f;      // pieces above this fraction of the worst are refined
 constexpr size_t kMaxPiecesPerTriangle = 8;  // per side, per triangle of the full mesh (make_side)
-constexpr int kSettleDepth = 1;          // a piece is split at rest at most once (4 children)...
-constexpr float kSettleRatio = 2.0f;     // ... while its bound exceeds this times its corners'
-constexpr float kSettleSlack = 0.01f;    // distance plus this fraction of the piece length
+constexpr int kSettleDepth = 1;              // a piece is split at rest at most once (4 children)...
+constexpr float kSettleRatio = 2.0f;         // ... while its bound exceeds this times its corners'
+constexpr float kSettleSlack = 0.01f;        // distance plus this fraction of the piece length
 
 std::string fmt(const char* f, double v) {
   char b[64];
@@ -88,7 +88,8 @@ float dist2_solid(const vec3& p, const vec3& a, const vec3& b, const vec3& c) {
   const float vb = d5 * d2 - d1 * d6;
   if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) return d2_to(a + ac * (d2 / (d2 - d6)));
   const float va = d3 * d6 - d5 * d4;
-  if (va <= 0.0f && d4 - d3 >= 0.0f && d5 - d6 >= 0.0f) return d2_to(b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))));
+  if (va <= 0.0f && d4 - d3 >= 0.0f && d5 - d6 >= 0.0f)
+    return d2_to(b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))));
   const float sum = va + vb + vc;
   if (!(sum > 0.0f)) return std::min({dist2_segment(p, a, b), dist2_segment(p, b, c), dist2_segment(p, c, a)});
   return d2_to(a + ab * (vb / sum) + ac * (vc / sum));
@@ -99,7 +100,6 @@ float dist2_triangle(const vec3& p, const vec3& a, const vec3& b, const vec3& c)
   if (is_sliver(a, b, c)) return std::min({dist2_segment(p, a, b), dist2_segment(p, b, c), dist2_segment(p, c, a)});
   return dist2_solid(p, a, b, c);
 }
-
 
 // ---- surfaces and pieces -----------------------------------------------------------------------
 
@@ -151,7 +151,8 @@ class TriGrid {
     // where the bounds are large for the triangles: queries then see more triangles, no fewer).
     const vec3 extent = tris ? glm::max(bounds_.max - bounds_.min, vec3(0.0f)) : vec3(0.0f);
     const double volume = double(extent.x + cell_) * double(extent.y + cell_) * double(extent.z + cell_);
-    if (volume / (double(cell_) * cell_ * cell_) > double(kMaxCells)) cell_ = float(std::cbrt(volume / double(kMaxCells)));
+    if (volume / (double(cell_) * cell_ * cell_) > double(kMaxCells))
+      cell_ = float(std::cbrt(volume / double(kMaxCells)));
     dims_ = glm::ivec3(glm::floor(extent / cell_)) + 1;
     // Counting sort of (cell, triangle): each triangle in every cell its box touches, unless that
     // is more than 512 cells (then it is in `big_`, seen by every query).
@@ -216,8 +217,8 @@ class TriGrid {
 
  private:
   struct Entry {
-    float lower;     // the farthest corner's squared distance to the triangle's box
-    float corner[3]; // each corner's squared distance to it
+    float lower;      // the farthest corner's squared distance to the triangle's box
+    float corner[3];  // each corner's squared distance to it
     uint32_t t;
   };
   // nearest's scratch: the triangles found, deduplicated with a per-thread stamp per triangle
@@ -325,7 +326,9 @@ class TriGrid {
     for (int i = 0; i < 3; ++i) c[i] = q[i] >= 0.0f ? int(std::min(q[i], top[i])) : 0;
     return c;
   }
-  size_t cell_index(int x, int y, int z) const { return (size_t(z) * size_t(dims_.y) + size_t(y)) * size_t(dims_.x) + size_t(x); }
+  size_t cell_index(int x, int y, int z) const {
+    return (size_t(z) * size_t(dims_.y) + size_t(y)) * size_t(dims_.x) + size_t(x);
+  }
 
   static constexpr uint32_t kAny = ~0u;
   bool has_component(uint32_t component) const {
@@ -376,15 +379,15 @@ void dist2_soa(PairSoA& s, uint32_t n, float* out) {
   detail::dist2_pairs(s, n, out);
   for (uint32_t i = 0; i < n; ++i) {
     if (out[i] >= 0.0f) continue;  // a degenerate triangle's face region: its edges
-    auto at = [&](const float (&v)[3][PairSoA::kMax]) { return vec3(v[0][i], v[1][i], v[2][i]); };
+    auto at = [&](const float(&v)[3][PairSoA::kMax]) { return vec3(v[0][i], v[1][i], v[2][i]); };
     out[i] = dist2_triangle(at(s.p), at(s.a), at(s.b), at(s.c));
   }
 }
 
 // d2[3 k + j]: the squared distance from corner j to candidate k, for every candidate of the piece
 // (simd/lod_distance.inl, 8 or 4 pairs at a time; the same bits either way).
-void pair_distances(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
-                    std::span<const vec3> P, float (&d2)[PairSoA::kMax]) {
+void pair_distances(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to, std::span<const vec3> P,
+                    float (&d2)[PairSoA::kMax]) {
   const uint32_t n = 3 * piece.cand_count;
   if (n == 0) return;
   PairSoA s;
@@ -412,8 +415,7 @@ float min_max_corner(const float (&d2)[PairSoA::kMax], uint32_t cand_count) {
 
 // min over the candidates of max over the corners of the distance: a bound on every point of the
 // (posed) piece's distance to the other surface.
-float piece_bound(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
-                  std::span<const vec3> P) {
+float piece_bound(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to, std::span<const vec3> P) {
   if (piece.cand_count == 0) return std::sqrt(FLT_MAX);
   float d2[PairSoA::kMax];
   pair_distances(c, piece, to, P, d2);
@@ -442,7 +444,7 @@ float cut_pieces(Side& side, const std::vector<vec3>& P, const std::vector<uint3
       const vec3 &a = P[from[t]], &b = P[from[t + 1]], &c = P[from[t + 2]];
       // Pieces no longer than h at rest, by halving the longest edge (a long thin triangle becomes
       // a row of pieces, not n^2 slivers).
-      auto cut = [&](auto&& self, const vec3 (&w)[3], int depth) -> void {
+      auto cut = [&](auto&& self, const vec3(&w)[3], int depth) -> void {
         vec3 p[3];
         for (int k = 0; k < 3; ++k) p[k] = w[k].x * a + w[k].y * b + w[k].z * c;
         float longest = 0.0f;
@@ -477,8 +479,7 @@ float cut_pieces(Side& side, const std::vector<vec3>& P, const std::vector<uint3
 // then reads more cells).
 float grid_cell(const std::vector<vec3>& P, const std::vector<uint32_t>& to, float h) {
   std::vector<float> edges;
-  for (size_t t = 0; t + 2 < to.size(); t += 3)
-    edges.push_back(glm::length(P[to[t + 1]] - P[to[t]]));
+  for (size_t t = 0; t + 2 < to.size(); t += 3) edges.push_back(glm::length(P[to[t + 1]] - P[to[t]]));
   std::nth_element(edges.begin(), edges.begin() + ptrdiff_t(edges.size() / 2), edges.end());
   float cell = 0.5f * std::max(edges[edges.size() / 2], h);
   if (!(cell > 0.0f)) cell = 1.0f;
@@ -503,7 +504,8 @@ void settle_pieces(Side& side, const std::vector<vec3>& P, const std::vector<uin
         // A child keeps its parent's best too: chosen at rest, they may be the nearer in motion.
         for (uint32_t j = 0; j < std::min<uint32_t>(parent.cand_count, kCandidates); ++j) {
           const auto last = piece.cand.begin() + piece.cand_count;
-          if (std::find(piece.cand.begin(), last, parent.cand[j]) == last) piece.cand[piece.cand_count++] = parent.cand[j];
+          if (std::find(piece.cand.begin(), last, parent.cand[j]) == last)
+            piece.cand[piece.cand_count++] = parent.cand[j];
         }
         if (depth < kSettleDepth && piece.cand_count > 0) {
           // The bound (min over candidates of max over corners) against each corner's distance to
@@ -558,8 +560,8 @@ Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, co
 }
 
 // The piece's bound, split in four while above `threshold`, at most `depth` times.
-float refine(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to,
-             std::span<const vec3> P, int depth, float threshold) {
+float refine(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>& to, std::span<const vec3> P,
+             int depth, float threshold) {
   const float b = piece_bound(c, piece, to, P);
   if (depth == 0 || b <= threshold) return b;
   vec3 kids[4][3];
@@ -576,7 +578,7 @@ float side_bound(const Side& side, std::span<const vec3> P, std::vector<float>& 
   if (side.to->empty()) return FLT_MAX;
   const std::vector<uint32_t>& from = *side.from;
   scratch.resize(side.pieces.size());
-  auto corners = [&](const Piece& piece, vec3 (&c)[3]) {
+  auto corners = [&](const Piece& piece, vec3(&c)[3]) {
     const uint32_t* v = &from[3 * size_t(piece.tri)];
     for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
   };
@@ -863,10 +865,12 @@ struct LodBuilder {
   // 11 doubles per welded vertex and pose), from the pose source or the VAT's decode.
   std::vector<std::vector<vec3>> shape_positions() {
     const size_t quadric_budget = size_t(64) << 20;
-    const size_t max_shape_poses = std::max<size_t>(1, quadric_budget / (88 * std::max<size_t>(weld_rep.size(), 1)) - 1);
+    const size_t max_shape_poses =
+        std::max<size_t>(1, quadric_budget / (88 * std::max<size_t>(weld_rep.size(), 1)) - 1);
     if (shape_poses.size() > max_shape_poses) {
       std::vector<PoseBlend> kept;
-      for (size_t i = 0; i < max_shape_poses; ++i) kept.push_back(shape_poses[i * shape_poses.size() / max_shape_poses]);
+      for (size_t i = 0; i < max_shape_poses; ++i)
+        kept.push_back(shape_poses[i * shape_poses.size() / max_shape_poses]);
       shape_poses = std::move(kept);
     }
     std::vector<std::vector<vec3>> positions(shape_poses.size(), std::vector<vec3>(V));
@@ -878,10 +882,9 @@ struct LodBuilder {
         options.pose_source(r.clip, float((double(r.row - clip.first_row) + double(r.mix)) * step), positions[p]);
       }
     } else {
-      parallel_for(shape_poses.size(), 1, thread_count(options.threads),
-                   [&](size_t begin, size_t end) {
-                     for (size_t p = begin; p < end; ++p) decode_vertices(vat, shape_poses[p], 0, positions[p]);
-                   });
+      parallel_for(shape_poses.size(), 1, thread_count(options.threads), [&](size_t begin, size_t end) {
+        for (size_t p = begin; p < end; ++p) decode_vertices(vat, shape_poses[p], 0, positions[p]);
+      });
     }
     return positions;
   }
@@ -896,8 +899,8 @@ struct LodBuilder {
       std::vector<uint32_t> out;
       for (size_t want = std::max<size_t>(target_indices, 3); want < in.size(); want += want / 2 + 3) {
         out.resize(in.size());
-        out.resize(meshopt_simplifySloppy(out.data(), in.data(), in.size(), pos, V, sizeof(vec3), want, FLT_MAX,
-                                          nullptr));
+        out.resize(
+            meshopt_simplifySloppy(out.data(), in.data(), in.size(), pos, V, sizeof(vec3), want, FLT_MAX, nullptr));
         if (!out.empty()) break;
       }
       return out;
@@ -965,8 +968,8 @@ void LodBuilder::simplify(float max_error) {
     }
     const size_t total = index_count(per_group);
     if (debug) {
-      std::fprintf(stderr, "lod level %u: target %zu, got %zu triangles (welded %d, sloppy %d), simplifier error %g\n", L,
-                   target_tris, total / 3, int(welded), int(sloppy), double(simplifier.error()));
+      std::fprintf(stderr, "lod level %u: target %zu, got %zu triangles (welded %d, sloppy %d), simplifier error %g\n",
+                   L, target_tris, total / 3, int(welded), int(sloppy), double(simplifier.error()));
     }
     // Stop when the simplifier cannot remove a tenth of the previous level's triangles.
     if (total == 0 || total * 10 > previous * 9) break;
@@ -1054,8 +1057,9 @@ Result<void> LodBuilder::store_levels(const std::vector<std::vector<float>>& bou
       lod.error_in_motion = std::max(lod.error_in_motion, levels[l - 1].lod.error_in_motion);
     }
     if (!std::isfinite(lod.error_in_motion)) {
-      return make_error(ErrorCode::Limit, vat.source, "level of detail " + std::to_string(l + 1) + ": error not finite (" +
-                                        fmt("%g", lod.error_in_motion) + ")");
+      return make_error(
+          ErrorCode::Limit, vat.source,
+          "level of detail " + std::to_string(l + 1) + ": error not finite (" + fmt("%g", lod.error_in_motion) + ")");
     }
     lod.screen_size = lod_screen_size(radius, lod.error_in_motion);
     levels[l].report.error = lod.error;
@@ -1096,7 +1100,9 @@ Result<LodReport> build_lods(Vat& vat, const LodOptions& options) {
   if (lb.debug) std::fprintf(stderr, "lod %s: simplified in %.3f s\n", vat.source.c_str(), lb.elapsed());
   const std::vector<std::array<Side, 2>> sides = lb.make_sides();
   for (const auto& sd : sides) report.pieces += sd[0].pieces.size() + sd[1].pieces.size();
-  if (lb.debug) std::fprintf(stderr, "lod: %llu pieces, candidates found at %.3f s\n", (unsigned long long)report.pieces, lb.elapsed());
+  if (lb.debug)
+    std::fprintf(stderr, "lod: %llu pieces, candidates found at %.3f s\n", (unsigned long long)report.pieces,
+                 lb.elapsed());
   report.poses = uint32_t(lb.poses.size());
   const std::vector<std::vector<float>> bound = lb.pose_bounds(sides);
   if (lb.debug) std::fprintf(stderr, "lod: %zu poses measured at %.3f s\n", lb.poses.size(), lb.elapsed());

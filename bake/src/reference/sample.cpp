@@ -168,7 +168,7 @@ inline void evaluate_n(const Sampler& s, const KeySpan& at, float* out) {
   const float* k0 = v + 3 * size_t(at.key) * nc;  // in-tangent of key k
   const float* vk = k0 + nc;
   const float* bk = k0 + 2 * nc;
-  const float* ak1 = k0 + 3 * nc;                 // in-tangent of key k + 1
+  const float* ak1 = k0 + 3 * nc;  // in-tangent of key k + 1
   const float* vk1 = k0 + 4 * nc;
   if constexpr (kRotation) {
     float q[4];
@@ -208,8 +208,7 @@ static_assert(sizeof(glm::quat) == 4 * sizeof(float));
   return &q.x == p && &q.w == p + 3;
 }
 
-inline void write_channel(const Channel& ch, const Sampler& s, const KeySpan& at, Pose& pose,
-                          const Asset& asset) {
+inline void write_channel(const Channel& ch, const Sampler& s, const KeySpan& at, Pose& pose, const Asset& asset) {
   if (ch.path == Path::Weights) {
     assert(s.components == asset.nodes[ch.node].weights_count);
   } else {
@@ -278,9 +277,8 @@ void sample_animation(const Animation& animation, float time_s, Pose& pose, cons
   }
 }
 
-void sample_animation_batch(const Asset& asset, const Animation& animation,
-                            std::span<const float> times_s, std::span<Pose> poses,
-                            unsigned threads) {
+void sample_animation_batch(const Asset& asset, const Animation& animation, std::span<const float> times_s,
+                            std::span<Pose> poses, unsigned threads) {
   assert(times_s.size() == poses.size());
   // Enough poses per range that a thread amortizes one pass over the clip's keys.
   const size_t grain = 16;

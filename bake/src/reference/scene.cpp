@@ -43,17 +43,17 @@ struct Range {
 
 struct InstancePlan {
   const Primitive* primitive = nullptr;
-  int32_t skin = -1;             // skin used, or -1: rigid under the node's world matrix
-  bool morphed = false;          // has targets and morph weights
-  uint32_t scratch_offset = 0;   // first slot in the morph scratch (when morphed)
+  int32_t skin = -1;            // skin used, or -1: rigid under the node's world matrix
+  bool morphed = false;         // has targets and morph weights
+  uint32_t scratch_offset = 0;  // first slot in the morph scratch (when morphed)
 };
 
 }  // namespace
 
 namespace detail {
 
-void morph_range(const Primitive& primitive, std::span<const float> weights, size_t begin,
-                 size_t end, glm::vec3* positions, glm::vec3* normals, glm::vec4* tangents) {
+void morph_range(const Primitive& primitive, std::span<const float> weights, size_t begin, size_t end,
+                 glm::vec3* positions, glm::vec3* normals, glm::vec4* tangents) {
   assert(begin <= end && end <= primitive.vertex_count());
   const size_t n = end - begin;
   if (n == 0) return;
@@ -71,18 +71,15 @@ void morph_range(const Primitive& primitive, std::span<const float> weights, siz
     const float w = weights[t];
     if (w == 0.0f) continue;
     const MorphTarget& target = primitive.targets[t];
-    if (positions && !target.positions.empty())
-      add_scaled(positions, target.positions.data() + begin, n, w);
+    if (positions && !target.positions.empty()) add_scaled(positions, target.positions.data() + begin, n, w);
     if (normals && !target.normals.empty()) add_scaled(normals, target.normals.data() + begin, n, w);
-    if (tangents && !target.tangents.empty())
-      add_scaled(tangents, target.tangents.data() + begin, n, w);
+    if (tangents && !target.tangents.empty()) add_scaled(tangents, target.tangents.data() + begin, n, w);
   }
 }
 
 }  // namespace detail
 
-void apply_morph_targets(const Primitive& primitive, std::span<const float> weights,
-                         VertexOutput out) {
+void apply_morph_targets(const Primitive& primitive, std::span<const float> weights, VertexOutput out) {
   const size_t n = primitive.vertex_count();
   assert(out.positions.empty() || out.positions.size() == n);
   assert(out.normals.empty() || out.normals.size() == n);
@@ -92,8 +89,7 @@ void apply_morph_targets(const Primitive& primitive, std::span<const float> weig
                       out.tangents.empty() ? nullptr : out.tangents.data());
 }
 
-void compute_joint_matrices(const Skin& skin, std::span<const glm::mat4> world,
-                            std::span<glm::mat4> out) {
+void compute_joint_matrices(const Skin& skin, std::span<const glm::mat4> world, std::span<glm::mat4> out) {
   assert(out.size() == skin.joints.size() && skin.inverse_bind.size() == skin.joints.size());
   for (size_t j = 0; j < skin.joints.size(); ++j) out[j] = world[skin.joints[j]] * skin.inverse_bind[j];
 }
@@ -106,7 +102,7 @@ struct SceneEvaluator::Impl {
   std::vector<uint32_t> skin_offset;      // first joint matrix of each skin
   std::vector<InstancePlan> plans;
   std::vector<Range> ranges;
-  std::vector<uint32_t> task_first;       // task t runs ranges [task_first[t], task_first[t + 1])
+  std::vector<uint32_t> task_first;  // task t runs ranges [task_first[t], task_first[t + 1])
   std::vector<glm::vec3> morph_positions, morph_normals;
   std::vector<glm::vec4> morph_tangents;
 
@@ -189,8 +185,8 @@ const Pose& SceneEvaluator::local_pose() const { return impl_->pose; }
 std::span<const glm::mat4> SceneEvaluator::world() const { return impl_->world; }
 const Asset& SceneEvaluator::asset() const { return *impl_->asset; }
 
-void SceneEvaluator::Impl::process(const Range& r, std::span<glm::vec3> positions,
-                                   std::span<glm::vec3> normals, std::span<glm::vec4> tangents) {
+void SceneEvaluator::Impl::process(const Range& r, std::span<glm::vec3> positions, std::span<glm::vec3> normals,
+                                   std::span<glm::vec4> tangents) {
   const MeshInstance& inst = asset->instances[r.instance];
   const InstancePlan& plan = plans[r.instance];
   const Primitive& prim = *plan.primitive;
@@ -238,22 +234,22 @@ void SceneEvaluator::Impl::process(const Range& r, std::span<glm::vec3> position
   const glm::mat4& node_world = world[inst.node];
   if (plan.skin >= 0) {
     const Skin& skin = asset->skins[size_t(plan.skin)];
-    const std::span<const glm::mat4> joints(joint_matrices.data() + skin_offset[size_t(plan.skin)],
-                                            skin.joints.size());
-    const std::span<const glm::u16vec4> j1 =
-        prim.joints1.empty() ? std::span<const glm::u16vec4>() : std::span<const glm::u16vec4>(prim.joints1).subspan(r.begin, n);
-    const std::span<const glm::vec4> w1 =
-        prim.weights1.empty() ? std::span<const glm::vec4>() : std::span<const glm::vec4>(prim.weights1).subspan(r.begin, n);
+    const std::span<const glm::mat4> joints(joint_matrices.data() + skin_offset[size_t(plan.skin)], skin.joints.size());
+    const std::span<const glm::u16vec4> j1 = prim.joints1.empty()
+                                                 ? std::span<const glm::u16vec4>()
+                                                 : std::span<const glm::u16vec4>(prim.joints1).subspan(r.begin, n);
+    const std::span<const glm::vec4> w1 = prim.weights1.empty()
+                                              ? std::span<const glm::vec4>()
+                                              : std::span<const glm::vec4>(prim.weights1).subspan(r.begin, n);
     skin_vertices(in, std::span<const glm::u16vec4>(prim.joints0).subspan(r.begin, n),
-                  std::span<const glm::vec4>(prim.weights0).subspan(r.begin, n), j1, w1, joints,
-                  node_world, out);
+                  std::span<const glm::vec4>(prim.weights0).subspan(r.begin, n), j1, w1, joints, node_world, out);
   } else {
     transform_vertices(in, node_world, out);
   }
 }
 
-void SceneEvaluator::skin(std::span<glm::vec3> positions, std::span<glm::vec3> normals,
-                          std::span<glm::vec4> tangents, unsigned threads) {
+void SceneEvaluator::skin(std::span<glm::vec3> positions, std::span<glm::vec3> normals, std::span<glm::vec4> tangents,
+                          unsigned threads) {
   Impl& m = *impl_;
   const size_t total = m.asset->instance_vertex_count;
   assert(positions.empty() || positions.size() == total);
@@ -269,7 +265,8 @@ void SceneEvaluator::skin(std::span<glm::vec3> positions, std::span<glm::vec3> n
   const size_t chunk = std::max<size_t>(1, (kMinChunkVertices * tasks + total - 1) / std::max<size_t>(total, 1));
   parallel_for(tasks, chunk, threads, [j = &job](size_t begin, size_t end) {
     const uint32_t* first = j->m.task_first.data();
-    for (size_t r = first[begin]; r < first[end]; ++r) j->m.process(j->m.ranges[r], j->positions, j->normals, j->tangents);
+    for (size_t r = first[begin]; r < first[end]; ++r)
+      j->m.process(j->m.ranges[r], j->positions, j->normals, j->tangents);
   });
 }
 

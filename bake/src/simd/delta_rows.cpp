@@ -105,7 +105,9 @@ __attribute__((always_inline)) inline void encode_row_sse_body(const RowIn& in, 
     acc.add(p, d);
     if (prec == Precision::F32) {
       _mm_store_ps(reinterpret_cast<float*>(pos_dst + 16 * size_t(v)), _mm_and_ps(d, xyz));
-      if (nrm) _mm_store_ps(reinterpret_cast<float*>(nrm_dst + 16 * size_t(v)), _mm_and_ps(_mm_loadu_ps(nrm + 3 * size_t(v)), xyz));
+      if (nrm)
+        _mm_store_ps(reinterpret_cast<float*>(nrm_dst + 16 * size_t(v)),
+                     _mm_and_ps(_mm_loadu_ps(nrm + 3 * size_t(v)), xyz));
     } else {
       alignas(16) float f[4];
       _mm_store_ps(f, d);
@@ -133,7 +135,7 @@ void encode_row_sse(const RowIn& in, Precision prec, uint8_t* pos_dst, uint8_t* 
 // (measured here: a legacy-SSE loop at 1.75x its time after a ymm write without vzeroupper), and
 // the f32 bake ran 25-45% slower after the 8-lane skinner until this encoder was VEX-encoded.
 __attribute__((target("f16c"))) void encode_row_f16c(const RowIn& in, Precision prec, uint8_t* pos_dst,
-                                                      uint8_t* nrm_dst, glm::vec4* stage, RowStats& st) {
+                                                     uint8_t* nrm_dst, glm::vec4* stage, RowStats& st) {
   if (prec != Precision::F16) return encode_row_sse_body(in, prec, pos_dst, nrm_dst, stage, st);
   const __m128 xyz = xyz_mask();
   SseStats acc;

@@ -51,12 +51,12 @@ inline void dist2_pairs(const PairSoA& s, uint32_t n, float* out) {
     // Face first, then each region over it in reverse order of precedence.
     fv ns = vb, nt = vc, den = sum;
     iv region = (iv)zero;
-    put((va <= zero) & (e43 >= zero) & (e56 >= zero), e56, e43, e43 + e56, ns, nt, den, region);   // edge bc
-    put((vb <= zero) & (d2 >= zero) & (d6 <= zero), zero, d2, d2 - d6, ns, nt, den, region);       // edge ac
-    put((d6 >= zero) & (d5 <= d6), zero, one, one, ns, nt, den, region);                           // vertex c
-    put((vc <= zero) & (d1 >= zero) & (d3 <= zero), d1, zero, d1 - d3, ns, nt, den, region);       // edge ab
-    put((d3 >= zero) & (d4 <= d3), one, zero, one, ns, nt, den, region);                           // vertex b
-    put((d1 <= zero) & (d2 <= zero), zero, zero, one, ns, nt, den, region);                        // vertex a
+    put((va <= zero) & (e43 >= zero) & (e56 >= zero), e56, e43, e43 + e56, ns, nt, den, region);  // edge bc
+    put((vb <= zero) & (d2 >= zero) & (d6 <= zero), zero, d2, d2 - d6, ns, nt, den, region);      // edge ac
+    put((d6 >= zero) & (d5 <= d6), zero, one, one, ns, nt, den, region);                          // vertex c
+    put((vc <= zero) & (d1 >= zero) & (d3 <= zero), d1, zero, d1 - d3, ns, nt, den, region);      // edge ab
+    put((d3 >= zero) & (d4 <= d3), one, zero, one, ns, nt, den, region);                          // vertex b
+    put((d1 <= zero) & (d2 <= zero), zero, zero, one, ns, nt, den, region);                       // vertex a
     // Slivers (dist2_triangle's kSliver test, the same operations) and, below, faces too thin
     // for their denominator.
     const fv nx = aby * acz - abz * acy, ny = abz * acx - abx * acz, nz = abx * acy - aby * acx;
@@ -69,7 +69,8 @@ inline void dist2_pairs(const PairSoA& s, uint32_t n, float* out) {
     const iv degenerate = sliver | (~region & ~(sum > zero));
     den = sel(degenerate, one, den);
     const fv s_ = ns / den, t_ = nt / den;
-    const fv qx = px - (ax + abx * s_ + acx * t_), qy = py - (ay + aby * s_ + acy * t_), qz = pz - (az + abz * s_ + acz * t_);
+    const fv qx = px - (ax + abx * s_ + acx * t_), qy = py - (ay + aby * s_ + acy * t_),
+             qz = pz - (az + abz * s_ + acz * t_);
     const fv d = sel(degenerate, zero - one, qx * qx + qy * qy + qz * qz);
     __builtin_memcpy(out + i, &d, sizeof d);
   }

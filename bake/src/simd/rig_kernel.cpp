@@ -182,9 +182,9 @@ struct RigKernel::Impl {
     clip_views.resize(clips.size());
     for (size_t i = 0; i < clips.size(); ++i) {
       const ClipState& c = clips[i];
-      clip_views[i] = KernelClip{&c.plan,           c.sampled.data(),   c.local.data(),
-                                 c.constants.data(), c.constants.size(), c.channels.data(),
-                                 c.channels.size(),  c.time_owners.data(), c.time_owners.size()};
+      clip_views[i] = KernelClip{
+          &c.plan,           c.sampled.data(),  c.local.data(),       c.constants.data(),  c.constants.size(),
+          c.channels.data(), c.channels.size(), c.time_owners.data(), c.time_owners.size()};
     }
     data = KernelData{nodes.data(), nodes.size(), slots.data(), slots.size(), clip_views.data()};
   }
@@ -274,7 +274,8 @@ uint32_t RigKernel::add_clip(const Animation& anim, const ClipPlan& plan) {
       k.path = ch.path;
       for (uint32_t i = 0; i < nc && i < 4; ++i) k.value[i] = s.values[i];
       if (ch.path == Path::Rotation) {  // sampled rotations are unit length (sample.cpp)
-        const float len2 = k.value[0] * k.value[0] + k.value[1] * k.value[1] + k.value[2] * k.value[2] + k.value[3] * k.value[3];
+        const float len2 =
+            k.value[0] * k.value[0] + k.value[1] * k.value[1] + k.value[2] * k.value[2] + k.value[3] * k.value[3];
         if (len2 > 0.0f) {
           const float inv = 1.0f / std::sqrt(len2);
           for (float& v : k.value) v *= inv;
@@ -318,8 +319,8 @@ uint32_t RigKernel::add_clip(const Animation& anim, const ClipPlan& plan) {
   return uint32_t(m.clips.size() - 1);
 }
 
-void RigKernel::run_block(uint32_t clip, uint32_t k0, unsigned rows, Scratch& sc, SlotStage& stage,
-                          uint32_t stage_row, RigRowResult* results, float tolerance) const {
+void RigKernel::run_block(uint32_t clip, uint32_t k0, unsigned rows, Scratch& sc, SlotStage& stage, uint32_t stage_row,
+                          RigRowResult* results, float tolerance) const {
   const Impl& m = *impl_;
   assert(rows == 1 || rows == 4 || (rows <= m.lanes && (rows == 8 || rows == 16)));
   const size_t stride4 = stage.stride / 4;  // in 4-float units

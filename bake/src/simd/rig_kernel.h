@@ -1,7 +1,7 @@
 // The rig bake's frame loop, a block of frame rows at a time: each SIMD lane is one row (simd.h: 16
-// lanes where the CPU has AVX-512, 8 where it has AVX2, else 4; 1, the scalar twin, when forced). Sampling (LINEAR, STEP, CUBICSPLINE; the spec's slerp),
-// local and world matrices of the nodes the slots need, slot matrices, their decomposition into
-// rotation, translation and uniform scale, the similarity check, and the conservative bounds, all
+// lanes where the CPU has AVX-512, 8 where it has AVX2, else 4; 1, the scalar twin, when forced). Sampling (LINEAR,
+// STEP, CUBICSPLINE; the spec's slerp), local and world matrices of the nodes the slots need, slot matrices, their
+// decomposition into rotation, translation and uniform scale, the similarity check, and the conservative bounds, all
 // lane-parallel. Lanes never mix and every width runs the same operations, so a row's bytes do
 // not depend on which lane, block or width computed it (or on the thread count).
 #pragma once

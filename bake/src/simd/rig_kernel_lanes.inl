@@ -1,7 +1,7 @@
 // The rig kernel's lane code, for VATKIT_RIG_LANES lanes (one frame row each). Included by
 // rig_kernel.cpp once per lane width, each time inside its own namespace (and, for 8 and 16
-// lanes, inside `#pragma GCC target("avx2")` / `("avx512f,avx512dq")`); it includes nothing itself, so no inline function of a
-// header is ever compiled here for a target the machine may lack.
+// lanes, inside `#pragma GCC target("avx2")` / `("avx512f,avx512dq")`); it includes nothing itself, so no inline
+// function of a header is ever compiled here for a target the machine may lack.
 //
 // Every lane runs the same IEEE operations in the same order whatever the width (no fused
 // multiply-adds: rig_kernel.cpp is built with -ffp-contract=off), so the 4- and 8-lane
@@ -168,15 +168,20 @@ inline void store_lanes(fv x, fv y, fv z, fv w, float* dst, size_t first, size_t
   // Lanes i, i + 4, i + 8 and i + 12 of each row end up in one register.
   __m512 r[4] = {(__m512)x, (__m512)y, (__m512)z, (__m512)w};
   transpose_quarters(r);
-  for (uint32_t i = 0; i < 4 && i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i], 0));
-  for (uint32_t i = 4; i < 8 && i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i - 4], 1));
-  for (uint32_t i = 8; i < 12 && i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i - 8], 2));
-  for (uint32_t i = 12; i < 16 && i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i - 12], 3));
+  for (uint32_t i = 0; i < 4 && i < valid; ++i)
+    _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i], 0));
+  for (uint32_t i = 4; i < 8 && i < valid; ++i)
+    _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i - 4], 1));
+  for (uint32_t i = 8; i < 12 && i < valid; ++i)
+    _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i - 8], 2));
+  for (uint32_t i = 12; i < 16 && i < valid; ++i)
+    _mm_storeu_ps(dst + 4 * (first + i * stride), _mm512_maskz_extractf32x4_ps(0xF, r[i - 12], 3));
 #elif VATKIT_RIG_LANES == 8
   // Lanes i and i + 4 of each row end up in one register.
   __m256 r[4] = {(__m256)x, (__m256)y, (__m256)z, (__m256)w};
   transpose_halves(r);
-  for (uint32_t i = 0; i < 4 && i < valid; ++i) _mm_storeu_ps(dst + 4 * (first + i * stride), _mm256_castps256_ps128(r[i]));
+  for (uint32_t i = 0; i < 4 && i < valid; ++i)
+    _mm_storeu_ps(dst + 4 * (first + i * stride), _mm256_castps256_ps128(r[i]));
   for (uint32_t i = 4; i < 8 && i < valid; ++i) {
     _mm_storeu_ps(dst + 4 * (first + i * stride), _mm256_extractf128_ps(r[i - 4], 1));
   }
@@ -325,7 +330,8 @@ inline Q4 normalize_q(const Q4& q) {
   const fv len2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
   const fv inv = splat(1.0f) / vsqrt(len2);
   const iv ok = len2 > splat(0.0f);
-  return {vselect(ok, q.x * inv, q.x), vselect(ok, q.y * inv, q.y), vselect(ok, q.z * inv, q.z), vselect(ok, q.w * inv, q.w)};
+  return {vselect(ok, q.x * inv, q.x), vselect(ok, q.y * inv, q.y), vselect(ok, q.z * inv, q.z),
+          vselect(ok, q.w * inv, q.w)};
 }
 
 // CUBICSPLINE between keys k0 and k1 of every lane: the elements (in-tangent, value, out-tangent
@@ -530,8 +536,8 @@ inline Work carve(KernelScratchMemory& mem, size_t nodes, size_t groups) {
 // Hot kernel, measured (docs/benchmarks.md), kept whole: its stages share the lanes' registers.
 // Rows [k0, k0 + N) of clip `clip` into the stage (rows of `stride4` 4-float units, slot s's
 // rotation at unit 2s and translation-scale at 2s + 1) from row stage_row + k0, and results[k].
-void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMemory& sc, float* stage,
-               size_t stride4, uint32_t stage_row, RigRowResult* results, float tolerance) {
+void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMemory& sc, float* stage, size_t stride4,
+               uint32_t stage_row, RigRowResult* results, float tolerance) {
   const KernelClip& cs = m.clips[clip];
   const uint32_t rows = cs.plan->rows;
   alignas(sizeof(fv)) float t[N];
@@ -550,7 +556,9 @@ void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMem
     switch (c.path) {
       case Path::Translation: w.t[c.node] = splat3(c.value); break;
       case Path::Scale: w.s[c.node] = splat3(c.value); break;
-      case Path::Rotation: w.q[c.node] = {splat(c.value[0]), splat(c.value[1]), splat(c.value[2]), splat(c.value[3])}; break;
+      case Path::Rotation:
+        w.q[c.node] = {splat(c.value[0]), splat(c.value[1]), splat(c.value[2]), splat(c.value[3])};
+        break;
       case Path::Weights: break;
     }
   }
@@ -571,7 +579,7 @@ void run_block(const KernelData& m, uint32_t clip, uint32_t k0, KernelScratchMem
   // World matrices, parents first.
   for (size_t n = 0; n < m.node_count; ++n) {
     const KernelNode& info = m.nodes[n];
-    const A4 local = info.fixed      ? splat_affine(info.matrix)
+    const A4 local = info.fixed       ? splat_affine(info.matrix)
                      : !cs.sampled[n] ? splat_affine(cs.local[n])
                                       : local_affine(w.t[n], w.q[n], w.s[n]);
     w.world[n] = info.parent >= 0 ? mul(w.world[size_t(info.parent)], local) : local;

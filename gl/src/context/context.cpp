@@ -61,16 +61,15 @@ const char* error_code_name(GLenum code) {
 }
 
 void default_log(const DebugMessage& message) {
-  const bool wanted = message.type == GL_DEBUG_TYPE_PERFORMANCE ||
-                      message.severity == GL_DEBUG_SEVERITY_HIGH ||
+  const bool wanted = message.type == GL_DEBUG_TYPE_PERFORMANCE || message.severity == GL_DEBUG_SEVERITY_HIGH ||
                       message.severity == GL_DEBUG_SEVERITY_MEDIUM;
   if (wanted) std::fprintf(stderr, "vatkit gl: %s\n", message.describe().c_str());
 }
 
 // Synchronous output (GL_DEBUG_OUTPUT_SYNCHRONOUS) calls this on the thread that made the
 // offending GL call, inside that call, so no locking is needed.
-void GLAPIENTRY debug_callback(GLenum source, GLenum type, GLuint id, GLenum severity,
-                               GLsizei length, const GLchar* text, const void* user) {
+void GLAPIENTRY debug_callback(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length,
+                               const GLchar* text, const void* user) {
   auto* impl = static_cast<Context::Impl*>(const_cast<void*>(user));
   // The message is built in a buffer the context reuses: drivers that talk every frame (NVIDIA's
   // buffer notifications in a debug context) cost no allocation once it has grown to their size.
@@ -85,8 +84,7 @@ void GLAPIENTRY debug_callback(GLenum source, GLenum type, GLuint id, GLenum sev
   } else {
     message.text.assign(text);
   }
-  while (!message.text.empty() && (message.text.back() == '\n' || message.text.back() == ' '))
-    message.text.pop_back();
+  while (!message.text.empty() && (message.text.back() == '\n' || message.text.back() == ' ')) message.text.pop_back();
   // Mesa also sends each GLSL compile error as a debug error. build_program reports those as
   // values (with the quoted source), and glGetError stays clean: they are not GL errors.
   if (message.is_error() && message.source != GL_DEBUG_SOURCE_SHADER_COMPILER) {
@@ -145,8 +143,7 @@ ContextLimits read_limits() {
   l.max_vertex_shader_storage_blocks = get_int(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS);
   l.max_shader_storage_block_bytes = get_int64(GL_MAX_SHADER_STORAGE_BLOCK_SIZE);
   l.max_uniform_block_bytes = get_int(GL_MAX_UNIFORM_BLOCK_SIZE);
-  l.max_transform_feedback_interleaved_components =
-      get_int(GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS);
+  l.max_transform_feedback_interleaved_components = get_int(GL_MAX_TRANSFORM_FEEDBACK_INTERLEAVED_COMPONENTS);
   l.max_compute_work_group_invocations = get_int(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS);
   GLint bits = 0;
   glGetQueryiv(GL_TIME_ELAPSED, GL_QUERY_COUNTER_BITS, &bits);
@@ -184,8 +181,8 @@ bool DebugMessage::is_error() const { return type == GL_DEBUG_TYPE_ERROR; }
 
 std::string DebugMessage::describe() const {
   std::ostringstream out;
-  out << type_name(type) << " (" << source_name(source) << ", " << severity_name(severity)
-      << ", id " << id << "): " << text;
+  out << type_name(type) << " (" << source_name(source) << ", " << severity_name(severity) << ", id " << id
+      << "): " << text;
   return out.str();
 }
 
@@ -198,8 +195,8 @@ std::string ContextInfo::describe() const {
   const ContextLimits& l = limits;
   out << "renderer: " << renderer << "\n"
       << "vendor: " << vendor << "\n"
-      << "version: " << version << " (context " << major << "." << minor << " core"
-      << (software ? ", software" : "") << (debug ? ", debug" : "") << ")\n"
+      << "version: " << version << " (context " << major << "." << minor << " core" << (software ? ", software" : "")
+      << (debug ? ", debug" : "") << ")\n"
       << "glsl: " << glsl_version << "\n"
       << "platform: " << platform << "\n"
       << "max texture size: " << l.max_texture_size << ", 3D: " << l.max_3d_texture_size
@@ -207,21 +204,19 @@ std::string ContextInfo::describe() const {
       << "max texture buffer texels: " << l.max_texture_buffer_texels << "\n"
       << "max renderbuffer size: " << l.max_renderbuffer_size << ", samples: " << l.max_samples
       << ", viewport: " << l.max_viewport_width << "x" << l.max_viewport_height << "\n"
-      << "texture units: vertex " << l.max_vertex_texture_units << ", combined "
-      << l.max_combined_texture_units << "\n"
+      << "texture units: vertex " << l.max_vertex_texture_units << ", combined " << l.max_combined_texture_units << "\n"
       << "SSBO: vertex blocks " << l.max_vertex_shader_storage_blocks << ", block size "
       << l.max_shader_storage_block_bytes << " bytes\n"
       << "uniform block size: " << l.max_uniform_block_bytes << " bytes\n"
-      << "transform feedback interleaved components: "
-      << l.max_transform_feedback_interleaved_components << "\n"
+      << "transform feedback interleaved components: " << l.max_transform_feedback_interleaved_components << "\n"
       << "compute work group invocations: " << l.max_compute_work_group_invocations << "\n"
       << "timer query bits: " << l.timer_query_bits << "\n"
       << "extensions: " << extensions.size();
   return out.str();
 }
 
-Result<Context> Context::Impl::finish(std::unique_ptr<Backend> backend, std::string platform,
-                                      bool debug, DebugLog log) {
+Result<Context> Context::Impl::finish(std::unique_ptr<Backend> backend, std::string platform, bool debug,
+                                      DebugLog log) {
   auto impl = std::make_unique<Impl>();
   impl->backend = std::move(backend);
   impl->log = std::move(log);
@@ -233,8 +228,9 @@ Result<Context> Context::Impl::finish(std::unique_ptr<Backend> backend, std::str
   info.major = version / 10;
   info.minor = version % 10;
   if (epoxy_is_desktop_gl() == 0 || version < 43) {
-    return make_error(ErrorCode::Gl, "OpenGL", "needs a desktop OpenGL 4.3+ core context, got '" +
-                                    gl_string(GL_VERSION) + "' (" + info.platform + ")");
+    return make_error(
+        ErrorCode::Gl, "OpenGL",
+        "needs a desktop OpenGL 4.3+ core context, got '" + gl_string(GL_VERSION) + "' (" + info.platform + ")");
   }
   info.vendor = gl_string(GL_VENDOR);
   info.renderer = gl_string(GL_RENDERER);
@@ -249,8 +245,9 @@ Result<Context> Context::Impl::finish(std::unique_ptr<Backend> backend, std::str
   }
   std::sort(info.extensions.begin(), info.extensions.end());
   if (version < 45 && !info.has_extension("GL_ARB_direct_state_access")) {
-    return make_error(ErrorCode::Gl, "OpenGL", "'" + info.renderer + "' (" + info.version +
-                                    ") has neither GL 4.5 nor GL_ARB_direct_state_access");
+    return make_error(
+        ErrorCode::Gl, "OpenGL",
+        "'" + info.renderer + "' (" + info.version + ") has neither GL 4.5 nor GL_ARB_direct_state_access");
   }
   info.limits = read_limits();
 
@@ -311,16 +308,16 @@ Result<Context> create_with(Create&& create, bool debug, const DebugLog& log) {
 }  // namespace
 
 Result<Context> Context::create_headless(const HeadlessDesc& options) {
-  return create_with([&](std::string& platform) { return create_egl_backend(options, platform); },
-                     options.debug, options.log);
+  return create_with([&](std::string& platform) { return create_egl_backend(options, platform); }, options.debug,
+                     options.log);
 }
 
 #ifdef VATKIT_GL_HAVE_GLFW
 bool Context::window_support() { return true; }
 
 Result<Context> Context::create_window(const WindowDesc& options) {
-  return create_with([&](std::string& platform) { return create_glfw_backend(options, platform); },
-                     options.debug, options.log);
+  return create_with([&](std::string& platform) { return create_glfw_backend(options, platform); }, options.debug,
+                     options.log);
 }
 #else
 bool Context::window_support() { return false; }
@@ -343,14 +340,12 @@ std::vector<DebugMessage> Context::take_errors() {
   std::vector<DebugMessage> errors = std::move(impl_->errors);
   impl_->errors.clear();
   std::vector<GLenum> codes;
-  for (GLenum code = glGetError(); code != GL_NO_ERROR && codes.size() < 64; code = glGetError())
-    codes.push_back(code);
+  for (GLenum code = glGetError(); code != GL_NO_ERROR && codes.size() < 64; code = glGetError()) codes.push_back(code);
   // With debug output on, each error code already came with a message; add codes only when the
   // driver said nothing (debug mode off).
   if (errors.empty()) {
     for (GLenum code : codes) {
-      errors.push_back(DebugMessage{GL_DEBUG_SOURCE_API, GL_DEBUG_TYPE_ERROR, code,
-                                    GL_DEBUG_SEVERITY_HIGH,
+      errors.push_back(DebugMessage{GL_DEBUG_SOURCE_API, GL_DEBUG_TYPE_ERROR, code, GL_DEBUG_SEVERITY_HIGH,
                                     std::string("glGetError: ") + error_code_name(code)});
     }
   }
@@ -374,8 +369,6 @@ GLFWwindow* Context::window() const { return impl_->backend->window(); }
 void Context::swap_buffers() { impl_->backend->swap_buffers(); }
 void Context::poll_events() { impl_->backend->poll_events(); }
 bool Context::should_close() const { return impl_->backend->should_close(); }
-void Context::framebuffer_size(int& width, int& height) const {
-  impl_->backend->framebuffer_size(width, height);
-}
+void Context::framebuffer_size(int& width, int& height) const { impl_->backend->framebuffer_size(width, height); }
 
 }  // namespace vatkit::gl

@@ -77,8 +77,7 @@ class EglBackend final : public Backend {
     acquire_display(display_);
   }
   ~EglBackend() override {
-    if (eglGetCurrentContext() == context_)
-      eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    if (eglGetCurrentContext() == context_) eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     eglDestroyContext(display_, context_);
     release_display(display_);
   }
@@ -106,8 +105,7 @@ struct Candidate {
 
 // Initialises the display, creates a core context (4.6, 4.5, 4.3) and makes it current.
 // On failure returns null and says why in `why`.
-std::unique_ptr<Backend> try_display(const Candidate& candidate, bool debug, std::string& platform,
-                                     std::string& why) {
+std::unique_ptr<Backend> try_display(const Candidate& candidate, bool debug, std::string& platform, std::string& why) {
   EGLDisplay display = candidate.display;
   EGLint egl_major = 0, egl_minor = 0;
   if (eglInitialize(display, &egl_major, &egl_minor) != EGL_TRUE) {
@@ -120,19 +118,15 @@ std::unique_ptr<Backend> try_display(const Candidate& candidate, bool debug, std
     return nullptr;
   };
   const char* extensions = eglQueryString(display, EGL_EXTENSIONS);
-  if (!has_word(extensions, "EGL_KHR_surfaceless_context"))
-    return fail("no EGL_KHR_surfaceless_context");
+  if (!has_word(extensions, "EGL_KHR_surfaceless_context")) return fail("no EGL_KHR_surfaceless_context");
   if (eglBindAPI(EGL_OPENGL_API) != EGL_TRUE) return fail("eglBindAPI(EGL_OPENGL_API) failed (" + egl_error() + ")");
 
   // Any config that renders desktop GL; surfaces are never made (EGL_SURFACE_TYPE 0 matches all).
-  const EGLint config_attributes[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_SURFACE_TYPE, 0,
-                                      EGL_NONE};
+  const EGLint config_attributes[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_SURFACE_TYPE, 0, EGL_NONE};
   EGLConfig config = nullptr;
   EGLint config_count = 0;
-  if (eglChooseConfig(display, config_attributes, &config, 1, &config_count) != EGL_TRUE ||
-      config_count < 1) {
-    if (!has_word(extensions, "EGL_KHR_no_config_context"))
-      return fail("no EGL config renders desktop OpenGL");
+  if (eglChooseConfig(display, config_attributes, &config, 1, &config_count) != EGL_TRUE || config_count < 1) {
+    if (!has_word(extensions, "EGL_KHR_no_config_context")) return fail("no EGL config renders desktop OpenGL");
     config = EGL_NO_CONFIG_KHR;
   }
 
@@ -143,9 +137,9 @@ std::unique_ptr<Backend> try_display(const Candidate& candidate, bool debug, std
   EGLContext context = EGL_NO_CONTEXT;
   std::string refusals;
   for (const auto& v : kContextVersions) {
-    std::vector<EGLint> attributes = {EGL_CONTEXT_MAJOR_VERSION, v[0], EGL_CONTEXT_MINOR_VERSION, v[1],
-                                      EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                                      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT};
+    std::vector<EGLint> attributes = {EGL_CONTEXT_MAJOR_VERSION,       v[0],
+                                      EGL_CONTEXT_MINOR_VERSION,       v[1],
+                                      EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT};
     if (debug) {
       if (egl15) {
         attributes.insert(attributes.end(), {EGL_CONTEXT_OPENGL_DEBUG, EGL_TRUE});
@@ -156,8 +150,8 @@ std::unique_ptr<Backend> try_display(const Candidate& candidate, bool debug, std
     attributes.push_back(EGL_NONE);
     context = eglCreateContext(display, config, EGL_NO_CONTEXT, attributes.data());
     if (context != EGL_NO_CONTEXT) break;
-    refusals += (refusals.empty() ? "" : ", ") + std::to_string(v[0]) + "." + std::to_string(v[1]) +
-                " (" + egl_error() + ")";
+    refusals +=
+        (refusals.empty() ? "" : ", ") + std::to_string(v[0]) + "." + std::to_string(v[1]) + " (" + egl_error() + ")";
   }
   if (context == EGL_NO_CONTEXT) return fail("no core context: refused " + refusals);
   if (eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context) != EGL_TRUE) {
@@ -174,12 +168,11 @@ std::unique_ptr<Backend> try_display(const Candidate& candidate, bool debug, std
 
 }  // namespace
 
-Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessDesc& options,
-                                                    std::string& platform) {
+Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessDesc& options, std::string& platform) {
   // Client extensions (EGL_EXT_client_extensions): null when the library has none.
   const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-  auto get_platform_display = reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(
-      eglGetProcAddress("eglGetPlatformDisplayEXT"));
+  auto get_platform_display =
+      reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
   std::string tried;
   auto note = [&](const std::string& name, const std::string& why) {
     tried += (tried.empty() ? "" : "; ") + name + ": " + why;
@@ -198,8 +191,9 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessDesc& options,
   };
 
   if (!get_platform_display || !has_word(client, "EGL_EXT_platform_base")) {
-    return make_error(ErrorCode::Gl, "EGL", "no EGL_EXT_platform_base: cannot open a headless display (is libEGL "
-                             "from glvnd installed, with a driver such as libegl-mesa0?)");
+    return make_error(ErrorCode::Gl, "EGL",
+                      "no EGL_EXT_platform_base: cannot open a headless display (is libEGL "
+                      "from glvnd installed, with a driver such as libegl-mesa0?)");
   }
 
   const bool want_surfaceless = options.platform != HeadlessPlatform::Device;
@@ -216,10 +210,9 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessDesc& options,
   }
 
   if (want_device) {
-    auto query_devices =
-        reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
-    auto query_device_string = reinterpret_cast<PFNEGLQUERYDEVICESTRINGEXTPROC>(
-        eglGetProcAddress("eglQueryDeviceStringEXT"));
+    auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+    auto query_device_string =
+        reinterpret_cast<PFNEGLQUERYDEVICESTRINGEXTPROC>(eglGetProcAddress("eglQueryDeviceStringEXT"));
     EGLint count = 0;
     if (!has_word(client, "EGL_EXT_platform_device") || !query_devices || !query_device_string) {
       note("device", "EGL_EXT_platform_device / EGL_EXT_device_enumeration not offered");
@@ -245,8 +238,7 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessDesc& options,
             {name, get_platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr)});
       }
       if (candidates[0].empty() && candidates[1].empty())
-        note("device", "no device " + std::to_string(options.device_index) + " among " +
-                           std::to_string(count));
+        note("device", "no device " + std::to_string(options.device_index) + " among " + std::to_string(count));
       for (const auto& group : candidates) {
         for (const Candidate& c : group) {
           if (auto backend = attempt(c)) return backend;

@@ -38,9 +38,7 @@ class GlfwBackend final : public Backend {
   void swap_buffers() override { glfwSwapBuffers(window_); }
   void poll_events() override { glfwPollEvents(); }
   bool should_close() const override { return glfwWindowShouldClose(window_) != 0; }
-  void framebuffer_size(int& width, int& height) const override {
-    glfwGetFramebufferSize(window_, &width, &height);
-  }
+  void framebuffer_size(int& width, int& height) const override { glfwGetFramebufferSize(window_, &width, &height); }
 
  private:
   GLFWwindow* window_;
@@ -48,15 +46,14 @@ class GlfwBackend final : public Backend {
 
 }  // namespace
 
-Result<std::unique_ptr<Backend>> create_glfw_backend(const WindowDesc& options,
-                                                     std::string& platform) {
+Result<std::unique_ptr<Backend>> create_glfw_backend(const WindowDesc& options, std::string& platform) {
   std::lock_guard<std::mutex> lock(g_glfw_mutex);
   glfwSetErrorCallback(on_glfw_error);
   g_glfw_last_error.clear();
   if (g_glfw_users == 0 && glfwInit() != GLFW_TRUE) {
-    return make_error(ErrorCode::Gl, "GLFW", "cannot initialise (" +
-                                  (g_glfw_last_error.empty() ? std::string("no display?")
-                                                             : g_glfw_last_error) + ")");
+    return make_error(
+        ErrorCode::Gl, "GLFW",
+        "cannot initialise (" + (g_glfw_last_error.empty() ? std::string("no display?") : g_glfw_last_error) + ")");
   }
   ++g_glfw_users;
 
@@ -75,8 +72,8 @@ Result<std::unique_ptr<Backend>> create_glfw_backend(const WindowDesc& options,
     g_glfw_last_error.clear();
     window = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
     if (window) break;
-    refusals += (refusals.empty() ? "" : "; ") + std::to_string(v[0]) + "." + std::to_string(v[1]) +
-                ": " + g_glfw_last_error;
+    refusals +=
+        (refusals.empty() ? "" : "; ") + std::to_string(v[0]) + "." + std::to_string(v[1]) + ": " + g_glfw_last_error;
   }
   if (!window) {
     if (--g_glfw_users == 0) glfwTerminate();
@@ -86,8 +83,8 @@ Result<std::unique_ptr<Backend>> create_glfw_backend(const WindowDesc& options,
   glfwSwapInterval(options.vsync ? 1 : 0);
   int major = 0, minor = 0, revision = 0;
   glfwGetVersion(&major, &minor, &revision);
-  platform = "GLFW " + std::to_string(major) + "." + std::to_string(minor) + "." +
-             std::to_string(revision) + " window" + (options.visible ? "" : " (hidden)");
+  platform = "GLFW " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(revision) +
+             " window" + (options.visible ? "" : " (hidden)");
   return std::unique_ptr<Backend>(std::make_unique<GlfwBackend>(window));
 }
 

@@ -42,8 +42,7 @@ struct Context::Impl {
 
   // The path shared by headless and windowed contexts, run once the backend's context is
   // current: loads GL, checks the version, reads strings and limits, installs the debug callback.
-  static Result<Context> finish(std::unique_ptr<Backend> backend, std::string platform, bool debug,
-                                DebugLog log);
+  static Result<Context> finish(std::unique_ptr<Backend> backend, std::string platform, bool debug, DebugLog log);
 };
 
 // Creates and makes current an EGL context without a surface. `platform` receives a description.

@@ -67,9 +67,8 @@ bool encode_rows(WriteContext& context, const ImageView& image, int level, png_b
     return false;
   }
   png_set_write_fn(png, &context, on_write, on_flush);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height),
-               8, color_type(image.channels), PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height), 8,
+               color_type(image.channels), PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_set_compression_level(png, level);
   if (level == 0) {
     png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
@@ -87,13 +86,17 @@ bool encode_rows(WriteContext& context, const ImageView& image, int level, png_b
 
 Result<std::vector<uint8_t>> encode_png(const ImageView& image, const PngOptions& options) {
   if (!image.pixels || image.width <= 0 || image.height <= 0)
-    return make_error(ErrorCode::Argument, "PNG", "empty image (" + std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
+    return make_error(ErrorCode::Argument, "PNG",
+                      "empty image (" + std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
   if (image.channels < 1 || image.channels > 4)
-    return make_error(ErrorCode::Argument, "PNG", "cannot store " + std::to_string(image.channels) + " channels (1 to 4)");
+    return make_error(ErrorCode::Argument, "PNG",
+                      "cannot store " + std::to_string(image.channels) + " channels (1 to 4)");
   if (image.stride() < size_t(image.width) * size_t(image.channels))
-    return make_error(ErrorCode::Argument, "PNG", "row stride " + std::to_string(image.stride()) + " is shorter than a row");
+    return make_error(ErrorCode::Argument, "PNG",
+                      "row stride " + std::to_string(image.stride()) + " is shorter than a row");
   if (options.compression_level < 0 || options.compression_level > 9)
-    return make_error(ErrorCode::Argument, "PNG", "compression level " + std::to_string(options.compression_level) + " is not in 0..9");
+    return make_error(ErrorCode::Argument, "PNG",
+                      "compression level " + std::to_string(options.compression_level) + " is not in 0..9");
 
   std::vector<png_bytep> rows(static_cast<size_t>(image.height));
   for (size_t y = 0; y < rows.size(); ++y)

@@ -40,13 +40,12 @@ Result<RenderTarget> RenderTarget::create(const RenderTargetDesc& desc) {
     }
   } else {
     target.msaa_color_ = create_renderbuffer();
-    glNamedRenderbufferStorageMultisample(target.msaa_color_.id(), desc.samples, GL_RGBA8,
-                                          desc.width, desc.height);
+    glNamedRenderbufferStorageMultisample(target.msaa_color_.id(), desc.samples, GL_RGBA8, desc.width, desc.height);
     glNamedFramebufferRenderbuffer(draw, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, target.msaa_color_.id());
     if (desc.depth) {
       target.msaa_depth_ = create_renderbuffer();
-      glNamedRenderbufferStorageMultisample(target.msaa_depth_.id(), desc.samples,
-                                            GL_DEPTH_COMPONENT32F, desc.width, desc.height);
+      glNamedRenderbufferStorageMultisample(target.msaa_depth_.id(), desc.samples, GL_DEPTH_COMPONENT32F, desc.width,
+                                            desc.height);
       glNamedFramebufferRenderbuffer(draw, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, target.msaa_depth_.id());
     }
     target.resolve_framebuffer_ = create_framebuffer();
@@ -80,16 +79,17 @@ void RenderTarget::clear(float r, float g, float b, float a) const {
 
 void RenderTarget::resolve() const {
   if (desc_.samples <= 1) return;
-  glBlitNamedFramebuffer(draw_framebuffer_.id(), resolve_framebuffer_.id(), 0, 0, desc_.width,
-                         desc_.height, 0, 0, desc_.width, desc_.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  glBlitNamedFramebuffer(draw_framebuffer_.id(), resolve_framebuffer_.id(), 0, 0, desc_.width, desc_.height, 0, 0,
+                         desc_.width, desc_.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
 }
 
 Result<void> RenderTarget::read_rgba8(std::span<uint8_t> rgba) const {
   const size_t row = size_t(desc_.width) * 4;
   const size_t bytes = row * size_t(desc_.height);
   if (rgba.size() != bytes) {
-    return make_error(ErrorCode::Argument, size_text(desc_), "readback needs " + std::to_string(bytes) +
-                                            " bytes, got a span of " + std::to_string(rgba.size()));
+    return make_error(
+        ErrorCode::Argument, size_text(desc_),
+        "readback needs " + std::to_string(bytes) + " bytes, got a span of " + std::to_string(rgba.size()));
   }
   resolve();
   // A pack buffer bound by the caller would receive the pixels instead of `rgba`; the pack

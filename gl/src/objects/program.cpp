@@ -167,8 +167,7 @@ Result<Program> build_program(const ProgramDesc& desc) {
   }
   std::vector<Shader> shaders;
   for (const ShaderSource& source : desc.shaders) {
-    const std::string name =
-        source.name.empty() ? desc.name + stage_suffix(source.stage) : source.name;
+    const std::string name = source.name.empty() ? desc.name + stage_suffix(source.stage) : source.name;
     const std::string text = preprocess(desc, source);
     Shader shader(glCreateShader(stage_enum(source.stage)));
     if (!shader) {
@@ -181,8 +180,8 @@ Result<Program> build_program(const ProgramDesc& desc) {
     GLint compiled = GL_FALSE;
     glGetShaderiv(shader.id(), GL_COMPILE_STATUS, &compiled);
     if (compiled != GL_TRUE) {
-      return Error{ErrorCode::Gl, name + " (" + stage_name(source.stage) + " shader): compile failed: " +
-                   quote_log(shader_log(shader.id()), source.source)};
+      return Error{ErrorCode::Gl, name + " (" + stage_name(source.stage) +
+                                      " shader): compile failed: " + quote_log(shader_log(shader.id()), source.source)};
     }
     shaders.push_back(std::move(shader));
   }
@@ -192,8 +191,7 @@ Result<Program> build_program(const ProgramDesc& desc) {
   if (!desc.feedback_varyings.empty()) {
     std::vector<const GLchar*> names;
     for (const std::string& varying : desc.feedback_varyings) names.push_back(varying.c_str());
-    glTransformFeedbackVaryings(program.id(), static_cast<GLsizei>(names.size()), names.data(),
-                                GL_INTERLEAVED_ATTRIBS);
+    glTransformFeedbackVaryings(program.id(), static_cast<GLsizei>(names.size()), names.data(), GL_INTERLEAVED_ATTRIBS);
   }
   glLinkProgram(program.id());
   for (const Shader& shader : shaders) glDetachShader(program.id(), shader.id());
@@ -205,12 +203,11 @@ Result<Program> build_program(const ProgramDesc& desc) {
   return program;
 }
 
-int uniform_location(const Program& program, const char* name) {
-  return glGetUniformLocation(program.id(), name);
-}
+int uniform_location(const Program& program, const char* name) { return glGetUniformLocation(program.id(), name); }
 
 bool UniformCache::changed(int location, const void* bytes, size_t size) {
-  const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.location == location; });
+  const auto it =
+      std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.location == location; });
   if (it == entries_.end()) {
     entries_.push_back({location, uint32_t(values_.size()), uint32_t(size)});
     const auto* b = static_cast<const uint8_t*>(bytes);

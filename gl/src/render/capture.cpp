@@ -12,24 +12,81 @@ namespace {
 // Scalar kind and count of a transform feedback varying's type; false for doubles and others.
 bool describe_type(GLenum type, CaptureScalar& scalar, int& components) {
   switch (type) {
-    case GL_FLOAT: scalar = CaptureScalar::F32; components = 1; return true;
-    case GL_FLOAT_VEC2: scalar = CaptureScalar::F32; components = 2; return true;
-    case GL_FLOAT_VEC3: scalar = CaptureScalar::F32; components = 3; return true;
-    case GL_FLOAT_VEC4: scalar = CaptureScalar::F32; components = 4; return true;
-    case GL_FLOAT_MAT2: scalar = CaptureScalar::F32; components = 4; return true;
-    case GL_FLOAT_MAT3: scalar = CaptureScalar::F32; components = 9; return true;
-    case GL_FLOAT_MAT4: scalar = CaptureScalar::F32; components = 16; return true;
-    case GL_FLOAT_MAT2x3: case GL_FLOAT_MAT3x2: scalar = CaptureScalar::F32; components = 6; return true;
-    case GL_FLOAT_MAT2x4: case GL_FLOAT_MAT4x2: scalar = CaptureScalar::F32; components = 8; return true;
-    case GL_FLOAT_MAT3x4: case GL_FLOAT_MAT4x3: scalar = CaptureScalar::F32; components = 12; return true;
-    case GL_INT: scalar = CaptureScalar::I32; components = 1; return true;
-    case GL_INT_VEC2: scalar = CaptureScalar::I32; components = 2; return true;
-    case GL_INT_VEC3: scalar = CaptureScalar::I32; components = 3; return true;
-    case GL_INT_VEC4: scalar = CaptureScalar::I32; components = 4; return true;
-    case GL_UNSIGNED_INT: scalar = CaptureScalar::U32; components = 1; return true;
-    case GL_UNSIGNED_INT_VEC2: scalar = CaptureScalar::U32; components = 2; return true;
-    case GL_UNSIGNED_INT_VEC3: scalar = CaptureScalar::U32; components = 3; return true;
-    case GL_UNSIGNED_INT_VEC4: scalar = CaptureScalar::U32; components = 4; return true;
+    case GL_FLOAT:
+      scalar = CaptureScalar::F32;
+      components = 1;
+      return true;
+    case GL_FLOAT_VEC2:
+      scalar = CaptureScalar::F32;
+      components = 2;
+      return true;
+    case GL_FLOAT_VEC3:
+      scalar = CaptureScalar::F32;
+      components = 3;
+      return true;
+    case GL_FLOAT_VEC4:
+      scalar = CaptureScalar::F32;
+      components = 4;
+      return true;
+    case GL_FLOAT_MAT2:
+      scalar = CaptureScalar::F32;
+      components = 4;
+      return true;
+    case GL_FLOAT_MAT3:
+      scalar = CaptureScalar::F32;
+      components = 9;
+      return true;
+    case GL_FLOAT_MAT4:
+      scalar = CaptureScalar::F32;
+      components = 16;
+      return true;
+    case GL_FLOAT_MAT2x3:
+    case GL_FLOAT_MAT3x2:
+      scalar = CaptureScalar::F32;
+      components = 6;
+      return true;
+    case GL_FLOAT_MAT2x4:
+    case GL_FLOAT_MAT4x2:
+      scalar = CaptureScalar::F32;
+      components = 8;
+      return true;
+    case GL_FLOAT_MAT3x4:
+    case GL_FLOAT_MAT4x3:
+      scalar = CaptureScalar::F32;
+      components = 12;
+      return true;
+    case GL_INT:
+      scalar = CaptureScalar::I32;
+      components = 1;
+      return true;
+    case GL_INT_VEC2:
+      scalar = CaptureScalar::I32;
+      components = 2;
+      return true;
+    case GL_INT_VEC3:
+      scalar = CaptureScalar::I32;
+      components = 3;
+      return true;
+    case GL_INT_VEC4:
+      scalar = CaptureScalar::I32;
+      components = 4;
+      return true;
+    case GL_UNSIGNED_INT:
+      scalar = CaptureScalar::U32;
+      components = 1;
+      return true;
+    case GL_UNSIGNED_INT_VEC2:
+      scalar = CaptureScalar::U32;
+      components = 2;
+      return true;
+    case GL_UNSIGNED_INT_VEC3:
+      scalar = CaptureScalar::U32;
+      components = 3;
+      return true;
+    case GL_UNSIGNED_INT_VEC4:
+      scalar = CaptureScalar::U32;
+      components = 4;
+      return true;
     default: return false;
   }
 }
@@ -53,8 +110,9 @@ Result<VertexCapture> VertexCapture::create(const CaptureDesc& desc) {
   GLint count = 0;
   glGetProgramiv(capture.program_.id(), GL_TRANSFORM_FEEDBACK_VARYINGS, &count);
   if (count != static_cast<GLint>(desc.outputs.size())) {
-    return make_error(ErrorCode::Argument, desc.name, "the linked program captures " + std::to_string(count) +
-                                     " outputs, " + std::to_string(desc.outputs.size()) + " asked");
+    return make_error(ErrorCode::Argument, desc.name,
+                      "the linked program captures " + std::to_string(count) + " outputs, " +
+                          std::to_string(desc.outputs.size()) + " asked");
   }
   for (GLuint i = 0; i < static_cast<GLuint>(count); ++i) {
     char name[256] = {};
@@ -67,9 +125,10 @@ Result<VertexCapture> VertexCapture::create(const CaptureDesc& desc) {
     if (!describe_type(type, field.scalar, components)) {
       char type_text[16];
       std::snprintf(type_text, sizeof(type_text), "0x%04x", type);
-      return make_error(ErrorCode::Argument, desc.name, "output '" + field.name + "' has a type (" + type_text +
-                                       ") that capture does not read (doubles, say): use float, "
-                                       "int or uint vectors");
+      return make_error(ErrorCode::Argument, desc.name,
+                        "output '" + field.name + "' has a type (" + type_text +
+                            ") that capture does not read (doubles, say): use float, "
+                            "int or uint vectors");
     }
     field.components = components * size;  // arrays: size elements
     field.offset_bytes = capture.record_bytes_;
@@ -88,8 +147,8 @@ Result<VertexCapture> VertexCapture::create(const CaptureDesc& desc) {
   return capture;
 }
 
-Result<void> VertexCapture::run(uint32_t vertex_count, uint32_t instance_count,
-                                std::span<std::byte> out, uint32_t vertex_array) {
+Result<void> VertexCapture::run(uint32_t vertex_count, uint32_t instance_count, std::span<std::byte> out,
+                                uint32_t vertex_array) {
   const uint64_t records = uint64_t(vertex_count) * instance_count;
   const uint64_t bytes = records * record_bytes_;
   if (bytes > uint64_t(std::numeric_limits<GLsizeiptr>::max()) ||
@@ -98,9 +157,9 @@ Result<void> VertexCapture::run(uint32_t vertex_count, uint32_t instance_count,
     return make_error(ErrorCode::Limit, name_, "too many records to capture at once (" + std::to_string(records) + ")");
   }
   if (out.size() != bytes) {
-    return make_error(ErrorCode::Limit, name_, std::to_string(vertex_count) + " x " + std::to_string(instance_count) +
-                                 " records need " + std::to_string(bytes) + " bytes, got " +
-                                 std::to_string(out.size()));
+    return make_error(ErrorCode::Limit, name_,
+                      std::to_string(vertex_count) + " x " + std::to_string(instance_count) + " records need " +
+                          std::to_string(bytes) + " bytes, got " + std::to_string(out.size()));
   }
   if (records == 0) return {};
   if (buffer_bytes_ < bytes) {
@@ -136,8 +195,9 @@ Result<void> VertexCapture::run(uint32_t vertex_count, uint32_t instance_count,
   GLuint64 written = 0;
   glGetQueryObjectui64v(written_.id(), GL_QUERY_RESULT, &written);
   if (written != records) {
-    return make_error(ErrorCode::Gl, name_, "transform feedback wrote " + std::to_string(written) + " of " +
-                                 std::to_string(records) + " records");
+    return make_error(
+        ErrorCode::Gl, name_,
+        "transform feedback wrote " + std::to_string(written) + " of " + std::to_string(records) + " records");
   }
   glGetNamedBufferSubData(buffer_.id(), 0, static_cast<GLsizeiptr>(bytes), out.data());
   return {};
@@ -150,8 +210,7 @@ Result<std::vector<float>> VertexCapture::run_floats(uint32_t vertex_count, uint
       return make_error(ErrorCode::Argument, name_, "run_floats: output '" + field.name + "' is not float");
   }
   std::vector<float> values(size_t(vertex_count) * instance_count * (record_bytes_ / 4));
-  Result<void> done = run(vertex_count, instance_count, std::as_writable_bytes(std::span<float>(values)),
-                          vertex_array);
+  Result<void> done = run(vertex_count, instance_count, std::as_writable_bytes(std::span<float>(values)), vertex_array);
   if (!done) return done.error();
   return values;
 }

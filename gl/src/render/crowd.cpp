@@ -49,9 +49,10 @@ Result<Crowd> Crowd::create(const VatGpu& vat, uint32_t instance_count, const Cr
   GLint max_texels = 0;
   glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
   if (uint64_t(instance_count) * kInstanceTexels > uint64_t(uint32_t(max_texels))) {
-    return make_error(ErrorCode::Limit, vat.source(), std::to_string(instance_count) + " instances: the playback table would need " +
-                                        std::to_string(uint64_t(instance_count) * kInstanceTexels) +
-                                        " texels, over this GPU's buffer texture limit of " + std::to_string(max_texels));
+    return make_error(ErrorCode::Limit, vat.source(),
+                      std::to_string(instance_count) + " instances: the playback table would need " +
+                          std::to_string(uint64_t(instance_count) * kInstanceTexels) +
+                          " texels, over this GPU's buffer texture limit of " + std::to_string(max_texels));
   }
   Crowd crowd;
   crowd.impl_ = std::make_unique<Impl>();
@@ -114,11 +115,14 @@ const glm::mat4& Crowd::world(uint32_t index) const { return impl_->worlds[index
 Result<void> Crowd::set_drawn(std::span<const uint32_t> logical) {
   Impl& m = *impl_;
   if (logical.size() > m.count) {
-    return make_error(ErrorCode::Argument, m.vat->source(), "drawn list of " + std::to_string(logical.size()) +
-                                           " instances, more than the crowd's " + std::to_string(m.count));
+    return make_error(ErrorCode::Argument, m.vat->source(),
+                      "drawn list of " + std::to_string(logical.size()) + " instances, more than the crowd's " +
+                          std::to_string(m.count));
   }
   for (uint32_t i : logical) {
-    if (i >= m.count) return make_error(ErrorCode::Argument, m.vat->source(), "drawn list names instance " + std::to_string(i) + " of " + std::to_string(m.count));
+    if (i >= m.count)
+      return make_error(ErrorCode::Argument, m.vat->source(),
+                        "drawn list names instance " + std::to_string(i) + " of " + std::to_string(m.count));
   }
   if (logical.empty()) {
     for (uint32_t i = 0; i < m.count; ++i) m.drawn[i] = i;
@@ -163,8 +167,8 @@ size_t Crowd::sync() {
         end = m.world_dirty[i] + 1;
         m.world_dirty_flag[m.world_dirty[i]] = 0;
       }
-      glNamedBufferSubData(m.world_gpu.buffer.id(), GLintptr(first * kWorldBytes), GLsizeiptr((end - first) * kWorldBytes),
-                           &m.worlds[first]);
+      glNamedBufferSubData(m.world_gpu.buffer.id(), GLintptr(first * kWorldBytes),
+                           GLsizeiptr((end - first) * kWorldBytes), &m.worlds[first]);
       bytes += (end - first) * kWorldBytes;
     }
     m.world_dirty.clear();
@@ -181,9 +185,9 @@ Result<void> Crowd::set_static_pose(std::span<const glm::vec3> positions, std::s
   Impl& m = *impl_;
   const uint32_t n = m.vat->vertex_count();
   if (positions.size() != n || normals.size() != n) {
-    return make_error(ErrorCode::Argument, m.vat->source(), "static pose of " + std::to_string(positions.size()) + " positions and " +
-                                           std::to_string(normals.size()) + " normals; the VAT has " +
-                                           std::to_string(n) + " vertices");
+    return make_error(ErrorCode::Argument, m.vat->source(),
+                      "static pose of " + std::to_string(positions.size()) + " positions and " +
+                          std::to_string(normals.size()) + " normals; the VAT has " + std::to_string(n) + " vertices");
   }
   if (!m.static_lit.program) {
     Result<CrowdProgram> lit = build_crowd_program(*m.vat, false, true);

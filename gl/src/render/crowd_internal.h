@@ -19,7 +19,7 @@ constexpr int kUnitWorld = 6;
 constexpr int kUnitDrawn = 7;
 constexpr int kUnitBaseColor = 8;
 constexpr int kUnitShadow = 9;
-constexpr int kUnitRowBounds = 10;  // cull.comp's u_cull_row_bounds
+constexpr int kUnitRowBounds = 10;   // cull.comp's u_cull_row_bounds
 constexpr int kUnitCache = 11;       // crowd.vert's u_crowd_pose_cache
 constexpr int kUnitInfluences = 12;  // crowd.vert's u_crowd_slots0, weights0, slots1, weights1 (12-15)
 
@@ -35,7 +35,7 @@ constexpr uint32_t kCacheCounter = kMaxLevels;
 constexpr uint32_t kCullGroupSize = 64;
 constexpr uint32_t kCullMaxGroups = 65535;
 constexpr size_t kCommandBytes = 5 * sizeof(uint32_t);  // DrawElementsIndirectCommand
-constexpr GLsizei kStorageBindings = 6;  // the culling passes' storage buffers, bindings 0-5
+constexpr GLsizei kStorageBindings = 6;                 // the culling passes' storage buffers, bindings 0-5
 
 struct CullProgram {
   Program program;
@@ -47,7 +47,6 @@ struct CullProgram {
   GLint lod_texel = -1;
   UniformCache uniforms, command_uniforms;  // of `program` and of `commands`
 };
-
 
 inline bool empty_bounds(const Bounds& b) { return b.min.x > b.max.x || b.min.y > b.max.y || b.min.z > b.max.z; }
 
@@ -112,17 +111,17 @@ struct Crowd::Impl {
 
   // GPU culling (cull.comp): the program is built with the crowd, the buffers on first use.
   CullProgram cull;
-  uint32_t levels = 1;               // the VAT's levels of detail, full mesh included
-  Buffer cull_counters;              // kCullPasses x kCounters: visible counts, cache entries
-  Buffer cull_commands;              // DrawElementsIndirectCommand per pass, group, level
-  Buffer cull_out[kCullPasses];      // levels segments of `count` entries each
+  uint32_t levels = 1;           // the VAT's levels of detail, full mesh included
+  Buffer cull_counters;          // kCullPasses x kCounters: visible counts, cache entries
+  Buffer cull_commands;          // DrawElementsIndirectCommand per pass, group, level
+  Buffer cull_out[kCullPasses];  // levels segments of `count` entries each
   Texture cull_out_texture[kCullPasses];
-  size_t entry_bytes = 4;            // per output entry: the logical index (, cache entry + 1)
-  uint32_t cache_capacity = 0;       // pose cache entries per pass (0: none)
-  Buffer cache[kCullPasses];         // made on the pass's first culled frame
+  size_t entry_bytes = 4;       // per output entry: the logical index (, cache entry + 1)
+  uint32_t cache_capacity = 0;  // pose cache entries per pass (0: none)
+  Buffer cache[kCullPasses];    // made on the pass's first culled frame
   Texture cache_texture[kCullPasses];
-  bool culled = false;               // the last render culled this crowd
-  uint32_t culled_levels = 1;        // levels drawn by the last culled render (1 without LOD)
+  bool culled = false;         // the last render culled this crowd
+  uint32_t culled_levels = 1;  // levels drawn by the last culled render (1 without LOD)
   bool culled_shadow = false;
 };
 

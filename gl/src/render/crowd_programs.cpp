@@ -35,9 +35,7 @@ void set_crowd_samplers(GLuint p) {
 }
 
 bool uses_cache(const VatGpu& vat) { return vat.encoding() == Encoding::Delta || !vat.metadata().slots.empty(); }
-size_t cache_texels(const VatGpu& vat) {
-  return vat.encoding() == Encoding::Rig ? vat.metadata().slots.size() * 3 : 2;
-}
+size_t cache_texels(const VatGpu& vat) { return vat.encoding() == Encoding::Rig ? vat.metadata().slots.size() * 3 : 2; }
 
 Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose) {
   ProgramDesc desc;
@@ -51,7 +49,8 @@ Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool st
   if (shadow) {
     fragment = detail::shader_text("shadow.frag");
   } else {
-    fragment = std::string(detail::shader_text("lighting.glsl")) + "\n" + std::string(detail::shader_text("crowd.frag"));
+    fragment =
+        std::string(detail::shader_text("lighting.glsl")) + "\n" + std::string(detail::shader_text("crowd.frag"));
   }
   desc.shaders = {{ShaderStage::Vertex, std::move(vertex), ""}, {ShaderStage::Fragment, std::move(fragment), ""}};
   Result<Program> built = build_program(desc);

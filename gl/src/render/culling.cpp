@@ -41,7 +41,7 @@ void ensure_cull_buffers(Crowd::Impl& m) {
         c[0] = g.index_count;
         c[1] = 0;  // instance count: copied from the counters each frame
         c[2] = g.first_index;
-        c[3] = 0;  // base vertex
+        c[3] = 0;                // base vertex
         c[4] = level * m.count;  // base instance: the level's segment of the output list
       }
     }
@@ -111,9 +111,9 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   units[kUnitRowBounds] = m.vat->row_bounds_texture();
   glBindTextures(0, GLsizei(units.size()), units.data());
   // Whole buffers with base offsets as uniforms: bound ranges would need the SSBO offset alignment.
-  const GLuint storage[kStorageBindings] = {m.drawn_gpu.buffer.id(), m.world_gpu.buffer.id(), m.cull_out[pass].id(),
-                                            m.cull_counters.id(),    m.cull_commands.id(),
-                                            cache_capacity > 0 ? m.cache[pass].id() : 0u};
+  const GLuint storage[kStorageBindings] = {m.drawn_gpu.buffer.id(), m.world_gpu.buffer.id(),
+                                            m.cull_out[pass].id(),   m.cull_counters.id(),
+                                            m.cull_commands.id(),    cache_capacity > 0 ? m.cache[pass].id() : 0u};
   glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, kStorageBindings, storage);
   u.set(p, c.cull_counter_base, uint32_t(pass) * kCounters);
   const uint32_t per_dispatch = kCullMaxGroups * kCullGroupSize;
@@ -144,7 +144,9 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
 
 Result<CullingStats> Renderer::read_culling_stats(const Crowd& crowd) const {
   const Crowd::Impl& m = *crowd.impl_;
-  if (!m.culled) return make_error(ErrorCode::Argument, m.vat->source(), "the crowd was not drawn with GPU culling in the last frame");
+  if (!m.culled)
+    return make_error(ErrorCode::Argument, m.vat->source(),
+                      "the crowd was not drawn with GPU culling in the last frame");
   uint32_t counts[kCullPasses * kCounters] = {};
   glGetNamedBufferSubData(m.cull_counters.id(), 0, sizeof(counts), counts);
   CullingStats out;

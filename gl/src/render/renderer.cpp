@@ -44,8 +44,9 @@ Result<Renderer> Renderer::create(const RendererDesc& desc) {
   GLint max_texture = 0;
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
   if (desc.shadow_map_size < 1 || desc.shadow_map_size > max_texture) {
-    return make_error(ErrorCode::Argument, "renderer", "shadow map size " + std::to_string(desc.shadow_map_size) + " outside 1.." +
-                                      std::to_string(max_texture));
+    return make_error(
+        ErrorCode::Argument, "renderer",
+        "shadow map size " + std::to_string(desc.shadow_map_size) + " outside 1.." + std::to_string(max_texture));
   }
   Renderer r;
   r.impl_ = std::make_unique<Impl>();
@@ -70,10 +71,10 @@ Result<Renderer> Renderer::create(const RendererDesc& desc) {
 
   ProgramDesc ground;
   ground.name = "ground";
-  ground.shaders = {{ShaderStage::Vertex, std::string(detail::shader_text("ground.vert")), ""},
-                    {ShaderStage::Fragment,
-                     std::string(detail::shader_text("lighting.glsl")) + "\n" + std::string(detail::shader_text("ground.frag")),
-                     ""}};
+  ground.shaders = {
+      {ShaderStage::Vertex, std::string(detail::shader_text("ground.vert")), ""},
+      {ShaderStage::Fragment,
+       std::string(detail::shader_text("lighting.glsl")) + "\n" + std::string(detail::shader_text("ground.frag")), ""}};
   Result<Program> built = build_program(ground);
   if (!built) return built.error();
   m.ground = std::move(*built);
@@ -101,8 +102,8 @@ void set_lighting(const LightingSlots& s, UniformCache& u, GLuint p, const Light
 // `cull_pass` >= 0: the indirect draws of that culling pass (one multi-draw over the levels per
 // group; the shadow pass, which needs no material, one over every group); else every drawn
 // instance at full detail.
-void draw_crowd(Crowd::Impl& m, CrowdProgram& prog, const glm::mat4& view_projection, float time_s,
-                bool shadow_pass, bool blend_pass, int cull_pass, GLuint shadow_map, RenderStats& stats) {
+void draw_crowd(Crowd::Impl& m, CrowdProgram& prog, const glm::mat4& view_projection, float time_s, bool shadow_pass,
+                bool blend_pass, int cull_pass, GLuint shadow_map, RenderStats& stats) {
   const VatGpu& vat = *m.vat;
   const GLuint p = prog.program.id();
   glUseProgram(p);
@@ -121,7 +122,8 @@ void draw_crowd(Crowd::Impl& m, CrowdProgram& prog, const glm::mat4& view_projec
   if (shadow_pass && cull_pass >= 0) {
     // Casters need no material: one multi-draw over every group's commands, which are contiguous
     // within a pass (command_offset); a level the pass did not use has no instances.
-    glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, reinterpret_cast<const void*>(command_offset(m, cull_pass, 0, 0)),
+    glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT,
+                                reinterpret_cast<const void*>(command_offset(m, cull_pass, 0, 0)),
                                 GLsizei(vat.groups().size() * m.levels), 0);
     ++stats.draw_calls;
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);

@@ -109,14 +109,17 @@ struct VatGpu::Upload {
     for (const Plane& p : vat.planes) {
       // A delta's Slots plane only serves CPU sockets: the vertex shader never reads it.
       if (!rig && p.semantic == PlaneSemantic::Slots) continue;
-      if (p.width == 0 || p.height == 0) return make_error(ErrorCode::Corrupt, where, std::string("plane ") + to_string(p.semantic) + " is empty");
+      if (p.width == 0 || p.height == 0)
+        return make_error(ErrorCode::Corrupt, where, std::string("plane ") + to_string(p.semantic) + " is empty");
       if (p.width > uint32_t(max_texture) || p.height > uint32_t(max_texture)) {
-        return make_error(ErrorCode::Limit, where, std::string("plane ") + to_string(p.semantic) + " is " + std::to_string(p.width) +
-                                     " x " + std::to_string(p.height) + " texels, over this GPU's texture limit of " +
-                                     std::to_string(max_texture) + " (bake with max_texture_size " +
-                                     std::to_string(max_texture) + ")");
+        return make_error(ErrorCode::Limit, where,
+                          std::string("plane ") + to_string(p.semantic) + " is " + std::to_string(p.width) + " x " +
+                              std::to_string(p.height) + " texels, over this GPU's texture limit of " +
+                              std::to_string(max_texture) + " (bake with max_texture_size " +
+                              std::to_string(max_texture) + ")");
       }
-      if (p.data.size() < p.byte_size()) return make_error(ErrorCode::Corrupt, where, std::string("plane ") + to_string(p.semantic) + " is truncated");
+      if (p.data.size() < p.byte_size())
+        return make_error(ErrorCode::Corrupt, where, std::string("plane ") + to_string(p.semantic) + " is truncated");
       const TexelUpload f = upload_format(p.format);
       Texture t = create_texture_2d(f.internal_format, int(p.width), int(p.height), 1);
       glTextureSubImage2D(t.id(), 0, 0, 0, GLsizei(p.width), GLsizei(p.height), f.format, f.type, p.data.data());
@@ -125,7 +128,8 @@ struct VatGpu::Upload {
       out.plane_textures_.push_back(std::move(t));
     }
     if (rig ? out.plane(PlaneSemantic::Slots) == nullptr : out.plane(PlaneSemantic::Position) == nullptr) {
-      return make_error(ErrorCode::Corrupt, where, rig ? "rig VAT without a slots plane" : "delta VAT without a position plane");
+      return make_error(ErrorCode::Corrupt, where,
+                        rig ? "rig VAT without a slots plane" : "delta VAT without a position plane");
     }
     return {};
   }
@@ -134,8 +138,9 @@ struct VatGpu::Upload {
   Result<void> row_ranges() {
     if (vat.precision != Precision::Q16) return {};
     if (vat.frame_rows == 0 || vat.frame_rows > uint32_t(max_texture)) {
-      return make_error(ErrorCode::Limit, where, std::to_string(vat.frame_rows) + " frame rows: over this GPU's texture limit of " +
-                                   std::to_string(max_texture));
+      return make_error(ErrorCode::Limit, where,
+                        std::to_string(vat.frame_rows) + " frame rows: over this GPU's texture limit of " +
+                            std::to_string(max_texture));
     }
     std::vector<glm::vec4> ranges(size_t(vat.frame_rows) * 2, glm::vec4(0.0f));
     for (const VatClip& c : vat.clips) {
@@ -193,14 +198,18 @@ struct VatGpu::Upload {
     const auto& tangents = rig ? g.bind_tangents : g.tangents;
     attribute(cb, kAttribPosition, vec_data(positions), positions.size(), 3, sizeof(glm::vec3), kConstZero, false);
     attribute(cb, kAttribNormal, vec_data(normals), normals.size(), 3, sizeof(glm::vec3), kConstNormal, false);
-    attribute(cb, kAttribTexcoord0, vec_data(g.texcoords0), g.texcoords0.size(), 2, sizeof(glm::vec2), kConstZero, false);
+    attribute(cb, kAttribTexcoord0, vec_data(g.texcoords0), g.texcoords0.size(), 2, sizeof(glm::vec2), kConstZero,
+              false);
     attribute(cb, kAttribColor0, vec_data(g.colors0), g.colors0.size(), 4, sizeof(glm::vec4), kConstOne, false);
     attribute(cb, kAttribTangent, vec_data(tangents), tangents.size(), 4, sizeof(glm::vec4), kConstZero, false);
-    const GLuint influences[4] = {
-        attribute(cb, kAttribSlots0, rig ? vec_data(g.slots0) : nullptr, g.slots0.size(), 4, sizeof(glm::u16vec4), kConstSlots, true),
-        attribute(cb, kAttribWeights0, rig ? vec_data(g.slot_weights0) : nullptr, g.slot_weights0.size(), 4, sizeof(glm::vec4), kConstZero, false),
-        attribute(cb, kAttribSlots1, rig ? vec_data(g.slots1) : nullptr, g.slots1.size(), 4, sizeof(glm::u16vec4), kConstSlots, true),
-        attribute(cb, kAttribWeights1, rig ? vec_data(g.slot_weights1) : nullptr, g.slot_weights1.size(), 4, sizeof(glm::vec4), kConstZero, false)};
+    const GLuint influences[4] = {attribute(cb, kAttribSlots0, rig ? vec_data(g.slots0) : nullptr, g.slots0.size(), 4,
+                                            sizeof(glm::u16vec4), kConstSlots, true),
+                                  attribute(cb, kAttribWeights0, rig ? vec_data(g.slot_weights0) : nullptr,
+                                            g.slot_weights0.size(), 4, sizeof(glm::vec4), kConstZero, false),
+                                  attribute(cb, kAttribSlots1, rig ? vec_data(g.slots1) : nullptr, g.slots1.size(), 4,
+                                            sizeof(glm::u16vec4), kConstSlots, true),
+                                  attribute(cb, kAttribWeights1, rig ? vec_data(g.slot_weights1) : nullptr,
+                                            g.slot_weights1.size(), 4, sizeof(glm::vec4), kConstZero, false)};
     for (int k = 0; k < 4; ++k) {
       if (influences[k] == 0) continue;
       Texture t = create_texture(GL_TEXTURE_BUFFER);
@@ -211,9 +220,11 @@ struct VatGpu::Upload {
 
     // One index buffer: the full mesh, then each level of detail.
     std::vector<uint32_t> all_indices = g.indices;
-    for (const LodLevel& level : g.lods) all_indices.insert(all_indices.end(), level.indices.begin(), level.indices.end());
+    for (const LodLevel& level : g.lods)
+      all_indices.insert(all_indices.end(), level.indices.begin(), level.indices.end());
     for (uint32_t i : all_indices) {
-      if (i >= g.vertex_count()) return make_error(ErrorCode::Corrupt, where, "index " + std::to_string(i) + " past the vertex count");
+      if (i >= g.vertex_count())
+        return make_error(ErrorCode::Corrupt, where, "index " + std::to_string(i) + " past the vertex count");
     }
     out.buffers_.push_back(create_buffer(all_indices.size() * 4, all_indices.data(), 0));
     out.gpu_bytes_ += all_indices.size() * 4;
@@ -229,8 +240,9 @@ struct VatGpu::Upload {
     }
     int w = 0, h = 0, channels = 0;
     auto over_limit = [&] {
-      return make_error(ErrorCode::Limit, where, "image " + std::to_string(image) + " is " + std::to_string(w) + " x " +
-                                   std::to_string(h) + ", over this GPU's texture limit");
+      return make_error(ErrorCode::Limit, where,
+                        "image " + std::to_string(image) + " is " + std::to_string(w) + " x " + std::to_string(h) +
+                            ", over this GPU's texture limit");
     };
     // The header first: a few bytes of PNG can declare an image of gigabytes, which decoding
     // would allocate before finding the data missing.
@@ -242,9 +254,10 @@ struct VatGpu::Upload {
     decoded.pixels = stbi_load_from_memory(im.bytes.data(), int(im.bytes.size()), &w, &h, &channels, 4);
     if (decoded.pixels == nullptr) {
       const char* why = stbi_failure_reason();
-      return make_error(ErrorCode::Parse, where, "image " + std::to_string(image) + (im.name.empty() ? "" : " (\"" + im.name + "\")") +
-                                   ": cannot decode " + (im.mime_type.empty() ? "it" : im.mime_type) + ": " +
-                                   (why ? why : "unknown reason"));
+      return make_error(ErrorCode::Parse, where,
+                        "image " + std::to_string(image) + (im.name.empty() ? "" : " (\"" + im.name + "\")") +
+                            ": cannot decode " + (im.mime_type.empty() ? "it" : im.mime_type) + ": " +
+                            (why ? why : "unknown reason"));
     }
     if (w > max_texture || h > max_texture) return over_limit();
     Texture t = create_texture_2d(GL_SRGB8_ALPHA8, w, h, mip_levels(w, h));
@@ -292,7 +305,8 @@ struct VatGpu::Upload {
         return make_error(ErrorCode::Corrupt, where, "a draw group runs past the index buffer");
       }
       const bool known = d.material >= 0 && size_t(d.material) < vat.materials.size();
-      out.groups_.push_back(GpuDrawGroup{d.first_index, d.index_count, known ? uint32_t(d.material) : default_material});
+      out.groups_.push_back(
+          GpuDrawGroup{d.first_index, d.index_count, known ? uint32_t(d.material) : default_material});
     }
     if (out.groups_.empty()) out.groups_.push_back(GpuDrawGroup{0, uint32_t(g.indices.size()), default_material});
     return {};
@@ -376,9 +390,11 @@ Result<VatGpu> VatGpu::upload(const Vat& vat, const VatUploadOptions& options) {
   out.defines_ = decode_defines(vat);
 
   const VatGeometry& g = vat.geometry;
-  if (g.vertex_count() == 0 || g.indices.empty()) return make_error(ErrorCode::Argument, where, "the VAT has no geometry to draw");
+  if (g.vertex_count() == 0 || g.indices.empty())
+    return make_error(ErrorCode::Argument, where, "the VAT has no geometry to draw");
   if (uint64_t(g.vertex_count()) > uint64_t(std::numeric_limits<int32_t>::max())) {
-    return make_error(ErrorCode::Limit, where, std::to_string(g.vertex_count()) + " vertices: more than gl_VertexID holds");
+    return make_error(ErrorCode::Limit, where,
+                      std::to_string(g.vertex_count()) + " vertices: more than gl_VertexID holds");
   }
   const bool rig = vat.encoding == Encoding::Rig;
   if (rig && (g.bind_positions.size() != g.vertex_count() || g.slots0.size() != g.vertex_count() ||

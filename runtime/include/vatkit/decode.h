@@ -73,9 +73,8 @@ struct SlotTransform {
 // (0, 0, 0) where the VAT has no rest (delta) or bind (rig) normals; tangents of a VAT without
 // tangents are (0, 0, 0, 0). `positions` may be empty when only
 // normals or tangents are wanted (then the count comes from the first non-empty span).
-void decode_vertices(const Vat& vat, const PoseBlend& pose, uint32_t first_vertex,
-                     std::span<glm::vec3> positions, std::span<glm::vec3> normals = {},
-                     std::span<glm::vec4> tangents = {});
+void decode_vertices(const Vat& vat, const PoseBlend& pose, uint32_t first_vertex, std::span<glm::vec3> positions,
+                     std::span<glm::vec3> normals = {}, std::span<glm::vec4> tangents = {});
 
 // The transform stored for `slot` under `pose` (Vat::slots; requires a Slots plane). The
 // quaternion is normalized.

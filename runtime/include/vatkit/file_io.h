@@ -83,13 +83,13 @@ class OutputFile {
   OutputFile() = default;
   void abandon();
 
-  std::string name_;             // the path as given, for messages
-  std::filesystem::path target_; // what commit() renames over (symbolic links followed)
-  std::filesystem::path temp_;   // empty when written in place
-  std::intptr_t file_ = -1;     // the open file (a descriptor, or a Windows HANDLE), or -1
-  int signal_entry_ = -1;        // this temporary's place in the signal registry, or -1
+  std::string name_;              // the path as given, for messages
+  std::filesystem::path target_;  // what commit() renames over (symbolic links followed)
+  std::filesystem::path temp_;    // empty when written in place
+  std::intptr_t file_ = -1;       // the open file (a descriptor, or a Windows HANDLE), or -1
+  int signal_entry_ = -1;         // this temporary's place in the signal registry, or -1
   uint64_t size_ = 0;
-  bool done_ = false;            // committed, failed or moved from
+  bool done_ = false;  // committed, failed or moved from
 };
 
 // Writes `bytes` to `path` through an OutputFile: created, written, committed.
@@ -130,7 +130,7 @@ class InputFile {
   ~InputFile();
 
   const std::string& name() const { return name_; }  // the path, for messages
-  uint64_t size() const { return size_; }             // bytes, as fstat saw them at open()
+  uint64_t size() const { return size_; }            // bytes, as fstat saw them at open()
 
   // Reads exactly out.size() bytes at `offset`; fails (naming the path) when the file is shorter.
   Result<void> read_at(uint64_t offset, std::span<uint8_t> out) const;

@@ -81,10 +81,10 @@ struct PlaybackEvent {
 inline constexpr double kRebaseFoldAfterSeconds = 256.0;  // elapsed ulp there: 2^-16 s
 
 struct RebaseReport {
-  float shift = 0.0f;         // subtract from the clock
-  uint32_t exact = 0;         // tracks shifted exactly (or finished)
-  uint32_t folded = 0;        // tracks advanced by whole cycles
-  uint32_t rounded = 0;       // tracks whose start could only be rounded (first cycle, slow)
+  float shift = 0.0f;    // subtract from the clock
+  uint32_t exact = 0;    // tracks shifted exactly (or finished)
+  uint32_t folded = 0;   // tracks advanced by whole cycles
+  uint32_t rounded = 0;  // tracks whose start could only be rounded (first cycle, slow)
 };
 
 class InstanceTable {

@@ -44,8 +44,8 @@ PoseBlend pose_blend(const Vat& vat, const PlaybackSample& sample);
 
 // World-space positions (and normals when the span is non-empty) of vertices [first_vertex,
 // first_vertex + count) under `sample`, placed by `world`. Spans as in decode_vertices.
-Result<void> mirror_vertices(const Vat& vat, const PlaybackSample& sample, const glm::mat4& world, uint32_t first_vertex,
-                             std::span<glm::vec3> positions, std::span<glm::vec3> normals = {});
+Result<void> mirror_vertices(const Vat& vat, const PlaybackSample& sample, const glm::mat4& world,
+                             uint32_t first_vertex, std::span<glm::vec3> positions, std::span<glm::vec3> normals = {});
 
 // The world matrix of slot `slot`'s joint (decode_joint_world) placed by `world`.
 Result<glm::mat4> mirror_joint(const Vat& vat, const PlaybackSample& sample, const glm::mat4& world, uint32_t slot);

@@ -143,9 +143,9 @@ struct Instance {
   // showed at the moment of the write; set `from` only for a hand-made fade outside a table.
   float fade_duration = 0.0f;  // wall-clock seconds, >= 0; speed does not stretch it
   FadeCurve fade_curve = FadeCurve::Linear;
-  std::optional<Outgoing> from;    // ignored when fade_duration == 0
-  std::optional<float> fade_start; // clock time the fade (or weight ramp) begins; default start_time
-  float fade_weight = 1.0f;        // weight of `from` at fade_start, (0, 1]
+  std::optional<Outgoing> from;     // ignored when fade_duration == 0
+  std::optional<float> fade_start;  // clock time the fade (or weight ramp) begins; default start_time
+  float fade_weight = 1.0f;         // weight of `from` at fade_start, (0, 1]
 };
 
 // One band playing, fully resolved: what two texels of the packed row hold (instance_table.h).
@@ -153,10 +153,10 @@ struct Track {
   uint32_t first_row = 0;
   uint32_t rows = 1;
   LoopMode loop_mode = LoopMode::Repeat;
-  float end_phase = 1.0f;   // phase held once finished: 0 or 1
+  float end_phase = 1.0f;  // phase held once finished: 0 or 1
   float start_time = 0.0f;
-  float cycle_rate = 0.0f;  // cycles per second, speed * fps / (rows - 1) rounded once; 0 = holds
-  float end_time = kNever;  // clock time `finished` becomes true; kNever for never
+  float cycle_rate = 0.0f;                     // cycles per second, speed * fps / (rows - 1) rounded once; 0 = holds
+  float end_time = kNever;                     // clock time `finished` becomes true; kNever for never
   int32_t repetitions = kInfiniteRepetitions;  // cycles before finishing (1 for Once), -1 endless
 
   friend bool operator==(const Track&, const Track&) = default;
@@ -229,8 +229,7 @@ std::optional<float> ramp_ends_at(const Playback& playback);
 
 // A Track for a band playing from `start_time` under a resolved policy (validated by compile;
 // here it asserts). Exposed for tests and for tools that build Playbacks by hand.
-Track make_track(uint32_t first_row, uint32_t rows, float fps, float start_time,
-                 const ClipDefaults& policy);
+Track make_track(uint32_t first_row, uint32_t rows, float fps, float start_time, const ClipDefaults& policy);
 
 const char* to_string(FadeCurve);
 const char* to_string(BlendSync);

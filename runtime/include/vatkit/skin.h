@@ -36,10 +36,9 @@ struct VertexOutput {
 
 // Linear blend skinning of `in` (already morphed) with 4 influences (joints1/weights1 empty) or
 // 8. Writes `out` (same sizes as `in`, streams empty in `in` are not written).
-void skin_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0,
-                   std::span<const glm::vec4> weights0, std::span<const glm::u16vec4> joints1,
-                   std::span<const glm::vec4> weights1, std::span<const glm::mat4> joint_matrices,
-                   const glm::mat4& fallback, VertexOutput out);
+void skin_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0, std::span<const glm::vec4> weights0,
+                   std::span<const glm::u16vec4> joints1, std::span<const glm::vec4> weights1,
+                   std::span<const glm::mat4> joint_matrices, const glm::mat4& fallback, VertexOutput out);
 
 // Rigid transform of `in` by `matrix` (node animation of a non-skinned mesh), normals by its
 // inverse transpose.

@@ -104,7 +104,7 @@ struct Bounds {
 // bake.h; VerifyOptions{} sampling), in millimetres (file units taken as metres). The .vat.glb
 // stores it (format version 2, docs/format.md) so that `vatkit info` prints what the bake did.
 struct ClipAccuracy {
-  float on_rows_max_mm = 0.0f, on_rows_p99_mm = 0.0f;          // at the row times
+  float on_rows_max_mm = 0.0f, on_rows_p99_mm = 0.0f;            // at the row times
   float between_rows_max_mm = 0.0f, between_rows_p99_mm = 0.0f;  // at times between rows
   float normal_max_deg = 0.0f;                                   // worst normal direction error
 };
@@ -112,10 +112,10 @@ struct ClipAccuracy {
 struct VatClip {
   std::string name;               // the source animation's name ("" when the file named none)
   int32_t source_animation = -1;  // its index in the source asset's animations
-  uint32_t first_row = 0;  // first frame row of the band
-  uint32_t rows = 1;       // rows in the band: round(duration_s * nominal fps) + 1
-  float fps = 0.0f;        // exact row rate (rows - 1) / duration_s; 0 for a one-row clip
-  float duration_s = 0.0f; // 0 to the last key time of the source clip
+  uint32_t first_row = 0;         // first frame row of the band
+  uint32_t rows = 1;              // rows in the band: round(duration_s * nominal fps) + 1
+  float fps = 0.0f;               // exact row rate (rows - 1) / duration_s; 0 for a one-row clip
+  float duration_s = 0.0f;        // 0 to the last key time of the source clip
   ClipDefaults defaults;
   // Largest distance of any vertex from its rest position over the clip's rows (file units);
   // near 0 means the clip baked as a frozen pose. Delta: exact. Rig: an upper bound (the rig bake
@@ -126,8 +126,8 @@ struct VatClip {
   Bounds bounds;
 
   // Q16 ranges: what 0 and 65535 mean for this clip's rows (unused at other precisions).
-  Bounds delta_range;        // Delta: per-axis range of position deltas
-  Bounds translation_range;  // Slots plane (either encoding): per-axis range of translations
+  Bounds delta_range;                        // Delta: per-axis range of position deltas
+  Bounds translation_range;                  // Slots plane (either encoding): per-axis range of translations
   float scale_min = 1.0f, scale_max = 1.0f;  // Slots plane: range of scales
 
   // The bake's measurement of this clip; absent where it measured nothing (BakeOptions::measure
@@ -156,9 +156,9 @@ inline constexpr size_t kMaxVatSlots = 65536;
 
 // A slot of the rig encoding (also carried by delta bakes for joint sockets).
 struct VatSlot {
-  std::string name;               // the joint or node name
-  int32_t node = -1;              // node index in the source asset
-  glm::mat4 inverse_bind{1.0f};   // identity for a rigid part; world(node) = slot * inverse(this)
+  std::string name;              // the joint or node name
+  int32_t node = -1;             // node index in the source asset
+  glm::mat4 inverse_bind{1.0f};  // identity for a rigid part; world(node) = slot * inverse(this)
 };
 
 // A draw group: one material's triangles in the merged index buffer.

@@ -63,7 +63,9 @@ inline float half_to_float(uint16_t h) {
 
 inline constexpr float kHalfMax = 65504.0f;
 
-inline float max_abs(const glm::vec3& v) { return std::fmax(std::fabs(v.x), std::fmax(std::fabs(v.y), std::fabs(v.z))); }
+inline float max_abs(const glm::vec3& v) {
+  return std::fmax(std::fabs(v.x), std::fmax(std::fabs(v.y), std::fabs(v.z)));
+}
 
 // ---- 16-bit unsigned normalized --------------------------------------------------------------
 // Encode: q = round((v - lo) * s), s = 65535 / (hi - lo) computed once per range, clamped to
@@ -86,11 +88,11 @@ inline uint16_t quantize_unorm16_scaled(float v, float lo, float scale) {
   return uint16_t(u + 0.5f);
 }
 
-inline uint16_t quantize_unorm16(float v, float lo, float hi) { return quantize_unorm16_scaled(v, lo, unorm16_scale(lo, hi)); }
-
-inline float dequantize_unorm16(uint16_t q, float lo, float hi) {
-  return lo + (hi - lo) * unorm16_to_float(q);
+inline uint16_t quantize_unorm16(float v, float lo, float hi) {
+  return quantize_unorm16_scaled(v, lo, unorm16_scale(lo, hi));
 }
+
+inline float dequantize_unorm16(uint16_t q, float lo, float hi) { return lo + (hi - lo) * unorm16_to_float(q); }
 
 // Values in [-1, 1] (quaternion components, tangent xyzw): v = 2u - 1. Error <= 1/65535.
 inline uint16_t quantize_snorm_as_unorm16(float v) { return quantize_unorm16(v, -1.0f, 1.0f); }

@@ -78,8 +78,8 @@ inline SlotTransform slot_at(const Plane& p, const VatClip& clip, uint32_t row, 
 
 // Slot transforms blended by the hemisphere-flip rule; the quaternion is left unnormalized.
 inline SlotTransform blend_slots(const SlotTransform& a, SlotTransform b, float m) {
-  const float d = a.rotation.x * b.rotation.x + a.rotation.y * b.rotation.y +
-                  a.rotation.z * b.rotation.z + a.rotation.w * b.rotation.w;
+  const float d = a.rotation.x * b.rotation.x + a.rotation.y * b.rotation.y + a.rotation.z * b.rotation.z +
+                  a.rotation.w * b.rotation.w;
   if (d < 0.0f) b.rotation = -b.rotation;
   SlotTransform r;
   const glm::vec4 qa(a.rotation.x, a.rotation.y, a.rotation.z, a.rotation.w);
@@ -135,8 +135,7 @@ void check_rows(const Vat& vat, const RowBlend& b) {
 // influence per vertex costs several times as much).
 template <class SlotMatrix>
 void rig_vertices(const Vat& vat, SlotMatrix&& slot_matrix, uint32_t first, size_t count,
-                  std::span<glm::vec3> positions, std::span<glm::vec3> normals,
-                  std::span<glm::vec4> tangents) {
+                  std::span<glm::vec3> positions, std::span<glm::vec3> normals, std::span<glm::vec4> tangents) {
   if (count == 0) return;
   const VatGeometry& g = vat.geometry;
   const bool eight = !g.slots1.empty();
@@ -189,16 +188,15 @@ void rig_vertices(const Vat& vat, SlotMatrix&& slot_matrix, uint32_t first, size
   // Weights that sum to 0 (no slot) blend to the zero matrix, as the sum does. A VAT without
   // bind normals decodes zero normals (below).
   const bool has_normals = !g.bind_normals.empty();
-  const VertexSpan in{std::span<const glm::vec3>(g.bind_positions).subspan(first, count),
-                      has_normals ? std::span<const glm::vec3>(g.bind_normals).subspan(first, count)
-                                  : std::span<const glm::vec3>(),
-                      has_tangents ? std::span<const glm::vec4>(g.bind_tangents).subspan(first, count)
-                                   : std::span<const glm::vec4>()};
-  detail::blend_vertices(in, j0, std::span<const glm::vec4>(g.slot_weights0).subspan(first, count), j1,
-                         eight ? std::span<const glm::vec4>(g.slot_weights1).subspan(first, count)
-                               : std::span<const glm::vec4>(),
-                         matrices, glm::mat4(0.0f), VertexOutput{positions, normals, has_tangents ? tangents : std::span<glm::vec4>()},
-                         false);
+  const VertexSpan in{
+      std::span<const glm::vec3>(g.bind_positions).subspan(first, count),
+      has_normals ? std::span<const glm::vec3>(g.bind_normals).subspan(first, count) : std::span<const glm::vec3>(),
+      has_tangents ? std::span<const glm::vec4>(g.bind_tangents).subspan(first, count) : std::span<const glm::vec4>()};
+  detail::blend_vertices(
+      in, j0, std::span<const glm::vec4>(g.slot_weights0).subspan(first, count), j1,
+      eight ? std::span<const glm::vec4>(g.slot_weights1).subspan(first, count) : std::span<const glm::vec4>(),
+      matrices, glm::mat4(0.0f), VertexOutput{positions, normals, has_tangents ? tangents : std::span<glm::vec4>()},
+      false);
   if (!normals.empty() && !has_normals) std::fill(normals.begin(), normals.end(), glm::vec3(0.0f));
   if (!tangents.empty()) {
     for (size_t i = 0; i < count; ++i) {
@@ -211,8 +209,7 @@ void rig_vertices(const Vat& vat, SlotMatrix&& slot_matrix, uint32_t first, size
   }
 }
 
-size_t span_count(std::span<glm::vec3> positions, std::span<glm::vec3> normals,
-                  std::span<glm::vec4> tangents) {
+size_t span_count(std::span<glm::vec3> positions, std::span<glm::vec3> normals, std::span<glm::vec4> tangents) {
   size_t n = !positions.empty() ? positions.size() : !normals.empty() ? normals.size() : tangents.size();
   assert(positions.empty() || positions.size() == n);
   assert(normals.empty() || normals.size() == n);
@@ -240,9 +237,8 @@ RowBlend clip_rows_at(const Vat& vat, uint32_t clip, float time_s) {
   return r;
 }
 
-void decode_vertices(const Vat& vat, const PoseBlend& pose, uint32_t first_vertex,
-                     std::span<glm::vec3> positions, std::span<glm::vec3> normals,
-                     std::span<glm::vec4> tangents) {
+void decode_vertices(const Vat& vat, const PoseBlend& pose, uint32_t first_vertex, std::span<glm::vec3> positions,
+                     std::span<glm::vec3> normals, std::span<glm::vec4> tangents) {
   const size_t count = span_count(positions, normals, tangents);
   assert(size_t(first_vertex) + count <= vat.geometry.vertex_count());
   check_rows(vat, pose.a);
@@ -251,8 +247,9 @@ void decode_vertices(const Vat& vat, const PoseBlend& pose, uint32_t first_verte
 
   if (vat.encoding == Encoding::Rig) {
     const Plane& sp = plane_of(vat, PlaneSemantic::Slots);
-    rig_vertices(vat, [&](uint32_t s) { return codec::slot_affine(pose_slot(vat, sp, pose, s)); },
-                 first_vertex, count, positions, normals, tangents);
+    rig_vertices(
+        vat, [&](uint32_t s) { return codec::slot_affine(pose_slot(vat, sp, pose, s)); }, first_vertex, count,
+        positions, normals, tangents);
     return;
   }
 
@@ -278,7 +275,8 @@ void decode_vertices(const Vat& vat, const PoseBlend& pose, uint32_t first_verte
         normals[i] = rest_normal;
       } else {
         glm::vec3 n = lerp3(normal_at(vat, *np, a.row, v), normal_at(vat, *np, a.row_next, v), a.mix);
-        if (two) n = lerp3(n, lerp3(normal_at(vat, *np, b.row, v), normal_at(vat, *np, b.row_next, v), b.mix), pose.weight_b);
+        if (two)
+          n = lerp3(n, lerp3(normal_at(vat, *np, b.row, v), normal_at(vat, *np, b.row_next, v), b.mix), pose.weight_b);
         normals[i] = normalized_or(n, rest_normal);
       }
     }
@@ -329,19 +327,18 @@ glm::vec4 read_texel(const Vat& vat, PlaneSemantic plane, uint32_t row, uint32_t
   const Plane* pos = vat.plane(PlaneSemantic::Position);
   const bool q16_delta = vat.encoding == Encoding::Delta && pos && pos->format == TexelFormat::RGBA16Unorm;
   switch (plane) {
-    case PlaneSemantic::Position:
-      return glm::vec4(delta_at(plane_of(vat, plane), clip, row, texel), 0.0f);
+    case PlaneSemantic::Position: return glm::vec4(delta_at(plane_of(vat, plane), clip, row, texel), 0.0f);
     case PlaneSemantic::Normal:
       return glm::vec4(normal_at(vat, q16_delta ? *pos : plane_of(vat, plane), row, texel), 0.0f);
-    case PlaneSemantic::Tangent:
-      return tangent_at(plane_of(vat, plane), row, texel);
+    case PlaneSemantic::Tangent: return tangent_at(plane_of(vat, plane), row, texel);
     case PlaneSemantic::Slots: {
       const Plane& p = plane_of(vat, plane);
       const glm::vec4 t = codec::fetch_raw(p, row, texel);
       if (p.format != TexelFormat::RGBA16Unorm) return t;
       if (texel % 2 == 0) return 2.0f * t - 1.0f;
       const Bounds& r = clip.translation_range;
-      return glm::vec4(r.min + (r.max - r.min) * glm::vec3(t), clip.scale_min + (clip.scale_max - clip.scale_min) * t.w);
+      return glm::vec4(r.min + (r.max - r.min) * glm::vec3(t),
+                       clip.scale_min + (clip.scale_max - clip.scale_min) * t.w);
     }
   }
   return glm::vec4(0.0f);
@@ -353,7 +350,5 @@ SlotTransform read_slot(const Vat& vat, uint32_t row, uint32_t slot) {
   return slot_at(plane_of(vat, PlaneSemantic::Slots), clip, row, slot);
 }
 
-namespace codec {
-
-}  // namespace codec
+namespace codec {}  // namespace codec
 }  // namespace vatkit

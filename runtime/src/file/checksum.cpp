@@ -13,8 +13,8 @@
 
 namespace vatkit::vat_file_detail {
 
-std::optional<size_t> find_checksum_digits(std::span<const uint8_t> file,
-                                           std::span<const uint8_t> json_chunk, std::string* why) {
+std::optional<size_t> find_checksum_digits(std::span<const uint8_t> file, std::span<const uint8_t> json_chunk,
+                                           std::string* why) {
   const std::string_view text(reinterpret_cast<const char*>(json_chunk.data()), json_chunk.size());
   const std::string_view key(kChecksumKey, kChecksumKeyLength);
   const size_t first = text.find(key);

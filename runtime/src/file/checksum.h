@@ -24,8 +24,8 @@ inline constexpr size_t kChecksumDigits = 16;
 // Where the checksum digits are in `file`, given the JSON chunk's bytes inside it: the file
 // offset of the first digit. Fails (nullopt, with `why` set) when the key is missing, occurs more
 // than once, or is not followed by 16 bytes and a closing quote inside the JSON chunk.
-std::optional<size_t> find_checksum_digits(std::span<const uint8_t> file,
-                                           std::span<const uint8_t> json_chunk, std::string* why);
+std::optional<size_t> find_checksum_digits(std::span<const uint8_t> file, std::span<const uint8_t> json_chunk,
+                                           std::string* why);
 
 // The XXH3-64 of `file` with the 16 bytes at `digits_offset` read as '0', followed by the bytes
 // of `rest` (the remaining pieces of a file written in pieces; none for a whole file).

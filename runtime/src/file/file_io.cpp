@@ -99,7 +99,8 @@ Result<OutputFile> OutputFile::create(const std::filesystem::path& path) {
   }
   if (out.file_ == kNoFile) {
     out.temp_.clear();
-    return make_error(ErrorCode::Io, name, "cannot create a temporary file next to it (" + error_text(open_error) + ")");
+    return make_error(ErrorCode::Io, name,
+                      "cannot create a temporary file next to it (" + error_text(open_error) + ")");
   }
   out.signal_entry_ = register_temporary(out.temp_);
   if (Result<void> kept = platform::keep_attributes(out.file_, target, name); !kept) {
@@ -154,7 +155,8 @@ void OutputFile::abandon() {
 }
 
 Result<void> OutputFile::write(std::span<const uint8_t> bytes) {
-  if (done_ || file_ == kNoFile) return make_error(ErrorCode::Argument, name_, "write after the output was finished or abandoned");
+  if (done_ || file_ == kNoFile)
+    return make_error(ErrorCode::Argument, name_, "write after the output was finished or abandoned");
   if (const int error = platform::write_all(file_, bytes)) {
     abandon();
     return make_error(ErrorCode::Io, name_, "write failed (" + error_text(error) + ")");
@@ -257,8 +259,9 @@ Result<void> InputFile::read_at(uint64_t offset, std::span<uint8_t> out) const {
       return make_error(ErrorCode::Io, name_, "read failed (" + error_text(error) + ")");
     }
     if (n == 0) {
-      return make_error(ErrorCode::Io, name_, "ends at " + bytes_text(offset + done) + ", but " + bytes_text(offset + out.size()) +
-                                   " were expected (truncated, or changed while being read)");
+      return make_error(ErrorCode::Io, name_,
+                        "ends at " + bytes_text(offset + done) + ", but " + bytes_text(offset + out.size()) +
+                            " were expected (truncated, or changed while being read)");
     }
     done += n;
   }
@@ -268,9 +271,10 @@ Result<void> InputFile::read_at(uint64_t offset, std::span<uint8_t> out) const {
 Result<std::vector<uint8_t>> InputFile::read_rest(uint64_t offset, uint64_t max_bytes, const std::string& what) const {
   const uint64_t expected = size_ > offset ? size_ - offset : 0;
   auto too_large = [&](uint64_t at_least) {
-    return make_error(ErrorCode::Limit, name_, (at_least == expected ? "is " : "has at least ") + bytes_text(at_least) +
-                                 (offset ? " from byte " + std::to_string(offset) : std::string()) + ", more than " +
-                                 what + " (" + bytes_text(max_bytes) + ")");
+    return make_error(ErrorCode::Limit, name_,
+                      (at_least == expected ? "is " : "has at least ") + bytes_text(at_least) +
+                          (offset ? " from byte " + std::to_string(offset) : std::string()) + ", more than " + what +
+                          " (" + bytes_text(max_bytes) + ")");
   };
   if (expected > max_bytes) return too_large(expected);
   std::vector<uint8_t> bytes;

@@ -61,8 +61,8 @@ nlohmann::json json_array(const glm::vec3& v) { return json_array(std::span<cons
 nlohmann::json json_array(const glm::vec4& v) { return json_array(std::span<const float>(&v.x, 4)); }
 Result<Chunks> split_glb(std::span<const uint8_t> bytes, const std::string& name) {
   if (bytes.size() < kHeaderSize) {
-    return make_error(ErrorCode::Parse, name, "GLB header: file has " + std::to_string(bytes.size()) +
-                                " bytes, a GLB needs at least 12");
+    return make_error(ErrorCode::Parse, name,
+                      "GLB header: file has " + std::to_string(bytes.size()) + " bytes, a GLB needs at least 12");
   }
   if (get_u32(bytes.data()) != kMagic) return make_error(ErrorCode::Parse, name, "GLB header: magic is not \"glTF\"");
   const uint32_t version = get_u32(bytes.data() + 4);
@@ -71,14 +71,14 @@ Result<Chunks> split_glb(std::span<const uint8_t> bytes, const std::string& name
   }
   const uint32_t length = get_u32(bytes.data() + 8);
   if (length != bytes.size()) {
-    return make_error(ErrorCode::Parse, name, "GLB header: length " + std::to_string(length) + " but the file has " +
-                                std::to_string(bytes.size()) + " bytes");
+    return make_error(ErrorCode::Parse, name,
+                      "GLB header: length " + std::to_string(length) + " but the file has " +
+                          std::to_string(bytes.size()) + " bytes");
   }
   Chunks chunks;
   size_t offset = kHeaderSize;
   for (int index = 0; offset < bytes.size(); ++index) {
-    const std::string where = "GLB chunk " + std::to_string(index) + " at offset " +
-                              std::to_string(offset);
+    const std::string where = "GLB chunk " + std::to_string(index) + " at offset " + std::to_string(offset);
     if (bytes.size() - offset < kChunkHeaderSize) {
       return make_error(ErrorCode::Parse, name, where + ": truncated chunk header");
     }
@@ -86,12 +86,12 @@ Result<Chunks> split_glb(std::span<const uint8_t> bytes, const std::string& name
     const uint32_t chunk_type = get_u32(bytes.data() + offset + 4);
     const size_t data = offset + kChunkHeaderSize;
     if (chunk_length > bytes.size() - data) {
-      return make_error(ErrorCode::Parse, name, where + ": length " + std::to_string(chunk_length) +
-                                  " runs past the end of the file");
+      return make_error(ErrorCode::Parse, name,
+                        where + ": length " + std::to_string(chunk_length) + " runs past the end of the file");
     }
     if (chunk_length % 4 != 0) {
-      return make_error(ErrorCode::Parse, name, where + ": length " + std::to_string(chunk_length) +
-                                  " is not a multiple of 4");
+      return make_error(ErrorCode::Parse, name,
+                        where + ": length " + std::to_string(chunk_length) + " is not a multiple of 4");
     }
     const auto content = bytes.subspan(data, chunk_length);
     if (index == 0) {
@@ -101,9 +101,9 @@ Result<Chunks> split_glb(std::span<const uint8_t> bytes, const std::string& name
       chunks.bin = content;
       chunks.bin_offset = data;
     } else if (chunk_type == kChunkJson || chunk_type == kChunkBin) {
-      return make_error(ErrorCode::Parse, name, where + ": unexpected second " +
-                                  std::string(chunk_type == kChunkJson ? "JSON" : "BIN") +
-                                  " chunk");
+      return make_error(
+          ErrorCode::Parse, name,
+          where + ": unexpected second " + std::string(chunk_type == kChunkJson ? "JSON" : "BIN") + " chunk");
     }
     offset = data + chunk_length;
   }

@@ -47,8 +47,18 @@ inline std::string num(float v) { return detail::number_text(v); }
 // application-specific ones (leading underscore, ignored by viewers) for the rig's bind-space
 // geometry and slot influences.
 enum class Attr : uint8_t {
-  Position, Normal, Tangent, Texcoord0, Color0,
-  BindPosition, BindNormal, BindTangent, Slots0, Slots1, Weights0, Weights1,
+  Position,
+  Normal,
+  Tangent,
+  Texcoord0,
+  Color0,
+  BindPosition,
+  BindNormal,
+  BindTangent,
+  Slots0,
+  Slots1,
+  Weights0,
+  Weights1,
 };
 inline constexpr int kAttrCount = 12;
 

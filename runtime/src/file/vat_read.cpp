@@ -65,9 +65,9 @@ class Reader {
   void check_buffer();
   void claim(const ViewRange& range, uint32_t view_index, const std::string& who);
   ViewRange view(uint32_t index, const std::string& where);
-  std::span<const uint8_t> accessor(uint32_t index, ComponentType component, const char* type,
-                                    uint32_t element_bytes, const std::string& where,
-                                    uint32_t* count, uint32_t* byte_offset, uint32_t* view_index);
+  std::span<const uint8_t> accessor(uint32_t index, ComponentType component, const char* type, uint32_t element_bytes,
+                                    const std::string& where, uint32_t* count, uint32_t* byte_offset,
+                                    uint32_t* view_index);
   void read_extension(Vat& vat, const json& ext);
   void read_images(Vat& vat);
   void read_materials(Vat& vat);
@@ -106,17 +106,14 @@ void Reader::check_container() {
 
 void Reader::check_checksum() {
   std::string why;
-  const std::optional<size_t> digits =
-      vat_file_detail::find_checksum_digits(file_, chunks_.json, &why);
+  const std::optional<size_t> digits = vat_file_detail::find_checksum_digits(file_, chunks_.json, &why);
   if (!digits) fail(std::string(kExt) + ".checksum", why);
-  checksum_digits_.assign(reinterpret_cast<const char*>(file_.data() + *digits),
-                          vat_file_detail::kChecksumDigits);
+  checksum_digits_.assign(reinterpret_cast<const char*>(file_.data() + *digits), vat_file_detail::kChecksumDigits);
   uint64_t stored = 0;
   for (char c : checksum_digits_) {
     const bool digit = c >= '0' && c <= '9', letter = c >= 'a' && c <= 'f';
     if (!digit && !letter) {
-      fail(std::string(kExt) + ".checksum", "\"" + checksum_digits_ +
-                                                "\" is not 16 lowercase hex digits");
+      fail(std::string(kExt) + ".checksum", "\"" + checksum_digits_ + "\" is not 16 lowercase hex digits");
     }
     stored = stored << 4 | uint64_t(digit ? c - '0' : c - 'a' + 10);
   }
@@ -134,9 +131,9 @@ void Reader::check_checksum() {
       fail(ErrorCode::Unsupported, std::string(kExt) + "." + key::kVersion,
            num(version->get<uint64_t>()) + " is not supported (" + readable_versions() + ")");
     }
-    throw Failure{ErrorCode::Corrupt, "checksum mismatch: the file says " + checksum_digits_ +
-                  ", its bytes hash to " + vat_file_detail::checksum_hex(actual) +
-                  " (corrupted, truncated and re-padded, or edited by another tool)"};
+    throw Failure{ErrorCode::Corrupt, "checksum mismatch: the file says " + checksum_digits_ + ", its bytes hash to " +
+                                          vat_file_detail::checksum_hex(actual) +
+                                          " (corrupted, truncated and re-padded, or edited by another tool)"};
   }
 }
 
@@ -163,7 +160,8 @@ const json& Reader::extension() {
   const std::string e = kExt;
   version_ = as_u32(member(ext, key::kVersion, e), e + "." + key::kVersion);
   if (!readable_version(version_)) {
-    fail(ErrorCode::Unsupported, e + "." + key::kVersion, num(version_) + " is not supported (" + readable_versions() + ")");
+    fail(ErrorCode::Unsupported, e + "." + key::kVersion,
+         num(version_) + " is not supported (" + readable_versions() + ")");
   }
   const std::string& digits = as_string(member(ext, key::kChecksum, e), e + "." + key::kChecksum);
   if (digits != checksum_digits_) {
@@ -180,8 +178,8 @@ void Reader::check_buffer() {
   if (find(buffer, "uri")) fail("buffers[0].uri", "a .vat.glb keeps its buffer in the BIN chunk");
   buffer_length_ = as_u32(member(buffer, "byteLength", "buffers[0]"), "buffers[0].byteLength");
   if (buffer_length_ > chunks_.bin.size() || chunks_.bin.size() - buffer_length_ > 3) {
-    fail("buffers[0].byteLength", num(uint64_t(buffer_length_)) + ", the BIN chunk has " +
-                                      num(uint64_t(chunks_.bin.size())) + " bytes");
+    fail("buffers[0].byteLength",
+         num(uint64_t(buffer_length_)) + ", the BIN chunk has " + num(uint64_t(chunks_.bin.size())) + " bytes");
   }
   if (chunks_.bin_offset % kPlaneAlignment != 0) {
     fail("GLB", "BIN data starts at file offset " + num(uint64_t(chunks_.bin_offset)) +
@@ -226,9 +224,8 @@ Reader::ViewRange Reader::view(uint32_t index, const std::string& where) {
   return range;
 }
 
-std::span<const uint8_t> Reader::accessor(uint32_t index, ComponentType component,
-                                          const char* type, uint32_t element_bytes,
-                                          const std::string& where, uint32_t* count,
+std::span<const uint8_t> Reader::accessor(uint32_t index, ComponentType component, const char* type,
+                                          uint32_t element_bytes, const std::string& where, uint32_t* count,
                                           uint32_t* byte_offset, uint32_t* view_index) {
   const json& accessors = top_array("accessors");
   const std::string self = where + " (" + at("accessors", index) + ")";
@@ -263,9 +260,8 @@ std::span<const uint8_t> Reader::accessor(uint32_t index, ComponentType componen
   }
   const uint64_t bytes = uint64_t(*count) * element_bytes;
   if (*byte_offset + bytes > range.length) {
-    fail(self, "bytes " + num(*byte_offset) + " + " + num(*count) + " * " + num(element_bytes) +
-                   " run past " + at("bufferViews", *view_index) + " (byteLength " +
-                   num(uint64_t(range.length)) + ")");
+    fail(self, "bytes " + num(*byte_offset) + " + " + num(*count) + " * " + num(element_bytes) + " run past " +
+                   at("bufferViews", *view_index) + " (byteLength " + num(uint64_t(range.length)) + ")");
   }
   if ((chunks_.bin_offset + range.offset + *byte_offset) % component_bytes(component) != 0) {
     fail(self, "data is not aligned to its component size");
@@ -286,16 +282,14 @@ void Reader::read_geometry(Vat& vat, const json& ext) {
   // Every primitive shares the first one's vertex stream.
   const std::string first_where = mesh_where + ".primitives[0]";
   const json& attributes =
-      as_object(member(as_object(primitives[0], first_where), "attributes", first_where),
-                first_where + ".attributes");
+      as_object(member(as_object(primitives[0], first_where), "attributes", first_where), first_where + ".attributes");
   read_attributes(vat.geometry, attributes, first_where);
   std::optional<uint32_t> index_view;
   for (size_t p = 0; p < primitives.size(); ++p) {
     read_primitive(vat.geometry, primitives[p], attributes, at(mesh_where + ".primitives", p), index_view);
   }
   check_geometry(
-      vat.geometry, vat.slots.size(), vat.encoding,
-      [&](Attr a) { return first_where + ".attributes." + info(a).gltf; },
+      vat.geometry, vat.slots.size(), vat.encoding, [&](Attr a) { return first_where + ".attributes." + info(a).gltf; },
       at("bufferViews", *index_view) + " (indices)");
 }
 
@@ -316,12 +310,10 @@ void Reader::read_attributes(VatGeometry& g, const json& attributes, const std::
       continue;
     }
     uint32_t count = 0, offset = 0, view_index = 0;
-    const std::span<const uint8_t> bytes =
-        accessor(as_u32(*index, attr_where), info(a).component, info(a).type,
-                 info(a).element_bytes, attr_where, &count, &offset, &view_index);
+    const std::span<const uint8_t> bytes = accessor(as_u32(*index, attr_where), info(a).component, info(a).type,
+                                                    info(a).element_bytes, attr_where, &count, &offset, &view_index);
     if (a != Attr::Position && count != g.positions.size()) {
-      fail(attr_where, "count " + num(count) + ", expected the vertex count " +
-                           num(uint64_t(g.positions.size())));
+      fail(attr_where, "count " + num(count) + ", expected the vertex count " + num(uint64_t(g.positions.size())));
     }
     claim(view(view_index, attr_where), view_index, attr_where);
     with_attr(g, a, [&](auto& values) {
@@ -511,8 +503,8 @@ void Reader::read_planes(Vat& vat, const json& ext) {
     const ViewRange range = view(view_index, w + "." + key::kBufferView);
     const std::string vw = at("bufferViews", view_index);
     if (range.length != plane_bytes(p)) {
-      fail(w, vw + " has " + num(uint64_t(range.length)) + " bytes, width * height * " +
-                  num(texel_bytes(p.format)) + " = " + num(plane_bytes(p)));
+      fail(w, vw + " has " + num(uint64_t(range.length)) + " bytes, width * height * " + num(texel_bytes(p.format)) +
+                  " = " + num(plane_bytes(p)));
     }
     if (range.offset % kPlaneAlignment != 0) {
       fail(w, vw + ".byteOffset " + num(uint64_t(range.offset)) + " is not a multiple of 16");
@@ -579,8 +571,8 @@ Result<Vat> load_vat(const std::filesystem::path& path) {
   Result<InputFile> file = InputFile::open(path);
   if (!file) return file.error();
   if (file->size() > std::numeric_limits<uint32_t>::max()) {
-    return make_error(ErrorCode::Limit, path.string(), "is " + std::to_string(file->size()) +
-                                         " bytes, more than a GLB can hold (4 GiB)");
+    return make_error(ErrorCode::Limit, path.string(),
+                      "is " + std::to_string(file->size()) + " bytes, more than a GLB can hold (4 GiB)");
   }
   // Fresh, uninitialized, huge-page memory (detail::allocate_big): zeroing it first, or faulting it in
   // 4 kB at a time, cost more than reading the file.

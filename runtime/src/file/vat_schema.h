@@ -132,9 +132,8 @@ struct EnumNames<PlaneSemantic> {
 template <>
 struct EnumNames<TexelFormat> {
   static constexpr const char* what = "texel format";
-  static constexpr std::pair<const char*, TexelFormat> names[] = {{"rgba32f", TexelFormat::RGBA32F},
-                                                                  {"rgba16f", TexelFormat::RGBA16F},
-                                                                  {"rgba16unorm", TexelFormat::RGBA16Unorm}};
+  static constexpr std::pair<const char*, TexelFormat> names[] = {
+      {"rgba32f", TexelFormat::RGBA32F}, {"rgba16f", TexelFormat::RGBA16F}, {"rgba16unorm", TexelFormat::RGBA16Unorm}};
 };
 template <>
 struct EnumNames<AlphaMode> {
@@ -198,8 +197,8 @@ struct Field {
   Get get;          // get(object): the member, a reference (or a tuple of references)
   Rule rule;
   Presence presence;
-  uint32_t since;   // the format version that introduced it
-  WriteIf write_if; // Optional: when it is written, WhenNotDefault or a predicate on the object
+  uint32_t since;    // the format version that introduced it
+  WriteIf write_if;  // Optional: when it is written, WhenNotDefault or a predicate on the object
 };
 
 template <class Get>
@@ -212,13 +211,16 @@ constexpr auto optional_field(const char* key, Get get, uint32_t since = 1, Writ
 }
 
 // The member of an object a field holds, for the tables below.
-#define VATKIT_MEMBER(path) [](auto& object) -> auto& { return object.path; }
+#define VATKIT_MEMBER(path) \
+  [](auto& object) -> auto& { return object.path; }
 
 // An object type with a table of fields: Schema<T>::fields.
 template <class T>
 struct Schema;
 template <class T>
-concept HasSchema = requires { Schema<T>::fields; };
+concept HasSchema = requires {
+  Schema<T>::fields;
+};
 
 // ---- codecs: how a value of each member type is read, written and checked -------------------
 
@@ -303,7 +305,7 @@ struct Codec<std::tuple<float&, float&>> {
   }
 };
 template <class E>
-  requires std::is_enum_v<E>
+requires std::is_enum_v<E>
 struct Codec<E> {
   static E read(const json& v, const std::string& where, uint32_t) { return as_enum<E>(v, where); }
   static json write(E v) { return name_of(v); }
@@ -416,19 +418,19 @@ void check_fields(const Fields& fields, const Object& object, const std::string&
 // The extension object's properties (docs/format.md, section 3, "Top level"): the header fields
 // (kHeaderFields), and those read and written by their own code.
 namespace key {
-inline constexpr const char* kVersion = "version";    // format version (kVatFormatVersion)
-inline constexpr const char* kMesh = "mesh";          // index of the rest-pose mesh
-inline constexpr const char* kClips = "clips";        // array of VatClip, at least one
-inline constexpr const char* kSlots = "slots";        // array of VatSlot
-inline constexpr const char* kSources = "sources";    // array of SourceRange
-inline constexpr const char* kPlanes = "planes";      // array of Plane, at least one
-inline constexpr const char* kLods = "lods";          // optional array of LodLevel, never empty
-inline constexpr const char* kChecksum = "checksum";  // 16 hex digits (checksum.h)
+inline constexpr const char* kVersion = "version";        // format version (kVatFormatVersion)
+inline constexpr const char* kMesh = "mesh";              // index of the rest-pose mesh
+inline constexpr const char* kClips = "clips";            // array of VatClip, at least one
+inline constexpr const char* kSlots = "slots";            // array of VatSlot
+inline constexpr const char* kSources = "sources";        // array of SourceRange
+inline constexpr const char* kPlanes = "planes";          // array of Plane, at least one
+inline constexpr const char* kLods = "lods";              // optional array of LodLevel, never empty
+inline constexpr const char* kChecksum = "checksum";      // 16 hex digits (checksum.h)
 inline constexpr const char* kBufferView = "bufferView";  // a plane's texels, an image's bytes
 inline constexpr const char* kIndices = "indices";        // a level's index buffer view
 inline constexpr const char* kGroups = "groups";          // a level's groups (kLodGroupFields)
 // A material's (kMaterialFields).
-inline constexpr const char* kPbr = "pbrMetallicRoughness";          // kPbrFields, the texture
+inline constexpr const char* kPbr = "pbrMetallicRoughness";           // kPbrFields, the texture
 inline constexpr const char* kBaseColorTexture = "baseColorTexture";  // kTextureInfoFields, index
 inline constexpr const char* kTextureIndex = "index";                 // texture i shows image i
 inline constexpr const char* kMetallicFactor = "metallicFactor";      // written as 0
@@ -537,7 +539,7 @@ inline constexpr auto kMaterialFields = std::tuple{
     optional_field("name", VATKIT_MEMBER(name)),
     optional_field("alphaMode", VATKIT_MEMBER(alpha_mode)),
     optional_field("alphaCutoff", VATKIT_MEMBER(alpha_cutoff), 1,
-             [](const Material& m) { return m.alpha_mode == AlphaMode::Mask; }),
+                   [](const Material& m) { return m.alpha_mode == AlphaMode::Mask; }),
     optional_field("doubleSided", VATKIT_MEMBER(double_sided)),
 };
 inline constexpr auto kPbrFields = std::tuple{

@@ -34,8 +34,8 @@ bool readable_version(uint64_t v) { return v >= kVatOldestFormatVersion && v <= 
 void check_clip(const VatClip& c, uint32_t frame_rows, const std::string& where) {
   check_fields(Schema<VatClip>::fields, c, where);
   if (uint64_t(c.first_row) + c.rows > frame_rows) {
-    fail(where, "band firstRow " + num(c.first_row) + " + rows " + num(c.rows) +
-                    " runs past frameRows " + num(frame_rows));
+    fail(where,
+         "band firstRow " + num(c.first_row) + " + rows " + num(c.rows) + " runs past frameRows " + num(frame_rows));
   }
 }
 
@@ -53,8 +53,8 @@ void check_bands(const std::vector<VatClip>& clips, const std::string& where) {
     if (c.first_row < uint64_t(before.first_row) + before.rows) {
       fail(where + "[" + std::to_string(order[k]) + "]",
            "band firstRow " + num(c.first_row) + " + rows " + num(c.rows) + " overlaps the band of " + where + "[" +
-               std::to_string(order[k - 1]) + "] (firstRow " + num(before.first_row) + " + rows " +
-               num(before.rows) + "): a frame row belongs to one clip");
+               std::to_string(order[k - 1]) + "] (firstRow " + num(before.first_row) + " + rows " + num(before.rows) +
+               "): a frame row belongs to one clip");
     }
   }
 }
@@ -80,8 +80,7 @@ uint32_t expected_texels_per_frame(PlaneSemantic s, const Vat& vat) {
 
 // Which planes an encoding and precision carry: delta needs position (and at q16 keeps its
 // normal in position.w, so a normal plane would be ambiguous); rig needs slots.
-void check_plane_set(const bool (&seen)[4], Encoding encoding, Precision precision,
-                     const std::string& where) {
+void check_plane_set(const bool (&seen)[4], Encoding encoding, Precision precision, const std::string& where) {
   if (encoding == Encoding::Delta && !seen[int(PlaneSemantic::Position)]) {
     fail(where, "no position plane, the delta encoding needs one");
   }
@@ -99,23 +98,20 @@ void check_plane_shape(const Plane& p, const Vat& vat, const std::string& where)
   if (p.semantic > PlaneSemantic::Slots) fail(where + ".semantic", "unknown plane semantic");
   if (p.format > TexelFormat::RGBA16Unorm) fail(where + ".format", "unknown texel format");
   if (p.format != format_of(vat.precision)) {
-    fail(where + ".format", std::string(to_string(p.format)) + ", but precision " +
-                                to_string(vat.precision) + " stores " +
-                                to_string(format_of(vat.precision)));
+    fail(where + ".format", std::string(to_string(p.format)) + ", but precision " + to_string(vat.precision) +
+                                " stores " + to_string(format_of(vat.precision)));
   }
   const uint32_t expected = expected_texels_per_frame(p.semantic, vat);
   if (p.texels_per_frame != expected) {
-    fail(where + ".texelsPerFrame",
-         num(p.texels_per_frame) + ", expected " + num(expected) +
-             (p.semantic == PlaneSemantic::Slots ? " (2 per slot)" : " (one per vertex)"));
+    fail(where + ".texelsPerFrame", num(p.texels_per_frame) + ", expected " + num(expected) +
+                                        (p.semantic == PlaneSemantic::Slots ? " (2 per slot)" : " (one per vertex)"));
   }
   if (p.texels_per_frame == 0) fail(where + ".texelsPerFrame", "0");
   if (p.width == 0) fail(where + ".width", "0");
   const uint64_t rows = (uint64_t(p.texels_per_frame) + p.width - 1) / p.width;
   if (p.rows_per_frame != rows) {
-    fail(where + ".rowsPerFrame", num(p.rows_per_frame) + ", expected ceil(texelsPerFrame " +
-                                      num(p.texels_per_frame) + " / width " + num(p.width) +
-                                      ") = " + num(rows));
+    fail(where + ".rowsPerFrame", num(p.rows_per_frame) + ", expected ceil(texelsPerFrame " + num(p.texels_per_frame) +
+                                      " / width " + num(p.width) + ") = " + num(rows));
   }
   const uint64_t height = uint64_t(p.rows_per_frame) * vat.frame_rows;
   if (p.height != height) {
@@ -123,9 +119,7 @@ void check_plane_shape(const Plane& p, const Vat& vat, const std::string& where)
   }
 }
 
-uint64_t plane_bytes(const Plane& p) {
-  return uint64_t(p.width) * p.height * texel_bytes(p.format);
-}
+uint64_t plane_bytes(const Plane& p) { return uint64_t(p.width) * p.height * texel_bytes(p.format); }
 
 void check_slot(const VatSlot& s, const std::string& where) { check_fields(Schema<VatSlot>::fields, s, where); }
 
@@ -139,17 +133,16 @@ void check_sources(const std::vector<SourceRange>& sources, uint32_t vertex_coun
     const std::string w = where + "[" + std::to_string(i) + "]";
     check_fields(Schema<SourceRange>::fields, s, w);
     if (uint64_t(s.first_vertex) + s.vertex_count > vertex_count) {
-      fail(w, "vertices " + num(s.first_vertex) + " + " + num(s.vertex_count) +
-                  " run past the vertex count " + num(vertex_count));
+      fail(w, "vertices " + num(s.first_vertex) + " + " + num(s.vertex_count) + " run past the vertex count " +
+                  num(vertex_count));
     }
     if (s.first_vertex < end) {
-      fail(w, "vertices " + num(s.first_vertex) + " + " + num(s.vertex_count) + " start before the end (" +
-                  num(end) + ") of the source before it: ranges are disjoint and in vertex order");
+      fail(w, "vertices " + num(s.first_vertex) + " + " + num(s.vertex_count) + " start before the end (" + num(end) +
+                  ") of the source before it: ranges are disjoint and in vertex order");
     }
     end = uint64_t(s.first_vertex) + s.vertex_count;
     if (s.source_vertex_count > s.vertex_count) {
-      fail(w + ".sourceVertexCount",
-           num(s.source_vertex_count) + " > vertexCount " + num(s.vertex_count));
+      fail(w + ".sourceVertexCount", num(s.source_vertex_count) + " > vertexCount " + num(s.vertex_count));
     }
   }
 }
@@ -158,8 +151,7 @@ void check_material(const Material& m, size_t image_count, const std::string& wh
   if (const auto problem = detail::material_value_problem(m)) fail(where + "." + problem->field, problem->reason);
   if (m.base_color_image < -1 || m.base_color_image >= int64_t(image_count)) {
     fail(where + ".baseColorTexture",
-         "image " + num(m.base_color_image) + " is not one of the " + num(uint64_t(image_count)) +
-             " images");
+         "image " + num(m.base_color_image) + " is not one of the " + num(uint64_t(image_count)) + " images");
   }
   if (m.alpha_mode > AlphaMode::Blend) fail(where + ".alphaMode", "unknown alpha mode");
 }
@@ -180,8 +172,8 @@ void check_geometry(const VatGeometry& g, size_t slot_count, Encoding encoding,
     const Attr a = static_cast<Attr>(i);
     const size_t n = attr_count(g, a);
     if (n != 0 && n != vertices) {
-      fail(attr_where(a), num(uint64_t(n)) + " elements, expected 0 or one per vertex (" +
-                              num(uint64_t(vertices)) + ")");
+      fail(attr_where(a),
+           num(uint64_t(n)) + " elements, expected 0 or one per vertex (" + num(uint64_t(vertices)) + ")");
     }
   }
   auto require_pair = [&](Attr a, Attr b) {
@@ -213,9 +205,8 @@ void check_geometry(const VatGeometry& g, size_t slot_count, Encoding encoding,
         } else {
           for (int c = 0; c < T::length(); ++c) {
             if (values[v][c] >= slot_count) {
-              fail(attr_where(a), "vertex " + num(uint64_t(v)) + " names slot " +
-                                      num(uint32_t(values[v][c])) + ", there are " +
-                                      num(uint64_t(slot_count)) + " slots");
+              fail(attr_where(a), "vertex " + num(uint64_t(v)) + " names slot " + num(uint32_t(values[v][c])) +
+                                      ", there are " + num(uint64_t(slot_count)) + " slots");
             }
           }
         }
@@ -228,25 +219,24 @@ void check_geometry(const VatGeometry& g, size_t slot_count, Encoding encoding,
   }
   for (size_t i = 0; i < g.indices.size(); ++i) {
     if (g.indices[i] >= vertices) {
-      fail(indices_where, "index " + num(uint64_t(i)) + " is " + num(g.indices[i]) +
-                              ", there are " + num(uint64_t(vertices)) + " vertices");
+      fail(indices_where, "index " + num(uint64_t(i)) + " is " + num(g.indices[i]) + ", there are " +
+                              num(uint64_t(vertices)) + " vertices");
     }
   }
 }
 
-void check_group(const DrawGroup& group, size_t index_count, size_t material_count,
-                 const std::string& where) {
+void check_group(const DrawGroup& group, size_t index_count, size_t material_count, const std::string& where) {
   if (uint64_t(group.first_index) + group.index_count > index_count) {
-    fail(where, "indices " + num(group.first_index) + " + " + num(group.index_count) +
-                    " run past the " + num(uint64_t(index_count)) + " indices");
+    fail(where, "indices " + num(group.first_index) + " + " + num(group.index_count) + " run past the " +
+                    num(uint64_t(index_count)) + " indices");
   }
   if (group.first_index % 3 != 0 || group.index_count % 3 != 0) {
     fail(where, "first index " + num(group.first_index) + " and count " + num(group.index_count) +
                     " must be multiples of 3 (triangles)");
   }
   if (group.material < -1 || group.material >= int64_t(material_count)) {
-    fail(where + ".material", num(group.material) + " is not one of the " +
-                                  num(uint64_t(material_count)) + " materials");
+    fail(where + ".material",
+         num(group.material) + " is not one of the " + num(uint64_t(material_count)) + " materials");
   }
 }
 
@@ -311,8 +301,8 @@ void check_lods(const VatGeometry& g, const std::string& where) {
     check_finite(lod.screen_size, w + ".screenSize");
     if (lod.screen_size < 0.0f) fail(w + ".screenSize", num(lod.screen_size) + " is negative");
     if (before && lod.screen_size > before->screen_size) {
-      fail(w + ".screenSize", num(lod.screen_size) + " is larger than level " + std::to_string(l) + "'s " +
-                                  num(before->screen_size));
+      fail(w + ".screenSize",
+           num(lod.screen_size) + " is larger than level " + std::to_string(l) + "'s " + num(before->screen_size));
     }
   }
 }
@@ -327,16 +317,16 @@ void check_vat(const Vat& vat) {
   check_bands(vat.clips, "clips");
   Codec<Bounds>::check(vat.bounds, "bounds");
   if (vat.encoding == Encoding::Rig && vat.slots.empty()) fail("slots", "none, the rig encoding needs slots");
-  if (vat.slots.size() > kMaxVatSlots) fail("slots", num(uint64_t(vat.slots.size())) + ", at most " + num(uint64_t(kMaxVatSlots)));
+  if (vat.slots.size() > kMaxVatSlots)
+    fail("slots", num(uint64_t(vat.slots.size())) + ", at most " + num(uint64_t(kMaxVatSlots)));
   for (size_t i = 0; i < vat.slots.size(); ++i) check_slot(vat.slots[i], "slots[" + std::to_string(i) + "]");
 
   const VatGeometry& g = vat.geometry;
-  check_geometry(g, vat.slots.size(), vat.encoding,
-                 [](Attr a) { return std::string(info(a).member); }, "geometry.indices");
+  check_geometry(
+      g, vat.slots.size(), vat.encoding, [](Attr a) { return std::string(info(a).member); }, "geometry.indices");
   bool any_triangles = false;
   for (size_t i = 0; i < g.groups.size(); ++i) {
-    check_group(g.groups[i], g.indices.size(), vat.materials.size(),
-                "geometry.groups[" + std::to_string(i) + "]");
+    check_group(g.groups[i], g.indices.size(), vat.materials.size(), "geometry.groups[" + std::to_string(i) + "]");
     any_triangles |= g.groups[i].index_count > 0;
   }
   if (!any_triangles) fail("geometry.groups", "no draw group has triangles");
@@ -352,9 +342,8 @@ void check_vat(const Vat& vat) {
            num(m.base_color_texcoord) + ", but a VAT's geometry has only TEXCOORD_0");
     }
     if (g.texcoords0.empty()) {
-      fail("geometry.texcoords0", "missing: geometry.groups[" + std::to_string(i) +
-                                      "] draws material " + std::to_string(group.material) +
-                                      ", whose base colour texture reads TEXCOORD_0");
+      fail("geometry.texcoords0", "missing: geometry.groups[" + std::to_string(i) + "] draws material " +
+                                      std::to_string(group.material) + ", whose base colour texture reads TEXCOORD_0");
     }
   }
   check_sources(g.sources, g.vertex_count(), "geometry.sources");

@@ -97,8 +97,8 @@ int own_descriptor(const std::filesystem::path& link) {
 // a name that does not exist yet). Stops at a descriptor link of this process (`descriptor` set to
 // its number): it names an open file, not a path to replace. `through_proc` is set when a link
 // points into /proc (another process's descriptor links, which only the kernel can resolve).
-Result<std::filesystem::path> follow_links(const std::filesystem::path& path, const std::string& name,
-                                           int& descriptor, bool& through_proc) {
+Result<std::filesystem::path> follow_links(const std::filesystem::path& path, const std::string& name, int& descriptor,
+                                           bool& through_proc) {
   std::filesystem::path p = path;
   for (int depth = 0; depth < 40; ++depth) {
     struct stat st {};
@@ -140,7 +140,8 @@ Result<Destination> find_destination(const std::filesystem::path& path, const st
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return make_error(ErrorCode::Io, name, "is a directory, not a file");
-    if (S_ISBLK(st.st_mode)) return make_error(ErrorCode::Io, name, "is a block device: vatkit writes no devices but character devices");
+    if (S_ISBLK(st.st_mode))
+      return make_error(ErrorCode::Io, name, "is a block device: vatkit writes no devices but character devices");
     if (S_ISSOCK(st.st_mode)) return make_error(ErrorCode::Io, name, "is a socket, not a file");
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
       d.path = path;
@@ -220,7 +221,8 @@ Result<void> keep_attributes(FileHandle file, const OutputTarget& target, const 
     return make_error(ErrorCode::Io, name, "cannot give the new file the old one's owner (" + error_text(errno) + ")");
   }
   if (::fchmod(fd_of(file), target.mode & 0777) != 0) {
-    return make_error(ErrorCode::Io, name, "cannot give the new file the old one's permissions (" + error_text(errno) + ")");
+    return make_error(ErrorCode::Io, name,
+                      "cannot give the new file the old one's permissions (" + error_text(errno) + ")");
   }
   return {};
 }

@@ -34,9 +34,9 @@ constexpr size_t kMaxIo = size_t(1) << 30;
 
 std::string error_text(int error) {
   wchar_t* text = nullptr;
-  const DWORD n = ::FormatMessageW(
-      FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr,
-      static_cast<DWORD>(error), 0, reinterpret_cast<wchar_t*>(&text), 0, nullptr);
+  const DWORD n =
+      ::FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
+                       nullptr, static_cast<DWORD>(error), 0, reinterpret_cast<wchar_t*>(&text), 0, nullptr);
   std::string out;
   if (n != 0 && text != nullptr) {
     const int bytes = ::WideCharToMultiByte(CP_UTF8, 0, text, static_cast<int>(n), nullptr, 0, nullptr, nullptr);
@@ -60,7 +60,8 @@ Result<InputHandle> open_input(const std::filesystem::path& path, const std::str
   // than as "access denied". Other processes may go on reading, writing and renaming the file.
   const HANDLE h = ::CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                                  nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
-  if (h == INVALID_HANDLE_VALUE) return make_error(ErrorCode::Io, name, "cannot open (" + error_text(last_error()) + ")");
+  if (h == INVALID_HANDLE_VALUE)
+    return make_error(ErrorCode::Io, name, "cannot open (" + error_text(last_error()) + ")");
   const char* refused = nullptr;
   switch (::GetFileType(h)) {
     case FILE_TYPE_DISK: break;
@@ -183,11 +184,8 @@ BOOL WINAPI cleanup_on_control(DWORD event) {
     case CTRL_BREAK_EVENT:
     case CTRL_CLOSE_EVENT:
     case CTRL_LOGOFF_EVENT:
-    case CTRL_SHUTDOWN_EVENT:
-      g_cleanup();
-      break;
-    default:
-      break;
+    case CTRL_SHUTDOWN_EVENT: g_cleanup(); break;
+    default: break;
   }
   // Not handled: the next handler (in the end the default one, ExitProcess) ends the process.
   return FALSE;

@@ -15,9 +15,7 @@ namespace {
 glm::vec4 band_texel(const Track& t) {
   return {float(t.first_row), float(t.rows), float(uint8_t(t.loop_mode)), t.end_phase};
 }
-glm::vec4 timing_texel(const Track& t) {
-  return {t.start_time, t.cycle_rate, t.end_time, float(t.repetitions)};
-}
+glm::vec4 timing_texel(const Track& t) { return {t.start_time, t.cycle_rate, t.end_time, float(t.repetitions)}; }
 Track track_of(const glm::vec4& band, const glm::vec4& timing) {
   Track t;
   t.first_row = uint32_t(band.x);
@@ -44,12 +42,11 @@ std::string where(uint32_t index) { return "instance " + std::to_string(index); 
 Result<void> check_rows(const Track& t, uint32_t frame_rows, const char* which) {
   if (frame_rows == 0 || uint64_t(t.first_row) + t.rows <= frame_rows) return {};
   return Error{ErrorCode::Argument, std::string(which) + " rows [" + std::to_string(t.first_row) + ", " +
-               std::to_string(uint64_t(t.first_row) + t.rows) + ") run past the VAT's " +
-               std::to_string(frame_rows) + " frame rows"};
+                                        std::to_string(uint64_t(t.first_row) + t.rows) + ") run past the VAT's " +
+                                        std::to_string(frame_rows) + " frame rows"};
 }
 
-Playback fade(const Track& incoming, const Track& outgoing, float from_weight, float now,
-              const Instance& in) {
+Playback fade(const Track& incoming, const Track& outgoing, float from_weight, float now, const Instance& in) {
   Playback p;
   p.primary = incoming;
   p.second = outgoing;
@@ -112,9 +109,7 @@ Playback unpack(const PackedInstance& r) {
   return p;
 }
 
-InstanceTable::InstanceTable(uint32_t count, uint32_t frame_rows) : frame_rows_(frame_rows) {
-  resize(count);
-}
+InstanceTable::InstanceTable(uint32_t count, uint32_t frame_rows) : frame_rows_(frame_rows) { resize(count); }
 
 void InstanceTable::resize(uint32_t count) {
   const uint32_t old = size();
@@ -172,14 +167,16 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
     return fail("`now` must be finite and within +-1e18 s");
   }
   if (in.from) {
-    return fail("`from` is filled by set_instance from what is on screen; leave it empty "
-                "(write_playback takes a hand-made fade)");
+    return fail(
+        "`from` is filled by set_instance from what is on screen; leave it empty "
+        "(write_playback takes a hand-made fade)");
   }
   Result<Playback> compiled = compile(in);
   if (!compiled) return fail(compiled.error().message, compiled.error().code);
   Playback next = *compiled;
   if (auto r = check_rows(next.primary, table.frame_rows(), "clip"); !r) return fail(r.error().message, r.error().code);
-  if (auto r = check_rows(next.second, table.frame_rows(), "blend.clip"); !r) return fail(r.error().message, r.error().code);
+  if (auto r = check_rows(next.second, table.frame_rows(), "blend.clip"); !r)
+    return fail(r.error().message, r.error().code);
 
   if (!table.written(index)) {
     table.store(index, next);
@@ -212,11 +209,11 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
   if (next.kind != MixKind::Blend) {
     const Track& n = next.primary;
     if (two && n == x) {
-      out = fade(n, y, w, now, in);            // retarget: Y keeps fading from where it is
+      out = fade(n, y, w, now, in);  // retarget: Y keeps fading from where it is
     } else if (two && n == y) {
-      out = fade(n, x, 1.0f - w, now, in);     // turn back: X fades out from where it is
+      out = fade(n, x, 1.0f - w, now, in);  // turn back: X fades out from where it is
     } else if (n == dominant) {
-      out = next;                              // nothing to fade from (drops Y's weight, if any)
+      out = next;  // nothing to fade from (drops Y's weight, if any)
     } else {
       out = fade(n, dominant, 1.0f, now, in);  // fade in over the dominant band
     }
@@ -233,8 +230,9 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
     } else if (dominant == b) {
       from = 1.0f;
     } else {
-      return fail("a fade into a blend needs the blend's band A or B on screen (a PlaybackSample holds two "
-                  "bands): fade to A first, then write the blend with weight_from 0 on FadeEnd");
+      return fail(
+          "a fade into a blend needs the blend's band A or B on screen (a PlaybackSample holds two "
+          "bands): fade to A first, then write the blend with weight_from 0 on FadeEnd");
     }
     out = next;
     out.weight_from = from;
@@ -266,9 +264,7 @@ PlaybackSample resolve(const InstanceTable& table, uint32_t index, float time) {
   return resolve(table.row(index), time);
 }
 
-std::optional<float> ends_at(const InstanceTable& table, uint32_t index) {
-  return ends_at(playback(table, index));
-}
+std::optional<float> ends_at(const InstanceTable& table, uint32_t index) { return ends_at(playback(table, index)); }
 
 void take_dirty(InstanceTable& table, std::vector<RowRange>& out, uint32_t merge_gap) {
   std::vector<uint32_t>& d = table.dirty_;
@@ -357,7 +353,7 @@ Moved rebase_track(Track& t, float now, float shift) {
   if (!exact) {
     if (moving && now > t.start_time) {
       const double k = std::floor((double(now) - double(t.start_time)) * double(t.cycle_rate));
-      if (t.loop_mode == LoopMode::Repeat) m = std::max(k - 1.0, 0.0);  // keep one wrap: `wraps`
+      if (t.loop_mode == LoopMode::Repeat) m = std::max(k - 1.0, 0.0);   // keep one wrap: `wraps`
       if (t.loop_mode == LoopMode::PingPong) m = k - std::fmod(k, 2.0);  // keep the direction
       if (t.repetitions != kInfiniteRepetitions) m = std::min(m, double(t.repetitions - 1));
     }

@@ -36,8 +36,8 @@ std::string band_problem(const Vat& vat, uint32_t first_row, uint32_t rows) {
   if (c < 0) return rows_text(first_row, rows) + ": row " + std::to_string(first_row) + " is in no clip's band";
   const VatClip& clip = vat.clips[size_t(c)];
   if (uint64_t(first_row) + rows > uint64_t(clip.first_row) + clip.rows) {
-    return rows_text(first_row, rows) + " runs past the band of clip " + std::to_string(c) + " ('" + printable(clip.name) +
-           "', " + rows_text(clip.first_row, clip.rows) + ")";
+    return rows_text(first_row, rows) + " runs past the band of clip " + std::to_string(c) + " ('" +
+           printable(clip.name) + "', " + rows_text(clip.first_row, clip.rows) + ")";
   }
   return {};
 }
@@ -89,12 +89,14 @@ namespace {
 // slots without their plane), or the rig's per-vertex data.
 std::string missing_animation(const Vat& vat, bool vertices) {
   const uint32_t n = vat.geometry.vertex_count();
-  const bool any_data = std::any_of(vat.planes.begin(), vat.planes.end(), [](const Plane& p) { return !p.data.empty(); });
+  const bool any_data =
+      std::any_of(vat.planes.begin(), vat.planes.end(), [](const Plane& p) { return !p.data.empty(); });
   if (!any_data || (vertices && n == 0)) {
     return std::string("the Vat holds no animation data (no planes") + (vertices ? " or geometry" : "") +
            "; a gl::VatGpu's metadata() copy keeps none): pass the loaded Vat";
   }
-  const PlaneSemantic needed = vat.encoding == Encoding::Rig || !vertices ? PlaneSemantic::Slots : PlaneSemantic::Position;
+  const PlaneSemantic needed =
+      vat.encoding == Encoding::Rig || !vertices ? PlaneSemantic::Slots : PlaneSemantic::Position;
   const Plane* plane = vat.plane(needed);
   if (plane == nullptr || plane->data.size() < plane->byte_size() || plane->byte_size() == 0)
     return std::string("the Vat has no ") + to_string(needed) + " plane to decode from";
@@ -111,8 +113,8 @@ std::string sample_problem(const Vat& vat, const PlaybackSample& sample) {
     const int c = clip_holding(vat, b.row);
     if (c < 0) return std::string("sample band ") + which + ": row " + std::to_string(b.row) + " is in no clip's band";
     if (clip_holding(vat, b.row_next) != c)
-      return std::string("sample band ") + which + ": rows " + std::to_string(b.row) + " and " + std::to_string(b.row_next) +
-             " are not in one clip's band";
+      return std::string("sample band ") + which + ": rows " + std::to_string(b.row) + " and " +
+             std::to_string(b.row_next) + " are not in one clip's band";
     return {};
   };
   std::string problem = band(sample.a, "a");
@@ -130,8 +132,8 @@ Result<void> check_mirror(const Vat& vat, const PlaybackSample& sample, bool ver
 
 }  // namespace
 
-Result<void> mirror_vertices(const Vat& vat, const PlaybackSample& sample, const glm::mat4& world, uint32_t first_vertex,
-                             std::span<glm::vec3> positions, std::span<glm::vec3> normals) {
+Result<void> mirror_vertices(const Vat& vat, const PlaybackSample& sample, const glm::mat4& world,
+                             uint32_t first_vertex, std::span<glm::vec3> positions, std::span<glm::vec3> normals) {
   if (Result<void> ok = check_mirror(vat, sample, true, "mirror_vertices"); !ok) return ok;
   const size_t count = positions.empty() ? normals.size() : positions.size();
   if (!normals.empty() && normals.size() != count) {

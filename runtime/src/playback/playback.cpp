@@ -22,8 +22,7 @@ namespace vatkit {
 namespace {
 
 std::string band_text(const ClipBand& b) {
-  return "rows [" + std::to_string(b.first_row) + ", " + std::to_string(uint64_t(b.first_row) + b.rows) +
-         ")";
+  return "rows [" + std::to_string(b.first_row) + ", " + std::to_string(uint64_t(b.first_row) + b.rows) + ")";
 }
 
 std::string num(double v) { return detail::number_text(v); }
@@ -34,8 +33,9 @@ Result<void> check_band(const ClipBand& b, const std::string& what) {
     return make_error(ErrorCode::Argument, "", what + ": " + band_text(b) + " runs past row 2^24 (float32 rows)");
   }
   if (b.rows > 1 && !(std::isfinite(b.fps) && b.fps > 0.0f)) {
-    return make_error(ErrorCode::Argument, "", what + ": fps " + num(b.fps) + " must be finite and > 0 for a band of " +
-                              std::to_string(b.rows) + " rows");
+    return make_error(
+        ErrorCode::Argument, "",
+        what + ": fps " + num(b.fps) + " must be finite and > 0 for a band of " + std::to_string(b.rows) + " rows");
   }
   return {};
 }
@@ -44,19 +44,22 @@ Result<void> check_policy(const PolicyOverrides& p, const std::string& what) {
   if (p.speed) {
     if (!std::isfinite(*p.speed)) return make_error(ErrorCode::Argument, "", what + ".speed is not finite");
     if (*p.speed < 0.0f) {
-      return make_error(ErrorCode::Argument, "", what + ".speed " + num(*p.speed) +
-                                " is negative: a VAT plays forward (bake a reversed clip instead)");
+      return make_error(
+          ErrorCode::Argument, "",
+          what + ".speed " + num(*p.speed) + " is negative: a VAT plays forward (bake a reversed clip instead)");
     }
   }
   if (p.repetitions) {
     const int32_t n = *p.repetitions;
     if (n != kInfiniteRepetitions && (n < 1 || n > kMaxRepetitions)) {
-      return make_error(ErrorCode::Argument, "", what + ".repetitions " + std::to_string(n) +
-                                " must be -1 (endless) or 1..2^24");
+      return make_error(ErrorCode::Argument, "",
+                        what + ".repetitions " + std::to_string(n) + " must be -1 (endless) or 1..2^24");
     }
   }
-  if (p.loop_mode && uint8_t(*p.loop_mode) > 2) return make_error(ErrorCode::Argument, "", what + ".loop_mode is not a LoopMode");
-  if (p.end_mode && uint8_t(*p.end_mode) > 1) return make_error(ErrorCode::Argument, "", what + ".end_mode is not an EndMode");
+  if (p.loop_mode && uint8_t(*p.loop_mode) > 2)
+    return make_error(ErrorCode::Argument, "", what + ".loop_mode is not a LoopMode");
+  if (p.end_mode && uint8_t(*p.end_mode) > 1)
+    return make_error(ErrorCode::Argument, "", what + ".end_mode is not an EndMode");
   return {};
 }
 
@@ -78,20 +81,20 @@ Result<float> rate_of(uint32_t rows, float fps, float speed, const std::string& 
   const double r = double(speed) * double(fps) / double(rows - 1);
   const auto rf = static_cast<float>(r);
   if (!std::isfinite(rf)) {
-    return make_error(ErrorCode::Argument, "", what + ": speed " + num(speed) + " x fps " + num(fps) +
-                              " is too fast for float32");
+    return make_error(ErrorCode::Argument, "",
+                      what + ": speed " + num(speed) + " x fps " + num(fps) + " is too fast for float32");
   }
   // A subnormal rate (a cycle longer than 1e30 years) would resolve differently on GPUs that
   // flush subnormals to zero, breaking the bit-for-bit port (docs/playback.md, "Porting").
   if (rf < std::numeric_limits<float>::min()) {
-    return make_error(ErrorCode::Argument, "", what + ": speed " + num(speed) + " x fps " + num(fps) +
-                              " is too slow for float32 (use speed 0 to hold the first row)");
+    return make_error(ErrorCode::Argument, "",
+                      what + ": speed " + num(speed) + " x fps " + num(fps) +
+                          " is too slow for float32 (use speed 0 to hold the first row)");
   }
   return rf;
 }
 
-Track track_with(uint32_t first_row, uint32_t rows, float start_time, float rate,
-                 const ClipDefaults& policy) {
+Track track_with(uint32_t first_row, uint32_t rows, float start_time, float rate, const ClipDefaults& policy) {
   Track t;
   t.first_row = first_row;
   t.rows = rows;
@@ -166,9 +169,7 @@ ClipBand clip_band(const Vat& vat, uint32_t clip) {
 }
 
 // three-vat 2.1's library tier: endless for Repeat, a single play for anything else.
-int32_t default_repetitions(LoopMode mode) {
-  return mode == LoopMode::Repeat ? kInfiniteRepetitions : 1;
-}
+int32_t default_repetitions(LoopMode mode) { return mode == LoopMode::Repeat ? kInfiniteRepetitions : 1; }
 
 ClipDefaults resolve_policy(const PolicyOverrides& instance, const PolicyOverrides& clip) {
   ClipDefaults p;
@@ -186,8 +187,7 @@ ClipDefaults resolve_policy(const PolicyOverrides& instance, const PolicyOverrid
   return p;
 }
 
-Track make_track(uint32_t first_row, uint32_t rows, float fps, float start_time,
-                 const ClipDefaults& policy) {
+Track make_track(uint32_t first_row, uint32_t rows, float fps, float start_time, const ClipDefaults& policy) {
   Result<float> rate = rate_of(rows, fps, policy.speed, "track");
   assert(rate.ok());
   return track_with(first_row, rows, start_time, rate.ok() ? *rate : 0.0f, policy);
@@ -224,8 +224,9 @@ Result<Playback> compile(const Instance& in) {
   if (in.blend) {
     const Blend& bl = *in.blend;
     if (in.from && fading) {
-      return make_error(ErrorCode::Argument, "", "a fade `from` another band into a blend needs three bands; a PlaybackSample "
-                            "holds two");
+      return make_error(ErrorCode::Argument, "",
+                        "a fade `from` another band into a blend needs three bands; a PlaybackSample "
+                        "holds two");
     }
     if (auto r = check_band(bl.clip, "blend.clip"); !r) return r.error();
     if (auto r = check_weight(bl.weight, "blend.weight"); !r) return r.error();
@@ -277,9 +278,9 @@ BandSample resolve_track(const Track& t, float time) {
   assert(std::isfinite(time));
   const float u = playback_detail::cycles_at(t, time);  // elapsed cycles
   const bool finished = time >= t.end_time;
-  const float k = std::floor(u);                        // which cycle
-  const float p = u - k;                                // exact: [0, 1)
-  const float odd = k - 2.0f * std::floor(k * 0.5f);    // exact: k < 2^25
+  const float k = std::floor(u);                      // which cycle
+  const float p = u - k;                              // exact: [0, 1)
+  const float odd = k - 2.0f * std::floor(k * 0.5f);  // exact: k < 2^25
   const bool backwards = t.loop_mode == LoopMode::PingPong && odd == 1.0f;
   float phase = backwards ? 1.0f - p : p;
   if (finished) phase = t.end_phase;
@@ -333,9 +334,8 @@ std::optional<float> ends_at(const Instance& instance) {
 
 std::optional<float> ramp_ends_at(const Playback& pb) {
   if (pb.ramp_rate == 0.0f || pb.kind == MixKind::Single) return std::nullopt;
-  return playback_detail::smallest_time(pb.ramp_start, [&](float time) {
-    return (time - pb.ramp_start) * pb.ramp_rate >= 1.0f;
-  });
+  return playback_detail::smallest_time(pb.ramp_start,
+                                        [&](float time) { return (time - pb.ramp_start) * pb.ramp_rate >= 1.0f; });
 }
 
 const char* to_string(FadeCurve c) {

@@ -28,8 +28,8 @@ float end_time_of(const Track& t, bool moving);
 template <class Pred>
 float smallest_time(float lo, Pred&& pred) {
   if (!pred(kNever)) return kNever;
-  uint32_t lo_key = order_key(lo);     // pred false
-  uint32_t hi_key = order_key(kNever); // pred true
+  uint32_t lo_key = order_key(lo);      // pred false
+  uint32_t hi_key = order_key(kNever);  // pred true
   while (hi_key - lo_key > 1) {
     const uint32_t mid = lo_key + (hi_key - lo_key) / 2;
     if (pred(from_order_key(mid))) {

@@ -47,7 +47,8 @@ inline oct_iv oct8_encode_lanes(const glm::vec3* n) {
     const fv ax = oct_abs(ex), ay = oct_abs(ey);
     const fv vz = one - ax - ay;
     const iv fold = vz < zero;
-    const fv vx = oct_select(fold, oct_with_sign_of(one - ay, ex), ex), vy = oct_select(fold, oct_with_sign_of(one - ax, ey), ey);
+    const fv vx = oct_select(fold, oct_with_sign_of(one - ay, ex), ex),
+             vy = oct_select(fold, oct_with_sign_of(one - ax, ey), ey);
     const fv sdot = vx * nx + vy * ny + vz * nz;
     const fv num = sdot * oct_abs(sdot), den = vx * vx + vy * vy + vz * vz;
     const iv better = c == 0 ? iv{} - 1 : (num * best_den > best_num * den);

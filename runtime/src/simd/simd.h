@@ -26,7 +26,8 @@
 #if defined(__clang__)
 #define VATKIT_AVX2_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
 #define VATKIT_AVX2_END _Pragma("clang attribute pop")
-#define VATKIT_AVX512_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx512f,avx512dq\"))), apply_to = function)")
+#define VATKIT_AVX512_BEGIN \
+  _Pragma("clang attribute push(__attribute__((target(\"avx512f,avx512dq\"))), apply_to = function)")
 #define VATKIT_AVX512_END _Pragma("clang attribute pop")
 #else
 #define VATKIT_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
@@ -59,7 +60,8 @@ bool cpu_has_f16c();
 // onto int16's range, packed (packs saturates to int16), unbiased. The q16 encoders' store.
 inline void store_unorm16x4(__m128i q, void* dst) {
   const __m128i biased = _mm_sub_epi32(q, _mm_set1_epi32(32768));
-  _mm_storel_epi64(static_cast<__m128i*>(dst), _mm_xor_si128(_mm_packs_epi32(biased, biased), _mm_set1_epi16(int16_t(0x8000))));
+  _mm_storel_epi64(static_cast<__m128i*>(dst),
+                   _mm_xor_si128(_mm_packs_epi32(biased, biased), _mm_set1_epi16(int16_t(0x8000))));
 }
 #endif
 // Forces 1 (every kernel's scalar twin), 4, 8 or 16 lanes (where the CPU runs that width, else the

@@ -49,7 +49,7 @@ inline void store_xyz(xyz_fv x, xyz_fv y, xyz_fv z, glm::vec3* out) {
 }
 #elif VATKIT_XYZ_LANES == 8
 inline void store_xyz(xyz_fv x, xyz_fv y, xyz_fv z, glm::vec3* out) {
-  const xyz_fv lo = __builtin_shufflevector(x, y, 0, 8, 1, 9, 2, 10, 3, 11);   // x0 y0 x1 y1 x2 y2 x3 y3
+  const xyz_fv lo = __builtin_shufflevector(x, y, 0, 8, 1, 9, 2, 10, 3, 11);    // x0 y0 x1 y1 x2 y2 x3 y3
   const xyz_fv hi = __builtin_shufflevector(x, y, 4, 12, 5, 13, 6, 14, 7, 15);  // x4 y4 ... x7 y7
   const xyz_fv a = __builtin_shufflevector(lo, z, 0, 1, 8, 2, 3, 9, 4, 5);
   const xyz_fv mid = __builtin_shufflevector(lo, hi, 6, 7, 8, 9, 10, 0, 0, 0);  // x3 y3 x4 y4 x5

@@ -48,8 +48,8 @@ namespace vatkit {
 namespace {
 
 struct Cofactor {
-  float c[9];     // columns a1 x a2, a2 x a0, a0 x a1 of the 3x3 part of a column-major mat4
-  float sign;     // sign of det: +1 or -1 (a singular matrix counts as +1)
+  float c[9];  // columns a1 x a2, a2 x a0, a0 x a1 of the 3x3 part of a column-major mat4
+  float sign;  // sign of det: +1 or -1 (a singular matrix counts as +1)
 };
 
 // cofactor, transform_point, transform_normal, transform_tangent and accumulate are the scalar
@@ -91,8 +91,7 @@ inline glm::vec3 normalized_or(float x, float y, float z, const glm::vec3& colla
 }
 
 [[maybe_unused]] inline glm::vec3 transform_point(const float* m, const glm::vec3& p) {
-  return glm::vec3(m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12],
-                   m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13],
+  return glm::vec3(m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12], m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13],
                    m[2] * p.x + m[6] * p.y + m[10] * p.z + m[14]);
 }
 
@@ -104,8 +103,7 @@ inline glm::vec3 normalized_or(float x, float y, float z, const glm::vec3& colla
 }
 
 [[maybe_unused]] inline glm::vec4 transform_tangent(const float* m, const glm::vec4& t) {
-  const glm::vec3 d = normalized_or(m[0] * t.x + m[4] * t.y + m[8] * t.z,
-                                    m[1] * t.x + m[5] * t.y + m[9] * t.z,
+  const glm::vec3 d = normalized_or(m[0] * t.x + m[4] * t.y + m[8] * t.z, m[1] * t.x + m[5] * t.y + m[9] * t.z,
                                     m[2] * t.x + m[6] * t.y + m[10] * t.z, glm::vec3(t));
   return glm::vec4(d, t.w);
 }
@@ -167,8 +165,7 @@ void skin_kernel(const SkinStreams& s) {
     if (sum == 0.0f) {
       std::memcpy(m, s.fallback, sizeof(m));
     } else {
-      assert(ja.x < s.joint_count && ja.y < s.joint_count && ja.z < s.joint_count &&
-             ja.w < s.joint_count);
+      assert(ja.x < s.joint_count && ja.y < s.joint_count && ja.z < s.joint_count && ja.w < s.joint_count);
       const float inv = s.renormalize ? 1.0f / sum : 1.0f;  // w * 1 is w: as given
       const float* j0 = jm + 16 * size_t(ja.x);
       const float w0 = wa.x * inv;
@@ -177,8 +174,7 @@ void skin_kernel(const SkinStreams& s) {
       accumulate(m, jm + 16 * size_t(ja.z), wa.z * inv);
       accumulate(m, jm + 16 * size_t(ja.w), wa.w * inv);
       if constexpr (kEight) {
-        assert(jb.x < s.joint_count && jb.y < s.joint_count && jb.z < s.joint_count &&
-               jb.w < s.joint_count);
+        assert(jb.x < s.joint_count && jb.y < s.joint_count && jb.z < s.joint_count && jb.w < s.joint_count);
         accumulate(m, jm + 16 * size_t(jb.x), wb.x * inv);
         accumulate(m, jm + 16 * size_t(jb.y), wb.y * inv);
         accumulate(m, jm + 16 * size_t(jb.z), wb.z * inv);
@@ -346,8 +342,8 @@ __attribute__((always_inline)) inline void transform_block4(const __m128 (&m)[3]
     const __m128 c6 = _mm_sub_ps(_mm_mul_ps(m[1][0], m[2][1]), _mm_mul_ps(m[2][0], m[1][1]));
     const __m128 c7 = _mm_sub_ps(_mm_mul_ps(m[2][0], m[0][1]), _mm_mul_ps(m[0][0], m[2][1]));
     const __m128 c8 = _mm_sub_ps(_mm_mul_ps(m[0][0], m[1][1]), _mm_mul_ps(m[1][0], m[0][1]));
-    const __m128 det = _mm_add_ps(_mm_add_ps(_mm_mul_ps(m[0][0], c0), _mm_mul_ps(m[1][0], c1)),
-                                  _mm_mul_ps(m[2][0], c2));
+    const __m128 det =
+        _mm_add_ps(_mm_add_ps(_mm_mul_ps(m[0][0], c0), _mm_mul_ps(m[1][0], c1)), _mm_mul_ps(m[2][0], c2));
     const __m128 flip = _mm_and_ps(_mm_cmplt_ps(det, _mm_setzero_ps()), _mm_set1_ps(-0.0f));
     const glm::vec3* n = s.normals;
     const __m128 x = _mm_setr_ps(n[0].x, n[1].x, n[2].x, n[3].x);
@@ -690,17 +686,16 @@ void transform_widest(VertexSpan in, const glm::mat4& matrix, VertexOutput out, 
 
 }  // namespace
 
-void skin_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0,
-                   std::span<const glm::vec4> weights0, std::span<const glm::u16vec4> joints1,
-                   std::span<const glm::vec4> weights1, std::span<const glm::mat4> joint_matrices,
-                   const glm::mat4& fallback, VertexOutput out) {
+void skin_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0, std::span<const glm::vec4> weights0,
+                   std::span<const glm::u16vec4> joints1, std::span<const glm::vec4> weights1,
+                   std::span<const glm::mat4> joint_matrices, const glm::mat4& fallback, VertexOutput out) {
   detail::blend_vertices(in, joints0, weights0, joints1, weights1, joint_matrices, fallback, out, true);
 }
 
-void detail::blend_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0,
-                            std::span<const glm::vec4> weights0, std::span<const glm::u16vec4> joints1,
-                            std::span<const glm::vec4> weights1, std::span<const glm::mat4> joint_matrices,
-                            const glm::mat4& fallback, VertexOutput out, bool renormalize) {
+void detail::blend_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0, std::span<const glm::vec4> weights0,
+                            std::span<const glm::u16vec4> joints1, std::span<const glm::vec4> weights1,
+                            std::span<const glm::mat4> joint_matrices, const glm::mat4& fallback, VertexOutput out,
+                            bool renormalize) {
   const size_t n = in.positions.size();
   assert(joints0.size() == n && weights0.size() == n);
   const bool eight = !joints1.empty();
@@ -750,16 +745,16 @@ void transform_vertices(VertexSpan in, const glm::mat4& matrix, VertexOutput out
   assert(!tan || (out.tangents.size() == n && in.tangents.size() == n));
 #if VATKIT_SKIN_SSE
   if (detail::simd_lanes() != 1) {
-  switch ((pos ? 1 : 0) | (nrm ? 2 : 0) | (tan ? 4 : 0)) {
-    case 0: return;
-    case 1: return transform_widest<true, false, false>(in, matrix, out, n);
-    case 2: return transform_widest<false, true, false>(in, matrix, out, n);
-    case 3: return transform_widest<true, true, false>(in, matrix, out, n);
-    case 4: return transform_widest<false, false, true>(in, matrix, out, n);
-    case 5: return transform_widest<true, false, true>(in, matrix, out, n);
-    case 6: return transform_widest<false, true, true>(in, matrix, out, n);
-    case 7: return transform_widest<true, true, true>(in, matrix, out, n);
-  }
+    switch ((pos ? 1 : 0) | (nrm ? 2 : 0) | (tan ? 4 : 0)) {
+      case 0: return;
+      case 1: return transform_widest<true, false, false>(in, matrix, out, n);
+      case 2: return transform_widest<false, true, false>(in, matrix, out, n);
+      case 3: return transform_widest<true, true, false>(in, matrix, out, n);
+      case 4: return transform_widest<false, false, true>(in, matrix, out, n);
+      case 5: return transform_widest<true, false, true>(in, matrix, out, n);
+      case 6: return transform_widest<false, true, true>(in, matrix, out, n);
+      case 7: return transform_widest<true, true, true>(in, matrix, out, n);
+    }
   }
 #endif
   // The scalar twin.

@@ -32,8 +32,8 @@ inline std::string clip_label_of(const std::string& name, uint64_t index) {
 // find_clip for anything with `count` clips: "#N" or a name (the first with it). `label(i)` is the
 // clip's name or "#i", `name(i)` its name; `source` names the file in errors.
 template <class Label, class Name>
-inline Result<int> find_clip_in(const std::string& source, size_t count, const Label& label,
-                         const Name& name, const std::string& selector) {
+inline Result<int> find_clip_in(const std::string& source, size_t count, const Label& label, const Name& name,
+                                const std::string& selector) {
   auto clip_list = [&] {
     std::string list;
     const size_t shown = std::min<size_t>(count, 32);
@@ -45,7 +45,8 @@ inline Result<int> find_clip_in(const std::string& source, size_t count, const L
     return list;
   };
   if (count == 0) {
-    return make_error(ErrorCode::Argument, source, cat({"has no animations, so there is no clip \"", printable(selector), "\""}));
+    return make_error(ErrorCode::Argument, source,
+                      cat({"has no animations, so there is no clip \"", printable(selector), "\""}));
   }
   if (!selector.empty() && selector[0] == '#') {
     uint64_t index = 0;
@@ -53,19 +54,22 @@ inline Result<int> find_clip_in(const std::string& source, size_t count, const L
     const char* last = selector.data() + selector.size();
     const auto parsed = std::from_chars(first, last, index);
     if (first == last || parsed.ec != std::errc() || parsed.ptr != last) {
-      return make_error(ErrorCode::Argument, source, cat({"bad clip index \"", printable(selector),
-                                     "\" (expected #N with N from 0 to ", std::to_string(count - 1), ")"}));
+      return make_error(ErrorCode::Argument, source,
+                        cat({"bad clip index \"", printable(selector), "\" (expected #N with N from 0 to ",
+                             std::to_string(count - 1), ")"}));
     }
     if (index >= count) {
-      return make_error(ErrorCode::Argument, source, cat({"no clip ", selector, ": the file has ",
-                                     plural_count(count, "clip", "clips"), " (", clip_list(), ")"}));
+      return make_error(
+          ErrorCode::Argument, source,
+          cat({"no clip ", selector, ": the file has ", plural_count(count, "clip", "clips"), " (", clip_list(), ")"}));
     }
     return static_cast<int>(index);
   }
   for (size_t a = 0; a < count; ++a) {
     if (name(static_cast<int>(a)) == selector) return static_cast<int>(a);
   }
-  return make_error(ErrorCode::Argument, source, cat({"no clip named \"", printable(selector), "\" (clips: ", clip_list(), ")"}));
+  return make_error(ErrorCode::Argument, source,
+                    cat({"no clip named \"", printable(selector), "\" (clips: ", clip_list(), ")"}));
 }
 
 }  // namespace vatkit::detail

@@ -117,8 +117,9 @@ ClipBand clip(const json& j, const std::string& path) {
 }
 
 Instance instance(const json& j, const std::string& path) {
-  only_fields(j, path, {"clip", "startTime", "speed", "loopMode", "repetitions", "endMode", "blend",
-                        "fadeDuration", "fadeCurve", "fadeStart", "fadeWeight", "from"});
+  only_fields(j, path,
+              {"clip", "startTime", "speed", "loopMode", "repetitions", "endMode", "blend", "fadeDuration", "fadeCurve",
+               "fadeStart", "fadeWeight", "from"});
   Instance in;
   in.clip = clip(required(j, "clip", path), path + ".clip");
   in.start_time = number(required(j, "startTime", path), path + ".startTime");

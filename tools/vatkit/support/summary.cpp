@@ -24,9 +24,7 @@ std::string cat(std::initializer_list<std::string_view> parts) {
 }
 std::string num(uint64_t n) { return std::to_string(n); }
 
-std::string plural(uint64_t n, const char* one, const char* many) {
-  return cat({num(n), " ", n == 1 ? one : many});
-}
+std::string plural(uint64_t n, const char* one, const char* many) { return cat({num(n), " ", n == 1 ? one : many}); }
 
 // Names, URIs, warnings and notes come from the file: printed through printable().
 std::string quoted(const std::string& name) {
@@ -163,17 +161,16 @@ std::string summary_text(const AssetSummary& s) {
                       s.default_scene >= 0 ? cat({" (default #", num(s.default_scene), ", "})
                                            : std::string(" (no default scene, "),
                       plural(s.roots, "root", "roots"), "), ", plural(s.nodes, "node", "nodes")}));
-  line("meshes", cat({num(s.meshes.size()), ": ", plural(s.primitives, "primitive", "primitives"),
-                      ", ", plural(s.vertices, "vertex", "vertices"), ", ",
-                      plural(s.triangles, "triangle", "triangles"), ", ",
-                      s.morph_targets ? plural(s.morph_targets, "morph target", "morph targets")
-                                      : std::string("no morph targets")}));
+  line("meshes",
+       cat({num(s.meshes.size()), ": ", plural(s.primitives, "primitive", "primitives"), ", ",
+            plural(s.vertices, "vertex", "vertices"), ", ", plural(s.triangles, "triangle", "triangles"), ", ",
+            s.morph_targets ? plural(s.morph_targets, "morph target", "morph targets")
+                            : std::string("no morph targets")}));
   for (size_t m = 0; m < s.meshes.size() && s.meshes.size() > 1; ++m) {
     const MeshSummary& mesh = s.meshes[m];
-    std::string text = cat({"#", num(m), " ", quoted(mesh.name), ": ",
-                            plural(mesh.primitives, "primitive", "primitives"), ", ",
-                            plural(mesh.vertices, "vertex", "vertices"), ", ",
-                            plural(mesh.triangles, "triangle", "triangles")});
+    std::string text =
+        cat({"#", num(m), " ", quoted(mesh.name), ": ", plural(mesh.primitives, "primitive", "primitives"), ", ",
+             plural(mesh.vertices, "vertex", "vertices"), ", ", plural(mesh.triangles, "triangle", "triangles")});
     if (mesh.morph_targets) {
       text.append(cat({", ", plural(mesh.morph_targets, "morph target", "morph targets")}));
     }
@@ -186,12 +183,10 @@ std::string summary_text(const AssetSummary& s) {
   if (s.skins.empty()) {
     line("skins", "none");
   } else {
-    line("skins", cat({num(s.skins.size()), ": ",
-                       plural(s.joints, "distinct joint", "distinct joints"), ", up to ",
+    line("skins", cat({num(s.skins.size()), ": ", plural(s.joints, "distinct joint", "distinct joints"), ", up to ",
                        num(s.max_influences), " influences per vertex"}));
     for (size_t k = 0; k < s.skins.size(); ++k) {
-      line("", cat({"#", num(k), " ", quoted(s.skins[k].name), ": ",
-                    plural(s.skins[k].joints, "joint", "joints")}));
+      line("", cat({"#", num(k), " ", quoted(s.skins[k].name), ": ", plural(s.skins[k].joints, "joint", "joints")}));
     }
   }
 
@@ -219,9 +214,8 @@ std::string summary_text(const AssetSummary& s) {
     for (size_t m = 0; m < s.materials.size(); ++m) {
       const MaterialSummary& mat = s.materials[m];
       const glm::vec4& f = mat.base_color_factor;
-      std::string text = cat({"#", num(m), " ", quoted(mat.name), ": base colour (",
-                              fixed(f.r, 3), ", ", fixed(f.g, 3), ", ", fixed(f.b, 3), ", ",
-                              fixed(f.a, 3), ")"});
+      std::string text = cat({"#", num(m), " ", quoted(mat.name), ": base colour (", fixed(f.r, 3), ", ", fixed(f.g, 3),
+                              ", ", fixed(f.b, 3), ", ", fixed(f.a, 3), ")"});
       if (mat.base_color_image >= 0) {
         text.append(cat({", texture image #", num(static_cast<uint64_t>(mat.base_color_image))}));
       }
@@ -280,19 +274,17 @@ std::string summary_json(const AssetSummary& s) {
     if (c.step) interpolation.push_back("STEP");
     if (c.linear) interpolation.push_back("LINEAR");
     if (c.cubic_spline) interpolation.push_back("CUBICSPLINE");
-    clips.push_back({{"index", c.index},
-                     {"name", c.name},
-                     {"start_s", glb::json_number(c.start_s)},
-                     {"duration_s", glb::json_number(c.duration_s)},
-                     {"channels", c.channels},
-                     {"samplers", c.samplers},
-                     {"max_keys", c.max_keys},
-                     {"interpolation", std::move(interpolation)},
-                     {"paths",
-                      {{"translation", c.translation},
-                       {"rotation", c.rotation},
-                       {"scale", c.scale},
-                       {"weights", c.weights}}}});
+    clips.push_back(
+        {{"index", c.index},
+         {"name", c.name},
+         {"start_s", glb::json_number(c.start_s)},
+         {"duration_s", glb::json_number(c.duration_s)},
+         {"channels", c.channels},
+         {"samplers", c.samplers},
+         {"max_keys", c.max_keys},
+         {"interpolation", std::move(interpolation)},
+         {"paths",
+          {{"translation", c.translation}, {"rotation", c.rotation}, {"scale", c.scale}, {"weights", c.weights}}}});
   }
   out["clips"] = std::move(clips);
   json materials = json::array();
@@ -350,13 +342,11 @@ VatSummary summarize(const Vat& vat, std::span<const ClipError> errors) {
     s.clips.push_back(std::move(cs));
   }
   for (const Plane& p : vat.planes) {
-    s.planes.push_back({p.semantic, p.format, p.texels_per_frame, p.width, p.height,
-                        p.rows_per_frame, p.byte_size()});
+    s.planes.push_back({p.semantic, p.format, p.texels_per_frame, p.width, p.height, p.rows_per_frame, p.byte_size()});
     s.plane_bytes += p.byte_size();
   }
   for (const LodLevel& lod : vat.geometry.lods) {
-    s.lods.push_back({static_cast<uint32_t>(lod.indices.size() / 3), lod.error, lod.error_in_motion,
-                      lod.screen_size});
+    s.lods.push_back({static_cast<uint32_t>(lod.indices.size() / 3), lod.error, lod.error_in_motion, lod.screen_size});
   }
   s.materials = static_cast<uint32_t>(vat.materials.size());
   s.images = static_cast<uint32_t>(vat.images.size());
@@ -406,9 +396,7 @@ std::string bytes_text(uint64_t bytes) {
   return cat({num(bytes), " B (", fixed(scaled, 1), " ", unit, ")"});
 }
 
-std::string vec_text(const glm::vec3& v) {
-  return cat({"(", sig3(v.x), ", ", sig3(v.y), ", ", sig3(v.z), ")"});
-}
+std::string vec_text(const glm::vec3& v) { return cat({"(", sig3(v.x), ", ", sig3(v.y), ", ", sig3(v.z), ")"}); }
 
 std::string playback_text(const ClipDefaults& d) {
   std::string out = to_string(d.loop_mode);
@@ -420,8 +408,7 @@ std::string playback_text(const ClipDefaults& d) {
 
 // Columns padded to their widest cell; `align` has one 'l' or 'r' per column. Each line starts
 // with `indent` and has no trailing spaces.
-std::string table(const std::vector<std::vector<std::string>>& rows, std::string_view align,
-                  std::string_view indent) {
+std::string table(const std::vector<std::vector<std::string>>& rows, std::string_view align, std::string_view indent) {
   std::vector<size_t> width(align.size(), 0);
   for (const auto& row : rows) {
     for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
@@ -453,13 +440,12 @@ std::string summary_text(const VatSummary& s) {
   std::string encoding = cat({to_string(s.encoding), ", ", to_string(s.precision)});
   if (!s.encoding_reason.empty()) encoding.append(cat({" (", printable(s.encoding_reason), ")"}));
   line("encoding", encoding);
-  std::string geometry = cat({plural(s.vertices, "vertex", "vertices"), ", ",
-                              plural(s.triangles, "triangle", "triangles"), ", ",
-                              plural(s.draw_groups, "draw group", "draw groups"), ", ",
-                              plural(s.source_primitives, "source primitive", "source primitives")});
+  std::string geometry =
+      cat({plural(s.vertices, "vertex", "vertices"), ", ", plural(s.triangles, "triangle", "triangles"), ", ",
+           plural(s.draw_groups, "draw group", "draw groups"), ", ",
+           plural(s.source_primitives, "source primitive", "source primitives")});
   if (s.encoding == Encoding::Rig) {
-    geometry.append(cat({"; ", plural(s.slots, "slot", "slots"), ", ", num(s.influences),
-                         " influences per vertex"}));
+    geometry.append(cat({"; ", plural(s.slots, "slot", "slots"), ", ", num(s.influences), " influences per vertex"}));
   } else if (s.slots > 0) {
     geometry.append(cat({"; ", plural(s.slots, "joint", "joints"), " for sockets"}));
   }
@@ -467,27 +453,28 @@ std::string summary_text(const VatSummary& s) {
   line("materials", cat({num(s.materials), " (", plural(s.images, "image", "images"), ")"}));
   line("bounds", cat({vec_text(s.bounds.min), " to ", vec_text(s.bounds.max)}));
 
-  const bool measured = std::any_of(s.clips.begin(), s.clips.end(),
-                                    [](const VatClipSummary& c) { return c.measured; });
+  const bool measured = std::any_of(s.clips.begin(), s.clips.end(), [](const VatClipSummary& c) { return c.measured; });
   line("clips", cat({num(s.clips.size()), ", ", plural(s.frame_rows, "frame row", "frame rows"),
-                     measured ? "; error in mm against the reference (max, 99th percentile)"
-                              : ""}));
+                     measured ? "; error in mm against the reference (max, 99th percentile)" : ""}));
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> head = {"#", "clip", "rows", "first", "fps", "duration", "playback",
-                                   "max delta mm"};
+  std::vector<std::string> head = {"#", "clip", "rows", "first", "fps", "duration", "playback", "max delta mm"};
   if (measured) {
     head.insert(head.end(), {"on rows max", "p99", "between max", "p99", "normal max"});
   }
   rows.push_back(head);
   for (const VatClipSummary& c : s.clips) {
-    std::vector<std::string> row = {num(c.index),         quoted(c.name),
-                                    num(c.rows),          num(c.first_row),
-                                    fixed(c.fps, 3),      cat({fixed(c.duration_s, 3), " s"}),
-                                    playback_text(c.defaults), sig3(double(c.max_delta) * 1000.0)};
+    std::vector<std::string> row = {num(c.index),
+                                    quoted(c.name),
+                                    num(c.rows),
+                                    num(c.first_row),
+                                    fixed(c.fps, 3),
+                                    cat({fixed(c.duration_s, 3), " s"}),
+                                    playback_text(c.defaults),
+                                    sig3(double(c.max_delta) * 1000.0)};
     if (c.measured) {
-      row.insert(row.end(), {sig3(c.error.on_rows_max_mm), sig3(c.error.on_rows_p99_mm),
-                             sig3(c.error.between_rows_max_mm), sig3(c.error.between_rows_p99_mm),
-                             cat({sig3(c.error.normal_max_deg), " deg"})});
+      row.insert(row.end(),
+                 {sig3(c.error.on_rows_max_mm), sig3(c.error.on_rows_p99_mm), sig3(c.error.between_rows_max_mm),
+                  sig3(c.error.between_rows_p99_mm), cat({sig3(c.error.normal_max_deg), " deg"})});
     } else if (measured) {
       row.insert(row.end(), {"-", "-", "-", "-", "-"});
     }
@@ -495,16 +482,17 @@ std::string summary_text(const VatSummary& s) {
   }
   out.append(table(rows, measured ? "rlrrrrlrrrrrr" : "rlrrrrlr", "    "));
   if (!measured) {
-    line("error", "not measured (baked without measuring, or a format version 1 file: `vatkit verify "
-                  "SOURCE FILE.vat.glb` compares it with its source)");
+    line("error",
+         "not measured (baked without measuring, or a format version 1 file: `vatkit verify "
+         "SOURCE FILE.vat.glb` compares it with its source)");
   }
 
   line("planes", plural(s.planes.size(), "plane", "planes"));
   rows.clear();
   rows.push_back({"plane", "format", "width", "height", "rows/frame", "texels/frame", "bytes"});
   for (const VatPlaneSummary& p : s.planes) {
-    rows.push_back({to_string(p.semantic), to_string(p.format), num(p.width), num(p.height),
-                    num(p.rows_per_frame), num(p.texels_per_frame), bytes_text(p.bytes)});
+    rows.push_back({to_string(p.semantic), to_string(p.format), num(p.width), num(p.height), num(p.rows_per_frame),
+                    num(p.texels_per_frame), bytes_text(p.bytes)});
   }
   out.append(table(rows, "llrrrrl", "    "));
   if (!s.lods.empty()) {
@@ -515,9 +503,8 @@ std::string summary_text(const VatSummary& s) {
     for (size_t l = 0; l < s.lods.size(); ++l) {
       const VatLodSummary& lod = s.lods[l];
       const double share = s.triangles ? 100.0 * double(lod.triangles) / double(s.triangles) : 0.0;
-      rows.push_back({num(l + 1), num(lod.triangles), cat({fixed(share, 1), "%"}),
-                      sig3(double(lod.error) * 1000.0), sig3(double(lod.error_in_motion) * 1000.0),
-                      cat({sig3(double(lod.screen_size)), " px"})});
+      rows.push_back({num(l + 1), num(lod.triangles), cat({fixed(share, 1), "%"}), sig3(double(lod.error) * 1000.0),
+                      sig3(double(lod.error_in_motion) * 1000.0), cat({sig3(double(lod.screen_size)), " px"})});
     }
     out.append(table(rows, "rrrrrr", "    "));
   }

@@ -28,12 +28,12 @@ namespace vatkit {
 
 struct ClipSummary {
   uint32_t index = 0;
-  std::string name;           // "" when the file named none
-  float start_s = 0.0f;       // earliest key
-  float duration_s = 0.0f;    // latest key (the clip plays from 0 to there)
+  std::string name;         // "" when the file named none
+  float start_s = 0.0f;     // earliest key
+  float duration_s = 0.0f;  // latest key (the clip plays from 0 to there)
   uint32_t channels = 0;
   uint32_t samplers = 0;
-  uint32_t max_keys = 0;      // keys of the longest sampler
+  uint32_t max_keys = 0;  // keys of the longest sampler
   // Sampler counts per interpolation mode.
   uint32_t step = 0, linear = 0, cubic_spline = 0;
   // Channel counts per animated path.
@@ -43,7 +43,7 @@ struct ClipSummary {
 struct MeshSummary {
   std::string name;
   uint32_t primitives = 0;
-  uint32_t vertices = 0;       // sum of source_vertex_count (the file's vertices)
+  uint32_t vertices = 0;  // sum of source_vertex_count (the file's vertices)
   uint32_t triangles = 0;
   uint32_t morph_targets = 0;  // targets of the mesh (its primitives share the count)
   bool skinned = false;        // drawn by at least one node with a skin
@@ -70,7 +70,7 @@ struct AssetSummary {
   std::string source;
   uint32_t scenes = 0;
   int32_t default_scene = -1;
-  uint32_t roots = 0;   // roots of the default scene
+  uint32_t roots = 0;  // roots of the default scene
   uint32_t nodes = 0;
   // Totals over meshes (each mesh counted once).
   uint32_t primitives = 0, vertices = 0, triangles = 0, morph_targets = 0;
@@ -105,25 +105,25 @@ std::string summary_json(const AssetSummary& summary);
 // ---- A Vat ----------------------------------------------------------------------------------
 
 struct VatClipSummary {
-  uint32_t index = 0;             // in Vat::clips
-  std::string name;               // "" when the source named none
+  uint32_t index = 0;  // in Vat::clips
+  std::string name;    // "" when the source named none
   int32_t source_animation = -1;
   uint32_t first_row = 0, rows = 0;
-  float fps = 0.0f;               // exact row rate, 0 for a one-row clip
+  float fps = 0.0f;  // exact row rate, 0 for a one-row clip
   float duration_s = 0.0f;
   ClipDefaults defaults;
-  float max_delta = 0.0f;         // file units
+  float max_delta = 0.0f;  // file units
   Bounds bounds;
-  bool measured = false;          // `error` holds a measurement (a bake's report, measure_error,
-                                  // or the bake's as the file keeps it: VatClip::accuracy)
-  ClipError error;                // millimetres (file units taken as metres)
+  bool measured = false;  // `error` holds a measurement (a bake's report, measure_error,
+                          // or the bake's as the file keeps it: VatClip::accuracy)
+  ClipError error;        // millimetres (file units taken as metres)
 };
 
 struct VatPlaneSummary {
   PlaneSemantic semantic = PlaneSemantic::Position;
   TexelFormat format = TexelFormat::RGBA32F;
   uint32_t texels_per_frame = 0, width = 0, height = 0, rows_per_frame = 1;
-  uint64_t bytes = 0;             // width * height * texel bytes
+  uint64_t bytes = 0;  // width * height * texel bytes
 };
 
 // A level of detail (vat.h, LodLevel; vatkit/lod.h).
@@ -134,24 +134,24 @@ struct VatLodSummary {
 };
 
 struct VatSummary {
-  std::string source;             // Vat::source
+  std::string source;  // Vat::source
   Encoding encoding = Encoding::Delta;
   Precision precision = Precision::F32;
   uint32_t vertices = 0, triangles = 0, draw_groups = 0;
   uint32_t source_primitives = 0;  // Vat::geometry.sources
   uint32_t slots = 0;
-  uint32_t influences = 0;        // rig: 4 or 8 slot influences per vertex; delta: 0
-  uint32_t frame_rows = 0;        // over all clips
-  Bounds bounds;                  // union of the clips' bounds
+  uint32_t influences = 0;  // rig: 4 or 8 slot influences per vertex; delta: 0
+  uint32_t frame_rows = 0;  // over all clips
+  Bounds bounds;            // union of the clips' bounds
   std::vector<VatClipSummary> clips;
   std::vector<VatPlaneSummary> planes;
   std::vector<VatLodSummary> lods;  // coarser levels, finest first (level 0 is `triangles`)
-  uint64_t plane_bytes = 0;       // sum over the planes
-  uint64_t file_bytes = 0;        // the .vat.glb's size; 0 = unknown (summarize leaves it 0)
+  uint64_t plane_bytes = 0;         // sum over the planes
+  uint64_t file_bytes = 0;          // the .vat.glb's size; 0 = unknown (summarize leaves it 0)
   uint32_t materials = 0, images = 0;
   // From a BakeReport (summarize(vat, report)); empty / false / 0 otherwise.
   bool baked = false;
-  std::string encoding_reason;    // "requested", or why Auto chose
+  std::string encoding_reason;  // "requested", or why Auto chose
   std::vector<std::string> notes;
   double bake_seconds = 0.0, measure_seconds = 0.0, lod_seconds = 0.0;
 };

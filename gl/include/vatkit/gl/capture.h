@@ -49,8 +49,8 @@ struct CaptureField {
 };
 
 struct CaptureDesc {
-  std::string name = "capture";  // shown in errors
-  std::string vertex_source;     // a vertex shader; gets the preamble of program.h
+  std::string name = "capture";      // shown in errors
+  std::string vertex_source;         // a vertex shader; gets the preamble of program.h
   std::vector<std::string> outputs;  // outputs to capture, e.g. {"v_position", "gl_Position"}
   std::vector<std::string> defines;
   bool draw_parameters = false;
@@ -74,11 +74,9 @@ class VertexCapture {
   // vertex_count * instance_count * record_bytes() bytes. `vertex_array` 0 uses an empty
   // vertex array (attribute-less: the shader reads gl_VertexID / gl_InstanceID); pass your own
   // to feed attributes. Errors: wrong span size, fewer records written than asked.
-  Result<void> run(uint32_t vertex_count, uint32_t instance_count, std::span<std::byte> out,
-                   uint32_t vertex_array = 0);
+  Result<void> run(uint32_t vertex_count, uint32_t instance_count, std::span<std::byte> out, uint32_t vertex_array = 0);
   // run() into a new vector of floats; every field must be F32.
-  Result<std::vector<float>> run_floats(uint32_t vertex_count, uint32_t instance_count,
-                                        uint32_t vertex_array = 0);
+  Result<std::vector<float>> run_floats(uint32_t vertex_count, uint32_t instance_count, uint32_t vertex_array = 0);
 
  private:
   std::string name_;

@@ -102,9 +102,9 @@ struct ContextInfo {
   std::string glsl_version;  // GL_SHADING_LANGUAGE_VERSION
   int major = 0;             // the context's GL version
   int minor = 0;
-  std::string platform;      // how it was made: "EGL 1.5 (Mesa Project) surfaceless", "GLFW 3.3.8 window"
-  bool software = false;     // a CPU rasterizer (llvmpipe, softpipe, swrast)
-  bool debug = false;        // debug mode on (KHR_debug callback installed)
+  std::string platform;   // how it was made: "EGL 1.5 (Mesa Project) surfaceless", "GLFW 3.3.8 window"
+  bool software = false;  // a CPU rasterizer (llvmpipe, softpipe, swrast)
+  bool debug = false;     // debug mode on (KHR_debug callback installed)
   ContextLimits limits;
   std::vector<std::string> extensions;  // sorted
 

@@ -67,8 +67,8 @@ struct Camera {
 // front; positive turns toward +X) and `elevation_deg` above the horizon, from the nearest
 // distance at which all eight corners are inside the field of view of an `aspect` viewport (plus
 // 4%). The far plane leaves room for a ground plane around the box.
-Camera camera_for_bounds(const Bounds& bounds, float aspect, float azimuth_deg = 30.0f,
-                    float elevation_deg = 25.0f, float fov_y_deg = 35.0f);
+Camera camera_for_bounds(const Bounds& bounds, float aspect, float azimuth_deg = 30.0f, float elevation_deg = 25.0f,
+                         float fov_y_deg = 35.0f);
 
 // The object-space box moved by `world`: the box of its eight moved corners.
 Bounds transform_bounds(const Bounds& bounds, const glm::mat4& world);
@@ -171,9 +171,9 @@ enum class CrowdLayout : uint8_t { Grid, Random };
 struct SpreadOptions {
   CrowdLayout layout = CrowdLayout::Grid;
   uint64_t seed = 1;
-  float spacing = 0.0f;       // metres between neighbours; 0: 1.3 x the VAT's footprint
-  float now = 0.0f;           // clock time of the writes (start times lie before it)
-  float speed_jitter = 0.15f; // speeds uniform in [1 - j, 1 + j] times the clip's
+  float spacing = 0.0f;        // metres between neighbours; 0: 1.3 x the VAT's footprint
+  float now = 0.0f;            // clock time of the writes (start times lie before it)
+  float speed_jitter = 0.15f;  // speeds uniform in [1 - j, 1 + j] times the clip's
 };
 
 // Places every instance of `crowd` (grid: rows of ceil(sqrt(N)) facing +Z, a little yaw each;
@@ -192,8 +192,8 @@ struct RendererDesc {
 struct RenderOptions {
   Light light;
   bool shadows = true;
-  bool ground = true;                            // a plane under the crowds, receiving shadows
-  glm::vec3 background{0.62f, 0.70f, 0.80f};     // sRGB clear colour
+  bool ground = true;                         // a plane under the crowds, receiving shadows
+  glm::vec3 background{0.62f, 0.70f, 0.80f};  // sRGB clear colour
   // The box the shadow map covers (world space); empty (min > max) means the crowds' bounds. Fix
   // it to compare shadow maps of different poses.
   Bounds shadow_bounds{glm::vec3(1.0f), glm::vec3(-1.0f)};
@@ -217,7 +217,7 @@ struct RenderOptions {
 };
 
 struct RenderStats {
-  uint32_t draw_calls = 0;       // draw commands issued by the CPU (a multi-draw counts once)
+  uint32_t draw_calls = 0;  // draw commands issued by the CPU (a multi-draw counts once)
   // Direct draws: triangles submitted, both passes. GPU culling: 0 (the GPU decides; read the
   // counts with Renderer::read_culling_stats, which waits for the GPU).
   uint64_t triangles = 0;
@@ -226,17 +226,17 @@ struct RenderStats {
 
 // What the camera pass of the last GPU-culled render drew, per crowd (read back from the GPU).
 struct CullingStats {
-  uint64_t instances = 0;                // drawn instances tested
-  uint64_t visible = 0;                  // passed the camera frustum
-  std::vector<uint64_t> per_level;       // visible instances per level (0 = full mesh)
-  uint64_t triangles = 0;                // camera pass, all materials and levels
-  uint64_t shadow_visible = 0;           // passed the light's box
+  uint64_t instances = 0;                  // drawn instances tested
+  uint64_t visible = 0;                    // passed the camera frustum
+  std::vector<uint64_t> per_level;         // visible instances per level (0 = full mesh)
+  uint64_t triangles = 0;                  // camera pass, all materials and levels
+  uint64_t shadow_visible = 0;             // passed the light's box
   std::vector<uint64_t> shadow_per_level;  // of those, per level (empty without shadows)
   uint64_t shadow_triangles = 0;
   // Visible instances of the camera pass whose entry the culling pass cached (CrowdDesc); the
   // others (visible - cached) worked it out per vertex.
   uint64_t cached = 0;
-  uint64_t cache_capacity = 0;           // entries per pass; 0 for static poses, or off
+  uint64_t cache_capacity = 0;  // entries per pass; 0 for static poses, or off
 };
 
 class Renderer {
@@ -253,8 +253,8 @@ class Renderer {
   // crowds at clock time `time_s` from `camera`. Allocates nothing. Leaves `target` bound, no
   // program and no vertex array bound, blending, culling and polygon offset off, depth test on;
   // the textures of units 0-15 are the renderer's.
-  void render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera,
-              float time_s, const RenderOptions& options = {});
+  void render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera, float time_s,
+              const RenderOptions& options = {});
   void render(const RenderTarget& target, Crowd& crowd, const Camera& camera, float time_s,
               const RenderOptions& options = {});
 
@@ -267,7 +267,7 @@ class Renderer {
   uint32_t shadow_map() const;  // GL_DEPTH_COMPONENT32F texture of the last shadow pass
   int shadow_map_size() const;
   const glm::mat4& light_view_projection() const;  // of the last shadow pass
-  float shadow_texel_world() const;  // world size of a shadow-map texel in the last render's light box
+  float shadow_texel_world() const;                // world size of a shadow-map texel in the last render's light box
 
   struct Impl;
 

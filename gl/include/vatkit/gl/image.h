@@ -41,7 +41,9 @@ struct Image {
   std::vector<uint8_t> pixels;  // width * height * channels, tightly packed, top row first
 
   ImageView view() const { return {pixels.data(), width, height, channels, 0}; }
-  const uint8_t* at(int x, int y) const { return pixels.data() + (size_t(y) * size_t(width) + size_t(x)) * size_t(channels); }
+  const uint8_t* at(int x, int y) const {
+    return pixels.data() + (size_t(y) * size_t(width) + size_t(x)) * size_t(channels);
+  }
 };
 
 struct PngOptions {
@@ -51,8 +53,7 @@ struct PngOptions {
 // The PNG file's bytes. Errors: an empty or inconsistent view, a level outside 0..9.
 Result<std::vector<uint8_t>> encode_png(const ImageView& image, const PngOptions& options = {});
 // encode_png, then write_file_atomic. Errors name the path.
-Result<void> write_png(const std::filesystem::path& path, const ImageView& image,
-                       const PngOptions& options = {});
+Result<void> write_png(const std::filesystem::path& path, const ImageView& image, const PngOptions& options = {});
 
 // Decodes a PNG to 8-bit channels, keeping the file's channel count (palettes become RGB or
 // RGBA; 16-bit samples are reduced by libpng). `name` prefixes errors.

@@ -57,9 +57,9 @@ class RenderTarget {
 
  private:
   RenderTargetDesc desc_;
-  Texture color_;               // resolved colour (or drawn directly when single-sample)
-  Texture depth_;               // single-sample depth
-  Renderbuffer msaa_color_;     // multisampled only
+  Texture color_;            // resolved colour (or drawn directly when single-sample)
+  Texture depth_;            // single-sample depth
+  Renderbuffer msaa_color_;  // multisampled only
   Renderbuffer msaa_depth_;
   Framebuffer draw_framebuffer_;
   Framebuffer resolve_framebuffer_;  // multisampled only: color_ attached
