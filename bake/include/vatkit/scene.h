@@ -23,12 +23,14 @@
 
 namespace vatkit {
 
-// The reference skinner's building blocks beside skin.h's kernels.
+// The reference skinner's building blocks beside skin.h's kernels. Their size requirements are
+// preconditions, checked by assert in debug builds only (they run once per vertex batch).
 // out = base + sum_t weights[t] * target_t (positions, normals, tangent xyz). `out` must have the
 // primitive's vertex count in each stream it names; targets with weight 0 cost nothing.
 void apply_morph_targets(const Primitive& primitive, std::span<const float> weights, VertexOutput out);
 
-// out[j] = world[skin.joints[j]] * skin.inverse_bind[j].
+// out[j] = world[skin.joints[j]] * skin.inverse_bind[j]. `out` has skin.joints.size() elements and
+// `world` one per node of the asset.
 void compute_joint_matrices(const Skin& skin, std::span<const glm::mat4> world, std::span<glm::mat4> out);
 
 class SceneEvaluator {
@@ -40,6 +42,7 @@ class SceneEvaluator {
 
   // Poses the scene: clip < 0 is the rest pose, else asset.animations[clip] at time_s (seconds
   // on the glTF timeline; before the first key and after the last the end keys hold).
+  // Precondition: clip < asset.animations.size() (an index from the Asset, not user input).
   void pose(int clip, float time_s);
 
   // The state after pose(): local pose, world matrix of every node.
@@ -47,7 +50,7 @@ class SceneEvaluator {
   std::span<const glm::mat4> world() const;
 
   // World-space vertices of every instance, concatenated in canonical order: each non-empty span
-  // has asset.instance_vertex_count elements (empty spans are skipped). Instances without
+  // has asset.instance_vertex_count elements (a precondition; empty spans are skipped). Instances without
   // tangents get (0, 0, 0, 0). threads = 0 uses every hardware thread; the result does not depend
   // on the thread count.
   void skin(std::span<glm::vec3> positions, std::span<glm::vec3> normals = {}, std::span<glm::vec4> tangents = {},

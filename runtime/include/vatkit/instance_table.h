@@ -198,6 +198,7 @@ size_t pop_events(InstanceTable& table, float until, std::vector<PlaybackEvent>&
 // an hour or so; the GPU and the table must switch clocks on the same frame, and the caller
 // subtracts the shift from the start times it keeps (set_instance recognises a re-issued
 // instance by them, folded tracks included). O(size() + events); rebuilds the event heap.
+// Precondition: `now` is finite (a clock time; checked by assert in debug builds).
 RebaseReport rebase_clock(InstanceTable& table, float now);
 
 // The float32 clock's resolution at `clock` seconds: the gap to the next float (its ulp).

@@ -36,12 +36,16 @@ struct VertexOutput {
 
 // Linear blend skinning of `in` (already morphed) with 4 influences (joints1/weights1 empty) or
 // 8. Writes `out` (same sizes as `in`, streams empty in `in` are not written).
+// Preconditions (checked by assert in debug builds only: the kernels are on the bake's hot path):
+// joints0, weights0 (and joints1, weights1 when not empty) and every non-empty output stream have
+// in.positions.size() elements; every joint index is below joint_matrices.size(), which is not
+// empty. The importer and the loader guarantee both for the data they produce.
 void skin_vertices(VertexSpan in, std::span<const glm::u16vec4> joints0, std::span<const glm::vec4> weights0,
                    std::span<const glm::u16vec4> joints1, std::span<const glm::vec4> weights1,
                    std::span<const glm::mat4> joint_matrices, const glm::mat4& fallback, VertexOutput out);
 
 // Rigid transform of `in` by `matrix` (node animation of a non-skinned mesh), normals by its
-// inverse transpose.
+// inverse transpose. Precondition: each non-empty output stream has in.positions.size() elements.
 void transform_vertices(VertexSpan in, const glm::mat4& matrix, VertexOutput out);
 
 }  // namespace vatkit

@@ -85,6 +85,7 @@ Buffer create_buffer(size_t size_bytes, const void* data, uint32_t storage_flags
 // A texture of `target` (GL_TEXTURE_2D, GL_TEXTURE_2D_ARRAY, GL_TEXTURE_BUFFER, ...), no storage.
 Texture create_texture(uint32_t target);
 // A GL_TEXTURE_2D with immutable storage, `levels` mip levels, nearest filtering, clamped.
+// Precondition: width, height and levels are positive (assert in debug builds; GL reports an error).
 Texture create_texture_2d(uint32_t internal_format, int width, int height, int levels = 1);
 Sampler create_sampler();
 Renderbuffer create_renderbuffer();
