@@ -10,7 +10,8 @@
 #          command-line tool links (core and the headless OpenGL renderer)
 #   test   what the test suite (scripts/test.sh) adds: GoogleTest, Google Benchmark, GLFW and a
 #          virtual X display for the window test, clang and its sanitizer and fuzzer runtimes, the
-#          assimp test models, Node.js and npm with the Khronos glTF validator, and for the
+#          assimp test models, Node.js and npm with the Khronos glTF validator, Chromium and the
+#          web tooling of web/package.json (three.js, Babylon.js) for the browser tests, and for the
 #          Windows stage (scripts/windows.sh) the MinGW-w64 cross compiler and Wine
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +31,7 @@ test_packages=(
   clang-format-14  # the format check (scripts/format.sh --check)
   libglfw3-dev xvfb xauth  # the GLFW window test under a virtual X display
   nodejs npm
+  chromium  # the browser tests (headless, WebGL2 through SwiftShader)
   g++-mingw-w64-x86-64 wine64  # the runtime cross-built for Windows and its tests run under Wine
 )
 
@@ -69,4 +71,13 @@ tools="$here/tools/validator"
 if ((validator)) && [[ ! -f $tools/node_modules/gltf-validator/package.json ]]; then
   echo "setup: installing gltf-validator (npm)"
   (cd "$tools" && npm install --no-audit --no-fund --silent)
+fi
+
+# three.js and Babylon.js for the web runtime's Node and browser tests; pinned in web/package.json
+# (package-lock.json beside it). Reinstalled only when the lock file changed since the last install
+# (node_modules/.vatkit-lock keeps a copy of the lock it was installed from).
+web="$here/web"
+if ((validator)) && ! cmp -s "$web/package-lock.json" "$web/node_modules/.vatkit-lock" 2>/dev/null; then
+  echo "setup: installing the web test tooling (npm: three, @babylonjs/core, @babylonjs/loaders)"
+  (cd "$web" && npm ci --no-audit --no-fund --silent && cp package-lock.json node_modules/.vatkit-lock)
 fi
