@@ -36,7 +36,7 @@ function playAll(crowd, asset, now) {
   const clips = asset.clips.length;
   for (let i = 0; i < crowd.count; ++i) {
     crowd.setInstance(i, {
-      clip: clipBand(asset.extension, i % clips),
+      clip: clipBand(asset.extension, `#${i % clips}`, asset.file),
       startTime: now - i * 0.37,
       speed: 0.8 + 0.4 * ((i * 7) % 10) / 10,
     }, now);
@@ -46,7 +46,7 @@ function playAll(crowd, asset, now) {
 // Every few seconds a tenth of the crowd cross-fades into another clip over 0.4 s.
 function changeSome(crowd, asset, now, round) {
   for (let i = round % 10; i < crowd.count; i += 10) {
-    const clip = clipBand(asset.extension, (i + round) % asset.clips.length);
+    const clip = clipBand(asset.extension, `#${(i + round) % asset.clips.length}`, asset.file);
     crowd.setInstance(i, { clip, startTime: now, fadeDuration: 0.4 }, now);
   }
 }

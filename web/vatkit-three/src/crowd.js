@@ -1,7 +1,7 @@
 // VatCrowd: one THREE.InstancedMesh drawing a VAT for `count` instances, each playing what its
 // row of the playback table (playback.js's InstanceTable) says at the shared clock.
 import * as THREE from 'three';
-import { VatError } from './errors.js';
+import { fail } from './errors.js';
 import { applyVat, vatShadowMaterials, vatUniforms } from './material.js';
 import { InstanceTable } from './playback.js';
 
@@ -68,7 +68,7 @@ export class VatCrowd extends THREE.InstancedMesh {
    * @throws {VatError} for a count that is not a positive integer
    */
   constructor(asset, count, options = {}) {
-    if (!Number.isInteger(count) || count < 1) throw new VatError(`${asset.file}: VatCrowd: count ${count}, expected a positive integer`);
+    if (!Number.isInteger(count) || count < 1) fail(asset.file, 'VatCrowd', `count ${count}, expected a positive integer`, 'Argument');
     const texture = instanceTexture(count);
     const uniforms = vatUniforms(asset, texture);
     const materials = (options.materials ?? asset.materials).map((m) => applyVat(m.clone(), uniforms, asset.defines));
@@ -163,7 +163,7 @@ export class VatCrowd extends THREE.InstancedMesh {
   set lod(level) {
     const levels = this.asset.levels;
     if (!Number.isInteger(level) || level < 0 || level >= levels.length) {
-      throw new VatError(`${this.asset.file}: VatCrowd.lod: ${level}, expected 0 to ${levels.length - 1}`);
+      fail(this.asset.file, 'VatCrowd.lod', `${level}, expected 0 to ${levels.length - 1}`, 'Argument');
     }
     this.lodLevel = level;
     this.geometry.groups = levels[level].groups.map((g) => ({ ...g }));

@@ -22,13 +22,13 @@ export const at = (where, index) => `${where}[${index}]`;
  * @returns {{jsonBytes: Uint8Array, bin: Uint8Array, binOffset: number}}
  */
 export function splitGlb(bytes, file) {
-  if (bytes.byteLength < 20) fail(file, 'GLB', `${bytes.byteLength} bytes, too short for a GLB`);
+  if (bytes.byteLength < 20) fail(file, 'GLB', `${bytes.byteLength} bytes, too short for a GLB`, 'Parse');
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (dv.getUint32(0, true) !== GLB_MAGIC) fail(file, 'GLB', 'no "glTF" magic: not a GLB file');
+  if (dv.getUint32(0, true) !== GLB_MAGIC) fail(file, 'GLB', 'no "glTF" magic: not a GLB file', 'Parse');
   const version = dv.getUint32(4, true);
-  if (version !== 2) fail(file, 'GLB', `container version ${version}, expected 2`);
+  if (version !== 2) fail(file, 'GLB', `container version ${version}, expected 2`, 'Parse');
   const length = dv.getUint32(8, true);
-  if (length !== bytes.byteLength) fail(file, 'GLB', `header says ${length} bytes, the file has ${bytes.byteLength}`);
+  if (length !== bytes.byteLength) fail(file, 'GLB', `header says ${length} bytes, the file has ${bytes.byteLength}`, 'Parse');
   const json = chunk(dv, 12, CHUNK_JSON, 'JSON', file);
   const binHeader = 20 + json.length;
   if (binHeader + 8 > length) fail(file, 'GLB', 'no BIN chunk: a .vat.glb stores its planes there');
@@ -43,9 +43,9 @@ export function splitGlb(bytes, file) {
 function chunk(dv, offset, type, name, file) {
   const length = dv.getUint32(offset, true);
   const what = `${name} chunk`;
-  if (dv.getUint32(offset + 4, true) !== type) fail(file, what, `expected a ${name} chunk at byte ${offset}`);
-  if (length % 4 !== 0) fail(file, what, `length ${length} is not a multiple of 4`);
-  if (offset + 8 + length > dv.byteLength) fail(file, what, `length ${length} runs past the end of the file`);
+  if (dv.getUint32(offset + 4, true) !== type) fail(file, what, `expected a ${name} chunk at byte ${offset}`, 'Parse');
+  if (length % 4 !== 0) fail(file, what, `length ${length} is not a multiple of 4`, 'Parse');
+  if (offset + 8 + length > dv.byteLength) fail(file, what, `length ${length} runs past the end of the file`, 'Parse');
   return { start: offset + 8, length };
 }
 
@@ -104,8 +104,8 @@ export class GlbDocument {
     this.bufferLength = this.checkBuffer();
   }
 
-  fail(where, reason) {
-    fail(this.file, where, reason);
+  fail(where, reason, code) {
+    fail(this.file, where, reason, code);
   }
 
   /** A top-level array of the document; absent = empty. */
@@ -202,7 +202,7 @@ function parseJson(jsonBytes, file) {
   try {
     json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(jsonBytes));
   } catch (e) {
-    fail(file, 'JSON chunk', String(e.message).split('\n')[0]);
+    fail(file, 'JSON chunk', String(e.message).split('\n')[0], 'Parse');
   }
   return read.object(json, file, 'JSON chunk');
 }

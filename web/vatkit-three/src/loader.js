@@ -3,7 +3,7 @@
 // as the file's texels in their format, read with texelFetch (no filtering, no mipmaps); a rig's
 // bind-space geometry and its slot indices as unsigned integer attributes.
 import * as THREE from 'three';
-import { VatError } from './errors.js';
+import { fail } from './errors.js';
 import { parseVat } from './parse.js';
 
 /**
@@ -90,9 +90,9 @@ async function readSource(source, { signal, name }) {
       response = await fetch(url, { signal });
     } catch (e) {
       if (signal?.aborted) throw e;
-      throw new VatError(`${name ?? url}: fetch: ${e.message}`);
+      fail(name ?? url, 'fetch', e.message, 'Io');
     }
-    if (!response.ok) throw new VatError(`${name ?? url}: fetch: HTTP ${response.status} ${response.statusText}`);
+    if (!response.ok) fail(name ?? url, 'fetch', `HTTP ${response.status} ${response.statusText}`, 'Io');
     return { bytes: new Uint8Array(await response.arrayBuffer()), name: name ?? url };
   }
   if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source), name: name ?? 'vat.glb' };
@@ -100,7 +100,7 @@ async function readSource(source, { signal, name }) {
     // Planes are Float32Array/Uint16Array views: the file must start 16-byte aligned.
     return { bytes: source.byteOffset % 16 === 0 ? source : source.slice(), name: name ?? 'vat.glb' };
   }
-  throw new VatError(`${name ?? 'loadVat'}: source: expected a URL, an ArrayBuffer or a Uint8Array`);
+  fail(name ?? 'loadVat', 'source', 'expected a URL, an ArrayBuffer or a Uint8Array', 'Argument');
 }
 
 function defaultDecoder() {
@@ -119,7 +119,7 @@ async function decodeImages(vat, { signal, decodeImage }) {
     try {
       decoded = await decode(image.bytes, image.mimeType);
     } catch (e) {
-      throw new VatError(`${vat.file}: images[${i}]: cannot decode ${image.mimeType}: ${e.message}`);
+      fail(vat.file, `images[${i}]`, `cannot decode ${image.mimeType}: ${e.message}`, 'Parse');
     }
     signal?.throwIfAborted();
     return decoded;

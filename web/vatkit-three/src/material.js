@@ -2,7 +2,7 @@
 // three.js's own materials: their vertex shader decodes the VAT where it would read the position
 // and normal attributes, and everything after (instancing, lighting, shadows, fog) is three's.
 import * as THREE from 'three';
-import { VatError } from './errors.js';
+import { fail } from './errors.js';
 import { vatDecodeGlsl } from './generated/vat_decode.glsl.js';
 
 // What three's shaders get beside the chunk: the playback table read from a 2D texture (WebGL2
@@ -108,7 +108,7 @@ vPosition = vat_position;
  */
 export function injectDecode(vertexShader, defines) {
   for (const chunk of ['#include <common>', '#include <begin_vertex>']) {
-    if (!vertexShader.includes(chunk)) throw new VatError(`vatkit-three: material: its vertex shader has no ${chunk}`);
+    if (!vertexShader.includes(chunk)) fail('vatkit-three', 'material', `its vertex shader has no ${chunk}`, 'Argument');
   }
   const header = [...defines, 'VAT_NO_INSTANCE_TABLE'].map((d) => `#define ${d}\n`).join('');
   return vertexShader

@@ -57,7 +57,7 @@ function extension(doc) {
   const ext = read.object(read.member(extensions, EXTENSION, doc.file, 'extensions'), doc.file, EXT_PATH);
   const version = read.u32(read.member(ext, 'version', doc.file, EXT_PATH), doc.file, `${EXT_PATH}.version`);
   if (!VERSIONS.includes(version)) {
-    doc.fail(`${EXT_PATH}.version`, `${version} is not supported (vatkit-three reads versions ${VERSIONS.join(' and ')})`);
+    doc.fail(`${EXT_PATH}.version`, `${version} is not supported (vatkit-three reads versions ${VERSIONS.join(' and ')})`, 'Unsupported');
   }
   const checksum = read.string(read.member(ext, 'checksum', doc.file, EXT_PATH), doc.file, `${EXT_PATH}.checksum`);
   if (!/^[0-9a-f]{16}$/.test(checksum)) doc.fail(`${EXT_PATH}.checksum`, `"${checksum}" is not 16 lowercase hex digits`);
