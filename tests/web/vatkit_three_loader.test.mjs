@@ -23,6 +23,8 @@ const THREE = await import(join(web, 'node_modules', 'three', 'build', 'three.mo
 const { loadVat } = await import(join(web, 'vatkit-three', 'src', 'loader.js'));
 const { VatError } = await import(join(web, 'vatkit-three', 'src', 'errors.js'));
 const { injectDecode } = await import(join(web, 'vatkit-three', 'src', 'material.js'));
+const { VatCrowd, selectLod } = await import(join(web, 'vatkit-three', 'src', 'crowd.js'));
+const { clipBand } = await import(join(web, 'vatkit-three', 'src', 'playback.js'));
 
 const vatkit = process.env.VATKIT_BIN ?? process.argv.find((a) => a.endsWith('vatkit'));
 const assets = process.env.VATKIT_ASSETS ?? join(repo, '..', 'shared', 'assets');
@@ -223,13 +225,13 @@ describe('loadVat', () => {
   test('corrupted files throw a one-line VatError naming the file and the object', async () => {
     const bytes = new Uint8Array(readFileSync(baked.delta_f32));
     const cases = [
-      ['bad magic', (b) => { b[0] = 0x78; }, 'GLB'],
-      ['truncated', (b) => b.slice(0, b.length - 16), 'GLB'],
-      ['plane format', (b) => replaceText(b, '"format":"rgba32f"', '"format":"rgba16f"'), 'planes[0].format'],
-      ['version 3', (b) => replaceText(b, '"version":2', '"version":3'), `extensions.${EXT}.version`],
-      ['height', (b) => replaceText(b, '"height":324', '"height":325'), 'planes[0].height'],
+      ['bad magic', (b) => { b[0] = 0x78; }, 'GLB', 'Parse'],
+      ['truncated', (b) => b.slice(0, b.length - 16), 'GLB', 'Parse'],
+      ['plane format', (b) => replaceText(b, '"format":"rgba32f"', '"format":"rgba16f"'), 'planes[0].format', 'Corrupt'],
+      ['version 3', (b) => replaceText(b, '"version":2', '"version":3'), `extensions.${EXT}.version`, 'Unsupported'],
+      ['height', (b) => replaceText(b, '"height":324', '"height":325'), 'planes[0].height', 'Corrupt'],
     ];
-    for (const [what, corrupt, object] of cases) {
+    for (const [what, corrupt, object, code] of cases) {
       const copy = bytes.slice();
       const bad = corrupt(copy) ?? copy;
       await assert.rejects(loadVat(bad, { name: 'bad.vat.glb' }), (e) => {
@@ -237,9 +239,59 @@ describe('loadVat', () => {
         assert.ok(!e.message.includes('\n'), `${what}: one line: ${e.message}`);
         assert.ok(e.message.startsWith('bad.vat.glb: '), `${what}: names the file: ${e.message}`);
         assert.ok(e.message.includes(object), `${what}: names ${object}: ${e.message}`);
+        assert.equal(e.code, code, what);
         return true;
       });
     }
+  });
+});
+
+describe('VatCrowd', () => {
+  test('playback rows reach the texture, split at texture rows once uploaded', async () => {
+    const { asset } = await load('rig_f16_lods');
+    const crowd = new VatCrowd(asset, 700);
+    const texture = crowd.instanceTexture;
+    assert.deepEqual([texture.image.width, texture.image.height, texture.type], [2046, 3, THREE.FloatType]);
+    const data = texture.image.data;
+    assert.deepEqual(data.subarray(0, 700 * 24), crowd.table.floats);
+    const walk = { clip: clipBand(asset.extension, '#1'), startTime: 0 };
+    crowd.setInstance(5, walk, 0);
+    crowd.update();
+    assert.deepEqual(data.subarray(5 * 24, 6 * 24), crowd.table.row(5));
+    assert.equal(crowd.table.row(5)[0], asset.clips[1].firstRow);
+    assert.deepEqual(texture.updateRanges, []); // before the first upload: the whole texture goes
+    texture.onUpdate(texture); // what three calls after uploading it
+    for (const i of [339, 340, 341, 342]) crowd.setInstance(i, walk, 0);
+    crowd.update();
+    // 341 instances per texture row: rows 339-340 end texture row 0, 341-342 start row 1.
+    assert.deepEqual(texture.updateRanges, [{ start: 339 * 24, count: 48 }, { start: 341 * 24, count: 48 }]);
+    assert.deepEqual(data.subarray(339 * 24, 343 * 24), crowd.table.floats.subarray(339 * 24, 343 * 24));
+    crowd.dispose();
+  });
+
+  test('materials share the crowd uniforms; lod switches the groups', async () => {
+    const { asset } = await load('rig_f16_lods');
+    const crowd = new VatCrowd(asset, 3);
+    const shader = { uniforms: {}, vertexShader: THREE.ShaderLib.standard.vertexShader };
+    crowd.material[0].onBeforeCompile(shader);
+    assert.equal(crowd.material[0].customProgramCacheKey(), 'vatkit:VAT_RIG,VAT_F16');
+    assert.equal(crowd.customDepthMaterial.customProgramCacheKey(), 'vatkit:VAT_RIG,VAT_F16');
+    assert.ok(crowd.customDepthMaterial.isMeshDepthMaterial && crowd.customDistanceMaterial.isMeshDistanceMaterial);
+    assert.equal(shader.uniforms.u_vat_slots.value, asset.planes.slots.texture);
+    assert.deepEqual(Array.from(shader.uniforms.u_vat_slots_layout.value), [asset.planes.slots.width, 1]);
+    assert.equal(shader.uniforms.u_vat_instances.value, crowd.instanceTexture);
+    crowd.time = 2.5;
+    assert.equal(shader.uniforms.u_vat_time.value, 2.5);
+    assert.match(shader.vertexShader, /vat_decode\(vat_pose/);
+    assert.notEqual(crowd.material[0], asset.materials[0]);
+    assert.deepEqual(crowd.geometry.groups, asset.levels[0].groups);
+    crowd.lod = 2;
+    assert.deepEqual(crowd.geometry.groups, asset.levels[2].groups);
+    assert.deepEqual(asset.geometry.groups, asset.levels[0].groups);
+    assert.throws(() => { crowd.lod = 3; }, (e) => e.code === 'Argument' && e.message.includes('VatCrowd.lod'));
+    const [s1, s2] = [asset.levels[1].screenSize, asset.levels[2].screenSize];
+    assert.ok(s1 > s2);
+    assert.deepEqual([selectLod(asset, s2 / 2), selectLod(asset, (s1 + s2) / 2), selectLod(asset, s1 * 2)], [2, 1, 0]);
   });
 });
 

@@ -102,7 +102,7 @@ async function main() {
   });
 
   const clock = new THREE.Timer();
-  playAll(crowd, asset, frozen ?? 0);
+  playAll(crowd, asset, 0);
   let round = 0;
   let frames = 0;
   renderer.setAnimationLoop((timestamp) => {

@@ -85,7 +85,7 @@ export class VatCrowd extends THREE.InstancedMesh {
     this.uploaded = false;
     texture.onUpdate = () => { this.uploaded = true; };
     texture.image.data.set(this.table.floats);
-    this.lodLevel = 0;
+    this.lod = 0;
   }
 
   /** The shared clock, seconds (a float32 on the GPU: see playback.js on rebasing long sessions). */
