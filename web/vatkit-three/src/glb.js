@@ -3,7 +3,9 @@
 // used. Every failure throws a one-line VatError naming the file and the object.
 import { fail } from './errors.js';
 
+/** The vendor extension's name. */
 export const EXTENSION = 'VATKIT_vertex_animation';
+/** Its path in the JSON, as error messages name it. */
 export const EXT_PATH = `extensions.${EXTENSION}`;
 const GLB_MAGIC = 0x46546c67; // "glTF"
 const CHUNK_JSON = 0x4e4f534a; // "JSON"
@@ -15,6 +17,7 @@ const TYPE_COMPONENTS = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4 };
 /** Typed array constructors by component type. */
 const ARRAYS = { 5123: Uint16Array, 5125: Uint32Array, 5126: Float32Array };
 
+/** `where[index]`, an array element's name in messages. @param {string} where @param {number} index */
 export const at = (where, index) => `${where}[${index}]`;
 
 /**

@@ -14,7 +14,7 @@ const PRECISION_FORMAT = { f32: 'rgba32f', f16: 'rgba16f', q16: 'rgba16unorm' };
 const TEXEL_BYTES = { rgba32f: 16, rgba16f: 8, rgba16unorm: 8 };
 const SEMANTICS = ['position', 'normal', 'tangent', 'slots'];
 
-// The vertex attributes of a .vat.glb (section 2): glTF name, component type, type.
+/** The vertex attributes of a .vat.glb (docs/format.md section 2): [glTF name, component type, type]. */
 export const ATTRIBUTES = [
   ['POSITION', 5126, 'VEC3'],
   ['NORMAL', 5126, 'VEC3'],
