@@ -83,3 +83,8 @@ if ((validator)) && ! cmp -s "$web/package-lock.json" "$web/node_modules/.vatkit
   echo "setup: installing the web test tooling (npm: three, @babylonjs/core, @babylonjs/loaders)"
   (cd "$web" && npm ci --no-audit --no-fund --silent && cp package-lock.json node_modules/.vatkit-lock)
 fi
+# vatkit-three's copy of the decode chunk (git-ignored; npm ci's "prepare" makes it too): remade
+# every run, so that it follows gl/shaders/vat_decode.glsl without a reinstall.
+if ((validator)) && command -v node >/dev/null; then
+  node "$web/vatkit-three/scripts/embed-glsl.mjs"
+fi
