@@ -23,6 +23,8 @@ run_packages=(
   libtinygltf-dev libglm-dev libcli11-dev nlohmann-json3-dev libmeshoptimizer-dev libstb-dev libxxhash-dev
   # headless OpenGL (EGL on Mesa's llvmpipe) and PNG output
   libegl-dev libegl-mesa0 libgl1-mesa-dri libopengl-dev libepoxy-dev libpng-dev
+  # vatkit view's HTTP server
+  libcpp-httplib-dev
 )
 test_packages=(
   make  # the install test builds its consumer with CMake's default generator
@@ -80,4 +82,9 @@ web="$here/web"
 if ((validator)) && ! cmp -s "$web/package-lock.json" "$web/node_modules/.vatkit-lock" 2>/dev/null; then
   echo "setup: installing the web test tooling (npm: three, @babylonjs/core, @babylonjs/loaders)"
   (cd "$web" && npm ci --no-audit --no-fund --silent && cp package-lock.json node_modules/.vatkit-lock)
+fi
+# vatkit-three's copy of the decode chunk (git-ignored; npm ci's "prepare" makes it too): remade
+# every run, so that it follows gl/shaders/vat_decode.glsl without a reinstall.
+if ((validator)) && command -v node >/dev/null; then
+  node "$web/vatkit-three/scripts/embed-glsl.mjs"
 fi

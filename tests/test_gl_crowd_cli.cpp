@@ -5,10 +5,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
+#include "playback_json.h"
 #include "test_gl_crowd_util.h"
 #include "cli_test_support.h"
 #include "test_support.h"
 #include "vatkit/gl/context.h"
+#include "vatkit/gl/crowd.h"
 #include "vatkit/gl/image.h"
 #include "vatkit/vat_file.h"
 #include "vatkit/vat_write.h"
@@ -96,6 +100,53 @@ TEST(GlCrowdCli, RendersAGltfBakedOnTheFlyAndAVatFile) {
   ASSERT_EQ(file.exit_code, 0) << file.err;
   EXPECT_NE(file.out.find("delta f16"), std::string::npos) << file.out;
   expect_picture(dir / "man.png", 96, 64);
+}
+
+// --shading normals draws the view-space unit normal as n * 0.5 + 0.5 over black: with one sample
+// per pixel every covered pixel decodes to a unit vector (to the 8-bit rounding), and front faces
+// seen in perspective mostly face +z.
+// --scene-out lists what was drawn: the camera, and per instance the world matrix and playback
+// that spread_instances gives for the same file, read back exactly.
+TEST(GlCrowdCli, NormalsShadingAndTheSceneItDrew) {
+  const fs::path dir = test::scratch_dir("render_cli_normals");
+  const Vat* vat = test::test_bake({"khronos/CesiumMan.glb", Encoding::Rig, Precision::F16});
+  ASSERT_NE(vat, nullptr);
+  ASSERT_TRUE(save_vat(*vat, dir / "man.vat.glb").ok());
+  const CommandResult r =
+      vatkit_gl_cli("render " + shell_quote((dir / "man.vat.glb").string()) +
+                    " --instances 5 --size 320x180 --samples 1 --seed 4 --shading normals --scene-out " +
+                    shell_quote((dir / "scene.json").string()) + " -o " + shell_quote((dir / "n.png").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const gl::Image image = gl::read_png(dir / "n.png").value();
+  ASSERT_EQ(image.width, 320);
+  size_t covered = 0, unit = 0, facing = 0;
+  for (size_t i = 0; i + 2 < image.pixels.size(); i += size_t(image.channels)) {
+    const glm::vec3 c(image.pixels[i], image.pixels[i + 1], image.pixels[i + 2]);
+    if (c == glm::vec3(0.0f)) continue;
+    ++covered;
+    const glm::vec3 n = c / 255.0f * 2.0f - 1.0f;
+    unit += std::abs(glm::length(n) - 1.0f) < 0.02f ? 1 : 0;
+    facing += n.z > 0.0f ? 1 : 0;
+  }
+  ASSERT_GT(covered, 500u);
+  EXPECT_EQ(unit, covered) << "pixels that are not unit normals";
+  EXPECT_GT(double(facing), 0.9 * double(covered)) << "normals facing away from the camera";
+
+  std::ifstream in(dir / "scene.json");
+  const nlohmann::json scene = nlohmann::json::parse(in);
+  EXPECT_EQ(scene["width"], 320);
+  EXPECT_EQ(scene["shading"], "normals");
+  EXPECT_EQ(scene["camera"]["view"].size(), 16u);
+  Result<std::vector<gl::SpreadInstance>> expected = gl::spread_instances(*vat, 5, {.seed = 4});
+  ASSERT_TRUE(expected.ok());
+  ASSERT_EQ(scene["instances"].size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    const nlohmann::json& entry = scene["instances"][i];
+    for (int k = 0; k < 16; ++k) EXPECT_EQ(entry["world"][k].get<float>(), (*expected)[i].world[k / 4][k % 4]);
+    Result<FrameQuery> query = parse_frame_query("{\"instance\":" + entry["instance"].dump() + ",\"time\":0}");
+    ASSERT_TRUE(query.ok()) << query.error().message;
+    EXPECT_EQ(compile(query->instance).value(), compile((*expected)[i].instance).value()) << "instance " << i;
+  }
 }
 
 // On a software rasterizer a crowd over 100,000 instances is refused once the context says what

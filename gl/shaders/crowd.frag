@@ -10,6 +10,8 @@ uniform int u_has_base_color_texture;
 uniform sampler2D u_base_color_texture;  // sRGB texture: sampled as linear
 uniform int u_alpha_mode;                // 0 opaque, 1 mask, 2 blend
 uniform float u_alpha_cutoff;
+uniform int u_shading;  // RenderOptions::shading: 0 lit, 1 view-space normals (three.js's MeshNormalMaterial)
+uniform mat4 u_view;    // the camera's view matrix
 
 out vec4 frag_color;
 
@@ -19,6 +21,10 @@ void main() {
   if (u_alpha_mode == 1 && base.a < u_alpha_cutoff) discard;
   vec3 n = normalize(v_world_normal);
   if (!gl_FrontFacing) n = -n;  // double-sided materials (others are back-face culled)
+  if (u_shading == 1) {
+    frag_color = vec4(normalize(mat3(u_view) * n) * 0.5 + 0.5, 1.0);
+    return;
+  }
   vec3 color = shade(base.rgb, n, v_world_position);
   frag_color = vec4(linear_to_srgb(color), u_alpha_mode == 2 ? base.a : 1.0);
 }

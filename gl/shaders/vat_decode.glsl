@@ -386,7 +386,12 @@ VatPose vat_resolve(vec4 row[6], float time) {
   VatPose pose;
   pose.a = vat_resolve_track(row[0], row[1], time);
   pose.weight_b = vat_second_weight(row[4], row[5].y, time);
-  pose.b = pose.weight_b > 0.0 ? vat_resolve_track(row[2], row[3], time) : pose.a;
+  // if/else, not ?: : WebGL's GLSL ES refuses the conditional operator on structures.
+  if (pose.weight_b > 0.0) {
+    pose.b = vat_resolve_track(row[2], row[3], time);
+  } else {
+    pose.b = pose.a;
+  }
   return pose;
 }
 

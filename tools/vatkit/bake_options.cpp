@@ -309,4 +309,16 @@ void ProgressBar::finish() {
   percent_ = -1;
 }
 
+Result<Vat> load_or_bake(const std::string& file, const std::vector<std::string>& allow_roots, BakeOptions options) {
+  if (!file.empty()) {
+    Result<bool> is_vat = is_vat_input(file);
+    if (!is_vat) return is_vat.error();
+    if (*is_vat) return load_vat(file);
+  }
+  Result<Asset> asset = load_input(file, allow_roots);
+  if (!asset) return asset.error();
+  options.measure = false;
+  return bake(*asset, options);
+}
+
 }  // namespace vatkit::cli

@@ -48,6 +48,7 @@ Command add_verify_command(CLI::App& parent);
 Command add_render_command(CLI::App& parent);
 Command add_bench_command(CLI::App& parent);
 Command add_export_command(CLI::App& parent);
+Command add_view_command(CLI::App& parent);  // without VATKIT_VIEW: a command that says so
 
 // Bounds of numeric options past which a value could only exhaust the machine (disk, memory,
 // hours of rendering). A value outside is refused by the command line parser (CLI::Range): one

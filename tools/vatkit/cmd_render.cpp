@@ -11,6 +11,7 @@
 
 #include "bake_options.h"
 #include "cli.h"
+#include "playback_json.h"
 #include "vatkit/bake.h"
 #include "vatkit/gl/context.h"
 #include "vatkit/gl/crowd.h"
@@ -39,22 +40,43 @@ struct RenderOptions {
   std::string precision = "f32";
   int samples = 4;
   bool no_shadows = false;
+  std::string shading = "lit";
+  std::string scene_out;
 };
 
-// FILE as a .vat.glb (loaded), or a glTF baked here; the built-in sample without FILE.
-Result<Vat> load_vat_input(const RenderOptions& options) {
-  if (!options.file.empty()) {
-    Result<bool> is_vat = is_vat_input(options.file);
-    if (!is_vat) return is_vat.error();
-    if (*is_vat) return load_vat(options.file);
+void append_matrix(std::string& out, const glm::mat4& m) {
+  out += "[";
+  for (int c = 0; c < 4; ++c) {
+    for (int r = 0; r < 4; ++r) {
+      if (c || r) out += ',';
+      out += float_text(m[c][r]);
+    }
   }
-  Result<Asset> asset = load_input(options.file, options.allow_roots);
-  if (!asset) return asset.error();
-  BakeOptions bake_options;
-  bake_options.encoding = encoding_choice(options.encoding);
-  bake_options.precision = precision_choice(options.precision);
-  bake_options.measure = false;
-  return bake(*asset, bake_options);
+  out += "]";
+}
+
+// The --scene-out document: what another renderer needs to draw the same picture (the web
+// runtime's browser tests do): the input, the first frame's time, the image size, the shading,
+// the camera's matrices (column-major; OpenGL clip space) and every instance's world matrix and
+// playback (playback_json.h's INSTANCE, written at clock time 0 without fades).
+Result<std::string> scene_json(const RenderOptions& options, const Vat& vat, int width, int height,
+                               const gl::Camera& camera, const gl::SpreadOptions& spread) {
+  Result<std::vector<gl::SpreadInstance>> instances = gl::spread_instances(vat, options.instances, spread);
+  if (!instances) return instances.error();
+  std::string out = "{\"vat\":" + json_string(options.file) + ",\"time\":" + float_text(float(options.time_s)) +
+                    ",\"width\":" + std::to_string(width) + ",\"height\":" + std::to_string(height) +
+                    ",\"shading\":" + json_string(options.shading) + ",\"camera\":{\"view\":";
+  append_matrix(out, camera.view());
+  out += ",\"projection\":";
+  append_matrix(out, camera.projection(float(width) / float(height)));
+  out += ",\"position\":[" + float_text(camera.eye.x) + "," + float_text(camera.eye.y) + "," +
+         float_text(camera.eye.z) + "]},\n\"instances\":[";
+  for (size_t i = 0; i < instances->size(); ++i) {
+    out += i ? ",\n{\"world\":" : "\n{\"world\":";
+    append_matrix(out, (*instances)[i].world);
+    out += ",\"instance\":" + instance_json((*instances)[i].instance) + "}";
+  }
+  return out + "]}\n";
 }
 
 // OUT.png for one frame; OUT-0000.png, OUT-0001.png ... for a sequence.
@@ -93,7 +115,10 @@ Result<void> run_render(const RenderOptions& options) {
     return make_error(ErrorCode::Io, options.output, "cannot write here: " + out_dir.string() + " is not a directory");
   }
 
-  Result<Vat> vat = load_vat_input(options);
+  BakeOptions bake_options;
+  bake_options.encoding = encoding_choice(options.encoding);
+  bake_options.precision = precision_choice(options.precision);
+  Result<Vat> vat = load_or_bake(options.file, options.allow_roots, bake_options);
   if (!vat) return vat.error();
 
   gl::HeadlessDesc context_options;
@@ -114,7 +139,7 @@ Result<void> run_render(const RenderOptions& options) {
   gl::SpreadOptions spread;
   spread.layout = options.layout == "random" ? gl::CrowdLayout::Random : gl::CrowdLayout::Grid;
   spread.seed = options.seed;
-  if (auto ok = gl::spread_crowd(*crowd, spread); !ok) return ok.error();
+  if (auto ok = gl::spread_crowd(*crowd, spread); !ok) return ok.error();  // the list scene_json writes
 
   Result<gl::Renderer> renderer = gl::Renderer::create();
   if (!renderer) return renderer.error();
@@ -129,12 +154,21 @@ Result<void> run_render(const RenderOptions& options) {
   const gl::Camera camera = gl::camera_for_bounds(crowd->world_bounds(), float(width) / float(height));
   gl::RenderOptions render_options;
   render_options.shadows = !options.no_shadows;
+  render_options.shading = options.shading == "normals" ? gl::Shading::Normals : gl::Shading::Lit;
 
   gl::Image image;
   image.width = width;
   image.height = height;
   image.pixels.resize(size_t(width) * size_t(height) * 4);
   std::vector<OutputFile> files;  // committed once the report reached stdout
+  if (!options.scene_out.empty()) {
+    Result<OutputFile> file = OutputFile::create(options.scene_out);
+    if (!file) return file.error();
+    Result<std::string> text = scene_json(options, *vat, width, height, camera, spread);
+    if (!text) return text.error();
+    if (auto ok = file->write(*text); !ok) return ok.error();
+    files.push_back(std::move(*file));
+  }
   for (uint32_t k = 0; k < options.frames; ++k) {
     const auto t = static_cast<float>(options.time_s + double(k) / options.fps);
     renderer->render(*target, *crowd, camera, t, render_options);
@@ -209,6 +243,17 @@ Command add_render_command(CLI::App& parent) {
       ->check(CLI::Range(1, kMaxSamples))
       ->option_text("N");
   app->add_flag("--no-shadows", options->no_shadows, "Skip the shadow pass");
+  app->add_option("--shading", options->shading,
+                  "lit (default): materials, light, sky and shadows; normals: the view-space normal as colour "
+                  "(n * 0.5 + 0.5, unlit, black background, no ground or shadows), as three.js's "
+                  "MeshNormalMaterial draws it")
+      ->check(CLI::IsMember({"lit", "normals"}))
+      ->option_text("lit|normals");
+  app->add_option("--scene-out", options->scene_out,
+                  "Also write the scene as JSON: camera matrices, and each instance's world matrix and "
+                  "playback, for drawing the same picture in another renderer")
+      ->check(output_name())
+      ->option_text("FILE.json");
   app->footer(
       "Instances are spread on a grid (or at random), each playing one of the clips from its own\n"
       "start time and speed; the camera frames the crowd from the bake's bounds; one directional\n"
@@ -217,7 +262,8 @@ Command add_render_command(CLI::App& parent) {
       "Examples:\n"
       "  vatkit render --instances 100 -o crowd.png\n"
       "  vatkit render Fox.glb --layout random --seed 3 --size 1280x720\n"
-      "  vatkit render crowd.vat.glb --frames 60 --fps 30 -o frames/crowd.png");
+      "  vatkit render crowd.vat.glb --frames 60 --fps 30 -o frames/crowd.png\n"
+      "  vatkit render crowd.vat.glb --shading normals --scene-out scene.json -o normals.png");
   return {app, [options]() { return run_render(*options); }};
 }
 

@@ -28,7 +28,8 @@ int run(int argc, char** argv) {
   app.footer("Run 'vatkit COMMAND --help' for a command's options.");
   const std::vector<Command> commands = {add_sample_command(app), add_bake_command(app),  add_verify_command(app),
                                          add_info_command(app),   add_pose_command(app),  add_frame_command(app),
-                                         add_render_command(app), add_bench_command(app), add_export_command(app)};
+                                         add_render_command(app), add_bench_command(app), add_export_command(app),
+                                         add_view_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

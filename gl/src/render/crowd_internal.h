@@ -58,6 +58,7 @@ inline Bounds unite(const Bounds& a, const Bounds& b) {
 
 struct LightingSlots {
   GLint direction = -1, color = -1, sky = -1, bounce = -1, shadows = -1, light_vp = -1, texel_world = -1;
+  GLint shading = -1, view = -1;  // RenderOptions::shading and the camera's view matrix
 
   void find(GLuint p);  // and points u_shadow_map at kUnitShadow
 };

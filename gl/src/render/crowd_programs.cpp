@@ -15,6 +15,8 @@ void LightingSlots::find(GLuint p) {
   shadows = glGetUniformLocation(p, "u_shadows");
   light_vp = glGetUniformLocation(p, "u_light_view_projection");
   texel_world = glGetUniformLocation(p, "u_shadow_texel_world");
+  shading = glGetUniformLocation(p, "u_shading");
+  view = glGetUniformLocation(p, "u_view");
   const GLint map = glGetUniformLocation(p, "u_shadow_map");
   if (map >= 0) glProgramUniform1i(p, map, kUnitShadow);
 }

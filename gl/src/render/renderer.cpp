@@ -22,6 +22,7 @@ struct Renderer::Impl {
   LightingSlots ground_lighting;
   UniformCache ground_uniforms;
   glm::mat4 light_vp{1.0f};
+  glm::mat4 view{1.0f};  // the camera's, for Shading::Normals
   float shadow_texel_world = 0.0f;
   RenderStats stats;
 
@@ -88,7 +89,7 @@ Result<Renderer> Renderer::create(const RendererDesc& desc) {
 namespace {
 
 void set_lighting(const LightingSlots& s, UniformCache& u, GLuint p, const Light& light, bool shadows,
-                  const glm::mat4& light_vp, float texel_world) {
+                  const glm::mat4& light_vp, float texel_world, Shading shading, const glm::mat4& view) {
   u.set(p, s.direction, glm::normalize(light.direction));
   u.set(p, s.color, light.color);
   u.set(p, s.sky, light.sky);
@@ -96,6 +97,8 @@ void set_lighting(const LightingSlots& s, UniformCache& u, GLuint p, const Light
   u.set(p, s.shadows, int32_t(shadows ? 1 : 0));
   u.set(p, s.light_vp, light_vp);
   u.set(p, s.texel_world, texel_world);
+  u.set(p, s.shading, int32_t(shading));
+  u.set(p, s.view, view);
 }
 
 // One draw per material group of `crowd`; `blend_pass` selects the BLEND groups (else the others).
@@ -223,7 +226,8 @@ void Renderer::Impl::draw_ground(const Bounds& scene, float tile, const glm::mat
                                  const RenderOptions& options) {
   const GLuint g = ground.id();
   UniformCache& u = ground_uniforms;
-  set_lighting(ground_lighting, u, g, options.light, options.shadows, light_vp, shadow_texel_world);
+  set_lighting(ground_lighting, u, g, options.light, options.shadows, light_vp, shadow_texel_world, options.shading,
+               view);
   const glm::vec3 extent = scene.max - scene.min;
   const float half = std::max(extent.x, extent.z) * 0.5f + std::max(extent.y, tile) * 3.0f;
   u.set(g, ground_params,
@@ -260,15 +264,22 @@ void Renderer::Impl::draw_lit(std::span<Crowd* const> crowds, const glm::mat4& v
       }
       CrowdProgram& prog = cm.use_static ? cm.static_lit : cm.lit;
       set_lighting(prog.lighting, prog.uniforms, prog.program.id(), options.light, options.shadows, light_vp,
-                   shadow_texel_world);
+                   shadow_texel_world, options.shading, view);
       draw_crowd(cm, prog, view_projection, time_s, false, blend_pass != 0, cull_pass, shadow_depth.id(), stats);
     }
   }
 }
 
 void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera, float time_s,
-                      const RenderOptions& options) {
+                      const RenderOptions& requested) {
   Impl& m = *impl_;
+  RenderOptions options = requested;
+  if (options.shading == Shading::Normals) {
+    options.shadows = false;
+    options.ground = false;
+    options.background = glm::vec3(0.0f);
+  }
+  m.view = camera.view();
   m.stats = RenderStats{};
   Bounds scene{glm::vec3(1.0f), glm::vec3(-1.0f)};
   float tile = 0.0f;  // checker size: half the tallest character

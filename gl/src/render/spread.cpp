@@ -26,14 +26,11 @@ struct Random {
 
 }  // namespace
 
-Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options) {
-  const VatGpu& vat = crowd.vat();
-  const Vat& meta = vat.metadata();
-  if (meta.clips.empty()) return make_error(ErrorCode::Argument, vat.source(), "the VAT has no clips to play");
-  const uint32_t n = crowd.size();
+Result<std::vector<SpreadInstance>> spread_instances(const Vat& meta, uint32_t n, const SpreadOptions& options) {
+  if (meta.clips.empty()) return make_error(ErrorCode::Argument, meta.source, "the VAT has no clips to play");
   Random rng{options.seed * 0x2545f4914f6cdd1dull + 0x1234567ull};
 
-  const Bounds& b = vat.bounds();
+  const Bounds& b = meta.bounds;
   const glm::vec3 extent = b.max - b.min;
   const float footprint = std::max(std::max(extent.x, extent.z), 1e-3f);
   const float spacing = options.spacing > 0.0f ? options.spacing : footprint * 1.3f;
@@ -46,6 +43,7 @@ Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options) {
   for (uint32_t i = 0; i < n; ++i) clip_of[i] = i % uint32_t(meta.clips.size());
   for (uint32_t i = n; i > 1; --i) std::swap(clip_of[i - 1], clip_of[size_t(rng.next() % i)]);
 
+  std::vector<SpreadInstance> out(n);
   for (uint32_t i = 0; i < n; ++i) {
     glm::vec3 position;
     float yaw = 0.0f;
@@ -62,18 +60,28 @@ Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options) {
     // Turn about the footprint's centre, so that a character modelled off its origin stays on its cell.
     glm::mat4 world = glm::translate(glm::mat4(1.0f), position);
     world = glm::rotate(world, yaw, glm::vec3(0.0f, 1.0f, 0.0f));
-    world = glm::translate(world, -centre);
-    crowd.set_world(i, world);
+    out[i].world = glm::translate(world, -centre);
 
     const uint32_t c = clip_of[i];
     const VatClip& clip = meta.clips[c];
-    Instance in;
+    Instance& in = out[i].instance;
     in.clip = clip_band(meta, c);
     const float duration = clip.rows > 1 && clip.fps > 0.0f ? float(clip.rows - 1) / clip.fps : 1.0f;
     in.start_time = options.now - rng.uniform() * duration;
     const float base_speed = clip.defaults.speed;
     in.policy.speed = base_speed * rng.uniform(1.0f - options.speed_jitter, 1.0f + options.speed_jitter);
-    if (Result<void> ok = set_instance(crowd.table(), i, in, options.now); !ok) {
+  }
+  return out;
+}
+
+Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options) {
+  const VatGpu& vat = crowd.vat();
+  Result<std::vector<SpreadInstance>> spread = spread_instances(vat.metadata(), crowd.size(), options);
+  if (!spread) return spread.error();
+  for (uint32_t i = 0; i < crowd.size(); ++i) {
+    const SpreadInstance& s = (*spread)[i];
+    crowd.set_world(i, s.world);
+    if (Result<void> ok = set_instance(crowd.table(), i, s.instance, options.now); !ok) {
       return make_error(ok.error().code, vat.source(), "instance " + std::to_string(i) + ": " + ok.error().message);
     }
   }

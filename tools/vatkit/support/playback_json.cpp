@@ -250,6 +250,50 @@ Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
   return answer;
 }
 
+namespace {
+
+const char* loop_text(LoopMode m) {
+  return m == LoopMode::Repeat ? "repeat" : m == LoopMode::Once ? "once" : "pingpong";
+}
+
+// ,"speed":S,"loopMode":M,"repetitions":N,"endMode":E for the fields `p` sets.
+void append_policy(std::string& out, const PolicyOverrides& p) {
+  if (p.speed) out += ",\"speed\":" + float_text(*p.speed);
+  if (p.loop_mode) out += std::string(",\"loopMode\":\"") + loop_text(*p.loop_mode) + "\"";
+  if (p.repetitions) out += ",\"repetitions\":" + std::to_string(*p.repetitions);
+  if (p.end_mode) out += std::string(",\"endMode\":\"") + (*p.end_mode == EndMode::Clamp ? "clamp" : "rewind") + "\"";
+}
+
+std::string clip_json(const ClipBand& b) {
+  std::string out = "{\"startFrame\":" + std::to_string(b.first_row) + ",\"frames\":" + std::to_string(b.rows) +
+                    ",\"fps\":" + float_text(b.fps);
+  append_policy(out, b.defaults);
+  return out + "}";
+}
+
+}  // namespace
+
+std::string instance_json(const Instance& in) {
+  std::string out = "{\"clip\":" + clip_json(in.clip) + ",\"startTime\":" + float_text(in.start_time);
+  append_policy(out, in.policy);
+  if (in.blend) {
+    out += ",\"blend\":{\"clip\":" + clip_json(in.blend->clip) + ",\"weight\":" + float_text(in.blend->weight) +
+           ",\"sync\":\"" + (in.blend->sync == BlendSync::Phase ? "phase" : "time") + "\"";
+    if (in.blend->weight_from) out += ",\"weightFrom\":" + float_text(*in.blend->weight_from);
+    out += "}";
+  }
+  if (in.fade_duration != 0.0f) out += ",\"fadeDuration\":" + float_text(in.fade_duration);
+  if (in.fade_curve != FadeCurve::Linear) out += ",\"fadeCurve\":\"smooth\"";
+  if (in.fade_start) out += ",\"fadeStart\":" + float_text(*in.fade_start);
+  if (in.fade_weight != 1.0f) out += ",\"fadeWeight\":" + float_text(in.fade_weight);
+  if (in.from) {
+    out += ",\"from\":{\"clip\":" + clip_json(in.from->clip) + ",\"startTime\":" + float_text(in.from->start_time);
+    append_policy(out, in.from->policy);
+    out += "}";
+  }
+  return out + "}";
+}
+
 std::string frame_json(const FrameAnswer& a) {
   std::string out = "{";
   append_band(out, a.frame.a, "");

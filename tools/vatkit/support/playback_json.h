@@ -59,6 +59,10 @@ Result<FrameAnswer> run_frame_query(const FrameQuery& query);
 
 std::string frame_json(const FrameAnswer& answer);  // one line, no newline
 
+// An INSTANCE object (the form parse_frame_query reads back to the same Instance, bit for bit):
+// the fields that differ from their defaults, floats as float_text. One line, no newline.
+std::string instance_json(const Instance& instance);
+
 // Compares an answer with an expected FRAME object: every field, floats as float32 bit patterns.
 // The error names the first field that differs: "rowNext: expected 4, got 5".
 Result<void> check_frame_json(std::string_view expected, const FrameAnswer& answer);

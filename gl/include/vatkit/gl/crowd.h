@@ -176,11 +176,22 @@ struct SpreadOptions {
   float speed_jitter = 0.15f;  // speeds uniform in [1 - j, 1 + j] times the clip's
 };
 
-// Places every instance of `crowd` (grid: rows of ceil(sqrt(N)) facing +Z, a little yaw each;
-// random: uniform over a square of the same density, any yaw) and gives each a clip of the VAT,
+// One instance of a spread crowd: where it stands and what it plays.
+struct SpreadInstance {
+  glm::mat4 world{1.0f};
+  Instance instance;
+};
+
+// A crowd of `count` instances of `vat` (grid: rows of ceil(sqrt(N)) facing +Z, a little yaw each;
+// random: uniform over a square of the same density, any yaw), each given a clip of the VAT,
 // desynchronised: clips dealt evenly over the instances in a shuffled order, start times up to one
-// clip length before `now`, jittered speeds. Deterministic for a seed on every platform.
-// Recomputes the crowd's bounds. Errors: a VAT without clips, what set_instance refuses.
+// clip length before `now`, jittered speeds. Deterministic for a seed on every platform (another
+// renderer given the same list shows the same crowd). Errors: a VAT without clips.
+Result<std::vector<SpreadInstance>> spread_instances(const Vat& vat, uint32_t count, const SpreadOptions& options = {});
+
+// spread_instances for every instance of `crowd`, written into it (set_world, then set_instance
+// at `now`); recomputes the crowd's bounds. Errors: those of spread_instances, what set_instance
+// refuses.
 Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options = {});
 
 // ---- renderer --------------------------------------------------------------------------------
@@ -189,8 +200,18 @@ struct RendererDesc {
   int shadow_map_size = 2048;  // texels per side of the depth texture
 };
 
+// What the lit pass writes per pixel.
+enum class Shading : uint8_t {
+  Lit = 0,  // the material under the light, the sky and the shadows, sRGB-encoded
+  // The view-space unit normal n as n * 0.5 + 0.5, unlit and not sRGB-encoded, over black, with
+  // no ground and no shadow pass: what three.js's MeshNormalMaterial writes for an opaque mesh,
+  // a picture of the geometry alone that another renderer can match pixel for pixel.
+  Normals = 1,
+};
+
 struct RenderOptions {
   Light light;
+  Shading shading = Shading::Lit;  // Normals implies no ground, no shadows and a black background
   bool shadows = true;
   bool ground = true;                         // a plane under the crowds, receiving shadows
   glm::vec3 background{0.62f, 0.70f, 0.80f};  // sRGB clear colour
