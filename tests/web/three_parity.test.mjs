@@ -26,11 +26,15 @@ const chromium = requireChromium('three_parity');
 const vatkit = vatkitBinary();
 const assets = process.env.VATKIT_SHARED_ASSETS || path.join(repoRoot, '..', 'shared', 'assets');
 
-// Thresholds and their margins: docs/web-testing.md (the values measured).
-const MAX_MAD = 0.02;
-const MIN_MAD_BETWEEN_TIMES = 0.005;
-// Both renderers must show a crowd: the share of pixels off the background at least this.
-const MIN_COVERAGE = 0.05;
+// Thresholds; the values measured and the margins are in docs/web-testing.md. The renders at T
+// and T2 must differ by at least twice what a match may differ by, so that three drawing the
+// pose of T at T2 (a clock not reaching the shader) fails the match at T2.
+const MAX_MAD = 0.002;
+const MIN_MAD_BETWEEN_TIMES = 2 * MAX_MAD;
+// Both renderers must show the crowd: the share of pixels off the background at least this.
+const MIN_COVERAGE = 0.02;
+// vatkit bake's default row rate: one frame late is 1 / BAKE_FPS seconds (reported, not asserted).
+const BAKE_FPS = 30;
 
 const WIDTH = 480;
 const HEIGHT = 270;
@@ -39,13 +43,13 @@ const INSTANCES = 16;
 // Bakes without levels of detail: vatkit render picks a level per instance by its size on
 // screen, VatCrowd draws the one it is given; with none stored both draw the full mesh.
 const CASES = [
-  { name: 'sample_delta_f32', input: null, bake: ['--encoding', 'delta', '--precision', 'f32'], times: [1.0, 1.35] },
-  { name: 'sample_rig_q16', input: null, bake: ['--encoding', 'rig', '--precision', 'q16'], times: [1.0, 1.35] },
+  { name: 'sample_delta_f32', input: null, bake: ['--encoding', 'delta', '--precision', 'f32'], times: [1.0, 1.5] },
+  { name: 'sample_rig_q16', input: null, bake: ['--encoding', 'rig', '--precision', 'q16'], times: [1.0, 1.5] },
   {
     name: 'fox_rig_f16',
     input: path.join(assets, 'khronos', 'Fox.glb'),
     bake: ['--encoding', 'rig', '--precision', 'f16'],
-    times: [1.0, 1.35],
+    times: [1.0, 1.5],
   },
 ];
 
@@ -96,6 +100,7 @@ for (const c of CASES) {
       ref1: fixture('ref1.png'),
       scene2: fixture('scene2.json'),
       ref2: fixture('ref2.png'),
+      oneFrame: String(1 / BAKE_FPS),
     });
     const { result, ms } = await runPageResult(`${server.origin}/pages/three_parity.html?${query}`, {
       width: WIDTH,
@@ -113,6 +118,7 @@ for (const c of CASES) {
       madBetweenTimes: result.madBetweenTimes,
       vatkitMs,
       pageMs: ms,
+      madOneFrameLate: result.madOneFrameLate,
     };
     summary[c.name] = numbers;
     fs.writeFileSync(path.join(out, 'numbers.json'), `${JSON.stringify(numbers, null, 2)}\n`);

@@ -2,9 +2,10 @@
 // instances, their world matrices, the camera's view and projection, the clock) drawn with
 // VatCrowd and three's MeshNormalMaterial, then compared with vatkit's PNG of the same scene.
 // Query: vat (the .vat.glb), and per time k = 1, 2: sceneK (vatkit's --scene-out JSON) and refK
-// (its PNG). Reports per time the mean absolute difference against the reference, the share of
-// pixels either image covers, and the two renders' difference from each other, with every image
-// as a PNG data URL.
+// (its PNG); oneFrame (seconds). Reports per time the mean absolute difference against the
+// reference, the share of pixels either image covers, every image as a PNG data URL; the two
+// renders' difference from each other; and three's render oneFrame late against the first
+// reference.
 import * as THREE from 'three';
 import { loadVat, VatCrowd } from '/vatkit-three/src/index.js';
 import { runTest, canvasPixels, imagePixels, meanAbsDiff, diffImage, pngDataUrl } from './page.js';
@@ -92,6 +93,11 @@ runTest(async (params) => {
       diff: await pngDataUrl(diffImage(three, reference)),
     });
   }
+  // Sensitivity, reported: three one frame late (params oneFrame, the bake's row interval) against
+  // vatkit's first image.
+  const late = await fetchJson(params.get('scene1'));
+  late.time += Number(params.get('oneFrame'));
+  const madOneFrameLate = meanAbsDiff(renderScene(renderer, asset, late), await imagePixels(params.get('ref1')));
   renderer.dispose();
-  return { times, madBetweenTimes: meanAbsDiff(renders[0], renders[1]) };
+  return { times, madBetweenTimes: meanAbsDiff(renders[0], renders[1]), madOneFrameLate };
 });
