@@ -48,3 +48,17 @@ test('a page that never reports is dumped after its budget, as unfinished', asyn
     await server.close();
   }
 });
+
+test('a Chromium past its timeout is killed, and the run fails saying so', async () => {
+  const server = await startServer(mounts);
+  try {
+    const started = Date.now();
+    await assert.rejects(
+      runPage(`${server.origin}/pages/never_finishes.html`, { budgetMs: 60000, timeoutMs: 1500, chromium }),
+      /chromium killed after 1500 ms/,
+    );
+    assert.ok(Date.now() - started < 10000, 'killed promptly');
+  } finally {
+    await server.close();
+  }
+});
