@@ -72,7 +72,7 @@ function resolveRequest(mounts, urlPath) {
 
 function isInside(root, file) {
   const rel = path.relative(root, file);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 // When Chromium dumps the DOM (--dump-dom): at the page's load event. A page's work outlives its

@@ -44,6 +44,7 @@ function makeTree() {
     'site/f.wasm': 'wasm',
     'site/g.unknown': 'bytes',
     'site/sub/deep.txt': 'deep',
+    'site/..dots.txt': 'dots',
     'fixtures/ref.png': 'fixture png',
     'outside/secret.txt': 'secret',
   };
@@ -73,6 +74,7 @@ test('files by prefix, with their MIME types', async () => {
       assert.equal(reply.type, type, target);
     }
     assert.equal((await rawGet(server.port, '/sub/deep.txt')).body, 'deep');
+    assert.equal((await rawGet(server.port, '/..dots.txt')).body, 'dots', 'a name that starts with two dots');
     assert.equal((await rawGet(server.port, '/fixtures/ref.png')).body, 'fixture png', 'the longer prefix wins');
     assert.equal((await rawGet(server.port, '/fixtures/inside-link.js')).status, 404, 'a link out of its own root');
     const head = await rawGet(server.port, '/index.html', 'HEAD');
