@@ -89,8 +89,8 @@ Result<void> run_view(const ViewOptions& options) {
   Result<std::vector<uint8_t>> bytes = write_vat_glb(*vat);
   if (!bytes) return bytes.error();
   const std::string body(bytes->begin(), bytes->end());
-  const std::string name =
-      (options.file.empty() ? std::string("sample") : fs::path(options.file).stem().string()) + ".vat.glb";
+  std::string name = options.file.empty() ? std::string("sample") : fs::path(options.file).filename().string();
+  if (!name.ends_with(".vat.glb")) name = fs::path(name).stem().string() + ".vat.glb";
 
   httplib::Server server;
   for (const Mount& m : kMounts) server.set_mount_point(m.url, (*web / m.dir).string());
