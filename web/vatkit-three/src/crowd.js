@@ -2,6 +2,7 @@
 // row of the playback table (playback.js's InstanceTable) says at the shared clock.
 import * as THREE from 'three';
 import { fail } from './errors.js';
+import { PLANE_FORMATS, dataTexture } from './loader.js';
 import { applyVat, vatShadowMaterials, vatUniforms } from './material.js';
 import { InstanceTable } from './playback.js';
 
@@ -20,14 +21,7 @@ function instanceTexture(count) {
   const perRow = Math.max(1, Math.min(count, INSTANCES_PER_ROW));
   const width = perRow * TEXELS_PER_INSTANCE;
   const height = Math.max(1, Math.ceil(count / perRow));
-  const t = new THREE.DataTexture(new Float32Array(width * height * 4), width, height, THREE.RGBAFormat, THREE.FloatType);
-  t.internalFormat = 'RGBA32F';
-  t.minFilter = THREE.NearestFilter;
-  t.magFilter = THREE.NearestFilter;
-  t.generateMipmaps = false;
-  t.name = 'vat playback table';
-  t.needsUpdate = true;
-  return t;
+  return dataTexture(new Float32Array(width * height * 4), width, height, PLANE_FORMATS.rgba32f, 'vat playback table');
 }
 
 // A geometry of its own (its groups are the crowd's level of detail) over the asset's attributes

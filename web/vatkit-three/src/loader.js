@@ -174,14 +174,21 @@ function decodeDefines(vat) {
   return d;
 }
 
-// Texel formats as vat_gpu.cpp's upload_format: q16 is integers (GL_RGBA16UI), not 16-bit unorm.
-const PLANE_FORMATS = {
+/** Texel formats by plane format, as vat_gpu.cpp's upload_format: q16 is integers (GL_RGBA16UI), not 16-bit unorm. */
+export const PLANE_FORMATS = {
   rgba32f: { format: THREE.RGBAFormat, type: THREE.FloatType, internal: 'RGBA32F' },
   rgba16f: { format: THREE.RGBAFormat, type: THREE.HalfFloatType, internal: 'RGBA16F' },
   rgba16unorm: { format: THREE.RGBAIntegerFormat, type: THREE.UnsignedShortType, internal: 'RGBA16UI' },
 };
 
-function dataTexture(data, width, height, { format, type, internal }, name) {
+/**
+ * A texture read with texelFetch: the data as it is, nearest filtering, no mipmaps.
+ * @param {ArrayBufferView} data @param {number} width @param {number} height
+ * @param {{format: number, type: number, internal: string}} texelFormat one of PLANE_FORMATS
+ * @param {string} name
+ * @returns {THREE.DataTexture}
+ */
+export function dataTexture(data, width, height, { format, type, internal }, name) {
   const t = new THREE.DataTexture(data, width, height, format, type);
   t.internalFormat = internal;
   t.minFilter = THREE.NearestFilter;
