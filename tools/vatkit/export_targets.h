@@ -16,6 +16,7 @@ struct ExportOptions {
   std::string target;                    // one of kExportTargets' names
   std::string output;                    // output path; empty: the target's default beside the input
   std::vector<std::string> allow_roots;  // --allow-root, for glTF inputs
+  double fps = 0.0;                      // --fps: rows per second of animation; 0: the target's default
 };
 
 struct ExportTarget {
@@ -28,7 +29,8 @@ Result<void> export_babylon(const ExportOptions& options);
 Result<void> export_three_vat(const ExportOptions& options);
 
 inline constexpr ExportTarget kExportTargets[] = {
-    {"babylon", "Babylon.js BakedVertexAnimationManager: the JSON of serializeBakedVertexDataToJSON plus a clip manifest",
+    {"babylon",
+     "Babylon.js BakedVertexAnimationManager: the JSON of serializeBakedVertexDataToJSON plus a clip manifest",
      export_babylon},
     {"three-vat", "three-vat's glTF file with its THREEVAT_vat extension (format version 3)", export_three_vat},
 };
