@@ -23,6 +23,9 @@ std::string default_output(const std::string& file) {
   return (path.parent_path() / (path.stem().string() + ".babylon.json")).string();
 }
 
+// The largest texture side most WebGL2 devices offer (WebGL2 itself promises only 2048).
+constexpr uint32_t kCommonMaxTextureSize = 16384;
+
 std::string manifest_path(const std::string& output) {
   const std::string json = ".json";
   if (output.size() > json.size() && output.compare(output.size() - json.size(), json.size(), json) == 0) {
@@ -74,6 +77,10 @@ Result<void> export_babylon(const ExportOptions& options) {
   std::snprintf(line, sizeof(line), "%llu + %llu bytes in %.1f ms\n", static_cast<unsigned long long>(files[0].size()),
                 static_cast<unsigned long long>(files[1].size()), ms);
   report += line;
+  if (vat->rows > kCommonMaxTextureSize) {
+    report += "note: " + std::to_string(vat->rows) + " rows exceed " + std::to_string(kCommonMaxTextureSize) +
+              ", the texture height most GPUs allow: lower --fps\n";
+  }
   std::fputs(report.c_str(), stdout);
   return flush_stdout_then_commit(files);
 }

@@ -49,7 +49,7 @@ inline constexpr uint64_t kBabylonMaxBytes = uint64_t{1} << 30;
 // One clip's rows and how BakedVertexAnimationManager plays them:
 // setAnimationParameters(first_row, last_row, 0, fps) plays it at its glTF speed.
 struct BabylonClip {
-  std::string name;  // the AnimationGroup name Babylon's loader gives it (the glTF name, else "animation<N>")
+  std::string name;        // the AnimationGroup name Babylon's loader gives it (the glTF name, else "animation<N>")
   uint32_t animation = 0;  // index in Asset::animations
   uint32_t first_row = 0;  // texture rows, inclusive
   uint32_t last_row = 0;

@@ -176,14 +176,15 @@ std::string babylon_manifest_json(const Asset& asset, const BabylonVat& vat, con
   const Skin& skin = asset.skins[vat.skin];
   ordered_json clips = ordered_json::array();
   for (const BabylonClip& c : vat.clips) {
-    clips.push_back({{"name", c.name},
-                     {"animation", c.animation},
-                     {"from", c.first_row},
-                     {"to", c.last_row},
-                     {"frames", c.last_row - c.first_row + 1},
-                     {"duration", std::round(double(c.duration_s) * 1e6) / 1e6},
-                     {"setAnimationParameters",
-                      {{"startFrame", c.first_row}, {"endFrame", c.last_row}, {"offset", 0}, {"speedFramesPerSecond", vat.fps}}}});
+    clips.push_back(
+        {{"name", c.name},
+         {"animation", c.animation},
+         {"from", c.first_row},
+         {"to", c.last_row},
+         {"frames", c.last_row - c.first_row + 1},
+         {"duration", std::round(double(c.duration_s) * 1e6) / 1e6},
+         {"setAnimationParameters",
+          {{"startFrame", c.first_row}, {"endFrame", c.last_row}, {"offset", 0}, {"speedFramesPerSecond", vat.fps}}}});
   }
   ordered_json manifest = {
       {"generator", "vatkit export --to babylon"},
