@@ -16,7 +16,8 @@
 //  - A frame past an animation's last key makes the runtime animation restart from its first
 //    frame and play in real time until it reaches the end. Past the last key the pose holds, so
 //    such a frame is asked for as the group's last frame (group.to), the same pose.
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 
 const modules = new URL("../../web/node_modules/@babylonjs/", import.meta.url);
 let babylon = null;
@@ -109,4 +110,25 @@ export async function bakeClip(loaded, skeletonId, groupName, frames) {
   }
   const data = await baked;
   return { data, bones: skeleton.bones.length, ms: performance.now() - start };
+}
+
+// The glTF JSON of a .gltf or .glb file.
+export function gltfJson(file) {
+  const bytes = readFileSync(file);
+  if (bytes.readUInt32LE(0) === 0x46546c67) return JSON.parse(bytes.subarray(20, 20 + bytes.readUInt32LE(12)).toString());
+  return JSON.parse(bytes.toString());
+}
+
+// The .glb/.gltf files under `dir` with a skinned mesh node and an animation, found by reading
+// their JSON (not by vatkit), sorted.
+export function skinnedAssets(dir) {
+  const found = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !/\.(glb|gltf)$/.test(entry.name)) continue;
+    const file = join(entry.parentPath ?? entry.path, entry.name);
+    const json = gltfJson(file);
+    const skinned = (json.nodes ?? []).some((n) => n.skin !== undefined && n.mesh !== undefined);
+    if (skinned && (json.animations ?? []).length > 0) found.push(file);
+  }
+  return found.sort();
 }

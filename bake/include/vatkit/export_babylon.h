@@ -47,13 +47,18 @@ inline constexpr double kBabylonMaxFps = 1000.0;
 inline constexpr uint64_t kBabylonMaxBytes = uint64_t{1} << 30;
 
 // One clip's rows and how BakedVertexAnimationManager plays them:
-// setAnimationParameters(first_row, last_row, 0, fps) plays it at its glTF speed.
+// setAnimationParameters(first_row, last_row, 0, speed). The manager (its bakedVertexAnimation
+// shader) shows rows first..last on its first pass and first + 1..last on every later one (a
+// looping clip's last row repeats its first), each pass lasting (last - first + 1) / speed
+// seconds; speed = fps x rows / (rows - 1) makes a later pass last the clip's duration (to
+// within half a row), the first pass one row shorter. A one-row clip gets speed = fps.
 struct BabylonClip {
   std::string name;        // the AnimationGroup name Babylon's loader gives it (the glTF name, else "animation<N>")
   uint32_t animation = 0;  // index in Asset::animations
   uint32_t first_row = 0;  // texture rows, inclusive
   uint32_t last_row = 0;
   float duration_s = 0.0f;  // the clip's end on the glTF timeline (Animation::end_s)
+  double speed = 0.0;       // speedFramesPerSecond, see above
 };
 
 struct BabylonVat {

@@ -130,6 +130,7 @@ Result<BabylonVat> export_babylon(const Asset& asset, const BabylonExportOptions
     }
     clip.first_row = uint32_t(first_row);
     clip.last_row = uint32_t(rows - 1);
+    clip.speed = last > 0.0 ? options.fps * (last + 1.0) / last : options.fps;
     vat.clips.push_back(std::move(clip));
   }
   vat.rows = uint32_t(rows);
@@ -184,7 +185,7 @@ std::string babylon_manifest_json(const Asset& asset, const BabylonVat& vat, con
          {"frames", c.last_row - c.first_row + 1},
          {"duration", std::round(double(c.duration_s) * 1e6) / 1e6},
          {"setAnimationParameters",
-          {{"startFrame", c.first_row}, {"endFrame", c.last_row}, {"offset", 0}, {"speedFramesPerSecond", vat.fps}}}});
+          {{"startFrame", c.first_row}, {"endFrame", c.last_row}, {"offset", 0}, {"speedFramesPerSecond", c.speed}}}});
   }
   ordered_json manifest = {
       {"generator", "vatkit export --to babylon"},
