@@ -27,6 +27,10 @@ nlohmann::json read_json(const fs::path& path) {
   return nlohmann::json::parse(bytes.begin(), bytes.end());
 }
 
+TEST(CliExportBabylon, HelpNamesTheTargetAndItsOptions) {
+  test::expect_help_documents({"export"}, {{"export", {"--to", "babylon", "--fps", "-o,--output", "--allow-root"}}});
+}
+
 TEST(CliExportBabylon, AFileWithoutASkinIsRefused) {
   const fs::path dir = test::scratch_dir("export_babylon_no_skin");
   const fs::path horse = test::asset_path("threejs/Horse.glb");  // morph targets only

@@ -3,7 +3,8 @@
 // the process's start) and Babylon.js's own
 // VertexAnimationBaker.bakeVertexData over the same rows (the bake alone, in a scene already
 // loaded, under Node's NullEngine with the render loop pumped as fast as it renders;
-// tests/web/babylon_baker.mjs says how). Prints a Markdown table of medians.
+// tests/web/babylon_baker.mjs says how), and apart, Babylon's glTF load of the file (ImportMeshAsync
+// into a fresh NullEngine scene). Prints a Markdown table of medians.
 //
 //   node bench/web/babylon_bake_time.mjs [--runs N] [--vatkit PATH] [--assets DIR]
 //
@@ -36,9 +37,9 @@ const out = join(dir, "out.babylon.json");
 console.log(`${runs} runs, medians; ${cpus()[0].model}, ${cpus().length} cores; node ${process.version}\n`);
 console.log(
   "| asset | bones | clips | rows (60 fps) | vatkit export, process ms | vatkit export, reported ms | " +
-    "Babylon bakeVertexData ms | Babylon / vatkit reported |",
+    "Babylon bakeVertexData ms | Babylon / vatkit reported | Babylon glTF load ms |",
 );
-console.log("|---|---|---|---|---|---|---|---|");
+console.log("|---|---|---|---|---|---|---|---|---|");
 for (const file of skinnedAssets(assets)) {
   const vatkitMs = [];
   const reportedMs = [];
@@ -49,7 +50,14 @@ for (const file of skinnedAssets(assets)) {
     reportedMs.push(Number(/ in ([0-9.]+) ms/.exec(report)[1]));
   }
   const manifest = JSON.parse(readFileSync(join(dir, "out.babylon.manifest.json"), "utf8"));
-  const loaded = await loadScene(file, manifest.fps);
+  const loadMs = [];
+  let loaded = null;
+  for (let r = 0; r < runs; r++) {
+    loaded?.engine.dispose();
+    const start = performance.now();
+    loaded = await loadScene(file, manifest.fps);
+    loadMs.push(performance.now() - start);
+  }
   const babylonMs = [];
   for (let r = 0; r < runs; r++) {
     let ms = 0;
@@ -64,7 +72,7 @@ for (const file of skinnedAssets(assets)) {
   const b = median(babylonMs);
   console.log(
     `| ${relative(assets, file)} | ${manifest.bones} | ${manifest.clips.length} | ${manifest.height} | ` +
-      `${median(vatkitMs).toFixed(1)} | ${v.toFixed(1)} | ${b.toFixed(1)} | ${(b / v).toFixed(1)}x |`,
+      `${median(vatkitMs).toFixed(1)} | ${v.toFixed(1)} | ${b.toFixed(1)} | ${(b / v).toFixed(1)}x | ${median(loadMs).toFixed(1)} |`,
   );
 }
 rmSync(dir, { recursive: true, force: true });

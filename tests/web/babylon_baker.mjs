@@ -1,5 +1,6 @@
 // Babylon.js's own baker on a glTF file, under Node: the reference tests/web/babylon_export.test.mjs
-// compares `vatkit export --to babylon` against, and bench/web/babylon_bake_time.mjs times.
+// compares `vatkit export --to babylon` against, and bench/web/babylon_bake_time.mjs times; and
+// the shared assets both run over (skinnedAssets).
 //
 // The glTF loader animates TransformNodes (one AnimationGroup per glTF animation) and links each
 // bone to its node, while VertexAnimationBaker animates the skeleton's bones
