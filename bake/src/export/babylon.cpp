@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <span>
 
@@ -61,6 +62,13 @@ uint32_t babylon_bones(const Asset& asset, const Skin& skin, int32_t skeleton_ro
   return bones;
 }
 
+// A number as %g prints it: "60", "23.976".
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", v);
+  return text;
+}
+
 void append_base64(std::string& out, std::span<const uint8_t> bytes) {
   static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   out.reserve(out.size() + (bytes.size() + 2) / 3 * 4);
@@ -85,9 +93,9 @@ void append_base64(std::string& out, std::span<const uint8_t> bytes) {
 
 Result<BabylonVat> export_babylon(const Asset& asset, const BabylonExportOptions& options) {
   if (!(options.fps > 0.0 && options.fps <= kBabylonMaxFps)) {
-    return make_error(ErrorCode::Argument, asset.source,
-                      "fps " + std::to_string(options.fps) + " is outside (0, " + std::to_string(int(kBabylonMaxFps)) +
-                          "] frames per second");
+    return make_error(
+        ErrorCode::Argument, asset.source,
+        "fps " + number(options.fps) + " is outside (0, " + number(kBabylonMaxFps) + "] frames per second");
   }
   const auto skinned = std::find_if(asset.instances.begin(), asset.instances.end(),
                                     [&](const MeshInstance& i) { return asset.nodes[i.node].skin >= 0; });
@@ -125,7 +133,7 @@ Result<BabylonVat> export_babylon(const Asset& asset, const BabylonExportOptions
     if (bytes > kBabylonMaxBytes) {
       return make_error(ErrorCode::Limit, asset.source,
                         "the Babylon.js texture would take over " + std::to_string(kBabylonMaxBytes >> 20) +
-                            " MiB of matrices (clip \"" + clip.name + "\" at " + std::to_string(options.fps) +
+                            " MiB of matrices (clip \"" + clip.name + "\" at " + number(options.fps) +
                             " fps); lower --fps");
     }
     clip.first_row = uint32_t(first_row);
