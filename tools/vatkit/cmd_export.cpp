@@ -26,6 +26,10 @@ Command add_export_command(CLI::App& parent) {
   app->add_option("-o,--output", options->output, "Output file (default: beside the input, named for the target)")
       ->check(output_name())
       ->option_text("OUT");
+  app->add_option("--fps", options->fps,
+                  "Rows per second of animation (default: the target's own; babylon: 60, its glTF loader's frame unit)")
+      ->check(CLI::PositiveNumber)
+      ->option_text("FPS");
   add_allow_root_option(app, options->allow_roots);
   return {app, [options]() -> Result<void> {
             for (const ExportTarget& t : kExportTargets) {

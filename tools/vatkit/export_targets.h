@@ -16,6 +16,7 @@ struct ExportOptions {
   std::string target;                    // one of kExportTargets' names
   std::string output;                    // output path; empty: the target's default beside the input
   std::vector<std::string> allow_roots;  // --allow-root, for glTF inputs
+  double fps = 0.0;                      // --fps: rows per second of animation; 0: the target's default
 };
 
 struct ExportTarget {
