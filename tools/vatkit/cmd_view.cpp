@@ -100,26 +100,28 @@ Result<void> run_view(const ViewOptions& options) {
   server.Get("/", [&](const httplib::Request&, httplib::Response& res) {
     res.set_redirect("/viewer/index.html?file=" + file_url);
   });
-  server.Get(file_url, [&](const httplib::Request&, httplib::Response& res) {
-    res.set_content(body, "model/gltf-binary");
-  });
+  server.Get(file_url,
+             [&](const httplib::Request&, httplib::Response& res) { res.set_content(body, "model/gltf-binary"); });
   const std::string module = decode_module();
   server.set_pre_routing_handler([&](const httplib::Request& req, httplib::Response& res) {
-    if (req.path != "/vatkit-three/src/generated/vat_decode.glsl.js") return httplib::Server::HandlerResponse::Unhandled;
+    if (req.path != "/vatkit-three/src/generated/vat_decode.glsl.js")
+      return httplib::Server::HandlerResponse::Unhandled;
     res.set_content(module, "text/javascript");
     return httplib::Server::HandlerResponse::Handled;
   });
 
   const char* host = "127.0.0.1";
-  const int port = options.port == 0 ? server.bind_to_any_port(host) : server.bind_to_port(host, options.port) ? options.port : -1;
+  const int port = options.port == 0                         ? server.bind_to_any_port(host)
+                   : server.bind_to_port(host, options.port) ? options.port
+                                                             : -1;
   if (port <= 0) {
     return make_error(ErrorCode::Io, "view",
                       "cannot listen on " + std::string(host) + ":" + std::to_string(options.port) +
                           " (in use? try --port 0 for any free port)");
   }
   std::printf("vatkit view: %s (%s %s, %zu clip%s) at http://%s:%d/ (Ctrl+C stops)\n", printable(name).c_str(),
-              to_string(vat->encoding), to_string(vat->precision), vat->clips.size(),
-              vat->clips.size() == 1 ? "" : "s", host, port);
+              to_string(vat->encoding), to_string(vat->precision), vat->clips.size(), vat->clips.size() == 1 ? "" : "s",
+              host, port);
   if (auto ok = flush_stdout(); !ok) return ok;
   if (!server.listen_after_bind()) return make_error(ErrorCode::Io, "view", "the server stopped with an error");
   return {};
