@@ -16,7 +16,13 @@ else
   "$here/scripts/build.sh" "$build"
 fi
 assets=$(cd "$here/../shared/assets" && pwd)
-for target in "$build"/bin/fuzz_*; do
+# One target per core at a time: each fuzzer runs on one thread, so on N cores N targets get as
+# many executions each as one alone would, in 1/N of the wall time.
+jobs=${VATKIT_FUZZ_JOBS:-$(nproc)}
+logs=$build/fuzz-logs
+mkdir -p "$logs"
+run_target() {
+  local target=$1 name corpus seeds
   name=$(basename "$target")
   corpus=$build/corpus/$name
   mkdir -p "$corpus"
@@ -26,10 +32,27 @@ for target in "$build"/bin/fuzz_*; do
   # Baking is slower than importing: the small animated assets only. Under the sanitizers
   # CesiumMan and RecursiveSkeletons take 20 to 30 s each to bake, past the per-input timeout.
   [[ $name == fuzz_bake_reload ]] && seeds+=("$assets/quaternius/fish")
-  echo "fuzz: $name for ${seconds}s"
   # A fixed seed: from the same seeds, a run explores the same inputs in the same order, so CI
   # repeats (a prefix of, on a slower machine) what a local run with a longer time has already
   # passed. VATKIT_FUZZ_SEED=0 asks libFuzzer for a random one, to explore further.
   (cd "$build" && "$target" -seed="${VATKIT_FUZZ_SEED:-1}" -max_total_time="$seconds" -max_len=600000 \
-     -rss_limit_mb=4096 -timeout=20 -print_final_stats=1 "${seeds[@]}" 2>&1 | tail -n 12)
+     -rss_limit_mb=4096 -timeout=20 -print_final_stats=1 "${seeds[@]}") > "$logs/$name.log" 2>&1
+}
+pids=()
+names=()
+for target in "$build"/bin/fuzz_*; do
+  while (($(jobs -rp | wc -l) >= jobs)); do sleep 1; done  # (not wait -n: the loop below collects every status)
+  echo "fuzz: $(basename "$target") for ${seconds}s"
+  run_target "$target" &
+  pids+=($!)
+  names+=("$(basename "$target")")
 done
+failed=0
+for i in "${!pids[@]}"; do
+  status=0
+  wait "${pids[$i]}" || status=$?
+  echo "== ${names[$i]} (exit $status)"
+  tail -n 12 "$logs/${names[$i]}.log"
+  ((status == 0)) || failed=1
+done
+exit $failed
