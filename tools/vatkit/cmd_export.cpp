@@ -19,7 +19,10 @@ Command add_export_command(CLI::App& parent) {
     names.emplace_back(t.name);
     targets_help += std::string("\n  ") + t.name + ": " + t.help;
   }
-  app->add_option("--to", options->target, targets_help)->required()->check(CLI::IsMember(names))->option_text("TARGET");
+  app->add_option("--to", options->target, targets_help)
+      ->required()
+      ->check(CLI::IsMember(names))
+      ->option_text("TARGET");
   app->add_option("-o,--output", options->output, "Output file (default: beside the input, named for the target)")
       ->check(output_name())
       ->option_text("OUT");

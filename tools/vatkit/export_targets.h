@@ -28,7 +28,8 @@ Result<void> export_babylon(const ExportOptions& options);
 Result<void> export_three_vat(const ExportOptions& options);
 
 inline constexpr ExportTarget kExportTargets[] = {
-    {"babylon", "Babylon.js BakedVertexAnimationManager: the JSON of serializeBakedVertexDataToJSON plus a clip manifest",
+    {"babylon",
+     "Babylon.js BakedVertexAnimationManager: the JSON of serializeBakedVertexDataToJSON plus a clip manifest",
      export_babylon},
     {"three-vat", "three-vat's glTF file with its THREEVAT_vat extension (format version 3)", export_three_vat},
 };
