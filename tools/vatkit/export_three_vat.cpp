@@ -33,6 +33,21 @@ std::string fixed(double v, const char* format = "%.3f") {
   return text;
 }
 
+// What the band's layout costs, in words (ThreeVatBand).
+std::string band_text(const VatClip& source, const ThreeVatClipReport& clip) {
+  switch (clip.band) {
+    case ThreeVatBand::Repeat: {
+      std::string text = "repeat: end row left out; loop seam " + fixed(clip.loop_seam * 1e3) + " mm";
+      if (source.defaults.repetitions > 1) text += ", held end pose off by " + fixed(clip.end_step * 1e3) + " mm";
+      return text;
+    }
+    case ThreeVatBand::Once:
+      return "once: every row; the end pose held from " + fixed(source.duration_s + 1.0 / clip.fps) + " s";
+    case ThreeVatBand::PingPong: return "ping-pong: every row";
+  }
+  return "";
+}
+
 struct Input {
   Vat vat;
   ThreeVatOptions options;
@@ -86,7 +101,7 @@ std::string report_text(const std::string& output, uint64_t bytes, const Input& 
     const ThreeVatClipReport& clip = r.clips[c];
     text += "  clip \"" + clip_label(vat, int(c)) + "\": " + std::to_string(clip.rows) + " rows -> " +
             std::to_string(clip.frames) + " frames at " + fixed(clip.fps) + " fps";
-    if (clip.end_row_left_out) text += " (repeat: end row left out; loop seam " + fixed(clip.loop_seam * 1e3) + " mm)";
+    text += " (" + band_text(vat.clips[c], clip) + ")";
     if (const auto& a = vat.clips[c].accuracy) {
       const float on_rows = a->on_rows_max_mm + conversion_mm;
       const float between = std::fmax(a->on_rows_max_mm, a->between_rows_max_mm) + conversion_mm;

@@ -33,16 +33,31 @@ struct ThreeVatOptions {
   std::vector<int32_t> node_parents;
 };
 
+// How a clip's band is laid out (docs/three-vat.md, "Frame rows"). three-vat plays a repeating or
+// once band wrapping (its last frame blends into its first; frame k at k * frames / fps / frames)
+// and a ping-pong band, or a finished one, without wrapping (frames - 1 intervals).
+enum class ThreeVatBand : uint8_t {
+  // Repeat: the end row is left out, frames = rows - 1 at (rows - 1) / D, so every row keeps its
+  // time; over each loop's last interval three-vat blends into the first row (ThreeVatClipReport::
+  // loop_seam), and a finite count ends held on the row before the end (end_step).
+  Repeat,
+  // Once (or repeat once): every row, at (rows - 1) / D: exact over [0, D] and once finished,
+  // while for one row's time after D three-vat blends the end row toward the first.
+  Once,
+  // Ping-pong: every row, at rows / D: exact.
+  PingPong,
+};
+
 struct ThreeVatClipReport {
   std::string name;
+  ThreeVatBand band = ThreeVatBand::Repeat;
   uint32_t rows = 0;    // vatkit's rows of the band
-  uint32_t frames = 0;  // written frames: rows - 1 when the end row was left out
+  uint32_t frames = 0;  // written frames: rows - 1 for ThreeVatBand::Repeat
   float fps = 0.0f;     // as written
-  bool end_row_left_out = false;
-  // Repeating clips with their end row left out: the largest distance of a vertex between the
-  // band's first and end rows (file units), the most three-vat's wrap into the first row can
-  // differ from vatkit's blend into the end pose over the band's last interval.
+  // The largest distance of a vertex (file units, as vatkit decodes the rows) between the band's
+  // first and end rows, and between its last two rows.
   float loop_seam = 0.0f;
+  float end_step = 0.0f;
 };
 
 struct ThreeVatReport {

@@ -49,19 +49,25 @@ struct Bands {
   std::vector<uint32_t> first_frames;  // per clip, its first written frame
 };
 
-// A repeating band leaves its end row out, so that row k keeps its time k * D / (rows - 1) under
-// three-vat's wrapping frames / fps; any other band keeps every row, its rate rows / D making
-// three-vat's non-wrapping (frames - 1) intervals span D. Either way fps = frames / D.
+// Each clip's band as ThreeVatBand describes it: fps = frames / D for a repeating or ping-pong
+// band, (rows - 1) / D for a once band (its duration frames / fps one row's time past D).
 Bands lay_out_bands(const Vat& vat) {
   Bands bands;
   for (const VatClip& clip : vat.clips) {
     ThreeVatClipReport out;
     out.name = clip.name;
     out.rows = clip.rows;
-    out.end_row_left_out = clip.defaults.loop_mode == LoopMode::Repeat && clip.rows >= 2;
-    out.frames = out.end_row_left_out ? clip.rows - 1 : clip.rows;
-    // A clip of no duration shows its one row at any rate; 1 keeps the number finite.
-    out.fps = clip.duration_s > 0.0f ? static_cast<float>(double(out.frames) / double(clip.duration_s)) : 1.0f;
+    const ClipDefaults& d = clip.defaults;
+    out.band = d.loop_mode == LoopMode::PingPong                     ? ThreeVatBand::PingPong
+               : d.loop_mode == LoopMode::Once || d.repetitions == 1 ? ThreeVatBand::Once
+                                                                     : ThreeVatBand::Repeat;
+    out.frames = out.band == ThreeVatBand::Repeat && clip.rows >= 2 ? clip.rows - 1 : clip.rows;
+    const double intervals = out.band == ThreeVatBand::Once ? double(clip.rows) - 1.0 : double(out.frames);
+    // A one-row band shows its row at any rate: one frame over the clip's duration (a second when
+    // it has none). A band of two rows or more has a duration.
+    const double duration = clip.duration_s > 0.0f ? double(clip.duration_s) : 1.0;
+    const double fps = (clip.rows < 2 ? 1.0 : intervals) / duration;
+    out.fps = static_cast<float>(fps);
     bands.first_frames.push_back(static_cast<uint32_t>(bands.source_rows.size()));
     for (uint32_t k = 0; k < out.frames; ++k) bands.source_rows.push_back(clip.first_row + k);
     bands.clips.push_back(std::move(out));
@@ -69,17 +75,15 @@ Bands lay_out_bands(const Vat& vat) {
   return bands;
 }
 
-// The largest distance of a vertex between the band's first and end rows, as vatkit decodes them.
-float loop_seam(const Vat& vat, uint32_t clip) {
-  const VatClip& c = vat.clips[clip];
+// The largest distance of a vertex between two rows of a clip's band, as vatkit decodes them.
+float row_distance(const Vat& vat, uint32_t clip, uint32_t row_a, uint32_t row_b) {
   const uint32_t n = vat.geometry.vertex_count();
-  std::vector<glm::vec3> first(n), last(n);
-  decode_vertices(vat, single(RowBlend{clip, c.first_row, c.first_row, 0.0f}), 0, first);
-  const uint32_t end = c.first_row + c.rows - 1;
-  decode_vertices(vat, single(RowBlend{clip, end, end, 0.0f}), 0, last);
-  float seam = 0.0f;
-  for (uint32_t v = 0; v < n; ++v) seam = std::max(seam, glm::length(last[v] - first[v]));
-  return seam;
+  std::vector<glm::vec3> a(n), b(n);
+  decode_vertices(vat, single(RowBlend{clip, row_a, row_a, 0.0f}), 0, a);
+  decode_vertices(vat, single(RowBlend{clip, row_b, row_b, 0.0f}), 0, b);
+  float distance = 0.0f;
+  for (uint32_t v = 0; v < n; ++v) distance = std::max(distance, glm::length(b[v] - a[v]));
+  return distance;
 }
 
 // ---- the texels -----------------------------------------------------------------------------
@@ -169,9 +173,9 @@ DeltaLayers delta_layers(const Vat& vat, const Bands& bands, Posed& posed, Three
       glm::vec3 written;
       for (int c = 0; c < 3; ++c) {
         if (!(std::fabs(stored[c]) <= codec::kHalfMax)) {
-          throw Refusal{ErrorCode::Limit, "clip \"" + clip_label(vat, int(clip_of[f])) + "\" moves vertex " +
-                                              str(v) + " by " + std::to_string(stored[c]) +
-                                              " on one axis at frame row " + str(row) +
+          throw Refusal{ErrorCode::Limit, "clip \"" + clip_label(vat, int(clip_of[f])) + "\" moves vertex " + str(v) +
+                                              " by " + std::to_string(stored[c]) + " on one axis at frame row " +
+                                              str(row) +
                                               ", past the 65504 a half float (three-vat's position layer) holds"};
         }
         texel[c] = codec::float_to_half(stored[c]);
@@ -253,9 +257,10 @@ std::vector<float> rig_texture(const Vat& vat, const Bands& bands, const ThreeVa
   }
   const uint64_t width = uint64_t(slots) * 2, height = uint64_t(frames) + 1;
   if (width > kThreeVatMaxTextureSize || height > kThreeVatMaxTextureSize) {
-    throw Refusal{ErrorCode::Limit, "the rig texture would be " + str(width) + " x " + str(height) +
-                                        " texels (2 per slot, a row per frame and the hierarchy row), past three-vat's " +
-                                        str(kThreeVatMaxTextureSize) + " on a side"};
+    throw Refusal{ErrorCode::Limit,
+                  "the rig texture would be " + str(width) + " x " + str(height) +
+                      " texels (2 per slot, a row per frame and the hierarchy row), past three-vat's " +
+                      str(kThreeVatMaxTextureSize) + " on a side"};
   }
   report.width = static_cast<uint32_t>(width);
   report.height = static_cast<uint32_t>(height);
@@ -376,9 +381,9 @@ WrittenMesh write_mesh(const Vat& vat, glb::Writer& w) {
                        {"firstVertex", s.first_vertex},
                        {"vertexCount", s.source_vertex_count}});
   }
-  out.mesh = w.append("meshes", {{"name", "vat"},
-                                 {"primitives", std::move(primitives)},
-                                 {"extras", {{"vatkitSources", std::move(sources)}}}});
+  out.mesh = w.append(
+      "meshes",
+      {{"name", "vat"}, {"primitives", std::move(primitives)}, {"extras", {{"vatkitSources", std::move(sources)}}}});
   return out;
 }
 
@@ -467,7 +472,8 @@ std::vector<uint8_t> write_file(const Vat& vat, const ThreeVatOptions& options, 
       report.notes.push_back("animated tangents (the Tangent plane) are not written: three-vat's file holds none");
     }
     if (!vat.slots.empty()) {
-      report.notes.push_back(str(vat.slots.size()) + " joint tracks for sockets are not written: three-vat's file holds none");
+      report.notes.push_back(str(vat.slots.size()) +
+                             " joint tracks for sockets are not written: three-vat's file holds none");
     }
   } else {
     rig = rig_texture(vat, bands, options, posed, report);
@@ -497,15 +503,19 @@ std::vector<uint8_t> write_file(const Vat& vat, const ThreeVatOptions& options, 
   json clips = json::array();
   for (size_t c = 0; c < vat.clips.size(); ++c) {
     ThreeVatClipReport& written = report.clips.emplace_back(bands.clips[c]);
-    if (written.end_row_left_out) written.loop_seam = loop_seam(vat, static_cast<uint32_t>(c));
+    const VatClip& clip = vat.clips[c];
+    if (clip.rows >= 2) {
+      const uint32_t end = clip.first_row + clip.rows - 1;
+      written.loop_seam = row_distance(vat, static_cast<uint32_t>(c), clip.first_row, end);
+      written.end_step = row_distance(vat, static_cast<uint32_t>(c), end - 1, end);
+    }
     clips.push_back(clip_json(vat.clips[c], written, bands.first_frames[c], posed.max_delta[c]));
   }
   ext["clips"] = std::move(clips);
   ext["bounds"] = {{"min", glb::json_array(posed.bounds.min)}, {"max", glb::json_array(posed.bounds.max)}};
   ext["frameBounds"] = w.add_buffer_view(
       {reinterpret_cast<const uint8_t*>(posed.frame_bounds.data()), posed.frame_bounds.size() * 4}, {.borrow = true});
-  ext["digest"] =
-      position_digest(vat.encoding == Encoding::Rig ? vat.geometry.bind_positions : vat.geometry.positions);
+  ext["digest"] = position_digest(vat.encoding == Encoding::Rig ? vat.geometry.bind_positions : vat.geometry.positions);
 
   w.append("scenes", {{"nodes", scene_nodes}});
   w.json()["scene"] = 0;
