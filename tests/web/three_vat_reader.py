@@ -432,7 +432,7 @@ def sample_times(file, clip_index, rows):
     clip = file.clips[clip_index]
     duration = clip["duration"]
     if rows < 2:
-        return [0.0, duration]
+        return [0.0]
     step = duration / (rows - 1)
     times = []
     for k in sorted({0, rows - 2}):
@@ -441,8 +441,26 @@ def sample_times(file, clip_index, rows):
     if clip["loopMode"] == 1:
         times.append(duration + 2 * step)  # finished: held on its end pose
     if clip["loopMode"] == 2:
-        times.append(duration + 1.5 * step)  # on its way back
-    return times
+        times.append(duration + 1.5 * step)  # on its way back, or finished
+    speed = clip["speed"] or 1.0
+    return [t / speed for t in times]
+
+
+def source_time(clip, time):
+    """The time on the source clip's timeline an instance started at 0 should show at clock time
+    `time`: three-vat's playback rules (repeat, once, ping-pong, repetitions, end mode) over the
+    clip's own duration, whatever the file's frames and rate. A file whose rows or rate are off
+    shows another pose than this one."""
+    duration = clip["duration"]
+    if duration <= 0:
+        return 0.0
+    loops = time * clip["speed"] / duration
+    if clip["repetitions"] != -1 and loops >= clip["repetitions"]:
+        return duration if clip["endMode"] == 0 else 0.0
+    if clip["loopMode"] == 2:
+        m = loops - 2 * math.floor(loops * 0.5)
+        return (m if m < 1 else 2 - m) * duration
+    return (loops % 1) * duration
 
 
 def f32(x):
@@ -461,13 +479,9 @@ def check_case(vatkit, name, source, vat_glb, exported, report_text, clip_indice
     samples = []
     for ci in clip_indices:
         clip = file.clips[ci]
-        rows = stated[ci]["rows"]
-        step = clip["duration"] / (rows - 1) if rows > 1 else 0.0
-        for time in sample_times(file, ci, rows):
-            row, row_next, mix = file.resolve(clip, time / clip["speed"])
-            # Written frame k of a band is vatkit's row k, at k times vatkit's row step.
-            t = min((row - clip["startFrame"] + mix) * step, clip["duration"])
-            samples.append((ci, time, t, row, row_next, mix))
+        for time in sample_times(file, ci, stated[ci]["rows"]):
+            row, row_next, mix = file.resolve(clip, time)
+            samples.append((ci, time, source_time(clip, time), row, row_next, mix))
     if file.encoding == "delta":
         file.load_frames({s[3] for s in samples} | {s[4] for s in samples})
     worst_vat = worst_ref = worst_wrap = 0.0
