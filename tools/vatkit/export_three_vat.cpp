@@ -19,12 +19,14 @@ namespace vatkit::cli {
 
 namespace {
 
-// FILE's stem (less a ".vat" before ".glb") + ".three-vat.glb", in the current directory.
+// Beside FILE: its stem (less a ".vat" before ".glb") + ".three-vat.glb"; for the sample,
+// sample.three-vat.glb in the current directory.
 std::string default_output(const std::string& file) {
   if (file.empty()) return "sample.three-vat.glb";
-  std::string stem = std::filesystem::path(file).stem().string();
+  const std::filesystem::path path(file);
+  std::string stem = path.stem().string();
   if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".vat") == 0) stem.resize(stem.size() - 4);
-  return stem + ".three-vat.glb";
+  return (path.parent_path() / (stem + ".three-vat.glb")).string();
 }
 
 std::string fixed(double v, const char* format = "%.3f") {

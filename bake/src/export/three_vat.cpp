@@ -332,6 +332,12 @@ struct WrittenMesh {
   json groups = json::array();
 };
 
+// `v` scaled to unit length; a zero vector stays zero (it has no direction to keep).
+glm::vec3 unit(const glm::vec3& v) {
+  const float length = glm::length(v);
+  return length > 0.0f ? v / length : v;
+}
+
 WrittenMesh write_mesh(const Vat& vat, glb::Writer& w) {
   const VatGeometry& g = vat.geometry;
   const bool rig = vat.encoding == Encoding::Rig;
@@ -341,9 +347,14 @@ WrittenMesh write_mesh(const Vat& vat, glb::Writer& w) {
   glb::AccessorOptions position = vertex;
   position.min_max = true;
   attributes["POSITION"] = w.add_accessor(rig ? g.bind_positions : g.positions, position);
-  const std::vector<glm::vec3>& normals = rig ? g.bind_normals : g.normals;
+  // Unit length, as glTF requires: vatkit's bind-space normals and tangents carry their part's
+  // scale (its decode normalizes at the end), and so does three-vat's decode, which applies the
+  // skin matrix and then normalizes: the direction is all either reads.
+  std::vector<glm::vec3> normals = rig ? g.bind_normals : g.normals;
+  for (glm::vec3& n : normals) n = unit(n);
   if (!normals.empty()) attributes["NORMAL"] = w.add_accessor(normals, vertex);
-  const std::vector<glm::vec4>& tangents = rig ? g.bind_tangents : g.tangents;
+  std::vector<glm::vec4> tangents = rig ? g.bind_tangents : g.tangents;
+  for (glm::vec4& t : tangents) t = glm::vec4(unit(glm::vec3(t)), t.w);
   if (!tangents.empty()) attributes["TANGENT"] = w.add_accessor(tangents, vertex);
   if (!g.texcoords0.empty()) attributes["TEXCOORD_0"] = w.add_accessor(g.texcoords0, vertex);
   if (!g.colors0.empty()) attributes["COLOR_0"] = w.add_accessor(g.colors0, vertex);
@@ -422,8 +433,8 @@ json clip_json(const VatClip& clip, const ThreeVatClipReport& written, uint32_t 
 std::vector<uint8_t> write_file(const Vat& vat, const ThreeVatOptions& options, ThreeVatReport& report) {
   if (!vat.geometry.lods.empty()) {
     throw Refusal{ErrorCode::Unsupported,
-                  "holds " + str(vat.geometry.lods.size()) +
-                      " levels of detail, and three-vat's file holds none (its levels are index buffers made after "
+                  "holds " + str(vat.geometry.lods.size()) + (vat.geometry.lods.size() == 1 ? " level" : " levels") +
+                      " of detail, and three-vat's file holds none (its levels are index buffers made after "
                       "loading); bake it again with --lods 0, or export the source glTF"};
   }
   if (vat.clips.empty()) throw Refusal{ErrorCode::Unsupported, "holds no clip"};
