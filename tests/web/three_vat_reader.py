@@ -254,9 +254,17 @@ class ThreeVatFile:
         self.weights = weights
         for v, (j, w) in enumerate(zip(self.joints, self.weights)):
             check(all(0 <= s < self.slot_count for s, x in zip(j, w) if x != 0), f"vertex {v} reads a missing slot")
+        self.parents = []
         for s in range(self.slot_count):
             parent = self.hierarchy(s)[1]
             check(parent == int(parent) and -1 <= parent < self.slot_count, f"slot {s}: parent {parent}")
+            self.parents.append(int(parent))
+        for s in range(self.slot_count):  # every chain ends (a decode walks it up to its top)
+            chain, at = 0, s
+            while at >= 0:
+                chain += 1
+                check(chain <= self.slot_count, f"slot {s}'s chain of parents loops")
+                at = self.parents[at]
 
     def slot(self, frame, s):
         at = (frame * self.width + 2 * s) * 4
@@ -471,6 +479,8 @@ def f32(x):
 def check_case(vatkit, name, source, vat_glb, exported, report_text, clip_indices):
     file = ThreeVatFile(exported)
     stated, conversion = parse_report(report_text)
+    if "slot parents from the source's node hierarchy" in report_text:
+        check(any(p >= 0 for p in file.parents), "the report says the slots have parents, the file none")
     check(len(stated) == len(file.clips), "the report lists another number of clips than the file")
     extent = math.dist(file.ext["bounds"]["min"], file.ext["bounds"]["max"])
     eps = 2e-6 * extent  # float arithmetic (decoding, skinning) on either side of a comparison
