@@ -5,9 +5,9 @@
 //  - both encodings: the vertex encoding as half-float position deltas (rounded to nearest from
 //    the stored values, whatever vatkit's precision) and octahedral RG8 normals; the rig as float32
 //    slots (exact with respect to vatkit's own decode) with a hierarchy row;
-//  - frame rows keep vatkit's times: a repeating clip's band leaves out its end row (three-vat's
-//    repeating band has none and wraps into its first row), a once or ping-pong band keeps every
-//    row and says duration / rows as its rate;
+//  - frame rows keep vatkit's times, each band laid out for the clip's default loop mode
+//    (ThreeVatBand): a repeating band leaves out its end row (three-vat's wraps into its first
+//    row), a once or ping-pong band keeps every row at the rate that puts them at vatkit's times;
 //  - refused, with one line naming vat.source and the reason: levels of detail, more than four
 //    influences per vertex, a texture past 16384 texels on a side, a delta past half float's 65504.
 // Cost: O(frame rows x vertices) (every written row is decoded once for its bounds); allocates
