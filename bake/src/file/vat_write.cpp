@@ -15,6 +15,7 @@
 
 #include "file/checksum.h"
 #include "file/glb_writer.h"
+#include "file/gltf_materials.h"
 #include "file/vat_format.h"
 #include "file/vat_schema.h"
 #include "util/printable.h"
@@ -143,14 +144,7 @@ glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
   w.append("scenes", {{"nodes", {0}}});
   w.json()["scene"] = 0;
 
-  for (const Material& m : vat.materials) w.append("materials", material_json(m));
-  for (size_t i = 0; i < vat.images.size(); ++i) {
-    const Image& image = vat.images[i];
-    json object = write_fields(kImageFields, image);
-    object[key::kBufferView] = w.add_buffer_view(image.bytes, {.borrow = true});
-    w.append("images", std::move(object));
-    w.append("textures", {{"source", i}});
-  }
+  write_gltf_materials(vat.materials, vat.images, w);
   w.json()["extensions"][kVatExtensionName] = extension_json(vat, mesh, w);
   w.use_extension(kVatExtensionName, /*required=*/false);
 
@@ -178,6 +172,17 @@ Result<glb::Writer::Parts> checked_parts(const Vat& vat, glb::Writer& w) {
 }
 
 }  // namespace
+
+void write_gltf_materials(const std::vector<Material>& materials, const std::vector<Image>& images, glb::Writer& w) {
+  for (const Material& m : materials) w.append("materials", material_json(m));
+  for (size_t i = 0; i < images.size(); ++i) {
+    const Image& image = images[i];
+    json object = write_fields(kImageFields, image);
+    object[key::kBufferView] = w.add_buffer_view(image.bytes, {.borrow = true});
+    w.append("images", std::move(object));
+    w.append("textures", {{"source", i}});
+  }
+}
 
 Result<std::vector<uint8_t>> write_vat_glb(const Vat& vat) {
   glb::Writer w(4);
