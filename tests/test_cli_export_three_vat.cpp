@@ -1,7 +1,7 @@
 // `vatkit export --to three-vat` and vatkit::write_three_vat: what three-vat's file cannot hold is
 // refused in one line naming the input, and the command writes nothing then. That a written file
 // reads back right is tests/web/three_vat_reader.py's job (an independent reader, ctest
-// three_vat_reader); these check the refusals, the command's report and where it writes.
+// web_three_vat_reader); these check the refusals, the command's report and where it writes.
 #include <gtest/gtest.h>
 
 #include <cstring>
