@@ -91,7 +91,7 @@ function fitDistance(box, center, direction, aspect) {
 
 // A grid one character's footprint apart, each turned a little, centred on the origin; the light,
 // its shadow box and the ground sized to the crowd's bounding sphere, and the camera backed off
-// until that sphere fits the view (keeping the direction the person orbited to, once framed).
+// until the crowd's box fits the view (keeping the direction the person orbited to, once framed).
 function placeCrowd() {
   const { crowd, asset } = state;
   const { min, max } = asset.bounds;
