@@ -8,7 +8,7 @@
 // PNG data URLs, which saveDataUrl() writes out as artifacts.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -90,6 +90,9 @@ const MAX_BUDGET_MS = 600000;
 // Starts a static server on 127.0.0.1 at an ephemeral port. mounts: {"/": dir, "/fixtures/": dir,
 // ...}, URL prefix -> folder. Serves plain files only (GET and HEAD; a folder is 404, no listing),
 // plus HOLD_PATH?run=ID&ms=N and RELEASE_PATH?run=ID (above).
+// A mount whose value is an origin ("http://127.0.0.1:PORT") forwards the requests under its
+// prefix there, path and query unchanged, and passes the answer back as it came (status, headers,
+// body): a page of this server can then hold another server's pages in a same-origin iframe.
 // Resolves to {origin, port, close()}; origin is "http://127.0.0.1:PORT".
 export async function startServer(mounts) {
   const table = Object.entries(mounts)
@@ -97,6 +100,7 @@ export async function startServer(mounts) {
       if (!prefix.startsWith('/') || !prefix.endsWith('/')) {
         throw new Error(`startServer: mount prefix "${prefix}" must start and end with "/"`);
       }
+      if (/^http:\/\//.test(root)) return { prefix, upstream: new URL(root) };
       return { prefix, root: fs.realpathSync(root) };
     })
     .sort((a, b) => b.prefix.length - a.prefix.length);
@@ -134,8 +138,10 @@ export async function startServer(mounts) {
       release(run);
       return send(200, 'released');
     }
+    const forward = table.find((m) => url.pathname.startsWith(m.prefix));
+    if (forward?.upstream) return proxy(forward.upstream, req, res, send);
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed');
-    const file = resolveRequest(table, url.pathname);
+    const file = resolveRequest(table.filter((m) => m.root), url.pathname);
     let stat = null;
     if (file) {
       try {
@@ -167,6 +173,20 @@ export async function startServer(mounts) {
       return new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+// Forwards req to the upstream origin and pipes its answer back; a 502 when it cannot be reached.
+function proxy(upstream, req, res, send) {
+  const headers = { ...req.headers, host: upstream.host };
+  const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
+    res.writeHead(answer.statusCode, answer.headers);
+    answer.pipe(res);
+  });
+  out.on('error', (e) => {
+    if (!res.headersSent) send(502, `upstream ${upstream.origin}: ${e.message}`);
+    else res.destroy();
+  });
+  req.pipe(out);
 }
 
 // The Chromium binary: $VATKIT_CHROMIUM, else `chromium` on PATH; null when there is none.

@@ -1,5 +1,6 @@
 // The browser tests' static server (browser.mjs startServer): files by URL prefix with their MIME
-// types, nothing outside its roots, no listings, and the hold/release requests pages/page.js uses.
+// types, nothing outside its roots, no listings, the hold/release requests pages/page.js uses, and
+// mounts forwarded to another server.
 // Usage: node tests/web/static_server.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -135,6 +136,29 @@ test('a held request waits for its own run\'s release, or for its budget', async
     await fetch(`${server.origin}${RELEASE_PATH}?run=a`, { method: 'POST' });
     await Promise.all([a, c]);
     assert.deepEqual(order, ['c:budget over', 'b:released', 'a:released']);
+  } finally {
+    await server.close();
+    fs.rmSync(tree.top, { recursive: true, force: true });
+  }
+});
+
+test('a mount naming an origin forwards there, the answer passed back as it came', async () => {
+  const tree = makeTree();
+  const upstream = await startServer({ '/': tree.site });
+  const server = await startServer({ '/': upstream.origin, '/fixtures/': tree.fixtures });
+  try {
+    const js = await rawGet(server.port, '/a.js?x=1');
+    assert.equal(js.status, 200);
+    assert.equal(js.type, 'text/javascript; charset=utf-8');
+    assert.equal(js.body, 'export {};');
+    assert.equal((await rawGet(server.port, '/missing.js')).status, 404, "the upstream's own status");
+    assert.equal((await rawGet(server.port, '/index.html', 'POST')).status, 405, "the upstream's own refusal");
+    assert.equal((await rawGet(server.port, '/fixtures/ref.png')).body, 'fixture png', 'the longer prefix still wins');
+    const held = fetch(`${server.origin}${HOLD_PATH}?run=p&ms=60000`).then((r) => r.text());
+    await fetch(`${server.origin}${RELEASE_PATH}?run=p`, { method: 'POST' });
+    assert.equal((await held).trim(), 'released', 'hold and release stay with this server');
+    await upstream.close();
+    assert.equal((await rawGet(server.port, '/a.js')).status, 502, 'an upstream that is gone');
   } finally {
     await server.close();
     fs.rmSync(tree.top, { recursive: true, force: true });
