@@ -47,7 +47,8 @@ TEST(CliView, MissingFileIsOneLineNamingIt) {
   const fs::path dir = test::scratch_dir("cli_view_missing");
   const fs::path web = stand_in_web(dir / "web");
   const fs::path missing = dir / "missing.vat.glb";
-  const CommandResult r = timed_view(shell_quote(missing.string()) + " --web " + shell_quote(web.string()) + " --port 0");
+  const CommandResult r =
+      timed_view(shell_quote(missing.string()) + " --web " + shell_quote(web.string()) + " --port 0");
   expect_one_error_line(r, missing.string() + ": cannot open", 1);
 }
 
@@ -80,7 +81,8 @@ TEST(CliView, PortInUseIsOneLine) {
   ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
   const std::string port = std::to_string(ntohs(address.sin_port));
 
-  const CommandResult r = timed_view(shell_quote(vat.string()) + " --web " + shell_quote(web.string()) + " --port " + port);
+  const CommandResult r =
+      timed_view(shell_quote(vat.string()) + " --web " + shell_quote(web.string()) + " --port " + port);
   close(fd);
   expect_one_error_line(r, "cannot listen on 127.0.0.1:" + port, 1);
 }

@@ -115,9 +115,9 @@ Result<void> run_view(const ViewOptions& options) {
                    : server.bind_to_port(host, options.port) ? options.port
                                                              : -1;
   if (port <= 0) {
-    return make_error(ErrorCode::Io, "view",
-                      "cannot listen on " + std::string(host) + ":" + std::to_string(options.port) +
-                          " (in use? try --port 0 for any free port)");
+    const std::string address = std::string(host) + ":" + std::to_string(options.port);
+    return make_error(ErrorCode::Io, address,
+                      "cannot listen on " + address + " (in use? try --port 0 for any free port)");
   }
   std::printf("vatkit view: %s (%s %s, %zu clip%s) at http://%s:%d/ (Ctrl+C stops)\n", printable(name).c_str(),
               to_string(vat->encoding), to_string(vat->precision), vat->clips.size(), vat->clips.size() == 1 ? "" : "s",
