@@ -139,6 +139,8 @@ for (const c of CASES) {
       meshWorld: result.meshWorld,
       settings: result.settings,
       vatkitMs,
+      modulesMs: result.modulesMs,
+      moduleFiles: result.moduleFiles,
       loadMs: result.loadMs,
       pageMs: ms,
     };

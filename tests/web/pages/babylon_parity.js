@@ -41,6 +41,11 @@ function matrixValues(values, what) {
   return values;
 }
 
+// v mod m in [0, m), as GLSL's mod.
+function mod(v, m) {
+  return v - Math.floor(v / m) * m;
+}
+
 // a * b of two column-major 4x4 matrices (column-vector convention, as the scene file's).
 function multiply(a, b) {
   const out = new Array(16).fill(0);
@@ -95,20 +100,8 @@ class ViewNormalColour extends MaterialPluginBase {
   }
 }
 
-// vatkit's playback of one instance mapped onto Babylon's per-instance settings
-// (startFrame, endFrame, offset, speed), with Babylon's clock at vatkit's clock + shift.
-//
-// Babylon's shader (bakedVertexAnimation), for rows from..to (R of them), clock t and settings
-// speed s, offset o: cycles c = t s / R; while c < 1 (its first pass) it shows row
-// from + floor(mod(fract(c) R + o, R)); afterwards row from + 1 + floor(mod(fract(c) (R - 1) + o, R - 1)).
-// vatkit (docs/playback.md, Repeat): the band's position x = mod((T - startTime) speed fps, R - 1)
-// rows, fps the band's (R - 1) / duration, interpolated between rows floor(x) and floor(x) + 1.
-// With s = speed fps R / (R - 1), the later passes advance speed fps rows a second, vatkit's rate,
-// over the R - 1 rows from + 1..to (the last row of a looping clip is its first pose). The first
-// pass runs R rows at that rate instead, so Babylon's clock is shifted by the longest first pass
-// of the crowd: every instance is then past it at every T >= 0. The offset puts the position at
-// x - 1/2, so that the row shown is the nearest to x: from + round(x), and the last row, the
-// first pose again, for x < 1/2.
+// The playback of one scene instance, refused where Babylon's baked vertex animation cannot play
+// it: one clip (no blend, no fade), looping endlessly at a positive speed.
 function playbackOf(entry, i) {
   const instance = entry.instance;
   const clip = instance.clip;
@@ -127,16 +120,35 @@ function playbackOf(entry, i) {
   return { startFrame: clip.startFrame, rows: clip.frames, fps: clip.fps, startTime: instance.startTime, speed };
 }
 
+// vatkit's playback of one instance mapped onto Babylon's per-instance settings
+// (startFrame, endFrame, offset, speed), with Babylon's clock at vatkit's clock + shift.
+//
+// Babylon's shader (bakedVertexAnimation), for rows from..to (R of them), clock t and settings
+// speed s, offset o: cycles c = t s / R; while c < 1 (its first pass) it shows row
+// from + floor(mod(fract(c) R + o, R)), afterwards row
+// from + 1 + floor(mod(fract(c) (R - 1) + o, R - 1)).
+// vatkit (docs/playback.md, Repeat): the band's position x = mod((T - startTime) speed fps, R - 1)
+// rows, fps the band's (R - 1) / duration, interpolated between rows floor(x) and floor(x) + 1.
+// With s = speed fps R / (R - 1), the later passes advance speed fps rows a second, vatkit's rate,
+// over the R - 1 rows from + 1..to (the last row of a looping clip is its first pose). The first
+// pass runs R rows at that rate instead, so Babylon's clock is shifted by the longest first pass
+// of the crowd: every instance is then past it at every T >= 0. The offset puts the position at
+// x - 1/2, so that the row shown is the nearest to x: from + round(x), and the last row, the
+// first pose again, for x < 1/2.
 function settingsOf(playback, manifestClip, clockShift) {
   const rows = playback.rows;
   const rate = playback.speed * playback.fps;  // rows a second
-  const wrap = (v, m) => v - Math.floor(v / m) * m;
   return [
     manifestClip.from,
     manifestClip.to,
-    wrap(-(clockShift + playback.startTime) * rate - 0.5, rows - 1),
+    mod(-(clockShift + playback.startTime) * rate - 0.5, rows - 1),
     (rate * rows) / (rows - 1),
   ];
+}
+
+// vatkit's position x of a playback at time T, in rows of its clip (docs/playback.md, Repeat).
+function vatkitPosition(p, time) {
+  return mod((time - p.startTime) * p.speed * p.fps, p.rows - 1);
 }
 
 // Babylon's shader formula above, in JavaScript (float64): the row it shows.
@@ -145,8 +157,7 @@ function babylonRow([startFrame, endFrame, offset, speed], time) {
   const cycles = (time * speed) / total;
   const correction = cycles < 1 ? 0 : 1;
   const n = total - correction;
-  const position = (cycles - Math.floor(cycles)) * n + offset;
-  return Math.floor(position - Math.floor(position / n) * n) + startFrame + correction;
+  return Math.floor(mod((cycles - Math.floor(cycles)) * n + offset, n)) + startFrame + correction;
 }
 
 // The share of pixels that are not the background (0, 0, 0).
@@ -159,6 +170,9 @@ function coverage(image) {
 }
 
 runTest(async (params) => {
+  // The module graph has loaded when this runs: its time since navigation and its files.
+  const modulesMs = performance.now();
+  const moduleFiles = performance.getEntriesByType('resource').filter((e) => e.name.includes('/node_modules/')).length;
   const manifest = await fetchJson(params.get('manifest'));
   const vertexJson = await fetchText(params.get('vertexData'));
   const descriptions = [await fetchJson(params.get('scene1')), await fetchJson(params.get('scene2'))];
@@ -214,6 +228,12 @@ runTest(async (params) => {
     if (!clip) throw new Error(`instances[${i}]: no clip of the export has rows ${p.startFrame}..${p.startFrame + p.rows - 1}`);
     return clip;
   });
+  for (const d of descriptions) {
+    playbacks.forEach((p, i) => {
+      // vatkit holds the first row before an instance starts; Babylon's clock has no such hold.
+      if (d.time < p.startTime) throw new Error(`instances[${i}]: starts at ${p.startTime}, after the time ${d.time}`);
+    });
+  }
   const clockShift = Math.ceil(Math.max(...playbacks.map((p) => (p.rows - 1) / (p.speed * p.fps))));
   const settings = playbacks.map((p, i) => settingsOf(p, clipOf[i], clockShift));
 
@@ -256,7 +276,7 @@ runTest(async (params) => {
     // apart (the last row stands for the first pose at x < 1/2).
     let rowError = 0;
     playbacks.forEach((p, i) => {
-      const x = (((description.time - p.startTime) * p.speed * p.fps) % (p.rows - 1) + (p.rows - 1)) % (p.rows - 1);
+      const x = vatkitPosition(p, description.time);
       const row = babylonRow(settings[i], description.time + clockShift) - clipOf[i].from;
       const d = Math.abs(row - x);
       rowError = Math.max(rowError, Math.min(d, Math.abs(d - (p.rows - 1))));
@@ -285,6 +305,8 @@ runTest(async (params) => {
     times,
     madBetweenTimes: meanAbsDiff(renders[0], renders[1]),
     madLate,
+    modulesMs,
+    moduleFiles,
     loadMs,
     clockShift,
     meshes: skinned.length,
