@@ -217,7 +217,9 @@ runTest(async (params) => {
   new ViewNormalColour(material);
   // A shader that fails to compile never gets ready: fail with its log instead of waiting.
   const compileFailed = new Promise((resolve, reject) => {
-    material.onError = (effect, errors) => reject(new Error(`the view normals material: ${errors}`.replace(/\s+/g, ' ')));
+    material.onError = (effect, errors) => {
+      reject(new Error(`the view normals material: ${String(errors).split(/\n\s+at /)[0].replace(/\s+/g, ' ')}`));
+    };
   });
 
   // Playback: the clip by its rows (vatkit's band and the export's clip have the same rows when
