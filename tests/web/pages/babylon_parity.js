@@ -23,16 +23,17 @@ import { ImportMeshAsync } from '@babylonjs/core/Loading/sceneLoader.js';
 import '@babylonjs/core/Meshes/thinInstanceMesh.js';
 import '@babylonjs/loaders/glTF/glTFFileLoader.js';
 import '@babylonjs/loaders/glTF/2.0/index.js';
-import { runTest, canvasPixels, imagePixels, meanAbsDiff, diffImage, pngDataUrl } from './page.js';
-
-async function fetchResponse(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return response;
-}
-
-const fetchJson = async (url) => (await fetchResponse(url)).json();
-const fetchText = async (url) => (await fetchResponse(url)).text();
+import {
+  runTest,
+  fetchResponse,
+  fetchJson,
+  canvasPixels,
+  imagePixels,
+  meanAbsDiff,
+  diffImage,
+  pngDataUrl,
+  coverage,
+} from './page.js';
 
 function matrixValues(values, what) {
   if (!Array.isArray(values) || values.length !== 16 || !values.every(Number.isFinite)) {
@@ -160,21 +161,12 @@ function babylonRow([startFrame, endFrame, offset, speed], time) {
   return Math.floor(mod((cycles - Math.floor(cycles)) * n + offset, n)) + startFrame + correction;
 }
 
-// The share of pixels that are not the background (0, 0, 0).
-function coverage(image) {
-  let covered = 0;
-  for (let i = 0; i < image.data.length; i += 4) {
-    if (image.data[i] || image.data[i + 1] || image.data[i + 2]) ++covered;
-  }
-  return covered / (image.width * image.height);
-}
-
 runTest(async (params) => {
   // The module graph has loaded when this runs: its time since navigation and its files.
   const modulesMs = performance.now();
   const moduleFiles = performance.getEntriesByType('resource').filter((e) => e.name.includes('/node_modules/')).length;
   const manifest = await fetchJson(params.get('manifest'));
-  const vertexJson = await fetchText(params.get('vertexData'));
+  const vertexJson = await (await fetchResponse(params.get('vertexData'))).text();
   const descriptions = [await fetchJson(params.get('scene1')), await fetchJson(params.get('scene2'))];
   const [first] = descriptions;
   for (const [k, d] of descriptions.entries()) {
