@@ -1,5 +1,6 @@
 // What every test page shares: reporting the result into <pre id="result"> (the contract of
-// tests/web/browser.mjs's readResult), reading pixels back, comparing images and encoding them.
+// tests/web/browser.mjs's readResult), fetching, reading pixels back, comparing images, measuring
+// their coverage and encoding them.
 
 // The load event, at which Chromium dumps the DOM, is held by a hidden image whose request the
 // test server answers once this page has reported (tests/web/browser.mjs, HOLD_PATH). The run id
@@ -40,6 +41,17 @@ export async function runTest(body) {
   }
 }
 
+// The response of a GET that succeeded (an HTTP error is thrown, naming the URL), and its JSON.
+export async function fetchResponse(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return response;
+}
+
+export async function fetchJson(url) {
+  return (await fetchResponse(url)).json();
+}
+
 // An RGBA8 ImageData of a canvas (WebGL or 2D), drawn through a 2D canvas. A WebGL canvas must
 // still hold its frame: created with preserveDrawingBuffer, or read in the same task as the draw.
 export function canvasPixels(canvas) {
@@ -51,8 +63,7 @@ export function canvasPixels(canvas) {
 
 // The RGBA8 pixels of an image at url (a PNG without colour-space chunks is drawn unconverted).
 export async function imagePixels(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  const response = await fetchResponse(url);
   const bitmap = await createImageBitmap(await response.blob(), {
     colorSpaceConversion: 'none',
     premultiplyAlpha: 'none',
@@ -100,4 +111,13 @@ export async function pngDataUrl(image) {
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return `data:image/png;base64,${btoa(binary)}`;
+}
+
+// The share of pixels that are not the background (0, 0, 0).
+export function coverage(image) {
+  let covered = 0;
+  for (let i = 0; i < image.data.length; i += 4) {
+    if (image.data[i] || image.data[i + 1] || image.data[i + 2]) ++covered;
+  }
+  return covered / (image.width * image.height);
 }

@@ -8,13 +8,16 @@
 // reference.
 import * as THREE from 'three';
 import { loadVat, VatCrowd } from '/vatkit-three/src/index.js';
-import { runTest, canvasPixels, imagePixels, meanAbsDiff, diffImage, pngDataUrl } from './page.js';
-
-async function fetchJson(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return response.json();
-}
+import {
+  runTest,
+  fetchJson,
+  canvasPixels,
+  imagePixels,
+  meanAbsDiff,
+  diffImage,
+  pngDataUrl,
+  coverage,
+} from './page.js';
 
 function matrix(values, what) {
   if (!Array.isArray(values) || values.length !== 16 || !values.every(Number.isFinite)) {
@@ -37,15 +40,6 @@ function sceneCamera(camera) {
   c.projectionMatrix.copy(projection);
   c.projectionMatrixInverse.copy(projection).invert();
   return c;
-}
-
-// The share of pixels that are not the background (0, 0, 0).
-function coverage(image) {
-  let covered = 0;
-  for (let i = 0; i < image.data.length; i += 4) {
-    if (image.data[i] || image.data[i + 1] || image.data[i + 2]) ++covered;
-  }
-  return covered / (image.width * image.height);
 }
 
 function renderScene(renderer, asset, description) {
