@@ -309,7 +309,17 @@ void ProgressBar::finish() {
   percent_ = -1;
 }
 
-Result<Vat> load_or_bake(const std::string& file, const std::vector<std::string>& allow_roots, BakeOptions options) {
+void add_view_bake_options(CLI::App& app, ViewBakeOptions& options) {
+  app.add_option("--encoding", options.encoding, "When baking FILE: auto, delta or rig (default auto)")
+      ->check(CLI::IsMember({"auto", "delta", "rig"}))
+      ->option_text("auto|delta|rig");
+  app.add_option("--precision", options.precision, "When baking FILE: f32, f16 or q16 (default f32)")
+      ->check(CLI::IsMember({"f32", "f16", "q16"}))
+      ->option_text("f32|f16|q16");
+}
+
+Result<Vat> load_or_bake(const std::string& file, const std::vector<std::string>& allow_roots,
+                         const ViewBakeOptions& view) {
   if (!file.empty()) {
     Result<bool> is_vat = is_vat_input(file);
     if (!is_vat) return is_vat.error();
@@ -317,6 +327,9 @@ Result<Vat> load_or_bake(const std::string& file, const std::vector<std::string>
   }
   Result<Asset> asset = load_input(file, allow_roots);
   if (!asset) return asset.error();
+  BakeOptions options;
+  options.encoding = encoding_choice(view.encoding);
+  options.precision = precision_choice(view.precision);
   options.measure = false;
   return bake(*asset, options);
 }

@@ -59,10 +59,19 @@ Result<void> resolve_clip_defaults(BakeOptions& options, const Asset& asset);
 // (is_vat_input). An empty `file` (the sample) passes.
 Result<void> check_source_file(const std::string& file);
 
+// The bake a viewing command (render, view) makes of a glTF input: --encoding and --precision,
+// as typed (checked by CLI11).
+struct ViewBakeOptions {
+  std::string encoding = "auto";
+  std::string precision = "f32";
+};
+void add_view_bake_options(CLI::App& app, ViewBakeOptions& options);
+
 // The VAT a viewing command shows: `file` as a .vat.glb (loaded), or a glTF file (the built-in
-// sample when `file` is empty) baked here with `options` (measure off: showing needs the bake, not
-// its error report). `allow_roots` as load_input's.
-Result<Vat> load_or_bake(const std::string& file, const std::vector<std::string>& allow_roots, BakeOptions options);
+// sample when `file` is empty) baked here with `options` and otherwise the defaults, measure off
+// (showing needs the bake, not its error report). `allow_roots` as load_input's.
+Result<Vat> load_or_bake(const std::string& file, const std::vector<std::string>& allow_roots,
+                         const ViewBakeOptions& options);
 
 // A one-line progress bar on stderr, drawn only when stderr is a terminal (never in tests or CI
 // logs). The line is erased by finish() or on destruction, so an error line that follows starts

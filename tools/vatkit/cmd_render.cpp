@@ -36,8 +36,7 @@ struct RenderOptions {
   uint32_t frames = 1;
   double fps = 30.0;
   std::string output = "crowd.png";
-  std::string encoding = "auto";
-  std::string precision = "f32";
+  ViewBakeOptions bake;  // --encoding, --precision
   int samples = 4;
   bool no_shadows = false;
   std::string shading = "lit";
@@ -115,10 +114,7 @@ Result<void> run_render(const RenderOptions& options) {
     return make_error(ErrorCode::Io, options.output, "cannot write here: " + out_dir.string() + " is not a directory");
   }
 
-  BakeOptions bake_options;
-  bake_options.encoding = encoding_choice(options.encoding);
-  bake_options.precision = precision_choice(options.precision);
-  Result<Vat> vat = load_or_bake(options.file, options.allow_roots, bake_options);
+  Result<Vat> vat = load_or_bake(options.file, options.allow_roots, options.bake);
   if (!vat) return vat.error();
 
   gl::HeadlessDesc context_options;
@@ -231,12 +227,7 @@ Command add_render_command(CLI::App& parent) {
   app->add_option("-o,--output", options->output, "Output PNG (default crowd.png); written atomically")
       ->check(output_name())
       ->option_text("OUT.png");
-  app->add_option("--encoding", options->encoding, "When baking FILE: auto, delta or rig (default auto)")
-      ->check(CLI::IsMember({"auto", "delta", "rig"}))
-      ->option_text("auto|delta|rig");
-  app->add_option("--precision", options->precision, "When baking FILE: f32, f16 or q16 (default f32)")
-      ->check(CLI::IsMember({"f32", "f16", "q16"}))
-      ->option_text("f32|f16|q16");
+  add_view_bake_options(*app, options->bake);
   app->add_option("--samples", options->samples,
                   "Multisampling per pixel (default 4; 1 to " + std::to_string(kMaxSamples) +
                       ", capped to the driver's GL_MAX_SAMPLES)")

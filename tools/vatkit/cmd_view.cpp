@@ -7,7 +7,6 @@
 // the listed folders are served (no listing, no path outside them: the HTTP library refuses "..").
 #include <httplib.h>
 
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -31,8 +30,7 @@ namespace fs = std::filesystem;
 struct ViewOptions {
   std::string file;
   std::vector<std::string> allow_roots;
-  std::string encoding = "auto";
-  std::string precision = "f32";
+  ViewBakeOptions bake;  // --encoding, --precision
   int port = 8123;
   std::string web;  // the web folder; empty: the build's (VATKIT_WEB_DIR), then the installed one
 };
@@ -81,10 +79,7 @@ std::string decode_module() {
 Result<void> run_view(const ViewOptions& options) {
   Result<fs::path> web = find_web_dir(options.web);
   if (!web) return web.error();
-  BakeOptions bake_options;
-  bake_options.encoding = encoding_choice(options.encoding);
-  bake_options.precision = precision_choice(options.precision);
-  Result<Vat> vat = load_or_bake(options.file, options.allow_roots, bake_options);
+  Result<Vat> vat = load_or_bake(options.file, options.allow_roots, options.bake);
   if (!vat) return vat.error();
   Result<std::vector<uint8_t>> bytes = write_vat_glb(*vat);
   if (!bytes) return bytes.error();
@@ -139,12 +134,7 @@ Command add_view_command(CLI::App& parent) {
   app->add_option("--port", options->port, "Port on 127.0.0.1 (default 8123; 0: any free port)")
       ->check(CLI::Range(0, 65535))
       ->option_text("N");
-  app->add_option("--encoding", options->encoding, "When baking FILE: auto, delta or rig (default auto)")
-      ->check(CLI::IsMember({"auto", "delta", "rig"}))
-      ->option_text("auto|delta|rig");
-  app->add_option("--precision", options->precision, "When baking FILE: f32, f16 or q16 (default f32)")
-      ->check(CLI::IsMember({"f32", "f16", "q16"}))
-      ->option_text("f32|f16|q16");
+  add_view_bake_options(*app, options->bake);
   app->add_option("--web", options->web,
                   "The web folder (viewer/, vatkit-three/, node_modules/three); default: this build's, then the "
                   "installed one")
