@@ -15,6 +15,9 @@
 // gl_VertexIndex is the vertex's index in the VAT's merged order (the chunk's `vertex`).
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#ifdef VAT_NO_INSTANCE_TABLE
+#error "vat_decode_export.vert reads the playback table: leave VAT_NO_INSTANCE_TABLE undefined"
+#endif
 
 uniform mat4 u_view_projection;  // VatUniforms offset 0
 uniform float u_vat_time;        // VatUniforms offset 64: the shared clock, seconds
@@ -26,7 +29,7 @@ uniform float u_vat_time;        // VatUniforms offset 64: the shared clock, sec
 layout(location = 0) in vec3 a_position;  // delta: rest position; rig: bind position
 layout(location = 1) in vec3 a_normal;
 layout(location = 2) in vec2 a_texcoord0;
-layout(location = 4) in vec4 a_tangent;  // (0, 0, 0, 1) where the VAT has no tangents
+layout(location = 4) in vec4 a_tangent;  // 0 where the VAT has no tangents
 #ifdef VAT_RIG
 layout(location = 5) in uvec4 a_slots0;
 layout(location = 6) in vec4 a_weights0;
