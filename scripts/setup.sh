@@ -12,7 +12,8 @@
 #          virtual X display for the window test, clang and its sanitizer and fuzzer runtimes, the
 #          assimp test models, Node.js and npm with the Khronos glTF validator, Chromium and the
 #          web tooling of web/package.json (three.js, Babylon.js) for the browser tests, and for the
-#          Windows stage (scripts/windows.sh) the MinGW-w64 cross compiler and Wine
+#          Windows stage (scripts/windows.sh) the MinGW-w64 cross compiler and Wine, and glslang,
+#          SPIRV-Tools and SPIRV-Cross for the shader exports (the build makes them where found)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -35,6 +36,7 @@ test_packages=(
   nodejs npm
   chromium  # the browser tests (headless, WebGL2 through SwiftShader)
   g++-mingw-w64-x86-64 wine64  # the runtime cross-built for Windows and its tests run under Wine
+  glslang-tools spirv-tools spirv-cross  # the decode chunk exported to SPIR-V, HLSL and Metal (docs/shaders.md)
 )
 
 groups=("$@")
