@@ -7,6 +7,8 @@
 // that object. The page computes its own image comparisons (2D canvas) and returns its renders as
 // PNG data URLs, which saveDataUrl() writes out as artifacts.
 
+import { after } from 'node:test';
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, request as httpRequest } from 'node:http';
 import fs from 'node:fs';
@@ -17,8 +19,11 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-// The repository root (tests/web/ is two levels down).
+// The repository root (tests/web/ is two levels down), the web folder the pages' modules come
+// from, and the test pages.
 export const repoRoot = path.resolve(here, '..', '..');
+export const webDir = path.join(repoRoot, 'web');
+export const pagesDir = path.join(here, 'pages');
 
 // Exit status of a skipped test; tests/CMakeLists.txt gives ctest the same SKIP_RETURN_CODE.
 export const SKIP_CODE = 77;
@@ -383,4 +388,61 @@ export function runVatkit(binary, args, { cwd } = {}) {
     throw new Error(`vatkit ${args.join(' ')}: exit ${run.status ?? run.signal}\n${run.stderr.trim()}`);
   }
   return run.stdout;
+}
+
+// A file of the shared real assets: under $VATKIT_SHARED_ASSETS, else ../shared/assets beside the
+// repository. The path only; requireFile checks it is there.
+export function sharedAsset(...parts) {
+  const base = process.env.VATKIT_SHARED_ASSETS || path.join(repoRoot, '..', 'shared', 'assets');
+  return path.join(base, ...parts);
+}
+
+// Fails the running test when file, an input it needs, is not there; returns file.
+export function requireFile(file) {
+  if (!fs.existsSync(file)) assert.fail(`${file}: missing (set VATKIT_SHARED_ASSETS)`);
+  return file;
+}
+
+// Writes a test's artifacts to artifactDir(name): each image (a PNG data URL) as KEY.png and
+// numbers as numbers.json, and prints the numbers (less the keys of unlogged) as one "# " line,
+// after label when there is one. Returns the folder.
+export function saveArtifacts(name, { images = {}, numbers, label = '', unlogged = [] }) {
+  const out = artifactDir(name);
+  for (const [key, url] of Object.entries(images)) saveDataUrl(url, path.join(out, `${key}.png`));
+  fs.writeFileSync(path.join(out, 'numbers.json'), `${JSON.stringify(numbers, null, 2)}\n`);
+  const logged = Object.fromEntries(Object.entries(numbers).filter(([key]) => !unlogged.includes(key)));
+  console.log(`# ${label ? `${label}: ` : ''}${JSON.stringify(logged)}`);
+  return out;
+}
+
+// What a browser test that drives the vatkit CLI starts with, at the top of its file: Chromium
+// (requireChromium: the process ends here when there is none), the CLI (vatkitBinary) and a
+// scratch folder `work`, removed after the tests with every server serve() started.
+export function browserTest(name) {
+  const chromium = requireChromium(name);
+  const vatkit = vatkitBinary();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `vatkit-${name}-`));
+  const servers = [];
+  after(async () => {
+    for (const server of servers) await server.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+  return {
+    chromium,
+    vatkit,
+    work,
+    // A server of root (a folder, or an origin to forward to) at "/", the test pages at /pages/
+    // and the scratch folder at /fixtures/.
+    async serve(root = webDir) {
+      const server = await startServer({ '/': root, '/pages/': pagesDir, '/fixtures/': work });
+      servers.push(server);
+      return server;
+    },
+    // Runs pages/PAGE of server with the query (an object of strings) in a window of width x
+    // height; resolves to runPageResult's {result, ms}.
+    run(server, page, query, { width, height, budgetMs }) {
+      const url = `${server.origin}/pages/${page}?${new URLSearchParams(query)}`;
+      return runPageResult(url, { width, height, budgetMs, chromium });
+    },
+  };
 }

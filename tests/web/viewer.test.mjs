@@ -12,22 +12,11 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {
-  repoRoot,
-  requireChromium,
-  startServer,
-  runPageResult,
-  artifactDir,
-  saveDataUrl,
-  vatkitBinary,
-  runVatkit,
-} from './browser.mjs';
+import { webDir, browserTest, requireFile, runVatkit, saveArtifacts, sharedAsset } from './browser.mjs';
 
-const chromium = requireChromium('viewer');
-const vatkit = vatkitBinary();
-const assets = process.env.VATKIT_SHARED_ASSETS || path.join(repoRoot, '..', 'shared', 'assets');
+const session = browserTest('viewer');
+const { vatkit, work } = session;
 
 const WIDTH = 480;
 const HEIGHT = 300;
@@ -44,13 +33,9 @@ const COUNT_AT_POSITION = 3;
 const MAX_SAME_MAD = 0.0001;
 const MIN_CHANGE_MAD = 0.001;
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vatkit-viewer-test-'));
 const children = [];
-let server = null;
-after(async () => {
+after(() => {
   for (const child of children) child.kill('SIGTERM');
-  await server?.close();
-  fs.rmSync(work, { recursive: true, force: true });
 });
 
 // Starts `vatkit view ARGS` and resolves to the first line it prints.
@@ -84,8 +69,7 @@ test('vatkit view: the page loads the file, switches clips, takes dropped files'
   const started = Date.now();
   const sample = path.join(work, 'sample.vat.glb');
   const fox = path.join(work, 'fox.vat.glb');
-  const foxSource = path.join(assets, 'khronos', 'Fox.glb');
-  if (!fs.existsSync(foxSource)) assert.fail(`${foxSource}: missing (set VATKIT_SHARED_ASSETS)`);
+  const foxSource = requireFile(sharedAsset('khronos', 'Fox.glb'));
   runVatkit(vatkit, ['bake', '-o', sample, '--lods', '0', '--no-measure']);
   runVatkit(vatkit, ['bake', foxSource, '-o', fox, '--lods', '0', '--no-measure']);
   const info = JSON.parse(runVatkit(vatkit, ['info', '--json', sample]));
@@ -108,36 +92,24 @@ test('vatkit view: the page loads the file, switches clips, takes dropped files'
   const served = await fetch(new URL('/vatkit-three/src/generated/vat_decode.glsl.js', address));
   assert.match(served.headers.get('content-type'), /^text\/javascript/);
   const servedChunk = (await import(`data:text/javascript,${encodeURIComponent(await served.text())}`)).vatDecodeGlsl;
-  const builtChunk = (await import(path.join(repoRoot, 'web', 'vatkit-three', 'src', 'generated', 'vat_decode.glsl.js'))).vatDecodeGlsl;
+  const builtChunk = (await import(path.join(webDir, 'vatkit-three', 'src', 'generated', 'vat_decode.glsl.js'))).vatDecodeGlsl;
   assert.equal(servedChunk, builtChunk);
   const file = await fetch(new URL('/files/sample.vat.glb', address));
   assert.deepEqual(Buffer.from(await file.arrayBuffer()), fs.readFileSync(sample), 'the served file is the file');
 
-  server = await startServer({
-    '/': address.replace(/\/$/, ''),
-    '/pages/': path.join(repoRoot, 'tests', 'web', 'pages'),
-    '/fixtures/': work,
-  });
+  const server = await session.serve(address.replace(/\/$/, ''));
   const frozen = `&n=${INSTANCES}&t=${FROZEN_T}&fade=0`;
-  const query = new URLSearchParams({
+  const query = {
     viewer: `${location}${frozen}`,
     reference: `${location}${frozen}&clip=${encodeURIComponent(info.clips[1].name)}`,
     clip: '1',
     countPosition: String(COUNT_POSITION),
     drop: '/fixtures/fox.vat.glb',
-  });
-  const { result, ms } = await runPageResult(`${server.origin}/pages/viewer_driver.html?${query}`, {
-    width: WIDTH,
-    height: HEIGHT,
-    budgetMs: 90000,
-    chromium,
-  });
+  };
+  const { result, ms } = await session.run(server, 'viewer_driver.html', query, { width: WIDTH, height: HEIGHT, budgetMs: 90000 });
 
-  const out = artifactDir('viewer');
-  for (const [key, url] of Object.entries(result.images)) saveDataUrl(url, path.join(out, `${key}.png`));
   const numbers = { mad: result.mad, steps: result.steps, pageMs: ms, testMs: Date.now() - started, figures: result.opened.figures };
-  fs.writeFileSync(path.join(out, 'numbers.json'), `${JSON.stringify(numbers, null, 2)}\n`);
-  console.log(`# ${JSON.stringify(numbers)}`);
+  const out = saveArtifacts('viewer', { images: result.images, numbers });
 
   // The file as vatkit info reads it: its clips in the list, the first one playing.
   const { opened, switched, recounted, dropped, bad, referencePanel } = result;

@@ -2,14 +2,11 @@
 // glTF loaded with Babylon's glTF loader, played by Babylon's BakedVertexAnimationManager from the
 // JSON `vatkit export --to babylon` wrote, as thin instances with the instances, world matrices,
 // camera and clock of vatkit's scene file, drawn with a StandardMaterial whose output colour is
-// the view-space normal * 0.5 + 0.5; then compared with vatkit's PNG of the same scene.
-// Query: gltf (the source), manifest and vertexData (the export's two files), per time k = 1, 2:
-// sceneK (vatkit's --scene-out JSON) and refK (its PNG); lateBy (seconds, comma-separated).
-// Reports per time the mean absolute difference against the reference, the share of pixels either
-// image covers, every image as a PNG data URL; the two renders' difference from each other;
-// Babylon's render late by each lateBy against the first reference; and the playback mapping (the
-// settings of every instance, the clock shift, the rows Babylon's formula picks against vatkit's
-// positions, the skinned mesh's world matrix).
+// the view-space normal * 0.5 + 0.5 (tests/web/parity.mjs). Query: gltf (the source), manifest
+// and vertexData (the export's two files), and what page.js's parityScenes and compareWithVatkit
+// read (sceneK, refK, lateBy). Reports what compareWithVatkit returns, with per time the distance
+// of the rows Babylon's formula picks from vatkit's positions; and the playback mapping (the
+// settings of every instance, the clock shift, the skinned mesh's world matrix).
 import { Engine } from '@babylonjs/core/Engines/engine.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import { Camera } from '@babylonjs/core/Cameras/camera.js';
@@ -23,24 +20,7 @@ import { ImportMeshAsync } from '@babylonjs/core/Loading/sceneLoader.js';
 import '@babylonjs/core/Meshes/thinInstanceMesh.js';
 import '@babylonjs/loaders/glTF/glTFFileLoader.js';
 import '@babylonjs/loaders/glTF/2.0/index.js';
-import {
-  runTest,
-  fetchResponse,
-  fetchJson,
-  canvasPixels,
-  imagePixels,
-  meanAbsDiff,
-  diffImage,
-  pngDataUrl,
-  coverage,
-} from './page.js';
-
-function matrixValues(values, what) {
-  if (!Array.isArray(values) || values.length !== 16 || !values.every(Number.isFinite)) {
-    throw new Error(`${what}: expected 16 finite numbers`);
-  }
-  return values;
-}
+import { runTest, fetchResponse, fetchJson, canvasPixels, matrixValues, parityScenes, compareWithVatkit } from './page.js';
 
 // v mod m in [0, m), as GLSL's mod.
 function mod(v, m) {
@@ -167,11 +147,8 @@ runTest(async (params) => {
   const moduleFiles = performance.getEntriesByType('resource').filter((e) => e.name.includes('/node_modules/')).length;
   const manifest = await fetchJson(params.get('manifest'));
   const vertexJson = await (await fetchResponse(params.get('vertexData'))).text();
-  const descriptions = [await fetchJson(params.get('scene1')), await fetchJson(params.get('scene2'))];
+  const descriptions = await parityScenes(params);
   const [first] = descriptions;
-  for (const [k, d] of descriptions.entries()) {
-    if (d.shading !== 'normals') throw new Error(`scene${k + 1}: shading "${d.shading}", expected "normals"`);
-  }
   const { width, height } = first;
 
   const canvas = document.createElement('canvas');
@@ -251,54 +228,27 @@ runTest(async (params) => {
     mesh.alwaysSelectAsActiveMesh = true;  // bounds of the rest pose are not the animated crowd's
   }
 
-  const draw = async (time) => {
-    manager.time = time + clockShift;
+  const draw = async (description) => {
+    manager.time = description.time + clockShift;
     await Promise.race([scene.whenReadyAsync(), compileFailed]);
     scene.render();
     return canvasPixels(canvas);
   };
 
-  const times = [];
-  const renders = [];
-  for (const [k, description] of descriptions.entries()) {
-    const reference = await imagePixels(params.get(`ref${k + 1}`));
-    const started = performance.now();
-    const babylon = await draw(description.time);
-    const drawMs = performance.now() - started;
-    renders.push(babylon);
-    // The row Babylon's formula picks against vatkit's position, per instance: at most half a row
-    // apart (the last row stands for the first pose at x < 1/2).
-    let rowError = 0;
+  const compared = await compareWithVatkit(params, descriptions, draw, 'babylon');
+  // The row Babylon's formula picks against vatkit's position, per instance: at most half a row
+  // apart (the last row stands for the first pose at x < 1/2).
+  compared.times.forEach((t) => {
+    t.rowError = 0;
     playbacks.forEach((p, i) => {
-      const x = vatkitPosition(p, description.time);
-      const row = babylonRow(settings[i], description.time + clockShift) - clipOf[i].from;
+      const x = vatkitPosition(p, t.time);
+      const row = babylonRow(settings[i], t.time + clockShift) - clipOf[i].from;
       const d = Math.abs(row - x);
-      rowError = Math.max(rowError, Math.min(d, Math.abs(d - (p.rows - 1))));
+      t.rowError = Math.max(t.rowError, Math.min(d, Math.abs(d - (p.rows - 1))));
     });
-    times.push({
-      time: description.time,
-      instances: description.instances.length,
-      mad: meanAbsDiff(babylon, reference),
-      coverageBabylon: coverage(babylon),
-      coverageVatkit: coverage(reference),
-      rowError,
-      drawMs,
-      babylon: await pngDataUrl(babylon),
-      vatkit: await pngDataUrl(reference),
-      diff: await pngDataUrl(diffImage(babylon, reference)),
-    });
-  }
-  // Sensitivity, reported: Babylon's render late by each of params lateBy (seconds, comma-separated)
-  // against vatkit's first image.
-  const reference1 = await imagePixels(params.get('ref1'));
-  const madLate = [];
-  for (const late of (params.get('lateBy') ?? '').split(',').filter(Boolean).map(Number)) {
-    madLate.push({ late, mad: meanAbsDiff(await draw(first.time + late), reference1) });
-  }
+  });
   const result = {
-    times,
-    madBetweenTimes: meanAbsDiff(renders[0], renders[1]),
-    madLate,
+    ...compared,
     modulesMs,
     moduleFiles,
     loadMs,

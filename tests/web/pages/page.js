@@ -1,6 +1,7 @@
 // What every test page shares: reporting the result into <pre id="result"> (the contract of
 // tests/web/browser.mjs's readResult), fetching, reading pixels back, comparing images, measuring
-// their coverage and encoding them.
+// their coverage and encoding them; and what the parity pages share (reading vatkit's scene files,
+// comparing their renders with vatkit's).
 
 // The load event, at which Chromium dumps the DOM, is held by a hidden image whose request the
 // test server answers once this page has reported (tests/web/browser.mjs, HOLD_PATH). The run id
@@ -52,8 +53,9 @@ export async function fetchJson(url) {
   return (await fetchResponse(url)).json();
 }
 
-// An RGBA8 ImageData of a canvas (WebGL or 2D), drawn through a 2D canvas. A WebGL canvas must
-// still hold its frame: created with preserveDrawingBuffer, or read in the same task as the draw.
+// An RGBA8 ImageData of a canvas (WebGL or 2D) or an ImageBitmap, drawn through a 2D canvas. A
+// WebGL canvas must still hold its frame: created with preserveDrawingBuffer, or read in the same
+// task as the draw.
 export function canvasPixels(canvas) {
   const copy = new OffscreenCanvas(canvas.width, canvas.height);
   const context = copy.getContext('2d', { willReadFrequently: true });
@@ -68,10 +70,7 @@ export async function imagePixels(url) {
     colorSpaceConversion: 'none',
     premultiplyAlpha: 'none',
   });
-  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
-  const context = canvas.getContext('2d', { willReadFrequently: true });
-  context.drawImage(bitmap, 0, 0);
-  return context.getImageData(0, 0, bitmap.width, bitmap.height);
+  return canvasPixels(bitmap);
 }
 
 function sameSize(a, b, what) {
@@ -120,4 +119,62 @@ export function coverage(image) {
     if (image.data[i] || image.data[i + 1] || image.data[i + 2]) ++covered;
   }
   return covered / (image.width * image.height);
+}
+
+// A column-major 4x4 matrix of a scene file, checked: its 16 finite numbers.
+export function matrixValues(values, what) {
+  if (!Array.isArray(values) || values.length !== 16 || !values.every(Number.isFinite)) {
+    throw new Error(`${what}: expected 16 finite numbers`);
+  }
+  return values;
+}
+
+// The parity pages (tests/web/parity.mjs): vatkit's scene files (query sceneK, K = 1, 2: what
+// `vatkit render --shading normals --scene-out` drew at two times), checked to be drawn with
+// --shading normals.
+export async function parityScenes(params) {
+  const scenes = [];
+  for (const k of [1, 2]) {
+    const scene = await fetchJson(params.get(`scene${k}`));
+    if (scene.shading !== 'normals') throw new Error(`scene${k}: shading "${scene.shading}", expected "normals"`);
+    scenes.push(scene);
+  }
+  return scenes;
+}
+
+// Draws each scene with draw (scene => ImageData, or a promise of it) and compares it with vatkit's
+// image of that scene (query refK). Returns per time the mean absolute difference, the share of
+// pixels each image covers (coverageDrawn, coverageVatkit), the draw's milliseconds and the
+// images as PNG data URLs ({NAME: the drawn, vatkit, diff}); the two renders' difference from each
+// other (madBetweenTimes); and, for each of query lateBy (seconds, comma-separated), the first
+// scene drawn that late against vatkit's first image (madLate).
+export async function compareWithVatkit(params, scenes, draw, name) {
+  const times = [];
+  const renders = [];
+  for (const [k, scene] of scenes.entries()) {
+    const reference = await imagePixels(params.get(`ref${k + 1}`));
+    const started = performance.now();
+    const drawn = await draw(scene);
+    const drawMs = performance.now() - started;
+    renders.push(drawn);
+    times.push({
+      time: scene.time,
+      instances: scene.instances.length,
+      mad: meanAbsDiff(drawn, reference),
+      coverageDrawn: coverage(drawn),
+      coverageVatkit: coverage(reference),
+      drawMs,
+      images: {
+        [name]: await pngDataUrl(drawn),
+        vatkit: await pngDataUrl(reference),
+        diff: await pngDataUrl(diffImage(drawn, reference)),
+      },
+    });
+  }
+  const reference1 = await imagePixels(params.get('ref1'));
+  const madLate = [];
+  for (const late of (params.get('lateBy') ?? '').split(',').filter(Boolean).map(Number)) {
+    madLate.push({ late, mad: meanAbsDiff(await draw({ ...scenes[0], time: scenes[0].time + late }), reference1) });
+  }
+  return { times, madBetweenTimes: meanAbsDiff(renders[0], renders[1]), madLate };
 }
