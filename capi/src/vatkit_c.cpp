@@ -37,7 +37,7 @@ static_assert(offsetof(vatkit_clip_info, bounds_max) == sizeof(void*) + 52);
 static_assert(sizeof(vatkit_slot_info) == sizeof(void*) + 8);
 static_assert(sizeof(vatkit_band_sample) == 24);
 static_assert(sizeof(vatkit_sample) == 56 && offsetof(vatkit_sample, weight) == 48);
-static_assert(sizeof(vatkit_instance) == 60 && offsetof(vatkit_instance, fade_weight) == 56);
+static_assert(sizeof(vatkit_instance) == 56 && offsetof(vatkit_instance, fade_start) == 52);
 static_assert(sizeof(vatkit_row_range) == 8 && sizeof(vatkit_event) == 12 && sizeof(vatkit_rebase_report) == 16);
 // The status of an ErrorCode is the code plus one.
 static_assert(uint8_t(vatkit::ErrorCode::Io) + 1 == VATKIT_ERROR_IO &&
@@ -118,9 +118,7 @@ T& need(T* pointer, const char* function, const char* name) {
   return *pointer;
 }
 
-const vatkit::Vat& vat_of(const vatkit_vat* vat, const char* function) {
-  return *need(vat, function, "vat").vat;
-}
+const vatkit::Vat& vat_of(const vatkit_vat* vat, const char* function) { return *need(vat, function, "vat").vat; }
 
 void check_index(uint32_t index, size_t count, const std::string& file, const char* function, const char* what,
                  const char* of) {
@@ -137,8 +135,8 @@ void check_finite(float value, const char* function, const char* name) {
 template <class E>
 E enum_value(int32_t value, int32_t last, const char* function, const char* name) {
   if (value < 0 || value > last) {
-    fail_argument(function, std::string(name) + " " + std::to_string(value) + " is not one of 0.." +
-                                std::to_string(last));
+    fail_argument(function,
+                  std::string(name) + " " + std::to_string(value) + " is not one of 0.." + std::to_string(last));
   }
   return E(uint8_t(value));
 }
@@ -170,16 +168,19 @@ glm::mat4 world_of(const float* world) { return world ? glm::make_mat4(world) : 
 vatkit::Instance from_c(const vatkit::Vat& vat, const vatkit_instance& in, const char* function) {
   constexpr uint32_t known = VATKIT_FIELD_LOOP_MODE | VATKIT_FIELD_REPETITIONS | VATKIT_FIELD_END_MODE |
                              VATKIT_FIELD_SPEED | VATKIT_FIELD_BLEND | VATKIT_FIELD_BLEND_WEIGHT_FROM |
-                             VATKIT_FIELD_FADE_START | VATKIT_FIELD_FADE_WEIGHT;
-  if (in.fields & ~known) fail_argument(function, "instance fields has unknown bits " + std::to_string(in.fields & ~known));
+                             VATKIT_FIELD_FADE_START;
+  if (in.fields & ~known)
+    fail_argument(function, "instance fields has unknown bits " + std::to_string(in.fields & ~known));
   auto has = [&](uint32_t bit) { return (in.fields & bit) != 0; };
   vatkit::Instance out;
   check_index(in.clip, vat.clips.size(), vat.source, function, "clip", "clips");
   out.clip = vatkit::clip_band(vat, in.clip);
   out.start_time = in.start_time;
-  if (has(VATKIT_FIELD_LOOP_MODE)) out.policy.loop_mode = enum_value<vatkit::LoopMode>(in.loop_mode, 2, function, "loop_mode");
+  if (has(VATKIT_FIELD_LOOP_MODE))
+    out.policy.loop_mode = enum_value<vatkit::LoopMode>(in.loop_mode, 2, function, "loop_mode");
   if (has(VATKIT_FIELD_REPETITIONS)) out.policy.repetitions = in.repetitions;
-  if (has(VATKIT_FIELD_END_MODE)) out.policy.end_mode = enum_value<vatkit::EndMode>(in.end_mode, 1, function, "end_mode");
+  if (has(VATKIT_FIELD_END_MODE))
+    out.policy.end_mode = enum_value<vatkit::EndMode>(in.end_mode, 1, function, "end_mode");
   if (has(VATKIT_FIELD_SPEED)) out.policy.speed = in.speed;
   if (has(VATKIT_FIELD_BLEND)) {
     check_index(in.blend_clip, vat.clips.size(), vat.source, function, "blend_clip", "clips");
@@ -195,7 +196,6 @@ vatkit::Instance from_c(const vatkit::Vat& vat, const vatkit_instance& in, const
   out.fade_duration = in.fade_duration;
   out.fade_curve = enum_value<vatkit::FadeCurve>(in.fade_curve, 1, function, "fade_curve");
   if (has(VATKIT_FIELD_FADE_START)) out.fade_start = in.fade_start;
-  if (has(VATKIT_FIELD_FADE_WEIGHT)) out.fade_weight = in.fade_weight;
   return out;
 }
 
@@ -439,8 +439,7 @@ vatkit_status vatkit_table_set_instance(vatkit_instance_table* table, uint32_t i
   });
 }
 
-vatkit_status vatkit_table_resolve(const vatkit_instance_table* table, uint32_t index, float time,
-                                   vatkit_sample* out) {
+vatkit_status vatkit_table_resolve(const vatkit_instance_table* table, uint32_t index, float time, vatkit_sample* out) {
   constexpr const char* function = "vatkit_table_resolve";
   return guarded(function, [&] {
     const vatkit_instance_table& t = table_of(table, function);
@@ -470,8 +469,12 @@ vatkit_status vatkit_table_take_dirty(vatkit_instance_table* table, uint32_t mer
   return guarded(function, [&] {
     vatkit_instance_table& t = table_of(table, function);
     hand_out(
-        t.dirty, out, capacity, count, [&](std::vector<vatkit::RowRange>& v) { vatkit::take_dirty(t.table, v, merge_gap); },
-        [](const vatkit::RowRange& r) { return vatkit_row_range{r.first, r.count}; }, function);
+        t.dirty, out, capacity, count,
+        [&](std::vector<vatkit::RowRange>& v) { vatkit::take_dirty(t.table, v, merge_gap); },
+        [](const vatkit::RowRange& r) {
+          return vatkit_row_range{r.first, r.count};
+        },
+        function);
   });
 }
 
@@ -482,8 +485,11 @@ vatkit_status vatkit_table_pop_events(vatkit_instance_table* table, float until,
     vatkit_instance_table& t = table_of(table, function);
     if (std::isnan(until)) fail_argument(function, "until is NaN");
     hand_out(
-        t.events, out, capacity, count, [&](std::vector<vatkit::PlaybackEvent>& v) { vatkit::pop_events(t.table, until, v); },
-        [](const vatkit::PlaybackEvent& e) { return vatkit_event{e.time, e.index, int32_t(uint8_t(e.kind))}; },
+        t.events, out, capacity, count,
+        [&](std::vector<vatkit::PlaybackEvent>& v) { vatkit::pop_events(t.table, until, v); },
+        [](const vatkit::PlaybackEvent& e) {
+          return vatkit_event{e.time, e.index, int32_t(uint8_t(e.kind))};
+        },
         function);
   });
 }

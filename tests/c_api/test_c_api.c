@@ -36,14 +36,14 @@ static int failures = 0;
   } while (0)
 
 /* A call that must succeed; the test cannot go on without it. */
-#define REQUIRE_OK(call)                                                                             \
-  do {                                                                                               \
-    vatkit_status status_ = (call);                                                                  \
-    if (status_ != VATKIT_OK) {                                                                      \
-      fprintf(stderr, "%s:%d: %s failed (%s): %s\n", __FILE__, __LINE__, #call,                       \
-              vatkit_status_name(status_), vatkit_last_error());                                      \
-      exit(1);                                                                                       \
-    }                                                                                                \
+#define REQUIRE_OK(call)                                                                                     \
+  do {                                                                                                       \
+    vatkit_status status_ = (call);                                                                          \
+    if (status_ != VATKIT_OK) {                                                                              \
+      fprintf(stderr, "%s:%d: %s failed (%s): %s\n", __FILE__, __LINE__, #call, vatkit_status_name(status_), \
+              vatkit_last_error());                                                                          \
+      exit(1);                                                                                               \
+    }                                                                                                        \
   } while (0)
 
 static const char* work_dir;
@@ -164,8 +164,7 @@ static void test_clip_table(const vatkit_vat* vat, size_t vertices) {
     CHECK(clip.rows == (uint32_t)lroundf(clip.duration_s * 10.0f) + 1 &&
               fabsf(clip.fps * clip.duration_s - (float)(clip.rows - 1)) < 1e-4f,
           "clip %u: %u rows, %g s, %g fps", c, clip.rows, clip.duration_s, clip.fps);
-    CHECK(clip.max_delta > 0.01f && clip.bounds_max[1] > clip.bounds_min[1], "clip %u max_delta %g", c,
-          clip.max_delta);
+    CHECK(clip.max_delta > 0.01f && clip.bounds_max[1] > clip.bounds_min[1], "clip %u max_delta %g", c, clip.max_delta);
     CHECK(clip.source_animation == (int32_t)c, "clip %u source_animation %d", c, clip.source_animation);
     row += clip.rows;
   }
@@ -185,9 +184,8 @@ static void test_clip_table(const vatkit_vat* vat, size_t vertices) {
   REQUIRE_OK(vatkit_vat_find_clip(vat, "#2", &index));
   CHECK(index == 2, "#2 is %u", index);
   CHECK(vatkit_vat_find_clip(vat, "jump", &index) == VATKIT_ERROR_ARGUMENT, "jump found");
-  CHECK(names_file(vatkit_last_error(), "delta.vat.glb") &&
-            strstr(vatkit_last_error(), "jump") != NULL,
-        "\"%s\"", vatkit_last_error());
+  CHECK(names_file(vatkit_last_error(), "delta.vat.glb") && strstr(vatkit_last_error(), "jump") != NULL, "\"%s\"",
+        vatkit_last_error());
   CHECK(vatkit_vat_clip(vat, 3, &clip) == VATKIT_ERROR_ARGUMENT, "clip 3 of 3");
   CHECK(strstr(vatkit_last_error(), "clip 3 is out of range (3 clips)") != NULL, "\"%s\"", vatkit_last_error());
   REQUIRE_OK(vatkit_vat_get_info(vat, &info));
@@ -232,15 +230,16 @@ static void test_cross_fade(const vatkit_vat* vat) {
 
   REQUIRE_OK(vatkit_table_create(vat, 4, &table));
   CHECK(vatkit_table_size(table) == 4, "size %u", vatkit_table_size(table));
-  /* Instance 2: idle from 0 under its defaults (repeat); at 1.0, walk played once at half speed
-   * (overriding walk's pingpong at 1.5), cross-fading over 0.5 s. At 1.23: walk is 0.115 s in,
+  /* Instance 2: idle from 0 under its defaults (repeat); at 1.0, walk played once at half speed,
+   * clamped (overriding walk's pingpong at 1.5, rewinding), cross-fading over 0.5 s. At 1.23: walk is 0.115 s in,
    * idle 1.23 s, and idle's weight 1 - 0.23 / 0.5 = 0.54. */
   memset(&instance, 0, sizeof instance);
   REQUIRE_OK(vatkit_table_set_instance(table, 2, &instance, 0.0f));
-  instance.fields = VATKIT_FIELD_LOOP_MODE | VATKIT_FIELD_SPEED;
+  instance.fields = VATKIT_FIELD_LOOP_MODE | VATKIT_FIELD_SPEED | VATKIT_FIELD_END_MODE;
   instance.clip = 1;
   instance.start_time = 1.0f;
   instance.loop_mode = VATKIT_LOOP_ONCE;
+  instance.end_mode = VATKIT_END_CLAMP; /* not walk's rewind: the end phase is 1 */
   instance.speed = 0.5f;
   instance.fade_duration = 0.5f;
   instance.fade_curve = VATKIT_FADE_LINEAR;
@@ -268,8 +267,8 @@ static void test_cross_fade(const vatkit_vat* vat) {
   }
   /* A world matrix; and a range of vertices lands in the same place as in the full decode. */
   REQUIRE_OK(vatkit_mirror_vertices(vat, &sample, world, 0, (uint32_t)(n / 3), moved, NULL));
-  for (i = 0; i < n; i += 3) expected[i] = positions[i] + 5.0f, expected[i + 1] = positions[i + 1],
-                             expected[i + 2] = positions[i + 2] - 2.0f;
+  for (i = 0; i < n; i += 3)
+    expected[i] = positions[i] + 5.0f, expected[i + 1] = positions[i + 1], expected[i + 2] = positions[i + 2] - 2.0f;
   worst = max_difference(moved, expected, n);
   CHECK(worst <= 1e-5f, "translated by (5, 0, -2): %g off", worst);
   REQUIRE_OK(vatkit_mirror_vertices(vat, &sample, NULL, 100, 10, moved, NULL));
@@ -289,16 +288,17 @@ static void test_cross_fade(const vatkit_vat* vat) {
   floats = vatkit_table_floats(table, &floats_count);
   CHECK(floats != NULL && floats_count == 4 * 24, "%lu floats", (unsigned long)floats_count);
   floats += 2 * 24;
-  CHECK(floats[0] == 31.0f && floats[1] == 11.0f && floats[2] == (float)VATKIT_LOOP_ONCE,
-        "A band %g %g %g (walk: rows 31.., 11 rows, once)", floats[0], floats[1], floats[2]);
+  CHECK(floats[0] == 31.0f && floats[1] == 11.0f && floats[2] == (float)VATKIT_LOOP_ONCE && floats[3] == 1.0f,
+        "A band %g %g %g %g (walk: rows 31.., 11 rows, once, clamped at its end)", floats[0], floats[1], floats[2],
+        floats[3]);
   CHECK(floats[4] == 1.0f && floats[5] == 0.5f && fabsf(floats[6] - 3.0f) < 1e-5f && floats[7] == 1.0f,
         "A timing %g %g %g %g", floats[4], floats[5], floats[6], floats[7]);
   CHECK(floats[8] == 0.0f && floats[9] == 31.0f && floats[10] == (float)VATKIT_LOOP_REPEAT && floats[12] == 0.0f &&
             floats[14] == VATKIT_NEVER && floats[15] == -1.0f,
         "B (idle) %g %g %g start %g end %g repetitions %g", floats[8], floats[9], floats[10], floats[12], floats[14],
         floats[15]);
-  CHECK(floats[16] == 1.0f && floats[17] == 0.0f && floats[18] == 1.0f && floats[19] == 2.0f,
-        "weight ramp %g %g %g %g", floats[16], floats[17], floats[18], floats[19]);
+  CHECK(floats[16] == 1.0f && floats[17] == 0.0f && floats[18] == 1.0f && floats[19] == 2.0f, "weight ramp %g %g %g %g",
+        floats[16], floats[17], floats[18], floats[19]);
   CHECK(floats[20] == (float)VATKIT_MIX_FADE && floats[21] == (float)VATKIT_FADE_LINEAR && floats[22] == 0.0f &&
             floats[23] == 0.0f,
         "texel 5: %g %g %g %g", floats[20], floats[21], floats[22], floats[23]);
@@ -351,8 +351,7 @@ static void test_cross_fade(const vatkit_vat* vat) {
   REQUIRE_OK(vatkit_table_take_dirty(table, 0, &range, 1, &dirty_count));
   CHECK(dirty_count == 0, "a refused write left %lu dirty ranges", (unsigned long)dirty_count);
   CHECK(vatkit_table_resolve(table, 2, NAN, &sample) == VATKIT_ERROR_ARGUMENT, "NaN time resolved");
-  CHECK(vatkit_mirror_vertices(vat, &sample, NULL, (uint32_t)(n / 3) - 5, 10, positions, NULL) ==
-            VATKIT_ERROR_ARGUMENT,
+  CHECK(vatkit_mirror_vertices(vat, &sample, NULL, (uint32_t)(n / 3) - 5, 10, positions, NULL) == VATKIT_ERROR_ARGUMENT,
         "vertices past the end decoded");
   CHECK(one_line(vatkit_last_error()) && strstr(vatkit_last_error(), "run past") != NULL, "\"%s\"",
         vatkit_last_error());
@@ -393,8 +392,7 @@ static void test_sockets(const vatkit_vat* delta, const vatkit_vat* rig) {
   int k;
   REQUIRE_OK(vatkit_clip_sample(delta, 1, 0.2f, &in_delta));
   REQUIRE_OK(vatkit_clip_sample(rig, 1, 0.2f, &in_rig));
-  CHECK(in_delta.a.mix == 0.0f && in_delta.a.row == 33, "walk at 0.2 s: row %u mix %g", in_delta.a.row,
-        in_delta.a.mix);
+  CHECK(in_delta.a.mix == 0.0f && in_delta.a.row == 33, "walk at 0.2 s: row %u mix %g", in_delta.a.row, in_delta.a.mix);
   for (s = 0; s < 22; s += 7) {
     float worst = 0.0f;
     REQUIRE_OK(vatkit_vat_slot(delta, s, &slot));

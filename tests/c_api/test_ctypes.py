@@ -62,8 +62,7 @@ class Instance(ctypes.Structure):
                 ("loop_mode", ctypes.c_int32), ("repetitions", ctypes.c_int32), ("end_mode", ctypes.c_int32),
                 ("speed", ctypes.c_float), ("blend_clip", ctypes.c_uint32), ("blend_weight", ctypes.c_float),
                 ("blend_sync", ctypes.c_int32), ("blend_weight_from", ctypes.c_float),
-                ("fade_duration", ctypes.c_float), ("fade_curve", ctypes.c_int32), ("fade_start", ctypes.c_float),
-                ("fade_weight", ctypes.c_float)]
+                ("fade_duration", ctypes.c_float), ("fade_curve", ctypes.c_int32), ("fade_start", ctypes.c_float)]
 
 
 class RowRange(ctypes.Structure):
@@ -78,8 +77,9 @@ class Event(ctypes.Structure):
 OK, ERROR_IO, ERROR_PARSE, ERROR_CORRUPT, ERROR_ARGUMENT = 0, 1, 2, 6, 7
 LOOP_REPEAT, LOOP_ONCE, LOOP_PINGPONG = 0, 1, 2
 MIX_SINGLE, MIX_FADE, MIX_BLEND = 0, 1, 2
-FIELD_LOOP_MODE, FIELD_SPEED, FIELD_BLEND, FIELD_BLEND_WEIGHT_FROM = 1 << 0, 1 << 3, 1 << 4, 1 << 5
-SYNC_TIME = 1
+FIELD_LOOP_MODE, FIELD_REPETITIONS, FIELD_END_MODE, FIELD_SPEED = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+FIELD_BLEND, FIELD_BLEND_WEIGHT_FROM, FIELD_FADE_START = 1 << 4, 1 << 5, 1 << 6
+SYNC_TIME, FADE_SMOOTH = 1, 1
 FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 LOOP_NAMES = {"repeat": LOOP_REPEAT, "once": LOOP_ONCE, "pingpong": LOOP_PINGPONG}
 END_NAMES = {"clamp": 0, "rewind": 1}
@@ -268,9 +268,26 @@ class CApi(unittest.TestCase):
             lines.append(json.dumps(query))
         return [json.loads(line) for line in cli_json("frame", stdin="\n".join(lines) + "\n").splitlines()]
 
+    def ramp_writes(self):
+        """One write (a cut) using every other field: run ping-ponging three times at 1.25x from
+        0.5, rewinding at the end, blended in phase with walk, walk's weight ramping from 0.2 to
+        0.6 along smoothstep over 0.5 s from 0.75."""
+        every = (FIELD_LOOP_MODE | FIELD_REPETITIONS | FIELD_END_MODE | FIELD_SPEED | FIELD_BLEND |
+                 FIELD_BLEND_WEIGHT_FROM | FIELD_FADE_START)
+        ramp = Instance(fields=every, clip=2, start_time=0.5, loop_mode=LOOP_PINGPONG, repetitions=3,
+                        end_mode=END_NAMES["rewind"], speed=1.25, blend_clip=1, blend_weight=0.6, blend_sync=0,
+                        blend_weight_from=0.2, fade_duration=0.5, fade_curve=FADE_SMOOTH, fade_start=0.75)
+        return [(0.0, ramp, {"clip": self.band(2), "startTime": 0.5, "loopMode": "pingpong", "repetitions": 3,
+                             "endMode": "rewind", "speed": 1.25, "fadeDuration": 0.5, "fadeCurve": "smooth",
+                             "fadeStart": 0.75,
+                             "blend": {"clip": self.band(1), "weight": 0.6, "sync": "phase", "weightFrom": 0.2}})]
+
     def test_resolve_matches_vatkit_frame(self):
-        writes = self.writes()
-        times = [0.5, 1.0, 1.23, 1.5, 1.99, 2.0, 2.1, 2.35, 2.5, 3.2]
+        for writes, times in ((self.writes(), [0.5, 1.0, 1.23, 1.5, 1.99, 2.0, 2.1, 2.35, 2.5, 3.2]),
+                              (self.ramp_writes(), [0.3, 0.6, 0.8, 1.0, 1.3, 1.7, 2.0, 2.5])):
+            self.check_against_vatkit_frame(writes, times)
+
+    def check_against_vatkit_frame(self, writes, times):
         expected = self.cli_samples(writes, times)
         for t, e in zip(times, expected):
             table = ctypes.c_void_p()

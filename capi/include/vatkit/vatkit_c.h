@@ -167,12 +167,12 @@ VATKIT_C_API vatkit_status vatkit_vat_find_slot(const vatkit_vat* vat, const cha
 
 /* One band at one time (vatkit::BandSample). */
 typedef struct vatkit_band_sample {
-  uint32_t row;      /* absolute frame row */
-  uint32_t row_next; /* the row it blends toward, in the same clip */
-  float mix;         /* [0, 1): weight of row_next */
-  float phase;       /* [0, 1]: how far through the band */
-  uint32_t wraps;    /* 1: a Repeat band past its first cycle, not finished */
-  uint32_t finished; /* 1: the repetitions ran out; the band holds its end pose */
+  uint32_t row;       /* absolute frame row */
+  uint32_t row_next;  /* the row it blends toward, in the same clip */
+  float mix;          /* [0, 1): weight of row_next */
+  float phase;        /* [0, 1]: how far through the band */
+  uint32_t wraps;     /* 1: a Repeat band past its first cycle, not finished */
+  uint32_t finished;  /* 1: the repetitions ran out; the band holds its end pose */
 } vatkit_band_sample; /* 24 bytes */
 
 /* What an instance shows (vatkit::PlaybackSample): band a, and band b at weight `weight`. */
@@ -215,11 +215,12 @@ VATKIT_C_API vatkit_status vatkit_mirror_joint(const vatkit_vat* vat, const vatk
 #define VATKIT_FIELD_BLEND (1u << 4)             /* blend_clip, blend_weight, blend_sync */
 #define VATKIT_FIELD_BLEND_WEIGHT_FROM (1u << 5) /* blend_weight_from (with VATKIT_FIELD_BLEND) */
 #define VATKIT_FIELD_FADE_START (1u << 6)        /* fade_start; default: start_time */
-#define VATKIT_FIELD_FADE_WEIGHT (1u << 7)       /* fade_weight; default 1 */
 
 /* What one instance plays (vatkit::Instance; docs/playback.md has the semantics). Zero-filled, it
  * is clip 0 started at time 0 under the clip's defaults, with no blend and no fade. Clips are
- * indices into the table's Vat. */
+ * indices into the table's Vat. A cross-fade starts from what the instance shows when it is
+ * written (vatkit_table_set_instance), so the C++ Instance's hand-made fade (`from`, fade_weight)
+ * has no field here. */
 typedef struct vatkit_instance {
   uint32_t fields;         /* VATKIT_FIELD_* bits */
   uint32_t clip;           /* the clip it plays */
@@ -234,9 +235,8 @@ typedef struct vatkit_instance {
   float blend_weight_from; /* VATKIT_FIELD_BLEND_WEIGHT_FROM: B's weight ramps from this over the fade */
   float fade_duration;     /* seconds of cross-fade from what the instance showed; 0 cuts */
   int32_t fade_curve;      /* VATKIT_FADE_* */
-  float fade_start;        /* VATKIT_FIELD_FADE_START: clock time the fade begins */
-  float fade_weight;       /* VATKIT_FIELD_FADE_WEIGHT: the outgoing band's weight at fade_start, (0, 1] */
-} vatkit_instance;         /* 60 bytes */
+  float fade_start;        /* VATKIT_FIELD_FADE_START: clock time a blend's weight ramp begins */
+} vatkit_instance;         /* 56 bytes */
 
 /* ---- the instance table ------------------------------------------------------------------------ */
 
