@@ -17,7 +17,8 @@
 # Variables (from tests/CMakeLists.txt): VATKIT_BINARY_DIR, VATKIT_SOURCE_DIR, WORK_DIR, CXX, GENERATOR,
 # MAKE_PROGRAM,
 # SANITIZE, LIBCXX, GLM_DIR, TINYGLTF_DIR, MESHOPT_DIR, GLFW_DIR, PKG_CONFIG, GL_CACHE (a ;-list of -D
-# arguments for FindOpenGL, FindPNG and FindZLIB); the environment variable VATKIT_CC (the C compiler).
+# arguments for FindOpenGL, FindPNG and FindZLIB); the environment variables VATKIT_CC (the C compiler)
+# and VATKIT_C_LINK_FLAGS (what a C program linking the sanitized library adds).
 string(REPLACE "|" ";" GL_CACHE "${GL_CACHE}")
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR}/no-pkgconfig)
@@ -71,7 +72,7 @@ if(NOT DEFINED ENV{VATKIT_CC})
 endif()
 set(env_c -DCMAKE_C_COMPILER=$ENV{VATKIT_CC})
 if(c_flags)
-  list(APPEND env_c "-DCMAKE_C_FLAGS=${c_flags}")
+  list(APPEND env_c "-DCMAKE_C_FLAGS=${c_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${c_flags} $ENV{VATKIT_C_LINK_FLAGS}")
 endif()
 set(pkgconfig_c ${WORK_DIR}/no-pkgconfig)
 set(pkgconfig_runtime ${WORK_DIR}/no-pkgconfig)

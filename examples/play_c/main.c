@@ -35,8 +35,8 @@ int main(int argc, char** argv) {
   if (vatkit_vat_get_info(vat, &info) != VATKIT_OK) return failed("info");
   if (vatkit_vat_find_clip(vat, argc > 2 ? argv[2] : "#0", &clip_index) != VATKIT_OK) return failed("clip");
   if (vatkit_vat_clip(vat, clip_index, &clip) != VATKIT_OK) return failed("clip");
-  printf("%s: vatkit %s, %u clips, %u vertices; playing \"%s\" (%.3f s)\n", argv[1], vatkit_version(),
-         info.clip_count, info.vertex_count, clip.name, clip.duration_s);
+  printf("%s: vatkit %s, %u clips, %u vertices; playing \"%s\" (%.3f s)\n", argv[1], vatkit_version(), info.clip_count,
+         info.vertex_count, clip.name, clip.duration_s);
 
   if (vatkit_table_create(vat, 1, &table) != VATKIT_OK) return failed("table");
   instance.clip = clip_index;
@@ -63,8 +63,7 @@ int main(int argc, char** argv) {
   }
   if (status == 0 && info.slot_count > 0) {
     vatkit_slot_info slot;
-    if (vatkit_vat_slot(vat, 0, &slot) != VATKIT_OK ||
-        vatkit_mirror_joint(vat, &sample, NULL, 0, joint) != VATKIT_OK) {
+    if (vatkit_vat_slot(vat, 0, &slot) != VATKIT_OK || vatkit_mirror_joint(vat, &sample, NULL, 0, joint) != VATKIT_OK) {
       status = failed("joint");
     } else {
       printf("  joint \"%s\" at (%.3f %.3f %.3f)\n", slot.name, joint[12], joint[13], joint[14]);
