@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
-#include <optional>
+#include <span>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -54,8 +54,15 @@ struct vatkit_vat {
 template <class T>
 struct Pending {
   std::vector<T> items;
-  size_t next = 0;
+  size_t next = 0;  // items[0, next) were handed out
   bool empty() const { return next == items.size(); }
+  // Forgets what was handed out, then keeps the waiting items `keep` accepts (it may edit them).
+  template <class Keep>
+  void filter(Keep&& keep) {
+    items.erase(items.begin(), items.begin() + std::ptrdiff_t(next));
+    next = 0;
+    std::erase_if(items, [&](T& item) { return !keep(item); });
+  }
 };
 
 struct vatkit_instance_table {
@@ -416,14 +423,11 @@ vatkit_status vatkit_table_resize(vatkit_instance_table* table, uint32_t count) 
     vatkit_instance_table& t = table_of(table, function);
     t.table.resize(count);
     // Nothing handed out later may name a dropped row.
-    for (size_t i = t.dirty.next; i < t.dirty.items.size(); ++i) {
-      vatkit::RowRange& r = t.dirty.items[i];
+    t.dirty.filter([&](vatkit::RowRange& r) {
       r.count = r.first >= count ? 0 : std::min(r.count, count - r.first);
-    }
-    std::erase_if(t.dirty.items, [](const vatkit::RowRange& r) { return r.count == 0; });
-    std::erase_if(t.events.items, [&](const vatkit::PlaybackEvent& e) { return e.index >= count; });
-    t.dirty.next = std::min(t.dirty.next, t.dirty.items.size());
-    t.events.next = std::min(t.events.next, t.events.items.size());
+      return r.count > 0;
+    });
+    t.events.filter([&](const vatkit::PlaybackEvent& e) { return e.index < count; });
   });
 }
 

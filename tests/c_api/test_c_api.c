@@ -12,7 +12,8 @@
  *    resolved sample's rows, mixes and weight, and its decoded positions against the two `vatkit
  *    pose` outputs mixed by the fade's weight (a field mixed up in the C layer moves the clip
  *    time or the weight, and the positions by centimetres); a world matrix moves them; the end
- *    time; the table's floats; dirty ranges and events handed out through a small array;
+ *    time; the table's floats; dirty ranges and events handed out through a small array, and
+ *    trimmed by a resize;
  *  - sockets: a joint's world matrix in the delta bake against the rig bake's, at a row;
  *  - errors: a missing file, a corrupt and a truncated file, bad arguments: the status, a message
  *    of one line naming the file or the function, and the table unchanged. */
@@ -435,6 +436,41 @@ static void test_table_keeps_its_vat(void) {
   vatkit_table_free(table);
 }
 
+/* What a one-element array left waiting, a resize trims: no range or event names a dropped row. */
+static void test_resize_trims_what_is_waiting(const vatkit_vat* vat) {
+  vatkit_instance_table* table = NULL;
+  vatkit_instance instance;
+  vatkit_row_range range;
+  vatkit_event event;
+  size_t count;
+  uint32_t i;
+  REQUIRE_OK(vatkit_table_create(vat, 4, &table));
+  memset(&instance, 0, sizeof instance);
+  instance.fields = VATKIT_FIELD_LOOP_MODE;
+  instance.loop_mode = VATKIT_LOOP_ONCE; /* each ends: one event per row */
+  for (i = 0; i < 4; i += 2) REQUIRE_OK(vatkit_table_set_instance(table, i, &instance, 0.0f));
+  instance.start_time = 0.5f;
+  REQUIRE_OK(vatkit_table_set_instance(table, 3, &instance, 0.0f));
+  /* Waiting: ranges [0, 1) and [2, 4); events of rows 0, 2 (at 3 s) and 3 (at 3.5 s). */
+  REQUIRE_OK(vatkit_table_take_dirty(table, 0, &range, 1, &count));
+  CHECK(count == 1 && range.first == 0 && range.count == 1, "%lu [%u, +%u)", (unsigned long)count, range.first,
+        range.count);
+  REQUIRE_OK(vatkit_table_pop_events(table, 100.0f, &event, 1, &count));
+  CHECK(count == 1 && event.index == 0, "%lu: event of %u", (unsigned long)count, event.index);
+  REQUIRE_OK(vatkit_table_resize(table, 3));
+  REQUIRE_OK(vatkit_table_take_dirty(table, 0, &range, 1, &count));
+  CHECK(count == 1 && range.first == 2 && range.count == 1, "after the resize: %lu [%u, +%u)", (unsigned long)count,
+        range.first, range.count);
+  REQUIRE_OK(vatkit_table_take_dirty(table, 0, &range, 1, &count));
+  CHECK(count == 0, "after the resize: %lu more ranges", (unsigned long)count);
+  REQUIRE_OK(vatkit_table_pop_events(table, 100.0f, &event, 1, &count));
+  CHECK(count == 1 && event.index == 2 && fabsf(event.time - 3.0f) < 1e-5f, "after the resize: %lu: %u at %g",
+        (unsigned long)count, event.index, event.time);
+  REQUIRE_OK(vatkit_table_pop_events(table, 100.0f, &event, 1, &count));
+  CHECK(count == 0, "after the resize: %lu more events (row 3 was dropped)", (unsigned long)count);
+  vatkit_table_free(table);
+}
+
 static void test_errors(void) {
   char path[1024];
   size_t size;
@@ -496,6 +532,7 @@ int main(int argc, char** argv) {
   test_clip_pose(rig, "rig_walk.json", 1e-6f);
   test_cross_fade(delta);
   test_table_keeps_its_vat();
+  test_resize_trims_what_is_waiting(delta);
   test_sockets(delta, rig);
   test_errors();
   vatkit_vat_free(delta);
