@@ -35,15 +35,26 @@ function(vatkit_library name)
     endif()
   endforeach()
   add_library(vatkit::${name} ALIAS vatkit_${name})
-  set_target_properties(vatkit_${name} PROPERTIES EXPORT_NAME ${name})
+  vatkit_install(vatkit_${name} EXPORT_NAME ${name} COMPONENT ${arg_COMPONENT} HEADERS ${arg_HEADERS}
+                 HEADER_DESTINATION ${arg_HEADER_DESTINATION})
+endfunction()
 
+# vatkit_install(<target> EXPORT_NAME <name> COMPONENT <component> HEADERS <files...>
+#                HEADER_DESTINATION <dir under include/>)
+# The install rules of one of vatkit's libraries (static or shared): the library, its public
+# headers and its export set vatkit<Component>Targets (target vatkit::<name>), all in install
+# component <component>.
+function(vatkit_install target)
+  cmake_parse_arguments(arg "" "EXPORT_NAME;COMPONENT;HEADER_DESTINATION" "HEADERS" ${ARGN})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${arg_EXPORT_NAME})
   string(SUBSTRING ${arg_COMPONENT} 0 1 first)
   string(TOUPPER ${first} first)
   string(SUBSTRING ${arg_COMPONENT} 1 -1 rest)
   set(export vatkit${first}${rest}Targets)
-  install(TARGETS vatkit_${name} EXPORT ${export} COMPONENT ${arg_COMPONENT}
+  install(TARGETS ${target} EXPORT ${export} COMPONENT ${arg_COMPONENT}
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})  # a DLL
   install(FILES ${arg_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${arg_HEADER_DESTINATION}
           COMPONENT ${arg_COMPONENT})
   install(EXPORT ${export} NAMESPACE vatkit:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/vatkit

@@ -1,6 +1,7 @@
 # The install components, proved from outside: vatkit is installed into scratch prefixes (one per
 # component set), and each example in examples/ is configured, built and run against them in an
-# environment where only its component's dependencies can be found.
+# environment where only its component's dependencies can be found (the C interface's example,
+# examples/play_c, with none: a C compiler and the c component alone).
 #
 # How the other dependencies are made unfindable: every consumer configures with CMake's system
 # and environment search paths, package registries and <Pkg>_ROOT variables switched off
@@ -16,7 +17,8 @@
 # Variables (from tests/CMakeLists.txt): VATKIT_BINARY_DIR, VATKIT_SOURCE_DIR, WORK_DIR, CXX, GENERATOR,
 # MAKE_PROGRAM,
 # SANITIZE, LIBCXX, GLM_DIR, TINYGLTF_DIR, MESHOPT_DIR, GLFW_DIR, PKG_CONFIG, GL_CACHE (a ;-list of -D
-# arguments for FindOpenGL, FindPNG and FindZLIB).
+# arguments for FindOpenGL, FindPNG and FindZLIB); the environment variables VATKIT_CC (the C compiler)
+# and VATKIT_C_LINK_FLAGS (what a C program linking the sanitized library adds).
 string(REPLACE "|" ";" GL_CACHE "${GL_CACHE}")
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR}/no-pkgconfig)
@@ -38,6 +40,7 @@ endfunction()
 install_components(${WORK_DIR}/runtime-only runtime)
 install_components(${WORK_DIR}/bake-only runtime bake)
 install_components(${WORK_DIR}/gl-only runtime gl)
+install_components(${WORK_DIR}/c-only c)
 run(${CMAKE_COMMAND} --install ${VATKIT_BINARY_DIR} --prefix ${WORK_DIR}/all)
 
 set(hide
@@ -50,6 +53,7 @@ set(flags "")
 if(SANITIZE)
   string(APPEND flags " -fsanitize=address,undefined")
 endif()
+set(c_flags "${flags}")  # the C example: the sanitizers, no C++ standard library
 if(LIBCXX)
   string(APPEND flags " -stdlib=libc++")
 endif()
@@ -62,6 +66,15 @@ set(env_gl ${env_runtime} -DPKG_CONFIG_EXECUTABLE=${PKG_CONFIG} ${GL_CACHE})
 if(GLFW_DIR)
   list(APPEND env_gl -Dglfw3_DIR=${GLFW_DIR})
 endif()
+# The C example: a C compiler (the build's, from tests/CMakeLists.txt) and no package at all.
+if(NOT DEFINED ENV{VATKIT_CC})
+  message(FATAL_ERROR "VATKIT_CC (the C compiler for examples/play_c) is not set: tests/CMakeLists.txt sets it")
+endif()
+set(env_c -DCMAKE_C_COMPILER=$ENV{VATKIT_CC})
+if(c_flags)
+  list(APPEND env_c "-DCMAKE_C_FLAGS=${c_flags}" "-DCMAKE_EXE_LINKER_FLAGS=${c_flags} $ENV{VATKIT_C_LINK_FLAGS}")
+endif()
+set(pkgconfig_c ${WORK_DIR}/no-pkgconfig)
 set(pkgconfig_runtime ${WORK_DIR}/no-pkgconfig)
 set(pkgconfig_bake ${WORK_DIR}/no-pkgconfig)
 execute_process(COMMAND ${PKG_CONFIG} --variable pc_path pkg-config OUTPUT_VARIABLE pkgconfig_gl
@@ -98,16 +111,20 @@ configure(play runtime ${WORK_DIR}/runtime-only PASS "")
 configure(play runtime ${WORK_DIR}/all PASS "")
 configure(bake bake ${WORK_DIR}/bake-only PASS "")
 configure(render gl ${WORK_DIR}/gl-only PASS "")
+configure(play_c c ${WORK_DIR}/c-only PASS "")
 # Negative controls.
 configure(bake runtime ${WORK_DIR}/all FAIL "TinyGLTF")
 configure(render runtime ${WORK_DIR}/all FAIL "OpenGL|EGL|PkgConfig|PNG")
 configure(render bake ${WORK_DIR}/all FAIL "OpenGL|EGL|PkgConfig|PNG")
 configure(bake gl ${WORK_DIR}/all FAIL "TinyGLTF")
 configure(bake bake ${WORK_DIR}/runtime-only FAIL "component bake is not installed")
+configure(play_c c ${WORK_DIR}/runtime-only FAIL "component c is not installed")
+configure(play c ${WORK_DIR}/all FAIL "glm")
 
 # Run them: bake the sample with the bake example, play it with the runtime example, render it.
 run(${WORK_DIR}/build-bake-bake-PASS/vatkit_bake_file ${WORK_DIR}/sample.vat.glb)
 run(${WORK_DIR}/build-play-runtime-PASS/vatkit_play ${WORK_DIR}/sample.vat.glb)
+run(${WORK_DIR}/build-play_c-c-PASS/vatkit_play_c ${WORK_DIR}/sample.vat.glb walk)
 # Under the sanitizers the render example runs without the leak check: eglTerminate makes Mesa
 # unload its driver, which leaves two 56-byte blocks that LeakSanitizer can only attribute to the
 # unloaded module (with dlclose made a no-op the report goes away). vatkit's own GL code is
