@@ -1,0 +1,185 @@
+"""The Python bindings against independent answers: the CLI's `vatkit pose` JSON (its own decode of
+the same file, and the reference skinner on the source), the playback conformance vectors, and
+the error codes of bad inputs.
+
+Environment (set by ctest, python/CMakeLists.txt): VATKIT_CLI (the vatkit tool), VATKIT_SOURCE_DIR
+(the repository), VATKIT_SHARED_ASSETS (the shared glTF assets; tests needing them skip without),
+VATKIT_PYTHON_WORK (a scratch folder); PYTHONPATH holds the built package.
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+import vatkit
+
+CLI = os.environ.get("VATKIT_CLI", "vatkit")
+SOURCE = pathlib.Path(os.environ.get("VATKIT_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+ASSETS = pathlib.Path(os.environ.get("VATKIT_SHARED_ASSETS", SOURCE.parent / "shared" / "assets"))
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    folder = os.environ.get("VATKIT_PYTHON_WORK")
+    if folder:
+        pathlib.Path(folder).mkdir(parents=True, exist_ok=True)
+        return pathlib.Path(folder)
+    return tmp_path_factory.mktemp("vatkit")
+
+
+# Small bakes: no levels of detail, no measurement (what the tests compare does not need them).
+FAST = dict(lods=0, measure=False)
+
+
+@pytest.fixture(scope="module")
+def sample(work):
+    vat = vatkit.bake(encoding="delta", precision="f16", **FAST)
+    path = work / "sample_delta_f16.vat.glb"
+    vat.save(str(path))
+    return vat, path
+
+
+def cli_pose(*args):
+    """`vatkit pose ARGS` as {(node, mesh, primitive): (n, 3) float64 positions}."""
+    out = subprocess.run([CLI, "pose", *args], check=True, capture_output=True, text=True).stdout
+    return {(p["node"], p["mesh"], p["primitive"]): np.asarray(p["positions"], dtype=np.float64).reshape(-1, 3)
+            for p in json.loads(out)["primitives"]}
+
+
+def by_source(vat, positions):
+    """The same keys as cli_pose, sliced out of a Vat.pose array (the file's vertices of each source)."""
+    return {(s["node"], s["mesh"], s["primitive"]):
+            positions[s["first_vertex"]:s["first_vertex"] + s["source_vertex_count"]] for s in vat.sources}
+
+
+def assert_same_pose(ours, theirs, tolerance):
+    assert ours.keys() == theirs.keys()
+    for key in theirs:
+        assert ours[key].shape == theirs[key].shape, key
+        np.testing.assert_allclose(ours[key], theirs[key], rtol=0, atol=tolerance, err_msg=str(key))
+
+
+def test_sample_clips_and_arrays(sample):
+    vat, _ = sample
+    assert (vat.encoding, vat.precision) == ("delta", "f16")
+    assert [c.name for c in vat.clips] == ["idle", "walk", "run"]
+    walk = vat.clips[1]
+    # Bands are stacked in clip order; a clip of duration D at 30 fps gets round(30 D) + 1 rows.
+    assert walk.first_row == vat.clips[0].rows
+    assert walk.rows == round(walk.duration * 30) + 1
+    assert walk.fps == pytest.approx((walk.rows - 1) / walk.duration, rel=1e-6)
+    assert walk.defaults == {"loop_mode": "repeat", "repetitions": -1, "end_mode": "clamp", "speed": 1.0}
+    assert walk.accuracy is None  # measure=False
+    positions, normals = vat.pose("walk", 0.25)
+    assert positions.dtype == np.float32 and positions.shape == (vat.vertex_count, 3)
+    assert normals.shape == positions.shape
+    lengths = np.linalg.norm(normals, axis=1)
+    np.testing.assert_allclose(lengths, 1.0, atol=2e-2)  # decoded normals are unit (F16 texels)
+    rest, _ = vat.pose()
+    assert not np.allclose(rest, positions)  # the walk moves the character
+
+
+@pytest.mark.parametrize("clip,time", [("walk", 0.25), ("#2", 0.1), (0, 2.9)])
+def test_pose_matches_cli_decode(sample, clip, time):
+    vat, path = sample
+    positions, _ = vat.pose(clip, time)
+    label = clip if isinstance(clip, str) else "#%d" % clip
+    assert_same_pose(by_source(vat, positions), cli_pose(str(path), "--clip", label, "--time", repr(time)), 1e-5)
+
+
+def test_pose_near_reference_skinner():
+    # F32 rig bake of the sample, at a row time: the decode is the reference pose up to the
+    # encoding's rounding (the bake reports well under a millimetre on the rows).
+    vat = vatkit.bake(encoding="rig", **FAST)
+    time = 7 / 30
+    positions, _ = vat.pose("walk", time)
+    assert_same_pose(by_source(vat, positions), cli_pose("--clip", "walk", "--time", repr(time)), 1e-4)
+
+
+def test_save_load_round_trip(sample):
+    vat, path = sample
+    loaded = vatkit.load(str(path))
+    assert [(c.name, c.first_row, c.rows) for c in loaded.clips] == [(c.name, c.first_row, c.rows) for c in vat.clips]
+    assert np.array_equal(loaded.pose("run", 0.3)[0], vat.pose("run", 0.3)[0])
+    assert len(vat.to_bytes()) == path.stat().st_size
+
+
+def test_fox_pose_matches_cli(work):
+    fox = ASSETS / "khronos" / "Fox.glb"
+    if not fox.exists():
+        pytest.skip("no shared assets at %s" % ASSETS)
+    vat = vatkit.bake(str(fox), encoding="delta", precision="q16", fps=15, clip_defaults={"Run": {"loop_mode": "once"}},
+                      **FAST)
+    assert [c.name for c in vat.clips] == ["Survey", "Walk", "Run"]
+    assert vat.clips[2].defaults["loop_mode"] == "once"
+    path = work / "fox_q16.vat.glb"
+    vat.save(str(path))
+    positions, _ = vat.pose("Run", 0.37)
+    assert_same_pose(by_source(vat, positions), cli_pose(str(path), "--clip", "Run", "--time", "0.37"), 1e-5)
+
+
+def conformance_queries():
+    lines = (SOURCE / "tests" / "conformance" / "playback_v2.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def test_resolve_matches_conformance_vectors():
+    queries = [q for q in conformance_queries() if "set" not in q]  # "set" replays table writes
+    assert len(queries) > 100
+    for query in queries:
+        got = vatkit.resolve(query["instance"], query["time"])
+        expect = query["expect"]
+        assert got.keys() == expect.keys()
+        for key, value in expect.items():
+            if isinstance(value, float) or isinstance(got[key], float):
+                assert np.float32(got[key]) == np.float32(value), (query, key)
+            else:
+                assert got[key] == value, (query, key)
+
+
+def test_resolve_by_hand():
+    # 5 rows at 4 fps from row 10: one cycle is 1 s; at 0.375 s into it, phase 0.375 is row 11.5.
+    frame = vatkit.resolve({"clip": {"startFrame": 10, "frames": 5, "fps": 4}, "startTime": 2,
+                            "loopMode": "once"}, 2.375)
+    assert (frame["row"], frame["rowNext"], frame["mix"], frame["kind"]) == (11, 12, 0.5, "single")
+    assert frame["endsAt"] == 3
+    finished = vatkit.resolve({"clip": {"startFrame": 10, "frames": 5, "fps": 4}, "startTime": 2,
+                               "loopMode": "once"}, 5)
+    assert finished["finished"] and finished["row"] == 14
+
+
+def expect_error(code, call, *args, **kwargs):
+    with pytest.raises(vatkit.Error) as caught:
+        call(*args, **kwargs)
+    error = caught.value
+    assert error.code == code, error.message
+    assert "\n" not in error.message and str(error) == error.message
+    return error.message
+
+
+def test_errors_carry_code_and_message(work, sample):
+    missing = work / "missing.vat.glb"
+    assert str(missing) in expect_error("Io", vatkit.load, str(missing))
+    assert str(missing) in expect_error("Io", vatkit.bake, str(missing))
+
+    _, path = sample
+    corrupt = bytearray(path.read_bytes())
+    corrupt[len(corrupt) // 2] ^= 0xFF  # a flipped byte in the binary chunk fails the checksum
+    bad = work / "corrupt.vat.glb"
+    bad.write_bytes(bytes(corrupt))
+    assert str(bad) in expect_error("Corrupt", vatkit.load, str(bad))
+
+    junk = work / "junk.glb"
+    junk.write_bytes(b"not a glTF file at all")
+    expect_error("Parse", vatkit.bake, str(junk))
+
+    assert "nosuch" in expect_error("Argument", vatkit.bake, clips=["nosuch"], **FAST)
+    assert "precision" in expect_error("Argument", vatkit.bake, precision="f8")
+    assert "fps" in expect_error("Argument", vatkit.bake, fps=-1, **FAST)
+    expect_error("Argument", sample[0].pose, "nosuch", 0.0)
+    expect_error("Argument", sample[0].pose, 3, 0.0)
+    assert "fps" in expect_error("Argument", vatkit.resolve, {"clip": {"startFrame": 0, "frames": 2, "fps": "30"}}, 0)
+    assert issubclass(vatkit.Error, Exception)
