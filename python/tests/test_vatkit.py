@@ -10,6 +10,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -183,3 +184,37 @@ def test_errors_carry_code_and_message(work, sample):
     expect_error("Argument", sample[0].pose, 3, 0.0)
     assert "fps" in expect_error("Argument", vatkit.resolve, {"clip": {"startFrame": 0, "frames": 2, "fps": "30"}}, 0)
     assert issubclass(vatkit.Error, Exception)
+
+
+def test_pipeline_example(work):
+    # examples/pipeline.py on two shared assets and a file that is no glTF: the table lists what
+    # was written, and the status is 1 for the bad file and for a budget the files exceed.
+    names = ["Fox.glb", "RiggedSimple.glb"]
+    if not all((ASSETS / "khronos" / n).exists() for n in names):
+        pytest.skip("no shared assets at %s" % ASSETS)
+    folder = work / "pipeline_in"
+    folder.mkdir(exist_ok=True)
+    for name in names:
+        (folder / name).write_bytes((ASSETS / "khronos" / name).read_bytes())
+    script = SOURCE / "python" / "examples" / "pipeline.py"
+    out = work / "pipeline_out"
+
+    def run(*extra):
+        return subprocess.run([sys.executable, str(script), str(folder), "-o", str(out), "--lods", "0", *extra],
+                              capture_output=True, text=True)
+
+    ok = run("--budget-bytes", "100000000")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    sizes = {name: (out / name.replace(".glb", ".vat.glb")).stat().st_size for name in names}
+    rows = ok.stdout.splitlines()
+    for name in names:
+        row = next(r for r in rows if r.startswith(name)).split()
+        assert int(row[5]) == sizes[name]
+    assert "total %d bytes" % sum(sizes.values()) in ok.stdout
+
+    over = run("--budget-bytes", str(sum(sizes.values()) - 1))
+    assert over.returncode == 1 and "over the byte budget by 1 bytes" in over.stderr
+
+    (folder / "broken.glb").write_bytes(b"glTF junk")
+    broken = run("--budget-bytes", "100000000")
+    assert broken.returncode == 1 and "broken.glb" in broken.stdout and "FAILED (Parse)" in broken.stdout
