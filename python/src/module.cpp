@@ -65,7 +65,9 @@ void unwrap(Result<void>&& result) {
   if (!result) throw PyVatkitError{result.error()};
 }
 
-[[noreturn]] void argument_error(const std::string& what) { throw PyVatkitError{make_error(ErrorCode::Argument, "", what)}; }
+[[noreturn]] void argument_error(const std::string& what) {
+  throw PyVatkitError{make_error(ErrorCode::Argument, "", what)};
+}
 
 // The value of enum E among `candidates` whose to_string is `word` (the library's own names:
 // "auto" is the one word it has no to_string for).
@@ -82,8 +84,9 @@ E parse_word(const std::string& option, const std::string& word, std::initialize
 
 EncodingChoice encoding_choice(const std::string& word) {
   if (word == "auto") return EncodingChoice::Auto;
-  return parse_word("encoding", word, {Encoding::Delta, Encoding::Rig}, "auto") == Encoding::Rig ? EncodingChoice::Rig
-                                                                                         : EncodingChoice::Delta;
+  return parse_word("encoding", word, {Encoding::Delta, Encoding::Rig}, "auto") == Encoding::Rig
+             ? EncodingChoice::Rig
+             : EncodingChoice::Delta;
 }
 
 py::dict defaults_dict(const ClipDefaults& d) {
@@ -272,22 +275,24 @@ PYBIND11_MODULE(_core, m) {
                                }
                                return out;
                              })
-      .def("save",
-           [](const Vat& v, const std::string& path) {
-             py::gil_scoped_release release;
-             unwrap(save_vat(v, path));
-           },
-           py::arg("path"), "Writes the .vat.glb (atomically)")
-      .def("to_bytes",
-           [](const Vat& v) {
-             std::vector<uint8_t> bytes;
-             {
-               py::gil_scoped_release release;
-               bytes = unwrap(write_vat_glb(v));
-             }
-             return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-           },
-           "The .vat.glb file's bytes")
+      .def(
+          "save",
+          [](const Vat& v, const std::string& path) {
+            py::gil_scoped_release release;
+            unwrap(save_vat(v, path));
+          },
+          py::arg("path"), "Writes the .vat.glb (atomically)")
+      .def(
+          "to_bytes",
+          [](const Vat& v) {
+            std::vector<uint8_t> bytes;
+            {
+              py::gil_scoped_release release;
+              bytes = unwrap(write_vat_glb(v));
+            }
+            return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+          },
+          "The .vat.glb file's bytes")
       .def("pose", &pose, py::arg("clip") = py::none(), py::arg("time") = 0.0,
            "(positions, normals): (vertex_count, 3) float32 arrays at the clip (name, '#N' or index) and "
            "time, decoded as the GPU decodes them; the rest pose when clip is None")
@@ -296,7 +301,9 @@ PYBIND11_MODULE(_core, m) {
                std::to_string(v.geometry.vertex_count()) + " vertices, " + std::to_string(v.clips.size()) + " clips>";
       });
 
-  m.def("load", [](const std::string& path) {
+  m.def(
+      "load",
+      [](const std::string& path) {
         py::gil_scoped_release release;
         return std::make_shared<Vat>(unwrap(load_vat(path)));
       },

@@ -9,6 +9,7 @@ VATKIT_PYTHON_WORK (a scratch folder); PYTHONPATH holds the built package.
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -25,8 +26,9 @@ ASSETS = pathlib.Path(os.environ.get("VATKIT_SHARED_ASSETS", SOURCE.parent / "sh
 @pytest.fixture(scope="module")
 def work(tmp_path_factory):
     folder = os.environ.get("VATKIT_PYTHON_WORK")
-    if folder:
-        pathlib.Path(folder).mkdir(parents=True, exist_ok=True)
+    if folder:  # emptied first: what a previous run left must not change this one
+        shutil.rmtree(folder, ignore_errors=True)
+        pathlib.Path(folder).mkdir(parents=True)
         return pathlib.Path(folder)
     return tmp_path_factory.mktemp("vatkit")
 
@@ -218,3 +220,12 @@ def test_pipeline_example(work):
     (folder / "broken.glb").write_bytes(b"glTF junk")
     broken = run("--budget-bytes", "100000000")
     assert broken.returncode == 1 and "broken.glb" in broken.stdout and "FAILED (Parse)" in broken.stdout
+
+
+def test_bake_writes_the_cli_bytes(work, sample):
+    # The same options through `vatkit bake`: the same file, byte for byte.
+    vat, _ = sample
+    path = work / "cli_sample_delta_f16.vat.glb"
+    subprocess.run([CLI, "bake", "-o", str(path), "--encoding", "delta", "--precision", "f16", "--lods", "0",
+                    "--no-measure"], check=True, capture_output=True)
+    assert vat.to_bytes() == path.read_bytes()
