@@ -21,6 +21,7 @@
 #include "vatkit/bake.h"
 #include "vatkit/decode.h"
 #include "vatkit/import.h"
+#include "vatkit/instance_table.h"
 #include "vatkit/sample_character.h"
 #include "vatkit/vat_file.h"
 #include "vatkit/vat_write.h"
@@ -157,6 +158,13 @@ py::tuple pose(const VatPtr& vat, const py::object& clip, double time) {
     decode_vertices(*vat, single(clip_rows_at(*vat, static_cast<uint32_t>(index), time_s)), 0, positions, normals);
   }
   return py::make_tuple(vec3_array(std::move(positions)), vec3_array(std::move(normals)));
+}
+
+void check_row(const InstanceTable& table, uint32_t index) {
+  if (index >= table.size()) {
+    argument_error("instance table row " + std::to_string(index) + " out of range (the table has " +
+                   std::to_string(table.size()) + " rows)");
+  }
 }
 
 struct Clip {
@@ -316,6 +324,32 @@ PYBIND11_MODULE(_core, m) {
         py::arg("max_texture_size") = BakeOptions{}.max_texture_size, py::arg("threads") = 0u,
         py::arg("measure") = true, py::arg("allow_roots") = std::vector<std::string>{},
         "Bakes a glTF 2.0 file (the built-in sample character when path is None) into a Vat");
+
+  // The instance table (instance_table.h): rows written from the JSON form of an instance (the
+  // package's InstanceTable wraps this one with dicts), floats as a read-only NumPy view of the
+  // upload buffer, valid until the next resize.
+  py::class_<InstanceTable>(m, "_InstanceTable")
+      .def(py::init<uint32_t, uint32_t>(), py::arg("count") = 0, py::arg("frame_rows") = 0)
+      .def_property_readonly("size", &InstanceTable::size)
+      .def("resize", &InstanceTable::resize)
+      .def("set_query",
+           [](InstanceTable& table, uint32_t index, const std::string& line, float now) {
+             check_row(table, index);
+             unwrap(set_instance(table, index, unwrap(parse_frame_query(line)).instance, now));
+           })
+      .def("resolve_json",
+           [](const InstanceTable& table, uint32_t index, float time) {
+             check_row(table, index);
+             return frame_json(FrameAnswer{resolve(table, index, time), ends_at(table, index)});
+           })
+      .def_property_readonly("floats", [](py::object self) {
+        const auto& table = self.cast<const InstanceTable&>();
+        py::array_t<float> view({py::ssize_t{table.size()}, py::ssize_t{kInstanceTexels * 4}},
+                                {py::ssize_t{sizeof(PackedInstance)}, py::ssize_t{sizeof(float)}},
+                                table.floats().data(), self);
+        py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+        return view;
+      });
 
   m.def("_resolve_query", [](const std::string& line) {
     FrameQuery query = unwrap(parse_frame_query(line));

@@ -229,3 +229,28 @@ def test_bake_writes_the_cli_bytes(work, sample):
     subprocess.run([CLI, "bake", "-o", str(path), "--encoding", "delta", "--precision", "f16", "--lods", "0",
                     "--no-measure"], check=True, capture_output=True)
     assert vat.to_bytes() == path.read_bytes()
+
+
+def test_instance_table_rows_and_floats():
+    queries = [q for q in conformance_queries() if "set" not in q and "from" not in q["instance"]]
+    table = vatkit.InstanceTable(len(queries))
+    assert len(table) == len(queries) and table.floats.shape == (len(queries), 24)
+    blank = table.floats.copy()
+    for index, query in enumerate(queries):
+        table.set(index, query["instance"], 0.0)
+    # A fresh row is written as the instance compiles (a cut): every row answers its vector.
+    for index, query in enumerate(queries):
+        got, expect = table.resolve(index, query["time"]), query["expect"]
+        for key, value in expect.items():
+            same = np.float32(got[key]) == np.float32(value) if isinstance(value, float) else got[key] == value
+            assert same, (query, key, got[key])
+    floats = table.floats
+    assert (floats != blank).any(axis=1).all()  # every row was written
+    assert floats.dtype == np.float32 and not floats.flags.writeable
+    assert np.shares_memory(floats, table.floats)  # a view of the table, not a copy
+    before = floats[0].copy()
+    other = dict(queries[0]["instance"], startTime=queries[0]["instance"]["startTime"] + 5)
+    table.set(0, other, 0.0)
+    assert not np.array_equal(floats[0], before)  # the view sees the write
+    expect_error("Argument", table.resolve, len(queries), 0.0)
+    expect_error("Argument", table.set, 0, {"clip": {"startFrame": 0, "frames": 2, "fps": -3}, "startTime": 0}, 0.0)

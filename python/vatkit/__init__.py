@@ -8,9 +8,15 @@ message naming the file and the reason.
 import json as _json
 
 from ._core import Clip, Error, Vat, bake, load
-from ._core import _resolve_query
+from ._core import _InstanceTable, _resolve_query
 
-__all__ = ["Clip", "Error", "Vat", "bake", "load", "resolve"]
+__all__ = ["Clip", "Error", "InstanceTable", "Vat", "bake", "load", "resolve"]
+
+
+def _query(instance, time):
+    if not isinstance(instance, dict):
+        raise TypeError("vatkit: an instance must be a dict (the JSON form of docs/playback.md)")
+    return _json.dumps({"instance": instance, "time": time}, allow_nan=False)
 
 
 def resolve(instance, time):
@@ -21,7 +27,33 @@ def resolve(instance, time):
     Returns the frame as a dict with the keys of that form: row, rowNext, mix, wraps, finished,
     phase, their B twins (the second band of a fade or blend), weight, kind and endsAt.
     """
-    if not isinstance(instance, dict):
-        raise TypeError("vatkit.resolve: instance must be a dict (the JSON form of docs/playback.md)")
-    line = _json.dumps({"instance": instance, "time": time}, allow_nan=False)
-    return _json.loads(_resolve_query(line))
+    return _json.loads(_resolve_query(_query(instance, time)))
+
+
+class InstanceTable:
+    """The per-instance playback rows a renderer uploads (instance_table.h): 24 floats a row.
+
+    set(index, instance, now) writes a row from an instance dict (as resolve takes) at clock
+    `now`: a cut, or the fade the instance describes; resolve(index, time) is the row's frame
+    dict; floats is a read-only (rows, 24) float32 NumPy view of the table's upload buffer,
+    valid until the next resize.
+    """
+
+    def __init__(self, count=0, frame_rows=0):
+        self._table = _InstanceTable(count, frame_rows)
+
+    def __len__(self):
+        return self._table.size
+
+    def resize(self, count):
+        self._table.resize(count)
+
+    def set(self, index, instance, now):
+        self._table.set_query(index, _query(instance, now), now)
+
+    def resolve(self, index, time):
+        return _json.loads(self._table.resolve_json(index, time))
+
+    @property
+    def floats(self):
+        return self._table.floats
