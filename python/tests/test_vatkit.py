@@ -4,7 +4,8 @@ the error codes of bad inputs.
 
 Environment (set by ctest, python/CMakeLists.txt): VATKIT_CLI (the vatkit tool), VATKIT_SOURCE_DIR
 (the repository), VATKIT_SHARED_ASSETS (the shared glTF assets; tests needing them skip without),
-VATKIT_PYTHON_WORK (a scratch folder); PYTHONPATH holds the built package.
+VATKIT_PYTHON_WORK (a scratch folder), VATKIT_CMAKE and VATKIT_BINARY_DIR (to install the package);
+PYTHONPATH holds the built package.
 """
 import json
 import os
@@ -254,3 +255,21 @@ def test_instance_table_rows_and_floats():
     assert not np.array_equal(floats[0], before)  # the view sees the write
     expect_error("Argument", table.resolve, len(queries), 0.0)
     expect_error("Argument", table.set, 0, {"clip": {"startFrame": 0, "frames": 2, "fps": -3}, "startTime": 0}, 0.0)
+
+
+def test_installed_package(work):
+    # `cmake --install --component python` into a scratch prefix: the package imports from there
+    # alone (the build tree off the path) and bakes and decodes.
+    if not os.environ.get("VATKIT_BINARY_DIR"):
+        pytest.skip("run by ctest (VATKIT_BINARY_DIR, VATKIT_CMAKE)")
+    prefix = work / "install"
+    subprocess.run([os.environ["VATKIT_CMAKE"], "--install", os.environ["VATKIT_BINARY_DIR"], "--prefix", str(prefix),
+                    "--component", "python"], check=True, capture_output=True)
+    site = prefix / "lib" / "python3" / "dist-packages"
+    assert sorted(p.name.split(".")[0] for p in (site / "vatkit").iterdir()) == ["__init__", "_core"]
+    code = ("import vatkit; print(vatkit.__file__); "
+            "print(vatkit.bake(lods=0, measure=False).pose('walk', 0.1)[0].shape)")
+    env = dict(os.environ, PYTHONPATH=str(site))
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env,
+                         cwd=str(work)).stdout.split("\n")
+    assert out[0].startswith(str(site)) and out[1] == str((vatkit.bake(lods=0, measure=False).vertex_count, 3))
