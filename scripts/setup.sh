@@ -37,6 +37,7 @@ test_packages=(
   chromium  # the browser tests (headless, WebGL2 through SwiftShader)
   g++-mingw-w64-x86-64 wine64  # the runtime cross-built for Windows and its tests run under Wine
   glslang-tools spirv-tools spirv-cross  # the decode chunk exported to SPIR-V, HLSL and Metal (docs/shaders.md)
+  pybind11-dev python3-dev python3-numpy python3-pytest  # the Python bindings (python/) and their pytest suite
 )
 
 groups=("$@")

@@ -46,7 +46,7 @@ if [[ ${VATKIT_SKIP_SANITIZE:-0} != 1 ]]; then
   # would take most of this stage and exercise no code the remaining tests do not. The web tests
   # (label web: JavaScript under Node and Chromium) ran there too.
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir "$san" --output-on-failure --parallel "$jobs" --timeout 1800 -LE web \
+    ctest --test-dir "$san" --output-on-failure --parallel "$jobs" --timeout 1800 -LE 'web|python' \
       -E 'Lod.EveryLevelIsWithinItsBudget|Lod.LevelsKeepWhatMotionNeeds|CliBake.EveryEncodingAndPrecision|VatFile.RealBakesRoundTrip|Validator|CliBench.WithoutCulling|GlCulling.NeverDrops|BakeDeterminism'
 fi
 
