@@ -6,11 +6,12 @@
 # vatkit's own build tree, the built) target vatkit::vatkit.
 #
 # A bake runs again when, and only when, one of these is newer than its output: its source, the
+# external buffers and images the source's last bake read (a .gltf's .bin files and textures: the
+# bake writes them to a dependency file, `vatkit bake --depfile`, which the build tool reads), the
 # vatkit executable (a rebuilt or reinstalled vatkit), the files named in DEPENDS, or this call's
 # options file <CMAKE_CURRENT_BINARY_DIR>/<target>.vatkit-options, which holds OPTIONS and the
 # executable's path and is rewritten at configure time only when they change (options are per call:
-# changing them reruns every bake of the call). What a .gltf refers to (its .bin buffers and images)
-# is not tracked unless named in DEPENDS: the files a glTF reads are known only by parsing it.
+# changing them reruns every bake of the call).
 #
 # Parallelism: the commands are independent, so Ninja runs as many at once as its -j allows. So
 # that N parallel bakes do not each start a thread per core, every bake gets `--threads 1` unless
@@ -22,6 +23,9 @@
 # CMAKE_CURRENT_BINARY_DIR (default: <CMAKE_CURRENT_BINARY_DIR>/<target>). Two sources of one call
 # with the same stem are refused (their outputs would collide). The target's property
 # VATKIT_BAKE_OUTPUTS lists the outputs (e.g. for install(FILES)).
+# Policies as of the function's definition: depfile paths are rewritten for Ninja (CMP0116).
+cmake_policy(PUSH)
+cmake_policy(SET CMP0116 NEW)
 function(vatkit_add_bake target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "ALL" "OUTPUT_DIR;JOB_POOL" "SOURCES;OPTIONS;DEPENDS")
   if(arg_UNPARSED_ARGUMENTS)
@@ -72,8 +76,9 @@ function(vatkit_add_bake target)
     file(RELATIVE_PATH shown ${CMAKE_BINARY_DIR} ${output})
     add_custom_command(OUTPUT ${output}
                        COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
-                       COMMAND ${exe} bake ${source} -o ${output} ${options}
+                       COMMAND ${exe} bake ${source} -o ${output} --depfile ${output}.d ${options}
                        DEPENDS ${source} ${exe} ${stamp} ${arg_DEPENDS}
+                       DEPFILE ${output}.d
                        ${pool}
                        COMMENT "Baking ${shown}"
                        VERBATIM)
@@ -86,3 +91,4 @@ function(vatkit_add_bake target)
   add_custom_target(${target} ${all} DEPENDS ${outputs})
   set_target_properties(${target} PROPERTIES VATKIT_BAKE_OUTPUTS "${outputs}")
 endfunction()
+cmake_policy(POP)

@@ -1,16 +1,18 @@
 # vatkit_add_bake from outside: the tool component installed on its own into a scratch prefix, and
 # a consumer project (no compiler, nothing found but vatkit) that bakes two assets, built with
-# Ninja. Checks, from what Ninja reports it ran ("Baking <output>" per bake):
+# Ninja: the sample character (sample.glb) and FOX as a .gltf with an external buffer (Fox.gltf,
+# Fox.bin). Checks, from what Ninja reports it ran ("Baking <output>" per bake):
 #   first build: both bakes, at the same time (their .ninja_log intervals overlap);
 #   second build: nothing; reconfigure with the same options, build: nothing;
-#   one source touched: only its bake; the vatkit executable touched (a reinstall): both;
+#   sample.glb touched: only its bake; Fox.bin touched (known from the bake's depfile): only Fox's;
+#   the vatkit executable touched (a reinstall): both;
 #   OPTIONS changed (reconfigure): both, and `vatkit info` then reports the new precision on each
 #   output (before: f32, the default; after: q16).
 #
-# Variables (from tests/CMakeLists.txt): VATKIT_BINARY_DIR, WORK_DIR, NINJA, FOX (a .glb to bake).
+# Variables (from tests/CMakeLists.txt): VATKIT_BINARY_DIR, WORK_DIR, NINJA, FOX (Khronos' Fox.glb).
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
-set(src ${WORK_DIR}/consumer)
+set(src "${WORK_DIR}/the consumer")  # a space: the depfile escapes it
 set(build ${WORK_DIR}/build)
 set(vatkit ${prefix}/bin/vatkit)
 
@@ -25,9 +27,30 @@ endfunction()
 run(out ${CMAKE_COMMAND} --install ${VATKIT_BINARY_DIR} --prefix ${prefix} --component tool)
 file(MAKE_DIRECTORY ${src})
 run(out ${vatkit} sample -o ${src}/sample.glb)
-file(COPY ${FOX} DESTINATION ${src})
-get_filename_component(fox_name ${FOX} NAME)
-get_filename_component(fox_stem ${FOX} NAME_WE)
+
+# Fox.gltf: FOX's JSON chunk, its buffer the whole of a copy of FOX (Fox.bin), every bufferView
+# moved past the GLB's 20 header bytes, the JSON and the BIN chunk's 8-byte header.
+file(READ ${FOX} le OFFSET 12 LIMIT 4 HEX)  # the JSON chunk's length, little-endian
+string(REGEX REPLACE "(..)(..)(..)(..)" "\\4\\3\\2\\1" be "${le}")
+math(EXPR json_length "0x${be}")
+file(READ ${FOX} json OFFSET 20 LIMIT ${json_length})
+math(EXPR bin_start "20 + ${json_length} + 8")
+string(JSON views LENGTH "${json}" bufferViews)
+math(EXPR last "${views} - 1")
+foreach(i RANGE ${last})
+  string(JSON offset ERROR_VARIABLE missing GET "${json}" bufferViews ${i} byteOffset)
+  if(missing)
+    set(offset 0)
+  endif()
+  math(EXPR offset "${offset} + ${bin_start}")
+  string(JSON json SET "${json}" bufferViews ${i} byteOffset ${offset})
+endforeach()
+file(SIZE ${FOX} fox_size)
+string(JSON json SET "${json}" buffers 0 "{\"uri\": \"Fox.bin\", \"byteLength\": ${fox_size}}")
+file(WRITE ${src}/Fox.gltf "${json}")
+file(COPY_FILE ${FOX} ${src}/Fox.bin)
+set(fox_name Fox.gltf)
+set(fox_stem Fox)
 file(WRITE ${src}/CMakeLists.txt "cmake_minimum_required(VERSION 3.22)
 project(consumer NONE)
 find_package(vatkit REQUIRED COMPONENTS tool)
@@ -91,8 +114,10 @@ precision(f32)
 build("second build")
 configure()
 build("reconfigured, same options")
-file(TOUCH ${src}/${fox_name})
-build("${fox_name} touched" ${fox_stem}.vat.glb)
+file(TOUCH ${src}/sample.glb)
+build("sample.glb touched" sample.vat.glb)
+file(TOUCH ${src}/Fox.bin)
+build("Fox.bin touched" Fox.vat.glb)
 file(TOUCH ${vatkit})
 build("vatkit touched" sample.vat.glb ${fox_stem}.vat.glb)
 configure(-DBAKE_OPTIONS=--precision=q16)
