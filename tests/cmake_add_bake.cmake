@@ -2,7 +2,8 @@
 # a consumer project (no compiler, nothing found but vatkit) that bakes two assets, built with
 # Ninja: the sample character (sample.glb) and FOX as a .gltf with an external buffer (Fox.gltf,
 # Fox.bin). Checks, from what Ninja reports it ran ("Baking <output>" per bake):
-#   first build: both bakes, at the same time (their .ninja_log intervals overlap);
+#   first build: both bakes, at the same time (their .ninja_log intervals overlap); their
+#   dependency files name Fox.gltf and Fox.bin, and sample.glb alone;
 #   second build: nothing; reconfigure with the same options, build: nothing;
 #   sample.glb touched: only its bake; Fox.bin touched (known from the bake's depfile): only Fox's;
 #   the vatkit executable touched (a reinstall): both;
@@ -110,6 +111,16 @@ if(NOT CMAKE_MATCH_1 LESS first_end)
   message(FATAL_ERROR "the bakes ran one after the other, not in parallel:\n${first}\n${second}")
 endif()
 precision(f32)
+# The dependency files: Fox.gltf's names its external buffer, sample.glb's nothing but itself.
+string(REPLACE " " "\\ " escaped_src "${src}")
+file(REAL_PATH ${src} real_src)  # the bake names external files by their canonical paths
+string(REPLACE " " "\\ " escaped_real_src "${real_src}")
+file(READ ${build}/baked/Fox.vat.glb.d fox_deps)
+file(READ ${build}/baked/sample.vat.glb.d sample_deps)
+if(NOT fox_deps STREQUAL "${build}/baked/Fox.vat.glb: ${escaped_src}/Fox.gltf \\\n  ${escaped_real_src}/Fox.bin\n"
+   OR NOT sample_deps STREQUAL "${build}/baked/sample.vat.glb: ${escaped_src}/sample.glb\n")
+  message(FATAL_ERROR "unexpected dependency files:\n${fox_deps}${sample_deps}")
+endif()
 
 build("second build")
 configure()
