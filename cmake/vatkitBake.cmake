@@ -9,8 +9,8 @@
 # external buffers and images the source's last bake read (a .gltf's .bin files and textures: the
 # bake writes them to a dependency file, `vatkit bake --depfile`, which the build tool reads), the
 # vatkit executable (a rebuilt or reinstalled vatkit), the files named in DEPENDS, or this call's
-# options file <CMAKE_CURRENT_BINARY_DIR>/<target>.vatkit-options, which holds OPTIONS and the
-# executable's path and is rewritten at configure time only when they change (options are per call:
+# options file <CMAKE_CURRENT_BINARY_DIR>/<target>.vatkit-options, which holds OPTIONS and is
+# rewritten at configure time only when they change (options are per call:
 # changing them reruns every bake of the call).
 #
 # Parallelism: the commands are independent, so Ninja runs as many at once as its -j allows. So
@@ -57,10 +57,16 @@ function(vatkit_add_bake target)
     set(pool JOB_POOL ${arg_JOB_POOL})
   endif()
 
-  # The options file: its time moves only when its content changes.
+  # The options file: written only when its content changes, so that its time moves only then.
   set(stamp ${CMAKE_CURRENT_BINARY_DIR}/${target}.vatkit-options)
-  set(content "executable: $<TARGET_FILE:${exe}>\noptions: ${options}\n")
-  file(GENERATE OUTPUT ${stamp} CONTENT "${content}")
+  set(content "${options}\n")
+  set(old "")
+  if(EXISTS ${stamp})
+    file(READ ${stamp} old)
+  endif()
+  if(NOT old STREQUAL content)
+    file(WRITE ${stamp} "${content}")
+  endif()
 
   set(outputs "")
   set(stems "")
