@@ -72,8 +72,10 @@ Result<void> check_target_size(const std::string& command, int width, int height
 
 // The input of a command: `file`, or the built-in sample character when `file` is empty.
 // `allow_roots`: folders besides the file's own that its external buffers and images may be read
-// from (ImportOptions::allowed_roots).
-Result<Asset> load_input(const std::string& file, const std::vector<std::string>& allow_roots);
+// from (ImportOptions::allowed_roots); `files_read`, when set, gets the external files read
+// (ImportOptions::files_read).
+Result<Asset> load_input(const std::string& file, const std::vector<std::string>& allow_roots,
+                         std::vector<std::filesystem::path>* files_read = nullptr);
 
 // `--allow-root DIR`, repeatable, for every command that imports glTF (fills `roots`).
 void add_allow_root_option(CLI::App* app, std::vector<std::string>& roots);

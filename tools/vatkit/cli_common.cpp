@@ -44,10 +44,12 @@ Result<void> check_target_size(const std::string& command, int width, int height
                         std::to_string(kMaxSamplesPerFrame) + " (e.g. 16384x16384 with 1 sample, 8192x8192 with 4)");
 }
 
-Result<Asset> load_input(const std::string& file, const std::vector<std::string>& allow_roots) {
+Result<Asset> load_input(const std::string& file, const std::vector<std::string>& allow_roots,
+                         std::vector<std::filesystem::path>* files_read) {
   if (file.empty()) return load_sample_character();
   ImportOptions options;
   options.allowed_roots.assign(allow_roots.begin(), allow_roots.end());
+  options.files_read = files_read;
   return import_gltf(file, options);
 }
 

@@ -18,6 +18,7 @@ struct BakeCommandOptions {
   std::string file;
   std::string output;
   std::vector<std::string> allow_roots;
+  std::string depfile;
   bool json = false;
   BakeCliOptions bake;
 };
@@ -26,6 +27,28 @@ struct BakeCommandOptions {
 std::string default_output(const std::string& file) {
   if (file.empty()) return "sample.vat.glb";
   return std::filesystem::path(file).stem().string() + ".vat.glb";
+}
+
+// A file name in a Makefile rule, as Ninja and Make read it: spaces and '#' escaped with a
+// backslash, '$' doubled.
+std::string make_escaped(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c == ' ' || c == '#') out += '\\';
+    if (c == '$') out += '$';
+    out += c;
+  }
+  return out;
+}
+
+// The dependency file of --depfile: one rule, `output: source external-files...`.
+Result<void> write_depfile(const std::string& depfile, const std::string& output, const std::string& source,
+                           const std::vector<std::filesystem::path>& files_read) {
+  std::string text = make_escaped(output) + ":";
+  if (!source.empty()) text += " " + make_escaped(source);
+  for (const std::filesystem::path& file : files_read) text += " \\\n  " + make_escaped(file.string());
+  text += "\n";
+  return write_output(depfile, text);
 }
 
 // A fixed frame rate's cost, said where it shows: the clip whose decode strays furthest from the
@@ -55,7 +78,8 @@ Result<void> run_bake(const BakeCommandOptions& options) {
   if (Result<void> source = check_source_file(options.file); !source) return source;
   const std::string output = options.output.empty() ? default_output(options.file) : options.output;
   if (auto named = check_binary_gltf_name(output); !named) return named;
-  Result<Asset> asset = load_input(options.file, options.allow_roots);
+  std::vector<std::filesystem::path> files_read;
+  Result<Asset> asset = load_input(options.file, options.allow_roots, &files_read);
   if (!asset) return asset.error();
   if (Result<void> r = resolve_clip_defaults(*bake_options, *asset); !r) return r;
 
@@ -78,6 +102,9 @@ Result<void> run_bake(const BakeCommandOptions& options) {
   summary.file_bytes = file->size();
   const std::string text = options.json ? summary_json(summary) : summary_text(summary);
   if (Result<void> printed = write_output("", text); !printed) return printed;
+  if (!options.depfile.empty()) {
+    if (Result<void> r = write_depfile(options.depfile, output, options.file, files_read); !r) return r;
+  }
   return file->commit();
 }
 }  // namespace
@@ -93,6 +120,10 @@ Command add_bake_command(CLI::App& parent) {
       ->check(output_name())
       ->option_text("OUT.vat.glb");
   add_allow_root_option(app, options->allow_roots);
+  app->add_option("--depfile", options->depfile,
+                  "Also write a dependency file (a Makefile rule, as compilers' -MD write): the output "
+                  "depends on FILE and on every external buffer and image it read; for build systems")
+      ->option_text("FILE.d");
   app->add_flag("--json", options->json,
                 "Print the summary as one JSON object (vatkit::VatSummary's fields) instead of "
                 "the table");

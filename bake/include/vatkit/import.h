@@ -59,6 +59,11 @@ struct ImportOptions {
   // buffers[0] uses, external buffers (their byteLength) and external images (for
   // import_gltf_memory, the bytes given count instead of the JSON and the binary chunk).
   uint64_t max_input_bytes = uint64_t{2} << 30;  // 2 GiB
+
+  // When set, the canonical path of every external file the import reads (buffers and images, in
+  // the order read) is appended to it: what a build system must watch besides the glTF itself
+  // (`vatkit bake --depfile`).
+  std::vector<std::filesystem::path>* files_read = nullptr;
 };
 
 // Reads a .gltf or .glb file (external buffers and images resolved next to it, see above).

@@ -222,6 +222,7 @@ std::vector<uint8_t> read_external(Context& ctx, const std::string& uri, const s
   ctx.take_input(wanted, path);
   std::vector<uint8_t> bytes(static_cast<size_t>(wanted));
   if (Result<void> r = input->read_at(0, bytes); !r) cannot_read(file.string(), reason(r.error()));
+  if (ctx.options.files_read) ctx.options.files_read->push_back(file);
   return bytes;
 }
 
