@@ -88,6 +88,25 @@ TEST(CliBakeBatch, SeveralInputsGiveTheSingleBakesBytesWithAnyJobCount) {
   EXPECT_FALSE(fs::exists(dir / "x.vat.glb"));
 }
 
+TEST(CliBakeBatch, OneProgressLineOnATerminal) {
+  if (test::run_command("command -v script").exit_code != 0) {
+    GTEST_SKIP() << "script (util-linux) is not installed: cannot give the command a terminal";
+  }
+  const fs::path dir = dir_with_sample("cli_bake_batch_progress");
+  // script gives the command a pseudo-terminal for stderr; stdout goes to a file.
+  const std::string command = "cd " + quoted(dir) + " && " + shell_quote(VATKIT_CLI) + " bake sample.glb " + fox() +
+                              " --output-dir out" + kFast + " >table.txt";
+  const CommandResult r = test::run_command("script -qec " + shell_quote(command) + " /dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const char* text : {"\r[0/2 done] | ", "Fox.glb bake ", "sample.glb bake ", "\r[2/2 done]"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << "missing " << text << " in " << r.out;
+  }
+  EXPECT_EQ(r.out.find('\n'), std::string::npos) << "one line, redrawn: " << r.out;
+  EXPECT_EQ(r.out.back(), '\r') << "the line is erased at the end";
+  const std::vector<uint8_t> table = test::read_file(dir / "table.txt");
+  EXPECT_EQ(std::string(table.begin(), table.end()).find('\r'), std::string::npos) << "no progress on stdout";
+}
+
 TEST(CliBakeBatch, ManifestOptionsOverrideTheCommandLine) {
   const fs::path dir = dir_with_sample("cli_bake_batch_manifest");
   // The command line says f16; the sample's options say q16, Fox's say --fps 24 (f16 still).

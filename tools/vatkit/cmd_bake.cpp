@@ -314,7 +314,7 @@ class BatchProgress {
     constexpr size_t kMaxWidth = 79;
     std::string line = "[" + std::to_string(done_) + "/" + std::to_string(stages_.size()) + " done]";
     for (size_t i = 0; i < stages_.size(); ++i) {
-      if (!stages_[i].empty()) line += " " + printable(names_[i]) + " " + stages_[i] + ";";
+      if (!stages_[i].empty()) line += " | " + printable(names_[i]) + " " + stages_[i];
     }
     if (line.size() > kMaxWidth) line.resize(kMaxWidth);
     const size_t pad = width_ > line.size() ? width_ - line.size() : 0;
