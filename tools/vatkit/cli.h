@@ -30,6 +30,7 @@ constexpr int kExitOk = 0;
 constexpr int kExitError = 1;          // bad input, failed write
 constexpr int kExitUsage = 2;          // bad command line
 constexpr int kExitOverTolerance = 3;  // vatkit verify: a clip's error exceeds --tolerance
+constexpr int kExitOverBudget = 4;     // vatkit bake: an output file is over --max-bytes (still written)
 
 // A registered command: its CLI11 sub-app, and what to run when the user chose it.
 struct Command {
