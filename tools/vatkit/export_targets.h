@@ -27,12 +27,17 @@ struct ExportTarget {
 
 Result<void> export_babylon(const ExportOptions& options);
 Result<void> export_three_vat(const ExportOptions& options);
+Result<void> export_openvat(const ExportOptions& options);
 
 inline constexpr ExportTarget kExportTargets[] = {
     {"babylon",
      "Babylon.js BakedVertexAnimationManager: the JSON of serializeBakedVertexDataToJSON plus a clip manifest",
      export_babylon},
     {"three-vat", "three-vat's glTF file with its THREEVAT_vat extension (format version 3)", export_three_vat},
+    {"openvat",
+     "OpenVAT's engine files: OUT_vat.png (16-bit, packed normals), OUT.glb (mesh, address in TEXCOORD_1), "
+     "OUT-remap_info.json",
+     export_openvat},
 };
 
 }  // namespace vatkit::cli
