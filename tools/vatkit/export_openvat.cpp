@@ -20,13 +20,14 @@ namespace vatkit::cli {
 
 namespace {
 
-// FILE's stem (less a ".vat" before ".glb") beside FILE; "sample" in the current directory.
+// FILE's stem (less a ".vat" before ".glb") + "_openvat" beside FILE (never FILE itself, which
+// OUT.glb would be for a .glb input named OUT); "sample_openvat" in the current directory.
 std::string default_openvat_base(const std::string& file) {
-  if (file.empty()) return "sample";
+  if (file.empty()) return "sample_openvat";
   const std::filesystem::path path(file);
   std::string stem = path.stem().string();
   if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".vat") == 0) stem.resize(stem.size() - 4);
-  return (path.parent_path() / stem).string();
+  return (path.parent_path() / (stem + "_openvat")).string();
 }
 
 Result<Vat> read_openvat_input(const ExportOptions& options) {
@@ -69,6 +70,15 @@ Result<void> export_openvat(const ExportOptions& options) {
   if (!out) return out.error();
 
   const std::string paths[3] = {base + "_vat.png", base + ".glb", base + "-remap_info.json"};
+  if (!options.file.empty()) {
+    std::error_code error;
+    for (const std::string& path : paths) {
+      if (std::filesystem::equivalent(path, options.file, error)) {
+        return make_error(ErrorCode::Argument, options.file,
+                          "-o " + base + " would write " + path + " over the input; choose another base path");
+      }
+    }
+  }
   const std::span<const uint8_t> bytes[3] = {
       out->texture_png, out->mesh_glb,
       {reinterpret_cast<const uint8_t*>(out->sidecar_json.data()), out->sidecar_json.size()}};
