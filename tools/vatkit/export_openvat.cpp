@@ -80,7 +80,8 @@ Result<void> export_openvat(const ExportOptions& options) {
     }
   }
   const std::span<const uint8_t> bytes[3] = {
-      out->texture_png, out->mesh_glb,
+      out->texture_png,
+      out->mesh_glb,
       {reinterpret_cast<const uint8_t*>(out->sidecar_json.data()), out->sidecar_json.size()}};
   // Written now, committed only once the report reached stdout: a failed command leaves no file.
   std::vector<OutputFile> files;
@@ -92,8 +93,8 @@ Result<void> export_openvat(const ExportOptions& options) {
   }
   const OpenVatLayout& L = out->layout;
   char line[512];
-  std::string report = printable(vat->source.empty() ? "<sample>" : vat->source) + " -> " + printable(paths[0]) +
-                       ", " + printable(paths[1]) + ", " + printable(paths[2]) + "\n";
+  std::string report = printable(vat->source.empty() ? "<sample>" : vat->source) + " -> " + printable(paths[0]) + ", " +
+                       printable(paths[1]) + ", " + printable(paths[2]) + "\n";
   std::snprintf(line, sizeof(line),
                 "%u vertices, %u frames, %zu clips: texture %u x %u RGB16 (positions and packed normals, %u "
                 "wrap(s) a frame)\n",

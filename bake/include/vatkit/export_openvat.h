@@ -44,8 +44,7 @@ struct OpenVatLayout {
   uint32_t frames = 0;  // F
 };
 // Fails (ErrorCode::Limit, naming `source`) when no layout fits in max_size x max_size.
-Result<OpenVatLayout> openvat_layout(uint32_t vertices, uint32_t frames, uint32_t max_size,
-                                     const std::string& source);
+Result<OpenVatLayout> openvat_layout(uint32_t vertices, uint32_t frames, uint32_t max_size, const std::string& source);
 
 struct OpenVatOptions {
   uint32_t max_texture_size = 8192;  // OpenVAT's largest width
@@ -56,7 +55,7 @@ struct OpenVatOptions {
 struct OpenVatExport {
   OpenVatLayout layout;
   glm::vec3 remap_min{0.0f}, remap_max{0.0f};  // Blender axes
-  float position_error = 0.0f;  // the largest distance quantization moved a vertex (file units)
+  float position_error = 0.0f;                 // the largest distance quantization moved a vertex (file units)
   float normal_error_deg = 0.0f;
   std::vector<uint8_t> texture_png;
   std::vector<uint8_t> mesh_glb;

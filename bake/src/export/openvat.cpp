@@ -24,9 +24,7 @@ using json = nlohmann::json;
 // turn them back: Godot reads (x, z, -y)).
 glm::vec3 to_blender(glm::vec3 v) { return {v.x, -v.z, v.y}; }
 
-uint16_t quantize(float unit) {
-  return static_cast<uint16_t>(std::lround(std::clamp(unit, 0.0f, 1.0f) * 65535.0f));
-}
+uint16_t quantize(float unit) { return static_cast<uint16_t>(std::lround(std::clamp(unit, 0.0f, 1.0f) * 65535.0f)); }
 
 uint32_t next_power_of_two(uint64_t n) {
   uint64_t p = 1;
@@ -94,8 +92,7 @@ std::vector<uint8_t> write_mesh(const Vat& vat, const OpenVatLayout& layout) {
 
 }  // namespace
 
-Result<OpenVatLayout> openvat_layout(uint32_t vertices, uint32_t frames, uint32_t max_size,
-                                     const std::string& source) {
+Result<OpenVatLayout> openvat_layout(uint32_t vertices, uint32_t frames, uint32_t max_size, const std::string& source) {
   OpenVatLayout best, any;
   uint64_t best_area = 0, any_area = 0;
   for (uint64_t width = 64; width <= max_size && vertices > 0 && frames > 0; width *= 2) {
@@ -113,8 +110,8 @@ Result<OpenVatLayout> openvat_layout(uint32_t vertices, uint32_t frames, uint32_
   if (any_area > 0) return any;
   return make_error(ErrorCode::Limit, source,
                     std::to_string(vertices) + " vertices x " + std::to_string(frames) +
-                        " frames do not fit OpenVAT's packed texture of at most " + std::to_string(max_size) +
-                        " x " + std::to_string(max_size) + " texels (fewer frames: bake at a lower --fps)");
+                        " frames do not fit OpenVAT's packed texture of at most " + std::to_string(max_size) + " x " +
+                        std::to_string(max_size) + " texels (fewer frames: bake at a lower --fps)");
 }
 
 Result<std::vector<uint8_t>> encode_png_rgb16(const std::vector<uint16_t>& rgb, uint32_t width, uint32_t height,
