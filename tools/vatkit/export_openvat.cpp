@@ -1,7 +1,8 @@
 // vatkit export --to openvat: see export_targets.h, and docs/openvat.md for the files and every
 // choice made writing them (vatkit::export_openvat, vatkit/export_openvat.h).
 //
-// OUT is a base path: the command writes OUT_vat.png (the packed texture), OUT.glb (the mesh)
+// OUT is a base path: the command writes OUT_vat.png (the packed texture; OUT_vat.exr with
+// --image exr16), OUT.glb (the mesh)
 // and OUT-remap_info.json (the sidecar), OpenVAT's own file names for an object called OUT.
 // The input is a .vat.glb of either encoding (its rows are decoded as the GPU would), or a glTF
 // file (or the built-in sample) baked now to delta at f32 (the most exact rows to quantize),
@@ -64,12 +65,15 @@ Result<void> export_openvat(const ExportOptions& options) {
   Result<Vat> vat = read_openvat_input(options);
   if (!vat) return vat.error();
   OpenVatOptions export_options;
-  export_options.texture_name = name + "_vat.png";
+  const bool exr = options.image == "exr16";
+  if (exr) export_options.image = OpenVatImage::Exr16;
+  const std::string texture_suffix = exr ? "_vat.exr" : "_vat.png";
+  export_options.texture_name = name + texture_suffix;
   export_options.mesh_name = name + ".glb";
   Result<OpenVatExport> out = export_openvat(*vat, export_options);
   if (!out) return out.error();
 
-  const std::string paths[3] = {base + "_vat.png", base + ".glb", base + "-remap_info.json"};
+  const std::string paths[3] = {base + texture_suffix, base + ".glb", base + "-remap_info.json"};
   if (!options.file.empty()) {
     std::error_code error;
     for (const std::string& path : paths) {
@@ -80,7 +84,7 @@ Result<void> export_openvat(const ExportOptions& options) {
     }
   }
   const std::span<const uint8_t> bytes[3] = {
-      out->texture_png,
+      out->texture,
       out->mesh_glb,
       {reinterpret_cast<const uint8_t*>(out->sidecar_json.data()), out->sidecar_json.size()}};
   // Written now, committed only once the report reached stdout: a failed command leaves no file.
@@ -96,9 +100,10 @@ Result<void> export_openvat(const ExportOptions& options) {
   std::string report = printable(vat->source.empty() ? "<sample>" : vat->source) + " -> " + printable(paths[0]) + ", " +
                        printable(paths[1]) + ", " + printable(paths[2]) + "\n";
   std::snprintf(line, sizeof(line),
-                "%u vertices, %u frames, %zu clips: texture %u x %u RGB16 (positions and packed normals, %u "
+                "%u vertices, %u frames, %zu clips: texture %u x %u %s (positions and packed normals, %u "
                 "wrap(s) a frame)\n",
-                vat->geometry.vertex_count(), L.frames, vat->clips.size(), L.width, L.height, L.wraps);
+                vat->geometry.vertex_count(), L.frames, vat->clips.size(), L.width, L.height,
+                exr ? "RGB half float" : "RGB16", L.wraps);
   report += line;
   std::snprintf(line, sizeof(line),
                 "remap Min (%g, %g, %g) Max (%g, %g, %g) (Blender axes); quantization moved a vertex by at most "

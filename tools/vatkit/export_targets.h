@@ -17,6 +17,7 @@ struct ExportOptions {
   std::string output;                    // output path; empty: the target's default beside the input
   std::vector<std::string> allow_roots;  // --allow-root, for glTF inputs
   double fps = 0.0;                      // --fps: rows per second of animation; 0: the target's default
+  std::string image;                     // --image (openvat): "png16", "exr16"; empty: png16
 };
 
 struct ExportTarget {

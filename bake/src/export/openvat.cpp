@@ -3,8 +3,17 @@
 
 #include <png.h>
 
+#include <Imath/half.h>
+#include <OpenEXR/ImfChannelList.h>
+#include <OpenEXR/ImfFrameBuffer.h>
+#include <OpenEXR/ImfHeader.h>
+#include <OpenEXR/ImfIO.h>
+#include <OpenEXR/ImfOutputFile.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <exception>
 #include <limits>
 #include <map>
 #include <span>
@@ -154,6 +163,50 @@ Result<std::vector<uint8_t>> encode_png_rgb16(const std::vector<uint16_t>& rgb, 
   return out;
 }
 
+namespace {
+
+// OpenEXR's output stream into memory: the file is written through OutputFile like the others.
+class MemoryStream : public Imf::OStream {
+ public:
+  MemoryStream() : Imf::OStream("memory") {}
+  void write(const char c[], int n) override {
+    if (position_ + size_t(n) > bytes.size()) bytes.resize(position_ + size_t(n));
+    std::memcpy(bytes.data() + position_, c, size_t(n));
+    position_ += size_t(n);
+  }
+  uint64_t tellp() override { return position_; }
+  void seekp(uint64_t position) override { position_ = position; }
+  std::vector<uint8_t> bytes;
+
+ private:
+  size_t position_ = 0;
+};
+
+}  // namespace
+
+Result<std::vector<uint8_t>> encode_exr_rgb_half(const std::vector<float>& rgb, uint32_t width, uint32_t height,
+                                                 const std::string& source) {
+  std::vector<Imath::half> halves(rgb.begin(), rgb.end());
+  MemoryStream stream;
+  try {
+    Imf::Header header(static_cast<int>(width), static_cast<int>(height));
+    header.compression() = Imf::ZIP_COMPRESSION;
+    const char* names[3] = {"R", "G", "B"};
+    Imf::FrameBuffer frame;
+    for (int c = 0; c < 3; ++c) {
+      header.channels().insert(names[c], Imf::Channel(Imf::HALF));
+      frame.insert(names[c], Imf::Slice(Imf::HALF, reinterpret_cast<char*>(halves.data() + c), 3 * sizeof(Imath::half),
+                                        size_t(width) * 3 * sizeof(Imath::half)));
+    }
+    Imf::OutputFile file(stream, header);  // its destructor finishes the file (the offset table)
+    file.setFrameBuffer(frame);
+    file.writePixels(int(height));
+  } catch (const std::exception& e) {
+    return make_error(ErrorCode::Io, source, std::string("OpenEXR failed to encode the texture: ") + e.what());
+  }
+  return std::move(stream.bytes);
+}
+
 Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& options) {
   const uint32_t n = vat.geometry.vertex_count();
   if (vat.clips.empty()) return make_error(ErrorCode::Unsupported, vat.source, "holds no clip to export");
@@ -189,7 +242,13 @@ Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& optio
   }
   const glm::vec3 span = out.remap_max - out.remap_min;
 
-  std::vector<uint16_t> rgb(size_t(L.width) * L.height * 3, 0);
+  // The values in [0, 1] each texel holds, as the chosen format stores them (`stored`).
+  const bool exr = options.image == OpenVatImage::Exr16;
+  auto stored = [exr](float unit) {
+    unit = std::clamp(unit, 0.0f, 1.0f);
+    return exr ? float(Imath::half(unit)) : float(quantize(unit)) / 65535.0f;
+  };
+  std::vector<float> rgb(size_t(L.width) * L.height * 3, 0.0f);
   for (uint32_t f = 0; f < L.frames; ++f) {
     for (uint32_t i = 0; i < n; ++i) {
       const size_t x = i % L.width;
@@ -198,12 +257,12 @@ Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& optio
       const glm::vec3 nv = normals[size_t(f) * n + i];
       glm::vec3 decoded, decoded_normal;
       for (int a = 0; a < 3; ++a) {
-        const uint16_t q = span[a] > 0.0f ? quantize((d[a] - out.remap_min[a]) / span[a]) : 0;
+        const float q = span[a] > 0.0f ? stored((d[a] - out.remap_min[a]) / span[a]) : 0.0f;
         rgb[(y * L.width + x) * 3 + a] = q;
-        decoded[a] = out.remap_min[a] + span[a] * (float(q) / 65535.0f);
-        const uint16_t qn = quantize(nv[a] * 0.5f + 0.5f);
+        decoded[a] = out.remap_min[a] + span[a] * q;
+        const float qn = stored(nv[a] * 0.5f + 0.5f);
         rgb[((y + L.height / 2) * L.width + x) * 3 + a] = qn;
-        decoded_normal[a] = float(qn) / 65535.0f * 2.0f - 1.0f;
+        decoded_normal[a] = qn * 2.0f - 1.0f;
       }
       out.position_error = std::max(out.position_error, glm::length(decoded - d));
       if (glm::length(nv) > 0.0f) {
@@ -213,9 +272,14 @@ Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& optio
       }
     }
   }
-  Result<std::vector<uint8_t>> png = encode_png_rgb16(rgb, L.width, L.height, vat.source);
-  if (!png) return png.error();
-  out.texture_png = std::move(*png);
+  auto png = [&] {
+    std::vector<uint16_t> q(rgb.size());
+    for (size_t k = 0; k < rgb.size(); ++k) q[k] = quantize(rgb[k]);
+    return encode_png_rgb16(q, L.width, L.height, vat.source);
+  };
+  Result<std::vector<uint8_t>> texture = exr ? encode_exr_rgb_half(rgb, L.width, L.height, vat.source) : png();
+  if (!texture) return texture.error();
+  out.texture = std::move(*texture);
   out.mesh_glb = write_mesh(vat, L);
 
   json animations = json::object();
@@ -251,6 +315,7 @@ Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& optio
         {"wraps", L.wraps},
         {"vertices", n},
         {"normals", "packed"},
+        {"image", exr ? "exr16" : "png16"},
         {"axes", "blender"},
         {"addressTexCoord", 1},
         {"positionErrorMax", glb::json_number(out.position_error)},
