@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """An independent reader of `vatkit export --to openvat`'s files, written from docs/openvat.md
-(standard library only: its own PNG and GLB readers), checked against the reference skinner.
+(standard library only: its own PNG, OpenEXR and GLB readers), checked against the reference
+skinner.
 
 It exports a real asset (Fox: three clips, 1728 vertices, so the vertices wrap onto two row
-blocks), reads the mesh, the 16-bit PNG and the sidecar, shuffles the mesh's vertex order (as an
+blocks) once per texture format (16-bit PNG, half-float EXR), reads the mesh, the texture and the
+sidecar, shuffles the mesh's vertex order (as an
 engine's import may), decodes each vertex's position at several frames of every clip through its
 TEXCOORD_1 address alone, and compares with `vatkit pose` of the source glTF at the frame's time.
-The bound is the export's quantization (half a 16-bit step of the sidecar's Min..Max per channel)
-plus float rounding. It also checks that a decode with a wrong convention (no axis change, or the
+The bound is the export's quantization (half a 16-bit step, or half of half's spacing below 1, of
+the sidecar's Min..Max per channel) plus float rounding. It also checks that a decode with a wrong convention (no axis change, or the
 next frame row) misses the bound, so the comparison can fail.
 
 Usage: openvat_reader.py --vatkit PATH --assets DIR --work DIR
@@ -71,6 +73,54 @@ def read_png_rgb16(path):
     return width, height, rows
 
 
+def read_exr_rgb_half(path):
+    """(width, height, rows) of a scanline OpenEXR file of half R, G, B channels, uncompressed or
+    ZIP (zlib of 16 scanlines, bytes split in two halves, deltas), as the PNG reader gives them but
+    with [0, 1] floats instead of 16-bit integers."""
+    data = open(path, "rb").read()
+    assert struct.unpack("<I", data[:4])[0] == 20000630, path + ": not an OpenEXR file"
+    pos, attributes = 8, {}
+    while data[pos] != 0:
+        name_end = data.index(b"\0", pos)
+        type_end = data.index(b"\0", name_end + 1)
+        (size,) = struct.unpack("<i", data[type_end + 1:type_end + 5])
+        attributes[data[pos:name_end].decode()] = data[type_end + 5:type_end + 5 + size]
+        pos = type_end + 5 + size
+    pos += 1
+    channels, c = [], attributes["channels"]
+    while c[0] != 0:
+        end = c.index(b"\0")
+        channels.append((c[:end].decode(), struct.unpack("<i", c[end + 1:end + 5])[0]))
+        c = c[end + 17:]
+    assert [n for n, _ in channels] == ["B", "G", "R"] and all(t == 1 for _, t in channels), channels
+    x0, y0, x1, y1 = struct.unpack("<iiii", attributes["dataWindow"])
+    width, height = x1 - x0 + 1, y1 - y0 + 1
+    compression = attributes["compression"][0]
+    assert compression in (0, 3), "%s: compression %d" % (path, compression)
+    lines = 16 if compression == 3 else 1
+    blocks = (height + lines - 1) // lines
+    offsets = struct.unpack("<%dQ" % blocks, data[pos:pos + 8 * blocks])
+    rows = []
+    for offset in offsets:
+        y, size = struct.unpack("<ii", data[offset:offset + 8])
+        block = data[offset + 8:offset + 8 + size]
+        count = min(lines, y0 + height - y)
+        raw_size = count * width * 3 * 2
+        if size < raw_size:  # ZIP: undo zlib, the deltas, then the split into two halves
+            t = bytearray(zlib.decompress(block))
+            for i in range(1, len(t)):
+                t[i] = (t[i - 1] + t[i] - 128) & 255
+            half = (len(t) + 1) // 2
+            block = bytearray(len(t))
+            block[0::2], block[1::2] = t[:half], t[half:]
+        for line in range(count):
+            start = line * width * 6
+            b, g, r = (struct.unpack("<%de" % width, bytes(block[start + k * width * 2:start + (k + 1) * width * 2]))
+                       for k in range(3))
+            rows.append(list(zip(r, g, b)))
+    return width, height, rows
+
+
 def read_glb_attributes(path):
     """The first primitive's POSITION and TEXCOORD_1 (float accessors) of a .glb."""
     data = open(path, "rb").read()
@@ -105,15 +155,27 @@ def main():
     parser.add_argument("--work", required=True)
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
+    check(args, "png16")
+    check(args, "exr16")
+
+
+def check(args, image):
     source = os.path.join(args.assets, "khronos", "Fox.glb")
-    base = os.path.join(args.work, "fox")
-    subprocess.run([args.vatkit, "export", source, "--to", "openvat", "-o", base], check=True,
+    base = os.path.join(args.work, "fox_" + image)
+    subprocess.run([args.vatkit, "export", source, "--to", "openvat", "--image", image, "-o", base], check=True,
                    stdout=subprocess.DEVNULL)
 
     sidecar = json.load(open(base + "-remap_info.json"))
     remap = sidecar["os-remap"]
     lo, hi, frames = remap["Min"], remap["Max"], remap["Frames"]
-    width, height, rows = read_png_rgb16(base + "_vat.png")
+    if image == "png16":
+        width, height, rows = read_png_rgb16(base + "_vat.png")
+        scale = 65535.0  # a 16-bit sample is the value times 65535
+        step = [(hi[a] - lo[a]) / 65535.0 for a in range(3)]  # its largest rounding, twice
+    else:
+        width, height, rows = read_exr_rgb_half(base + "_vat.exr")
+        scale = 1.0
+        step = [(hi[a] - lo[a]) * 2.0 ** -11 for a in range(3)]  # half's spacing below 1, twice
     rest, address = read_glb_attributes(base + ".glb")
     assert width & (width - 1) == 0 and height & (height - 1) == 0, "texture sides are powers of two"
 
@@ -141,11 +203,11 @@ def main():
         u, v = address[j]
         x, y = int(u * width), int(v * height) + frame
         q = rows[y][x]
-        d = [lo[a] + (hi[a] - lo[a]) * q[a] / 65535.0 for a in range(3)]
+        d = [lo[a] + (hi[a] - lo[a]) * q[a] / scale for a in range(3)]
         offset = (d[0], d[2], -d[1]) if blender_axes else d  # Blender z-up to glTF y-up
         return [rest[j][a] + offset[a] for a in range(3)]
 
-    bound = 0.5 * math.sqrt(sum(((hi[a] - lo[a]) / 65535.0) ** 2 for a in range(3))) + 1e-4
+    bound = 0.5 * math.sqrt(sum(step[a] ** 2 for a in range(3))) + 1e-4
     worst, checked, wrong_axes, wrong_row = 0.0, 0, 0.0, 0.0
     for name, c in sorted(clips.items()):
         first, last = c["startFrame"], c["endFrame"]
@@ -163,11 +225,11 @@ def main():
                 if frame < last:
                     wrong_row = max(wrong_row, math.dist(decode(j, frame + 1), ref))
                 checked += 1
-    print("openvat: %d vertex-frames decoded through TEXCOORD_1 of a shuffled mesh; worst %.6g (bound %.6g); "
-          "texture %d x %d, %d frames" % (checked, worst, bound, width, height, frames))
+    print("openvat %s: %d vertex-frames decoded through TEXCOORD_1 of a shuffled mesh; worst %.6g (bound %.6g); "
+          "texture %d x %d, %d frames" % (image, checked, worst, bound, width, height, frames))
     assert worst <= bound, "decoded position off by %g > %g" % (worst, bound)
     assert wrong_axes > 10 * bound and wrong_row > 10 * bound, (wrong_axes, wrong_row)
-    print("openvat: a wrong axis convention misses by %.4g, the next row by %.4g" % (wrong_axes, wrong_row))
+    print("openvat %s: a wrong axis convention misses by %.4g, the next row by %.4g" % (image, wrong_axes, wrong_row))
 
 
 if __name__ == "__main__":
