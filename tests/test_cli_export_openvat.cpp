@@ -104,6 +104,14 @@ TEST(CliExportOpenVat, RefusalsLeaveNoFile) {
   }
 }
 
+TEST(CliExportOpenVat, HelpAndImageOption) {
+  expect_help_documents({"export"}, {{"export", {"openvat", "--image", "png16", "exr16"}}});
+  const std::filesystem::path dir = scratch_dir("export_openvat_image");
+  const CommandResult r = vatkit_cli("export --to babylon --image exr16 -o " + shell_quote((dir / "x.json").string()));
+  expect_one_error_line(r, "--image: applies to --to openvat only", 1);
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.json"));
+}
+
 // Any glTF tool opens the mesh: the Khronos validator finds no error in it.
 TEST(CliExportOpenVat, TheMeshPassesTheKhronosValidator) {
   if (run_command("command -v node").exit_code != 0) {

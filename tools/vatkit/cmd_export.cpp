@@ -36,6 +36,9 @@ Command add_export_command(CLI::App& parent) {
       ->option_text("FORMAT");
   add_allow_root_option(app, options->allow_roots);
   return {app, [options]() -> Result<void> {
+            if (!options->image.empty() && options->target != "openvat") {
+              return make_error(ErrorCode::Argument, "--image", "applies to --to openvat only");
+            }
             for (const ExportTarget& t : kExportTargets) {
               if (options->target == t.name) return t.run(*options);
             }
