@@ -1,5 +1,5 @@
-// vatkit/export_openvat.h: a VAT in the files OpenVAT's engine tools read (its Unity, Unreal and
-// Godot decoders), so that those play vatkit's bakes. docs/openvat.md has the convention as read
+// vatkit/export_openvat.h: a VAT in the files OpenVAT (a Blender add-on) writes for its engine
+// decoders, so that those play vatkit's bakes. docs/openvat.md has the convention as read
 // from OpenVAT's sources and every choice made here.
 //
 // What is written (one texture, "packed" normals, RGB: PNG at 16 bits per channel, or OpenEXR at
