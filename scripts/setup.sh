@@ -24,6 +24,8 @@ run_packages=(
   libtinygltf-dev libglm-dev libcli11-dev nlohmann-json3-dev libmeshoptimizer-dev libstb-dev libxxhash-dev
   # headless OpenGL (EGL on Mesa's llvmpipe) and PNG output
   libegl-dev libegl-mesa0 libgl1-mesa-dri libopengl-dev libepoxy-dev libpng-dev
+  # vatkit export --to openvat --image exr16
+  libopenexr-dev
   # vatkit view's HTTP server
   libcpp-httplib-dev
 )

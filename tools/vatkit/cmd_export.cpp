@@ -30,8 +30,15 @@ Command add_export_command(CLI::App& parent) {
                   "Rows per second of animation (default: the target's own; babylon: 60, its glTF loader's frame unit)")
       ->check(CLI::PositiveNumber)
       ->option_text("FPS");
+  app->add_option("--image", options->image,
+                  "openvat: the texture's format, png16 (16-bit PNG, the default) or exr16 (half-float OpenEXR)")
+      ->check(CLI::IsMember({"png16", "exr16"}))
+      ->option_text("FORMAT");
   add_allow_root_option(app, options->allow_roots);
   return {app, [options]() -> Result<void> {
+            if (!options->image.empty() && options->target != "openvat") {
+              return make_error(ErrorCode::Argument, "--image", "applies to --to openvat only");
+            }
             for (const ExportTarget& t : kExportTargets) {
               if (options->target == t.name) return t.run(*options);
             }

@@ -17,6 +17,7 @@ struct ExportOptions {
   std::string output;                    // output path; empty: the target's default beside the input
   std::vector<std::string> allow_roots;  // --allow-root, for glTF inputs
   double fps = 0.0;                      // --fps: rows per second of animation; 0: the target's default
+  std::string image;                     // --image (openvat): "png16", "exr16"; empty: png16
 };
 
 struct ExportTarget {
@@ -27,12 +28,17 @@ struct ExportTarget {
 
 Result<void> export_babylon(const ExportOptions& options);
 Result<void> export_three_vat(const ExportOptions& options);
+Result<void> export_openvat(const ExportOptions& options);
 
 inline constexpr ExportTarget kExportTargets[] = {
     {"babylon",
      "Babylon.js BakedVertexAnimationManager: the JSON of serializeBakedVertexDataToJSON plus a clip manifest",
      export_babylon},
     {"three-vat", "three-vat's glTF file with its THREEVAT_vat extension (format version 3)", export_three_vat},
+    {"openvat",
+     "OpenVAT's engine files: OUT_vat.png (16-bit, packed normals), OUT.glb (mesh, address in TEXCOORD_1), "
+     "OUT-remap_info.json",
+     export_openvat},
 };
 
 }  // namespace vatkit::cli
