@@ -3,12 +3,14 @@
 
 #include <png.h>
 
+#ifdef VATKIT_WITH_OPENEXR
 #include <Imath/half.h>
 #include <OpenEXR/ImfChannelList.h>
 #include <OpenEXR/ImfFrameBuffer.h>
 #include <OpenEXR/ImfHeader.h>
 #include <OpenEXR/ImfIO.h>
 #include <OpenEXR/ImfOutputFile.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "decode/codec.h"
 #include "file/glb_writer.h"
 #include "vatkit/decode.h"
 
@@ -163,6 +166,7 @@ Result<std::vector<uint8_t>> encode_png_rgb16(const std::vector<uint16_t>& rgb, 
   return out;
 }
 
+#ifdef VATKIT_WITH_OPENEXR
 namespace {
 
 // OpenEXR's output stream into memory: the file is written through OutputFile like the others.
@@ -206,6 +210,14 @@ Result<std::vector<uint8_t>> encode_exr_rgb_half(const std::vector<float>& rgb, 
   }
   return std::move(stream.bytes);
 }
+#else
+Result<std::vector<uint8_t>> encode_exr_rgb_half(const std::vector<float>&, uint32_t, uint32_t,
+                                                 const std::string& source) {
+  return make_error(ErrorCode::Unsupported, source,
+                    "this vatkit was built without OpenEXR (a libc++ build, or libopenexr-dev missing): use --image "
+                    "png16");
+}
+#endif
 
 Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& options) {
   const uint32_t n = vat.geometry.vertex_count();
@@ -246,7 +258,7 @@ Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& optio
   const bool exr = options.image == OpenVatImage::Exr16;
   auto stored = [exr](float unit) {
     unit = std::clamp(unit, 0.0f, 1.0f);
-    return exr ? float(Imath::half(unit)) : float(quantize(unit)) / 65535.0f;
+    return exr ? codec::half_to_float(codec::float_to_half(unit)) : float(quantize(unit)) / 65535.0f;
   };
   std::vector<float> rgb(size_t(L.width) * L.height * 3, 0.0f);
   for (uint32_t f = 0; f < L.frames; ++f) {
