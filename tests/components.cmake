@@ -16,7 +16,8 @@
 #
 # Variables (from tests/CMakeLists.txt): VATKIT_BINARY_DIR, VATKIT_SOURCE_DIR, WORK_DIR, CXX, GENERATOR,
 # MAKE_PROGRAM,
-# SANITIZE, LIBCXX, GLM_DIR, TINYGLTF_DIR, MESHOPT_DIR, GLFW_DIR, PKG_CONFIG, GL_CACHE (a ;-list of -D
+# SANITIZE, LIBCXX, GLM_DIR, TINYGLTF_DIR, MESHOPT_DIR, OPENEXR_DIR and IMATH_DIR (when the bake
+# library uses OpenEXR), GLFW_DIR, PKG_CONFIG, GL_CACHE (a ;-list of -D
 # arguments for FindOpenGL, FindPNG and FindZLIB); the environment variables VATKIT_CC (the C compiler)
 # and VATKIT_C_LINK_FLAGS (what a C program linking the sanitized library adds).
 string(REPLACE "|" ";" GL_CACHE "${GL_CACHE}")
@@ -61,7 +62,14 @@ if(flags)
   list(APPEND hide "-DCMAKE_CXX_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
 endif()
 set(env_runtime -Dglm_DIR=${GLM_DIR})
-set(env_bake ${env_runtime} -DTinyGLTF_DIR=${TINYGLTF_DIR} -Dmeshoptimizer_DIR=${MESHOPT_DIR})
+# bake: its config packages, libpng (GL_CACHE's FindPNG and FindZLIB entries) and, where the
+# build has it, OpenEXR with Imath.
+set(png_cache ${GL_CACHE})
+list(FILTER png_cache INCLUDE REGEX "PNG|ZLIB")
+set(env_bake ${env_runtime} -DTinyGLTF_DIR=${TINYGLTF_DIR} -Dmeshoptimizer_DIR=${MESHOPT_DIR} ${png_cache})
+if(OPENEXR_DIR)
+  list(APPEND env_bake -DOpenEXR_DIR=${OPENEXR_DIR} -DImath_DIR=${IMATH_DIR})
+endif()
 set(env_gl ${env_runtime} -DPKG_CONFIG_EXECUTABLE=${PKG_CONFIG} ${GL_CACHE})
 if(GLFW_DIR)
   list(APPEND env_gl -Dglfw3_DIR=${GLFW_DIR})
