@@ -89,10 +89,9 @@ std::string frame_path(const std::string& output, uint32_t frames, uint32_t k) {
   return has_ext ? output.substr(0, dot) + number + output.substr(dot) : output + number + ".png";
 }
 
-Result<void> run_render(const RenderOptions& options) {
-  int width = 0, height = 0;
-  if (auto ok = parse_size("render", options.size, "960x540", width, height); !ok) return ok.error();
-  if (auto ok = check_target_size("render", width, height, options.samples); !ok) return ok.error();
+// The options' values (the image size aside): the clock of every frame, and the output's folder,
+// checked before anything is baked or rendered.
+Result<void> check_render_options(const RenderOptions& options) {
   if (!std::isfinite(options.time_s) || std::abs(options.time_s) > kMaxTime) {
     return make_error(ErrorCode::Argument, "render", "--time must be a finite number of seconds, at most 1e7 from 0");
   }
@@ -113,6 +112,27 @@ Result<void> run_render(const RenderOptions& options) {
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir)) {
     return make_error(ErrorCode::Io, options.output, "cannot write here: " + out_dir.string() + " is not a directory");
   }
+  return {};
+}
+
+// The --scene-out file, written (not yet committed) into `files`.
+Result<void> write_scene_file(const RenderOptions& options, const Vat& vat, int width, int height,
+                              const gl::Camera& camera, const gl::SpreadOptions& spread,
+                              std::vector<OutputFile>& files) {
+  Result<OutputFile> file = OutputFile::create(options.scene_out);
+  if (!file) return file.error();
+  Result<std::string> text = scene_json(options, vat, width, height, camera, spread);
+  if (!text) return text.error();
+  if (auto ok = file->write(*text); !ok) return ok.error();
+  files.push_back(std::move(*file));
+  return {};
+}
+
+Result<void> run_render(const RenderOptions& options) {
+  int width = 0, height = 0;
+  if (auto ok = parse_size("render", options.size, "960x540", width, height); !ok) return ok.error();
+  if (auto ok = check_target_size("render", width, height, options.samples); !ok) return ok.error();
+  if (auto ok = check_render_options(options); !ok) return ok.error();
 
   Result<Vat> vat = load_or_bake(options.file, options.allow_roots, options.bake);
   if (!vat) return vat.error();
@@ -158,12 +178,7 @@ Result<void> run_render(const RenderOptions& options) {
   image.pixels.resize(size_t(width) * size_t(height) * 4);
   std::vector<OutputFile> files;  // committed once the report reached stdout
   if (!options.scene_out.empty()) {
-    Result<OutputFile> file = OutputFile::create(options.scene_out);
-    if (!file) return file.error();
-    Result<std::string> text = scene_json(options, *vat, width, height, camera, spread);
-    if (!text) return text.error();
-    if (auto ok = file->write(*text); !ok) return ok.error();
-    files.push_back(std::move(*file));
+    if (auto ok = write_scene_file(options, *vat, width, height, camera, spread, files); !ok) return ok.error();
   }
   for (uint32_t k = 0; k < options.frames; ++k) {
     const auto t = static_cast<float>(options.time_s + double(k) / options.fps);
