@@ -1,0 +1,40 @@
+# Pastes the one decode, engines/hlsl/vatkit_openvat_decode.hlsl, into the engine files between
+# their marker lines, so that the shipped files are self-contained (a Shader Graph include, an
+# Unreal .ush, an Unreal Custom node body) and still hold exactly one definition of the decode:
+#   cmake -P engines/generate.cmake              rewrites the engine files
+#   cmake -DCHECK=ON -P engines/generate.cmake   rewrites nothing; fails naming every engine file
+#                                                whose pasted copy differs (ctest engines_generated)
+cmake_minimum_required(VERSION 3.20)
+set(dir ${CMAKE_CURRENT_LIST_DIR})
+file(READ ${dir}/hlsl/vatkit_openvat_decode.hlsl decode)
+set(begin "// BEGIN vatkit_openvat_decode.hlsl")
+set(end "// END vatkit_openvat_decode.hlsl")
+set(targets unity/VatkitOpenVat.hlsl unreal/VatkitOpenVat.ush unreal/VatkitOpenVatCustomNode.hlsl)
+set(stale "")
+foreach(target IN LISTS targets)
+  file(READ ${dir}/${target} text)
+  string(FIND "${text}" "${begin}" b)
+  string(FIND "${text}" "${end}" e)
+  if(b EQUAL -1 OR e EQUAL -1 OR e LESS b)
+    message(FATAL_ERROR "engines/${target}: no '${begin}' line followed by an '${end}' line")
+  endif()
+  # Keep the BEGIN line whole (it says where the copy comes from) and everything from END on.
+  string(SUBSTRING "${text}" ${b} -1 from_begin)
+  string(FIND "${from_begin}" "\n" newline)
+  math(EXPR head_length "${b} + ${newline} + 1")
+  string(SUBSTRING "${text}" 0 ${head_length} head)
+  string(SUBSTRING "${text}" ${e} -1 tail)
+  set(generated "${head}${decode}${tail}")
+  if(NOT generated STREQUAL text)
+    list(APPEND stale engines/${target})
+    if(NOT CHECK)
+      file(WRITE ${dir}/${target} "${generated}")
+      message(STATUS "engines/generate.cmake: wrote engines/${target}")
+    endif()
+  endif()
+endforeach()
+if(CHECK AND stale)
+  string(REPLACE ";" ", " stale "${stale}")
+  message(FATAL_ERROR "engines/generate.cmake: ${stale}: the pasted decode differs from "
+                      "engines/hlsl/vatkit_openvat_decode.hlsl (run: cmake -P engines/generate.cmake)")
+endif()
