@@ -89,7 +89,8 @@ bool read_png16(const std::vector<uint8_t>& bytes, Png16& out) {
   out.rgb.assign(rgb16 ? size_t(out.width) * out.height * 3 : 0, 0);
   if (rgb16) {
     png_set_swap(png);  // PNG samples are big-endian
-    for (uint32_t y = 0; y < out.height; ++y) rows.push_back(reinterpret_cast<png_bytep>(&out.rgb[size_t(y) * out.width * 3]));
+    for (uint32_t y = 0; y < out.height; ++y)
+      rows.push_back(reinterpret_cast<png_bytep>(&out.rgb[size_t(y) * out.width * 3]));
     png_read_image(png, rows.data());
   }
   png_destroy_read_struct(&png, &info, nullptr);
@@ -283,9 +284,10 @@ TEST_F(OpenVatHlsl, EveryEngineFileDecodesFoxAsVatkitDoes) {
   for (const Engine& engine : engines) {
     SCOPED_TRACE(engine.variant + (engine.bottom_up ? " bottom-up" : ""));
     const Worst worst = run_variant(*vat, e, engine, identity(e.rest.size()));
-    std::printf("[openvat hlsl] %-11s %s %zu vertex-frames: position error %.3g (bound %.3g), normal %.3g deg (bound %.3g)\n",
-                engine.variant.c_str(), engine.bottom_up ? "bottom-up" : "top-down ", worst.compared, worst.position,
-                position_bound, worst.normal_degrees, normal_bound);
+    std::printf(
+        "[openvat hlsl] %-11s %s %zu vertex-frames: position error %.3g (bound %.3g), normal %.3g deg (bound %.3g)\n",
+        engine.variant.c_str(), engine.bottom_up ? "bottom-up" : "top-down ", worst.compared, worst.position,
+        position_bound, worst.normal_degrees, normal_bound);
     EXPECT_GT(worst.compared, 0u);
     EXPECT_LE(worst.position, position_bound);
     EXPECT_LE(worst.normal_degrees, normal_bound);
