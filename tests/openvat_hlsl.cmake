@@ -3,20 +3,13 @@
 # glslang's HLSL front end to SPIR-V, validated by spirv-val and translated by SPIRV-Cross to GLSL
 # 4.30 (inputs and outputs renamed by location to the names the test feeds and captures); then
 # the test binary's OpenVatHlsl tests run that GLSL on vatkit's OpenVAT export of Fox
-# (tests/test_gl_openvat_hlsl.cpp). Any tool's failure fails the test with its output.
+# (tests/test_gl_openvat_hlsl.cpp). Any tool's failure fails the test (COMMAND_ERROR_IS_FATAL),
+# after the variant's name and the tool's output.
 #   cmake -DGLSLANG=... -DSPIRV_VAL=... -DSPIRV_CROSS=... (gl/CMakeLists.txt's tool arguments)
 #         -DSOURCE_DIR=<repository> -DWORK_DIR=... -DTESTS=<vatkit_tests> -P openvat_hlsl.cmake
 cmake_minimum_required(VERSION 3.20)
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
-
-function(run what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " command "${ARGN}")
-    message(FATAL_ERROR "openvat_hlsl: ${what}: ${command} failed (${rc}):\n${out}")
-  endif()
-endfunction()
 
 # Unreal compiles a Custom node's code inside a function, where the node file defines a struct
 # with member functions. glslang rejects member functions of a struct defined inside a function
@@ -36,12 +29,15 @@ set(harness ${SOURCE_DIR}/tests/engines/openvat_harness.hlsl)
 foreach(variant core unity unity_bare unreal_ush unreal_node)
   string(TOUPPER ${variant} define)
   set(stem ${WORK_DIR}/${variant})
-  run(${variant} ${GLSLANG} -D -V -S vert -e main --auto-map-locations -DVARIANT_${define} -I${SOURCE_DIR}/engines
-      -I${WORK_DIR} -o ${stem}.spv ${harness})
-  run(${variant} ${SPIRV_VAL} ${stem}.spv)
-  run(${variant} ${SPIRV_CROSS} ${stem}.spv --version 430 --no-es --output ${stem}.vert.glsl
-      --rename-interface-variable in 0 a_rest --rename-interface-variable in 1 a_address
-      --rename-interface-variable out 0 v_position --rename-interface-variable out 1 v_normal)
+  message(STATUS "openvat_hlsl: ${variant}")
+  execute_process(COMMAND_ERROR_IS_FATAL ANY
+    COMMAND ${GLSLANG} -D -V -S vert -e main --auto-map-locations -DVARIANT_${define} -I${SOURCE_DIR}/engines
+            -I${WORK_DIR} -o ${stem}.spv ${harness})
+  execute_process(COMMAND_ERROR_IS_FATAL ANY COMMAND ${SPIRV_VAL} ${stem}.spv)
+  execute_process(COMMAND_ERROR_IS_FATAL ANY
+    COMMAND ${SPIRV_CROSS} ${stem}.spv --version 430 --no-es --output ${stem}.vert.glsl
+            --rename-interface-variable in 0 a_rest --rename-interface-variable in 1 a_address
+            --rename-interface-variable out 0 v_position --rename-interface-variable out 1 v_normal)
 endforeach()
 
 execute_process(COMMAND ${CMAKE_COMMAND} -E env VATKIT_OPENVAT_GLSL_DIR=${WORK_DIR} ${TESTS} --gtest_filter=OpenVatHlsl.*
