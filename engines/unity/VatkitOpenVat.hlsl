@@ -126,8 +126,10 @@ void VatkitOpenVatBare_float(Texture2D VatTexture, float2 TextureSize, float2 Ad
     Normal = vatkit_openvat_blender_to_unity(normal);
 }
 
-// Half precision graphs: the decode stays in float (a half holds 11 significant bits, coarser than
-// the texture's 16); set the node's precision to Single where the graph allows.
+// Half precision graphs: these forms exist so that such graphs compile; the decode itself runs in
+// float. Where half is a real 16-bit float (mobile GPUs), a half address cannot tell texels apart
+// in textures 1024 or more wide (11 significant bits) and half positions are coarser than the
+// texture's 16 bits: set the node's precision to Single.
 void VatkitOpenVatBare_half(Texture2D VatTexture, half2 TextureSize, half2 AddressUV, half Frame,
                             half3 RemapMin, half3 RemapMax, half3 RestPosition,
                             out half3 Position, out half3 Normal)
