@@ -6,7 +6,8 @@
 //                        selects the bottom-up texture rows (the texture uploaded so)
 //   VARIANT_UNITY        engines/unity/VatkitOpenVat.hlsl's VatkitOpenVat_float through a stand-in
 //                        for Unity's UnityTexture2D (its documented members), Unity's axes
-//   VARIANT_UNITY_BARE   the same file's VatkitOpenVatBare_float
+//   VARIANT_UNITY_BARE   the same file's VatkitOpenVatBare_float, included as a hand-written
+//                        shader without UnityTexture2D does
 //   VARIANT_UNREAL_USH   engines/unreal/VatkitOpenVat.ush's VatkitOpenVatUnreal, Unreal's axes
 //   VARIANT_UNREAL_NODE  engines/unreal/VatkitOpenVatCustomNode.hlsl's code inside a function
 //                        shaped as Unreal generates a Custom node's (inputs as parameters,
@@ -15,13 +16,16 @@
 // startFrame, endFrame, framerate, looping; u_time: seconds into the clip).
 #if defined(VARIANT_CORE)
 #include "hlsl/vatkit_openvat_decode.hlsl"
-#elif defined(VARIANT_UNITY) || defined(VARIANT_UNITY_BARE)
+#elif defined(VARIANT_UNITY)
 struct UnityTexture2D {
     Texture2D tex;
     SamplerState samplerstate;
     float4 texelSize;
     float4 scaleTranslate;
 };
+#include "unity/VatkitOpenVat.hlsl"
+#elif defined(VARIANT_UNITY_BARE)
+#define VATKIT_OPENVAT_NO_UNITY_TEXTURE2D  // as a hand-written shader without Texture.hlsl
 #include "unity/VatkitOpenVat.hlsl"
 #elif defined(VARIANT_UNREAL_USH)
 #include "unreal/VatkitOpenVat.ush"
