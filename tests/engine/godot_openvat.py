@@ -18,6 +18,10 @@ whole-image difference down 16-fold; the whole-image MAD (the browser parity tes
 printed too. The images go to --work.
 
 Usage: godot_openvat.py --vatkit PATH --godot PATH --xvfb-run PATH --project DIR --assets DIR --work DIR
+       [--asset PATH] [--image png16|exr16] [--compress]
+--asset (under --assets, default khronos/Fox.glb), --image (default png16) and --compress (import
+the mesh with Godot's default vertex compression, UV2 in half floats) are for the measurements in
+docs/godot.md; the ctest runs the defaults.
 """
 import argparse
 import json
@@ -149,15 +153,19 @@ def main():
     parser = argparse.ArgumentParser()
     for option in ("--vatkit", "--godot", "--xvfb-run", "--project", "--assets", "--work"):
         parser.add_argument(option, required=True)
+    parser.add_argument("--asset", default=os.path.join("khronos", "Fox.glb"))
+    parser.add_argument("--image", default="png16", choices=("png16", "exr16"))
+    parser.add_argument("--compress", action="store_true")
     args = parser.parse_args()
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     work = os.path.abspath(args.work)
 
-    vat = os.path.join(work, "fox.vat.glb")
-    run([args.vatkit, "bake", os.path.join(args.assets, "khronos", "Fox.glb"), "--encoding", "delta", "-o", vat])
-    base = os.path.join(work, "fox")
-    run([args.vatkit, "export", vat, "--to", "openvat", "-o", base])
+    vat = os.path.join(work, "asset.vat.glb")
+    run([args.vatkit, "bake", os.path.join(args.assets, args.asset), "--encoding", "delta", "-o", vat])
+    base = os.path.join(work, "asset")
+    run([args.vatkit, "export", vat, "--to", "openvat", "--image", args.image, "-o", base])
+    texture = base + ("_vat.png" if args.image == "png16" else "_vat.exr")
     sidecar = json.load(open(base + "-remap_info.json"))
 
     scenes, references = [], []
@@ -176,26 +184,27 @@ def main():
     project = os.path.join(work, "project")
     shutil.copytree(args.project, project, ignore=shutil.ignore_patterns(".import", "asset"))
     os.makedirs(os.path.join(project, "asset"))
-    mesh = os.path.join(project, "asset", "fox.glb")
+    mesh = os.path.join(project, "asset", "asset.glb")
     shuffle_glb(base + ".glb", mesh, seed=7)
     # The import's settings: Godot's scene importer reads them from here on the first import.
     # Compress off keeps UV2 in 32-bit floats (docs/godot.md).
     with open(mesh + ".import", "w") as f:
-        f.write('[remap]\n\nimporter="scene"\ntype="PackedScene"\n\n[params]\n\nmeshes/compress=false\n')
+        f.write('[remap]\n\nimporter="scene"\ntype="PackedScene"\n\n[params]\n\nmeshes/compress=%s\n'
+                % ("true" if args.compress else "false"))
     godot = [args.xvfb_run, "-a", "-s", "-screen 0 640x480x24", args.godot, "--audio-driver", "Dummy", "--path", project]
     # The editor imports the project's new files and quits. Godot 3.2.3 under Xvfb sometimes crashes
     # while shutting down after a complete import (signal 11, about 1 run in 5 here): the import is
     # judged by its products instead, the .md5 file being written last, and by the renders below.
     result = subprocess.run(godot + ["--editor", "--quit"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     products = os.listdir(os.path.join(project, ".import")) if os.path.isdir(os.path.join(project, ".import")) else []
-    if not any(f.startswith("fox.glb-") and f.endswith(".md5") for f in products):
+    if not any(f.startswith("asset.glb-") and f.endswith(".md5") for f in products):
         sys.stdout.write(result.stdout)
-        raise AssertionError("Godot's editor (exit %d) did not import asset/fox.glb" % result.returncode)
+        raise AssertionError("Godot's editor (exit %d) did not import asset/asset.glb" % result.returncode)
     if result.returncode != 0:
-        print("Godot's editor exited %d after importing asset/fox.glb (its shutdown crash); the import is complete"
+        print("Godot's editor exited %d after importing asset/asset.glb (its shutdown crash); the import is complete"
               % result.returncode)
     outputs = [os.path.join(work, "godot%d.png" % (k + 1)) for k in range(len(TIMES))]
-    print(run(godot + ["--", "--mesh", "res://asset/fox.glb", "--texture", base + "_vat.png",
+    print(run(godot + ["--", "--mesh", "res://asset/asset.glb", "--texture", texture,
                        "--sidecar", base + "-remap_info.json", "--clip", names[0], "--times",
                        ",".join(repr(t) for t in times), "--scene", os.path.join(work, "scene1.json"),
                        "--out", ",".join(outputs)]).count("render_openvat:"), "images rendered by Godot")
