@@ -5,10 +5,12 @@
 //
 // Contract (docs/openvat.md has the convention):
 // - vat_texture: the exported texture, positions in the top half and packed normals (n * 0.5 + 0.5)
-//   in the bottom half, values in [0, 1]. Read with texelFetch (no filtering, no mipmaps), so the
-//   texture's filter flags do not matter; it must hold the values unchanged: no sRGB conversion and
-//   no 8-bit truncation (Image.load truncates a 16-bit PNG to 8 bits in Godot 3.2:
-//   vatkit_openvat.gd's load_texture keeps 16 bits).
+//   in the bottom half, values in [0, 1]. Read at texel centres from mipmap level 0 (textureLod),
+//   so filtering and mipmaps do not change a value; it must hold the values unchanged: no sRGB
+//   conversion and no 8-bit truncation (Image.load truncates a 16-bit PNG to 8 bits in Godot 3.2:
+//   vatkit_openvat.gd's load_texture keeps 16 bits). Not texelFetch: on Godot 3.2.3 with Mesa, an
+//   8-bit texture created with flags 0 came back altered through texelFetch (as if sRGB-decoded)
+//   and unaltered through textureLod (docs/godot.md).
 // - remap_min, remap_max: the sidecar's "os-remap" Min and Max (Blender axes, as the texels).
 // - start_frame, end_frame, framerate, looping: one clip of the sidecar's "animations" table
 //   (texture rows, inclusive; rows a second; whether it repeats).
@@ -49,6 +51,11 @@ vec3 from_blender(vec3 v) {
 	return vec3(v.x, v.z, -v.y);
 }
 
+// The texel at t (from the top left) of a texture of the given size.
+vec3 texel_at(ivec2 t, ivec2 size) {
+	return textureLod(vat_texture, (vec2(t) + 0.5) / vec2(size), 0.0).rgb;
+}
+
 void vertex() {
 	ivec2 size = textureSize(vat_texture, 0);
 	ivec2 texel = ivec2(floor(UV2 * vec2(size)));
@@ -60,8 +67,8 @@ void vertex() {
 	ivec2 a = texel + ivec2(0, int(start_frame) + row);
 	ivec2 b = texel + ivec2(0, int(start_frame) + next);
 	ivec2 half_down = ivec2(0, size.y / 2);
-	vec3 offset = mix(texelFetch(vat_texture, a, 0).rgb, texelFetch(vat_texture, b, 0).rgb, blend);
-	vec3 normal = mix(texelFetch(vat_texture, a + half_down, 0).rgb, texelFetch(vat_texture, b + half_down, 0).rgb, blend);
+	vec3 offset = mix(texel_at(a, size), texel_at(b, size), blend);
+	vec3 normal = mix(texel_at(a + half_down, size), texel_at(b + half_down, size), blend);
 	VERTEX += from_blender(remap_min + offset * (remap_max - remap_min));
 	NORMAL = normalize(from_blender(normal * 2.0 - 1.0));
 }
