@@ -42,7 +42,10 @@ func _run():
 	var material = OpenVat.make_material(sidecar, texture, args["clip"]) if texture else null
 	var packed = load(args["mesh"]) if scene else null
 	if scene == null or material == null or packed == null:
-		printerr("render_openvat: %s: not loaded" % args["mesh"] if scene and material else "render_openvat: inputs not loaded")
+		printerr("render_openvat: %s not loaded (the error above says why)" % ("the mesh" if scene and material else "an input"))
+		return 1
+	if not scene.has("instances") or scene["instances"].empty() or not scene.has("camera"):
+		printerr("%s: no instances or no camera" % args["scene"])
 		return 1
 	var viewport = _viewport(scene)
 	var camera = _camera(scene)

@@ -131,8 +131,7 @@ def shuffle_glb(source, target, seed):
 
 
 def clip_time(scene):
-    """The instance's clip name-less playback at the scene's time, as the clip's local time in
-    seconds (a Repeat band: phase u - floor(u) of the elapsed cycles u, docs/playback.md)."""
+    """The instance's playback at the scene's time as the clip's local time in seconds (a Repeat band: phase u - floor(u) of the elapsed cycles u, docs/playback.md)."""
     instance = scene["instances"][0]["instance"]
     clip = instance["clip"]
     assert clip["loopMode"] == "repeat" and instance.get("loopMode", "repeat") == "repeat", instance
@@ -141,8 +140,13 @@ def clip_time(scene):
     return (u - math.floor(u)) * rows / clip["fps"]
 
 
+# A Godot script error stops the script but not the engine: every command gets this long.
+COMMAND_TIMEOUT_S = 120
+
+
 def run(command, **kwargs):
-    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
+    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            timeout=COMMAND_TIMEOUT_S, **kwargs)
     if result.returncode != 0:
         sys.stdout.write(result.stdout)
         raise AssertionError("%s exited %d" % (command[0], result.returncode))
@@ -195,7 +199,8 @@ def main():
     # The editor imports the project's new files and quits. Godot 3.2.3 under Xvfb sometimes crashes
     # while shutting down after a complete import (signal 11, about 1 run in 5 here): the import is
     # judged by its products instead, the .md5 file being written last, and by the renders below.
-    result = subprocess.run(godot + ["--editor", "--quit"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    result = subprocess.run(godot + ["--editor", "--quit"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            timeout=COMMAND_TIMEOUT_S)
     products = os.listdir(os.path.join(project, ".import")) if os.path.isdir(os.path.join(project, ".import")) else []
     if not any(f.startswith("asset.glb-") and f.endswith(".md5") for f in products):
         sys.stdout.write(result.stdout)
