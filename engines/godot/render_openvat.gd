@@ -92,12 +92,10 @@ func _arguments():
 
 
 func _read_json(path):
-	var file = File.new()
-	if file.open(path, File.READ) != OK:
-		printerr("%s: cannot be opened" % path)
+	var bytes = OpenVat.read_bytes(path)
+	if bytes == null:
 		return null
-	var parsed = JSON.parse(file.get_as_text())
-	file.close()
+	var parsed = JSON.parse(bytes.get_string_from_utf8())
 	if parsed.error != OK or typeof(parsed.result) != TYPE_DICTIONARY:
 		printerr("%s: not a JSON object" % path)
 		return null

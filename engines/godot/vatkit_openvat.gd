@@ -18,11 +18,10 @@ const PNG_SIGNATURE = PoolByteArray([137, 80, 78, 71, 13, 10, 26, 10])
 
 # The sidecar (OUT-remap_info.json) as a Dictionary, checked to have os-remap and animations.
 static func read_sidecar(path):
-	var file = File.new()
-	if file.open(path, File.READ) != OK:
-		return _fail(path, "cannot be opened")
-	var parsed = JSON.parse(file.get_as_text())
-	file.close()
+	var bytes = read_bytes(path)
+	if bytes == null:
+		return null
+	var parsed = JSON.parse(bytes.get_string_from_utf8())
 	if parsed.error != OK:
 		return _fail(path, "not JSON (line %d: %s)" % [parsed.error_line, parsed.error_string])
 	var doc = parsed.result
@@ -77,6 +76,16 @@ static func set_clip(material, sidecar, clip_name):
 	return material
 
 
+# A whole file's bytes (null, reported, when it cannot be opened).
+static func read_bytes(path):
+	var file = File.new()
+	if file.open(path, File.READ) != OK:
+		return _fail(path, "cannot be opened")
+	var bytes = file.get_buffer(file.get_len())
+	file.close()
+	return bytes
+
+
 static func _vector(values):
 	return Vector3(values[0], values[1], values[2])
 
@@ -89,11 +98,9 @@ static func _fail(path, reason):
 # A 16-bit RGB, non-interlaced PNG (what vatkit writes) as an Image of FORMAT_RGBF, each sample
 # divided by 65535. Rows that are all zero (the texture's unused rows) are not converted.
 static func _read_png16(path):
-	var file = File.new()
-	if file.open(path, File.READ) != OK:
-		return _fail(path, "cannot be opened")
-	var data = file.get_buffer(file.get_len())
-	file.close()
+	var data = read_bytes(path)
+	if data == null:
+		return null
 	if data.size() < 8 or data.subarray(0, 7) != PNG_SIGNATURE:
 		return _fail(path, "not a PNG")
 	var header = null

@@ -221,13 +221,13 @@ def main():
         rw, rh, theirs = read_png_rgb8(references[k])
         assert (w, h) == (rw, rh) == (WIDTH, HEIGHT), (w, h, rw, rh)
         difference = mad(ours, theirs, region=True)
-        print("t=%g (%s at %.4f s): MAD over the fox %.5f, over the image %.5f; coverage Godot %.4f, vatkit %.4f"
+        print("t=%g (%s at %.4f s): MAD over the model %.5f, over the image %.5f; coverage Godot %.4f, vatkit %.4f"
               % (t, names[0], times[k], difference, mad(ours, theirs), coverage(ours), coverage(theirs)))
         if not (coverage(ours) >= MIN_COVERAGE and coverage(theirs) >= MIN_COVERAGE and difference <= MAX_MAD):
             failures.append("t=%g: MAD %.5f (at most %g) or coverage too small" % (t, difference, MAX_MAD))
         drawn.append(ours)
     between = mad(drawn[0], drawn[1], region=True)
-    print("Godot's images at t=%g and t=%g differ by MAD %.5f over the fox, %.5f over the image"
+    print("Godot's images at t=%g and t=%g differ by MAD %.5f over the model, %.5f over the image"
           % (TIMES[0], TIMES[1], between, mad(drawn[0], drawn[1])))
     if between <= MIN_MAD_BETWEEN_TIMES:
         failures.append("the two times differ by only %.5f (more than %g expected)" % (between, MIN_MAD_BETWEEN_TIMES))
