@@ -1,10 +1,10 @@
 # vatkit_openvat.gd: loads `vatkit export --to openvat` files into a Godot 3 project at run time
-# and makes the material that plays them with vatkit_openvat.shader (docs/godot.md). Use it with
-# preload (it declares no class_name, so it needs no editor class cache):
+# and makes the material that plays them with vatkit_openvat.shader (docs/godot.md). Load it by
+# path (it declares no class_name, so it needs no editor class cache):
 #
-#   const OpenVat = preload("res://vatkit_openvat.gd")
-#   var sidecar = OpenVat.read_sidecar("user://fox-remap_info.json")
-#   var texture = OpenVat.load_texture("user://fox_vat.png")
+#   var OpenVat = load("res://vatkit_openvat.gd")
+#   var sidecar = OpenVat.read_sidecar("/data/fox-remap_info.json")
+#   var texture = OpenVat.load_texture("/data/fox_vat.png")
 #   var material = OpenVat.make_material(sidecar, texture, "Walk")
 #   $Fox.material_override = material   # the MeshInstance of the imported fox.glb
 #

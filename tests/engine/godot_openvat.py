@@ -195,7 +195,10 @@ def main():
     with open(mesh + ".import", "w") as f:
         f.write('[remap]\n\nimporter="scene"\ntype="PackedScene"\n\n[params]\n\nmeshes/compress=%s\n'
                 % ("true" if args.compress else "false"))
-    godot = [args.xvfb_run, "-a", "-s", "-screen 0 640x480x24", args.godot, "--audio-driver", "Dummy", "--path", project]
+    # -n: search for a free display from 142, away from the 99 where other tests' xvfb-run -a starts
+    # (two searches from one number at once can pick the same display).
+    godot = [args.xvfb_run, "-a", "-n", "142", "-s", "-screen 0 640x480x24", args.godot, "--audio-driver", "Dummy",
+             "--path", project]
     # The editor imports the project's new files and quits. Godot 3.2.3 under Xvfb sometimes crashes
     # while shutting down after a complete import (signal 11, about 1 run in 5 here): the import is
     # judged by its products instead, the .md5 file being written last, and by the renders below.
