@@ -6,7 +6,7 @@
 #   var sidecar = OpenVat.read_sidecar("/data/fox-remap_info.json")
 #   var texture = OpenVat.load_texture("/data/fox_vat.png")
 #   var material = OpenVat.make_material(sidecar, texture, "Walk")
-#   $Fox.material_override = material   # the MeshInstance of the imported fox.glb
+#   $Fox/openvat.material_override = material   # the imported fox.glb's MeshInstance
 #
 # Every function reports a failure as one error line naming the file and the reason
 # (push_error) and returns null: nothing half-made.
