@@ -13,7 +13,8 @@
 #          assimp test models, Node.js and npm with the Khronos glTF validator, Chromium and the
 #          web tooling of web/package.json (three.js, Babylon.js) for the browser tests, and for the
 #          Windows stage (scripts/windows.sh) the MinGW-w64 cross compiler and Wine, and glslang,
-#          SPIRV-Tools and SPIRV-Cross for the shader exports (the build makes them where found)
+#          SPIRV-Tools and SPIRV-Cross for the shader exports (the build makes them where found),
+#          and Godot 3 for the engine test of the OpenVAT export
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -40,6 +41,7 @@ test_packages=(
   g++-mingw-w64-x86-64 wine64  # the runtime cross-built for Windows and its tests run under Wine
   glslang-tools spirv-tools spirv-cross  # the decode chunk exported to SPIR-V, HLSL and Metal (docs/shaders.md)
   pybind11-dev python3-dev python3-numpy python3-pytest  # the Python bindings (python/) and their pytest suite
+  godot3  # the engine test: Godot 3.2 plays the OpenVAT export under Xvfb (engines/godot/, docs/godot.md)
 )
 
 groups=("$@")

@@ -44,9 +44,10 @@ if [[ ${VATKIT_SKIP_SANITIZE:-0} != 1 ]]; then
   # level of every asset, the Node validator, the culling test's CPU mirror of every instance,
   # bakes repeated at several thread counts) ran in the release stage; under the sanitizers they
   # would take most of this stage and exercise no code the remaining tests do not. The web tests
-  # (label web: JavaScript under Node and Chromium) ran there too.
+  # (label web: JavaScript under Node and Chromium) and the engine tests (label engine: Godot) ran
+  # there too.
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir "$san" --output-on-failure --parallel "$jobs" --timeout 1800 -LE 'web|python' \
+    ctest --test-dir "$san" --output-on-failure --parallel "$jobs" --timeout 1800 -LE 'web|python|engine' \
       -E 'Lod.EveryLevelIsWithinItsBudget|Lod.LevelsKeepWhatMotionNeeds|CliBake.EveryEncodingAndPrecision|VatFile.RealBakesRoundTrip|Validator|CliBench.WithoutCulling|GlCulling.NeverDrops|BakeDeterminism'
 fi
 
