@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 
 #include <glm/gtc/matrix_transform.hpp>
 
@@ -30,6 +31,7 @@
 #include "vatkit/instance_table.h"
 #include "vatkit/mirror.h"
 #include "vatkit/playback.h"
+#include "vatkit/vat_file.h"
 
 namespace vatkit {
 namespace {
@@ -194,6 +196,109 @@ TEST_F(GlParity, DecodeChunkMatchesDecodeVertices) {
   }
   std::printf("[parity chunk] %zu vertex decodes, worst position error %.3g of the model's size\n", overall.compared,
               overall.position);
+}
+
+// ---- the texel address ------------------------------------------------------------------------
+
+// A shader of one's own as an engine writes it: the decode's vertex is the file's _VAT_VERTEX
+// attribute (a float), not gl_VertexID.
+constexpr const char* kAddressUser = R"(
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_normal;
+layout(location = 9) in float a_vat_vertex;
+uniform ivec4 u_rows;
+uniform vec3 u_mixes;
+out vec3 v_position;
+out vec3 v_normal;
+void main() {
+  VatPose pose;
+  pose.a = VatBand(u_rows.x, u_rows.y, u_mixes.x);
+  pose.b = VatBand(u_rows.z, u_rows.w, u_mixes.y);
+  pose.weight_b = u_mixes.z;
+  VatRest rest = VatRest(a_position, a_normal, vec4(0.0), uvec4(0u), vec4(0.0), uvec4(0u), vec4(0.0));
+  vat_decode(pose, int(a_vat_vertex), rest, v_position, v_normal);
+  gl_Position = vec4(v_position, 1.0);
+}
+)";
+
+// One float-vector attribute of `vao` at `location`, from its own buffer (kept in `buffers`).
+template <class T>
+void shuffled_attribute(GLuint vao, GLuint location, const std::vector<T>& values, std::vector<gl::Buffer>& buffers) {
+  buffers.push_back(gl::create_buffer(values.size() * sizeof(T), values.data(), 0));
+  glVertexArrayVertexBuffer(vao, location, buffers.back().id(), 0, GLsizei(sizeof(T)));
+  glVertexArrayAttribFormat(vao, location, GLint(sizeof(T) / sizeof(float)), GL_FLOAT, GL_FALSE, 0);
+  glVertexArrayAttribBinding(vao, location, location);
+  glEnableVertexArrayAttrib(vao, location);
+}
+
+TEST_F(GlParity, DecodeChunkReadsTheTexelAddressAttribute) {
+  // Fox's vertices in a seeded shuffled order, as an engine's importer may leave them, each with
+  // its _VAT_VERTEX value (texel_addresses, moved with the vertex): drawn in that order, record j
+  // is file vertex j, which must decode as the VAT's vertex src[j] does on the CPU. Read through
+  // gl_VertexID instead, the shuffle would show (checked: most vertices would be wrong).
+  for (Precision precision : {Precision::F16, Precision::Q16}) {
+    const Vat* vat = test::test_bake({"khronos/Fox.glb", Encoding::Delta, precision});
+    ASSERT_NE(vat, nullptr);
+    Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
+    ASSERT_TRUE(gpu.ok()) << gpu.error().message;
+    const uint32_t n = vat->geometry.vertex_count();
+    std::vector<uint32_t> src(n);
+    for (uint32_t v = 0; v < n; ++v) src[v] = v;
+    std::shuffle(src.begin(), src.end(), std::mt19937(20261203));
+    const std::vector<float> addresses = texel_addresses(*vat);
+    ASSERT_EQ(addresses.size(), n);
+    std::vector<glm::vec3> positions(n), normals(n);
+    std::vector<float> address(n);
+    for (uint32_t j = 0; j < n; ++j) {
+      positions[j] = vat->geometry.positions[src[j]];
+      normals[j] = vat->geometry.normals[src[j]];
+      address[j] = addresses[src[j]];
+    }
+    gl::VertexArray vao = gl::create_vertex_array();
+    std::vector<gl::Buffer> buffers;
+    shuffled_attribute(vao.id(), gl::kAttribPosition, positions, buffers);
+    shuffled_attribute(vao.id(), gl::kAttribNormal, normals, buffers);
+    shuffled_attribute(vao.id(), gl::kAttribVertex, address, buffers);
+
+    gl::CaptureDesc desc;
+    desc.name = "address user";
+    desc.vertex_source = std::string(gl::decode_glsl()) + kAddressUser;
+    desc.defines = gl::decode_defines(*vat);
+    desc.defines.push_back("VAT_NO_INSTANCE_TABLE");
+    desc.outputs = {"v_position", "v_normal"};
+    Result<gl::VertexCapture> capture = gl::VertexCapture::create(desc);
+    ASSERT_TRUE(capture.ok()) << capture.error().message;
+    const GLuint program = capture->program().id();
+    gpu->set_decode_uniforms(program);
+    gpu->bind_decode_textures();
+    const float size = model_size(*vat);
+    Worst worst;
+    size_t far = 0;  // file vertices whose own index would have decoded elsewhere
+    std::vector<glm::vec3> cpu_p(n), cpu_n(n);
+    for (const PoseBlend& pose : test_poses(*vat)) {
+      glProgramUniform4i(program, glGetUniformLocation(program, "u_rows"), int(pose.a.row), int(pose.a.row_next),
+                         int(pose.b.row), int(pose.b.row_next));
+      glProgramUniform3f(program, glGetUniformLocation(program, "u_mixes"), pose.a.mix, pose.b.mix, pose.weight_b);
+      Result<std::vector<float>> got = capture->run_floats(n, 1, vao.id());
+      ASSERT_TRUE(got.ok()) << got.error().message;
+      decode_vertices(*vat, pose, 0, cpu_p, cpu_n);
+      for (uint32_t j = 0; j < n; ++j) {
+        const float* r = got->data() + size_t(j) * 6;
+        const glm::vec3 p(r[0], r[1], r[2]);
+        worst.position_error(glm::length(p - cpu_p[src[j]]), "file vertex " + std::to_string(j));
+        worst.normal = std::max(worst.normal, glm::length(glm::vec3(r[3], r[4], r[5]) - cpu_n[src[j]]));
+        const glm::vec3 by_index = positions[j] + (cpu_p[j] - vat->geometry.positions[j]);
+        far += glm::length(by_index - cpu_p[src[j]]) > kPositionBound * size;
+        ++worst.compared;
+      }
+    }
+    std::printf("[parity address] Fox %s shuffled: max position error %.3g (%.3g of size), normal %.3g; %zu of %zu "
+                "records would differ through gl_VertexID\n",
+                to_string(precision), worst.position, worst.position / size, worst.normal, far, worst.compared);
+    EXPECT_LE(worst.position, kPositionBound * size) << "at " << worst.where;
+    EXPECT_LE(worst.normal, kNormalBound);
+    EXPECT_GT(far, worst.compared / 2) << "the shuffle must matter";
+  }
 }
 
 // ---- the crowd's vertex stage -----------------------------------------------------------------

@@ -426,6 +426,9 @@ inline constexpr const char* kSources = "sources";        // array of SourceRang
 inline constexpr const char* kPlanes = "planes";          // array of Plane, at least one
 inline constexpr const char* kLods = "lods";              // optional array of LodLevel, never empty
 inline constexpr const char* kChecksum = "checksum";      // 16 hex digits (checksum.h)
+// Version 3, delta only: the name of the vertex attribute holding each vertex's texel column
+// (kVatVertexAttribute, the only value); absent from rig files.
+inline constexpr const char* kVertexAddress = "vertexAddress";
 inline constexpr const char* kBufferView = "bufferView";  // a plane's texels, an image's bytes
 inline constexpr const char* kIndices = "indices";        // a level's index buffer view
 inline constexpr const char* kGroups = "groups";          // a level's groups (kLodGroupFields)

@@ -221,7 +221,8 @@ function rowRangesTexture(vat) {
 
 // glTF attribute -> three.js attribute name, by encoding (a rig draws its bind-space data).
 const ATTRIBUTE_NAMES = {
-  delta: { POSITION: 'position', NORMAL: 'normal', TANGENT: 'tangent' },
+  // _VAT_VERTEX: the texel column vat_decode reads (parse.js synthesises it for versions 1 and 2).
+  delta: { POSITION: 'position', NORMAL: 'normal', TANGENT: 'tangent', _VAT_VERTEX: 'vatVertex' },
   rig: { _VAT_BIND_POSITION: 'position', _VAT_BIND_NORMAL: 'normal', _VAT_BIND_TANGENT: 'tangent' },
   both: {
     TEXCOORD_0: 'uv', COLOR_0: 'color',
@@ -229,7 +230,7 @@ const ATTRIBUTE_NAMES = {
     _VAT_SLOTS_1: 'vat_slots1', _VAT_SLOT_WEIGHTS_1: 'vat_weights1',
   },
 };
-const ITEM_SIZES = { position: 3, normal: 3, tangent: 4, uv: 2, color: 4 };
+const ITEM_SIZES = { position: 3, normal: 3, tangent: 4, uv: 2, color: 4, vatVertex: 1 };
 
 function makeGeometry(vat) {
   const g = new THREE.BufferGeometry();
