@@ -292,9 +292,10 @@ TEST_F(GlParity, DecodeChunkReadsTheTexelAddressAttribute) {
         ++worst.compared;
       }
     }
-    std::printf("[parity address] Fox %s shuffled: max position error %.3g (%.3g of size), normal %.3g; %zu of %zu "
-                "records would differ through gl_VertexID\n",
-                to_string(precision), worst.position, worst.position / size, worst.normal, far, worst.compared);
+    std::printf(
+        "[parity address] Fox %s shuffled: max position error %.3g (%.3g of size), normal %.3g; %zu of %zu "
+        "records would differ through gl_VertexID\n",
+        to_string(precision), worst.position, worst.position / size, worst.normal, far, worst.compared);
     EXPECT_LE(worst.position, kPositionBound * size) << "at " << worst.where;
     EXPECT_LE(worst.normal, kNormalBound);
     EXPECT_GT(far, worst.compared / 2) << "the shuffle must matter";

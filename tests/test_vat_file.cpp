@@ -1273,7 +1273,8 @@ std::vector<uint8_t> with_vertices_moved(const std::vector<uint8_t>& file, const
     EXPECT_EQ(a["count"], n) << name;
     const size_t element = components.at(a["type"]) * (a["componentType"] == 5123 ? 2 : 4);
     const size_t offset = view_offset(p.doc, a["bufferView"]) + a.value("byteOffset", size_t(0));
-    const std::vector<uint8_t> before(p.bin.begin() + ptrdiff_t(offset), p.bin.begin() + ptrdiff_t(offset + n * element));
+    const std::vector<uint8_t> before(p.bin.begin() + ptrdiff_t(offset),
+                                      p.bin.begin() + ptrdiff_t(offset + n * element));
     for (uint32_t j = 0; j < n; ++j) std::memcpy(&p.bin[offset + j * element], &before[src[j] * element], element);
   }
   auto remap = [&](size_t view) {
@@ -1330,7 +1331,8 @@ TEST(VatFile, ReorderedVerticesLoadInTexelOrder) {
   // Decoded poses, each file vertex j through the address it carries, equal the unshuffled decode.
   std::vector<PoseBlend> poses;
   for (uint32_t c = 0; c < original->clips.size(); ++c) {
-    for (float t : {0.0f, 0.37f, 0.81f}) poses.push_back(single(clip_rows_at(*original, c, t * original->clips[c].duration_s)));
+    for (float t : {0.0f, 0.37f, 0.81f})
+      poses.push_back(single(clip_rows_at(*original, c, t * original->clips[c].duration_s)));
   }
   poses.push_back({poses[1].a, poses.back().a, 0.4f});  // a blend of two clips
   for (size_t k = 0; k < poses.size(); ++k) {

@@ -313,9 +313,9 @@ void Reader::read_attributes(VatGeometry& g, const json& attributes, const std::
     bool known = addressed && name == kVatVertexAttribute;
     for (const AttrInfo& a : kAttrs) known |= name == a.gltf;
     if (!known) {
-      fail(where + ".attributes." + name,
-           name == kVatVertexAttribute ? "only a delta file of version 3 or later addresses texels by it"
-                                       : "not an attribute of a .vat.glb");
+      fail(where + ".attributes." + name, name == kVatVertexAttribute
+                                              ? "only a delta file of version 3 or later addresses texels by it"
+                                              : "not an attribute of a .vat.glb");
     }
   }
   for (int i = 0; i < kAttrCount; ++i) {
