@@ -3,6 +3,8 @@
 //  - DecodeChunk: the decode chunk on its own (as a renderer of one's own uses it), captured with
 //    transform feedback for arbitrary PoseBlends (two rows, two bands across clips), against
 //    decode_vertices: positions, normals, tangents; both encodings, every precision, wrapped rows.
+//    The shader passes the texel address attribute (VatGpu's kAttribVertex), as an engine passes
+//    the file's _VAT_VERTEX; DecodeChunkReadsTheTexelAddressAttribute draws the vertices shuffled.
 //  - CrowdVertexStage: the vertex shader crowds render with (resolve from the playback table,
 //    decode, world placement), for instances playing different clips, loop modes, speeds,
 //    cross-fades and blends, drawn through a reordered drawn list, at many clock times, against
@@ -88,7 +90,8 @@ std::vector<BakeKey> parity_bakes() {
 
 // ---- the chunk on its own ---------------------------------------------------------------------
 
-// A vertex shader of one's own around the chunk: the pose comes from uniforms.
+// A vertex shader of one's own around the chunk: the pose comes from uniforms, the vertex's texel
+// column from its address attribute (never gl_VertexID).
 constexpr const char* kChunkUser = R"(
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
@@ -97,6 +100,7 @@ layout(location = 5) in uvec4 a_slots0;
 layout(location = 6) in vec4 a_weights0;
 layout(location = 7) in uvec4 a_slots1;
 layout(location = 8) in vec4 a_weights1;
+layout(location = 9) in float a_vat_vertex;  // the texel address (_VAT_VERTEX), as an engine passes it
 uniform ivec4 u_rows;     // a.row, a.row_next, b.row, b.row_next
 uniform vec3 u_mixes;     // a.mix, b.mix, weight_b
 out vec3 v_position;
@@ -108,8 +112,8 @@ void main() {
   pose.b = VatBand(u_rows.z, u_rows.w, u_mixes.y);
   pose.weight_b = u_mixes.z;
   VatRest rest = VatRest(a_position, a_normal, a_tangent, a_slots0, a_weights0, a_slots1, a_weights1);
-  vat_decode(pose, gl_VertexID, rest, v_position, v_normal);
-  v_tangent = vat_decode_tangent(pose, gl_VertexID, rest);
+  vat_decode(pose, int(a_vat_vertex), rest, v_position, v_normal);
+  v_tangent = vat_decode_tangent(pose, int(a_vat_vertex), rest);
   gl_Position = vec4(v_position, 1.0);
 }
 )";
@@ -200,27 +204,6 @@ TEST_F(GlParity, DecodeChunkMatchesDecodeVertices) {
 
 // ---- the texel address ------------------------------------------------------------------------
 
-// A shader of one's own as an engine writes it: the decode's vertex is the file's _VAT_VERTEX
-// attribute (a float), not gl_VertexID.
-constexpr const char* kAddressUser = R"(
-layout(location = 0) in vec3 a_position;
-layout(location = 1) in vec3 a_normal;
-layout(location = 9) in float a_vat_vertex;
-uniform ivec4 u_rows;
-uniform vec3 u_mixes;
-out vec3 v_position;
-out vec3 v_normal;
-void main() {
-  VatPose pose;
-  pose.a = VatBand(u_rows.x, u_rows.y, u_mixes.x);
-  pose.b = VatBand(u_rows.z, u_rows.w, u_mixes.y);
-  pose.weight_b = u_mixes.z;
-  VatRest rest = VatRest(a_position, a_normal, vec4(0.0), uvec4(0u), vec4(0.0), uvec4(0u), vec4(0.0));
-  vat_decode(pose, int(a_vat_vertex), rest, v_position, v_normal);
-  gl_Position = vec4(v_position, 1.0);
-}
-)";
-
 // One float-vector attribute of `vao` at `location`, from its own buffer (kept in `buffers`).
 template <class T>
 void shuffled_attribute(GLuint vao, GLuint location, const std::vector<T>& values, std::vector<gl::Buffer>& buffers) {
@@ -262,10 +245,10 @@ TEST_F(GlParity, DecodeChunkReadsTheTexelAddressAttribute) {
 
     gl::CaptureDesc desc;
     desc.name = "address user";
-    desc.vertex_source = std::string(gl::decode_glsl()) + kAddressUser;
+    desc.vertex_source = std::string(gl::decode_glsl()) + kChunkUser;
     desc.defines = gl::decode_defines(*vat);
     desc.defines.push_back("VAT_NO_INSTANCE_TABLE");
-    desc.outputs = {"v_position", "v_normal"};
+    desc.outputs = {"v_position", "v_normal", "v_tangent"};
     Result<gl::VertexCapture> capture = gl::VertexCapture::create(desc);
     ASSERT_TRUE(capture.ok()) << capture.error().message;
     const GLuint program = capture->program().id();
@@ -283,7 +266,7 @@ TEST_F(GlParity, DecodeChunkReadsTheTexelAddressAttribute) {
       ASSERT_TRUE(got.ok()) << got.error().message;
       decode_vertices(*vat, pose, 0, cpu_p, cpu_n);
       for (uint32_t j = 0; j < n; ++j) {
-        const float* r = got->data() + size_t(j) * 6;
+        const float* r = got->data() + size_t(j) * 10;
         const glm::vec3 p(r[0], r[1], r[2]);
         worst.position_error(glm::length(p - cpu_p[src[j]]), "file vertex " + std::to_string(j));
         worst.normal = std::max(worst.normal, glm::length(glm::vec3(r[3], r[4], r[5]) - cpu_n[src[j]]));

@@ -25,6 +25,7 @@ const { VatError } = await import(join(web, 'vatkit-three', 'src', 'errors.js'))
 const { injectDecode } = await import(join(web, 'vatkit-three', 'src', 'material.js'));
 const { VatCrowd, selectLod } = await import(join(web, 'vatkit-three', 'src', 'crowd.js'));
 const { clipBand } = await import(join(web, 'vatkit-three', 'src', 'playback.js'));
+const { permutation, withVerticesMoved } = await import('./vertex_order.mjs');
 
 const vatkit = process.env.VATKIT_BIN ?? process.argv.find((a) => a.endsWith('vatkit'));
 const assets = process.env.VATKIT_ASSETS ?? join(repo, '..', 'shared', 'assets');
@@ -248,44 +249,6 @@ describe('loadVat', () => {
 
 // ---- texel addresses (format version 3) ------------------------------------------------------
 
-// A copy of `file` whose vertices are in another order, as a tool that reorders them leaves it:
-// file vertex j holds what vertex src[j] held in every attribute (_VAT_VERTEX included), and every
-// index buffer (the primitives', each level's) is remapped. vatkit-three does not check the
-// checksum, so none is re-sealed.
-function shuffled(file, src) {
-  const bytes = file.bytes.slice();
-  const to = new Uint32Array(src.length);
-  src.forEach((s, j) => { to[s] = j; });
-  const json = file.json;
-  for (const index of Object.values(json.meshes[0].primitives[0].attributes)) {
-    const a = json.accessors[index];
-    const element = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4 }[a.type] * (a.componentType === 5123 ? 2 : 4);
-    const start = file.binStart + (json.bufferViews[a.bufferView].byteOffset ?? 0) + (a.byteOffset ?? 0);
-    const before = file.bytes.slice(start, start + a.count * element);
-    src.forEach((s, j) => bytes.set(before.subarray(s * element, (s + 1) * element), start + j * element));
-  }
-  const remap = (view) => {
-    const v = json.bufferViews[view];
-    const indices = new Uint32Array(bytes.buffer, bytes.byteOffset + file.binStart + (v.byteOffset ?? 0), v.byteLength / 4);
-    for (let k = 0; k < indices.length; ++k) indices[k] = to[indices[k]];
-  };
-  remap(json.accessors[json.meshes[0].primitives[0].indices].bufferView);
-  for (const level of file.ext.lods ?? []) remap(level.indices);
-  return bytes;
-}
-
-// A seeded permutation of 0..n-1 (a linear congruential generator: the test needs no randomness).
-function permutation(n, seed) {
-  const out = Array.from({ length: n }, (_, i) => i);
-  let x = seed;
-  for (let i = n - 1; i > 0; --i) {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    const k = x % (i + 1);
-    [out[i], out[k]] = [out[k], out[i]];
-  }
-  return out;
-}
-
 describe('texel addresses', () => {
   test('a shuffled version-3 delta file decodes the same pose through vatVertex', async () => {
     const name = 'delta_f16_lods';
@@ -294,7 +257,7 @@ describe('texel addresses', () => {
     assert.equal(file.ext.vertexAddress, '_VAT_VERTEX');
     const n = file.json.accessors[file.json.meshes[0].primitives[0].attributes.POSITION].count;
     const src = permutation(n, 20261203);
-    const bytes = shuffled(file, src);
+    const bytes = withVerticesMoved(file.bytes, src);
     const asset = await loadVat(bytes, { name: 'shuffled.vat.glb' });
     const g = asset.geometry;
     // The attribute travels with the vertex: file vertex j reads texel column src[j].
