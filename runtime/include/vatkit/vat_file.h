@@ -69,7 +69,9 @@ Result<Vat> load_vat(const std::filesystem::path& path);
 // read), the extension's version, then every size, offset, alignment, count, type and index; the
 // data of the objects read (attributes, index buffer, images, levels of detail, planes) must not
 // overlap, clip bands must not share rows, and source ranges are disjoint and in vertex order,
-// so the work any command does on a loaded Vat is bounded by the file's size.
+// so the work any command does on a loaded Vat is bounded by the file's size. A version-3 delta
+// file's `_VAT_VERTEX` must be a permutation of the vertices; where it is not the identity, the
+// geometry is reordered into texel order (every attribute, every index buffer, the levels' too).
 // The geometry, materials and images are copied into the Vat; the planes point into `bytes`,
 // which `keep_alive` (may be null if the caller guarantees the lifetime) must own. When
 // `bytes.data()` is not 16-byte aligned the bytes are first copied into an aligned buffer that

@@ -47,7 +47,9 @@ import { parseVat } from './parse.js';
  * @property {THREE.DataTexture|null} rowRanges q16: RGBA32F, 2 x frameRows; texel (0, r) = (min.xyz,
  *   scaleMin), (1, r) = (max.xyz, scaleMax) of the clip holding row r; null otherwise
  * @property {THREE.BufferGeometry} geometry position/normal/tangent (rest pose for a delta, bind space
- *   for a rig), uv, color, vat_slots0/vat_weights0 (vat_slots1/vat_weights1), the index buffer of
+ *   for a rig), uv, color, vatVertex (delta: each vertex's texel column, the file's _VAT_VERTEX or
+ *   0..n-1 before format version 3; the shader decodes at it, never at gl_VertexID),
+ *   vat_slots0/vat_weights0 (vat_slots1/vat_weights1), the index buffer of
  *   every level one after the other, groups = level 0's; bounding box and sphere = `bounds`
  * @property {VatLevel[]} levels level 0 is the full mesh, then the file's levels of detail, finest first
  * @property {THREE.MeshStandardMaterial[]} materials one per glTF material, then glTF's default
