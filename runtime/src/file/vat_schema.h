@@ -418,17 +418,14 @@ void check_fields(const Fields& fields, const Object& object, const std::string&
 // The extension object's properties (docs/format.md, section 3, "Top level"): the header fields
 // (kHeaderFields), and those read and written by their own code.
 namespace key {
-inline constexpr const char* kVersion = "version";    // format version (kVatFormatVersion)
-inline constexpr const char* kMesh = "mesh";          // index of the rest-pose mesh
-inline constexpr const char* kClips = "clips";        // array of VatClip, at least one
-inline constexpr const char* kSlots = "slots";        // array of VatSlot
-inline constexpr const char* kSources = "sources";    // array of SourceRange
-inline constexpr const char* kPlanes = "planes";      // array of Plane, at least one
-inline constexpr const char* kLods = "lods";          // optional array of LodLevel, never empty
-inline constexpr const char* kChecksum = "checksum";  // 16 hex digits (checksum.h)
-// Version 3, delta only: the name of the vertex attribute holding each vertex's texel column
-// (kVatVertexAttribute, the only value); absent from rig files.
-inline constexpr const char* kVertexAddress = "vertexAddress";
+inline constexpr const char* kVersion = "version";        // format version (kVatFormatVersion)
+inline constexpr const char* kMesh = "mesh";              // index of the rest-pose mesh
+inline constexpr const char* kClips = "clips";            // array of VatClip, at least one
+inline constexpr const char* kSlots = "slots";            // array of VatSlot
+inline constexpr const char* kSources = "sources";        // array of SourceRange
+inline constexpr const char* kPlanes = "planes";          // array of Plane, at least one
+inline constexpr const char* kLods = "lods";              // optional array of LodLevel, never empty
+inline constexpr const char* kChecksum = "checksum";      // 16 hex digits (checksum.h)
 inline constexpr const char* kBufferView = "bufferView";  // a plane's texels, an image's bytes
 inline constexpr const char* kIndices = "indices";        // a level's index buffer view
 inline constexpr const char* kGroups = "groups";          // a level's groups (kLodGroupFields)
@@ -437,6 +434,9 @@ inline constexpr const char* kPbr = "pbrMetallicRoughness";           // kPbrFie
 inline constexpr const char* kBaseColorTexture = "baseColorTexture";  // kTextureInfoFields, index
 inline constexpr const char* kTextureIndex = "index";                 // texture i shows image i
 inline constexpr const char* kMetallicFactor = "metallicFactor";      // written as 0
+// Version 3, delta only: the name of the vertex attribute holding each vertex's texel column
+// (kVatVertexAttribute, the only value); absent from rig files.
+inline constexpr const char* kVertexAddress = "vertexAddress";
 }  // namespace key
 
 // The Vat's properties at the top of the extension.
