@@ -118,6 +118,29 @@ void main() {
 }
 )";
 
+// kChunkUser captured (v_position, v_normal, v_tangent: 10 floats a vertex) with `gpu`'s planes
+// bound and its layouts set.
+Result<gl::VertexCapture> chunk_capture(const Vat& vat, const gl::VatGpu& gpu) {
+  gl::CaptureDesc desc;
+  desc.name = "chunk user";
+  desc.vertex_source = std::string(gl::decode_glsl()) + kChunkUser;
+  desc.defines = gl::decode_defines(vat);
+  desc.defines.push_back("VAT_NO_INSTANCE_TABLE");
+  desc.outputs = {"v_position", "v_normal", "v_tangent"};
+  Result<gl::VertexCapture> capture = gl::VertexCapture::create(desc);
+  if (!capture) return capture;
+  gpu.set_decode_uniforms(capture->program().id());
+  gpu.bind_decode_textures();
+  return capture;
+}
+
+// kChunkUser's pose uniforms.
+void set_pose(GLuint program, const PoseBlend& pose) {
+  glProgramUniform4i(program, glGetUniformLocation(program, "u_rows"), int(pose.a.row), int(pose.a.row_next),
+                     int(pose.b.row), int(pose.b.row_next));
+  glProgramUniform3f(program, glGetUniformLocation(program, "u_mixes"), pose.a.mix, pose.b.mix, pose.weight_b);
+}
+
 std::vector<PoseBlend> test_poses(const Vat& vat) {
   std::vector<PoseBlend> poses;
   const auto clips = uint32_t(vat.clips.size());
@@ -152,17 +175,9 @@ TEST_F(GlParity, DecodeChunkMatchesDecodeVertices) {
     Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
     ASSERT_TRUE(gpu.ok()) << gpu.error().message;
 
-    gl::CaptureDesc desc;
-    desc.name = "chunk user";
-    desc.vertex_source = std::string(gl::decode_glsl()) + kChunkUser;
-    desc.defines = gl::decode_defines(*vat);
-    desc.defines.push_back("VAT_NO_INSTANCE_TABLE");
-    desc.outputs = {"v_position", "v_normal", "v_tangent"};
-    Result<gl::VertexCapture> capture = gl::VertexCapture::create(desc);
+    Result<gl::VertexCapture> capture = chunk_capture(*vat, *gpu);
     ASSERT_TRUE(capture.ok()) << capture.error().message;
     const GLuint program = capture->program().id();
-    gpu->set_decode_uniforms(program);
-    gpu->bind_decode_textures();
 
     const uint32_t n = vat->geometry.vertex_count();
     const bool tangents = vat->encoding == Encoding::Rig ? !vat->geometry.bind_tangents.empty()
@@ -172,9 +187,7 @@ TEST_F(GlParity, DecodeChunkMatchesDecodeVertices) {
     const float size = model_size(*vat);
     Worst worst;
     for (const PoseBlend& pose : test_poses(*vat)) {
-      glProgramUniform4i(program, glGetUniformLocation(program, "u_rows"), int(pose.a.row), int(pose.a.row_next),
-                         int(pose.b.row), int(pose.b.row_next));
-      glProgramUniform3f(program, glGetUniformLocation(program, "u_mixes"), pose.a.mix, pose.b.mix, pose.weight_b);
+      set_pose(program, pose);
       Result<std::vector<float>> got = capture->run_floats(n, 1, gpu->vertex_array());
       ASSERT_TRUE(got.ok()) << got.error().message;
       decode_vertices(*vat, pose, 0, cpu_p, cpu_n, tangents ? std::span<glm::vec4>(cpu_t) : std::span<glm::vec4>());
@@ -243,25 +256,15 @@ TEST_F(GlParity, DecodeChunkReadsTheTexelAddressAttribute) {
     shuffled_attribute(vao.id(), gl::kAttribNormal, normals, buffers);
     shuffled_attribute(vao.id(), gl::kAttribVertex, address, buffers);
 
-    gl::CaptureDesc desc;
-    desc.name = "address user";
-    desc.vertex_source = std::string(gl::decode_glsl()) + kChunkUser;
-    desc.defines = gl::decode_defines(*vat);
-    desc.defines.push_back("VAT_NO_INSTANCE_TABLE");
-    desc.outputs = {"v_position", "v_normal", "v_tangent"};
-    Result<gl::VertexCapture> capture = gl::VertexCapture::create(desc);
+    Result<gl::VertexCapture> capture = chunk_capture(*vat, *gpu);
     ASSERT_TRUE(capture.ok()) << capture.error().message;
     const GLuint program = capture->program().id();
-    gpu->set_decode_uniforms(program);
-    gpu->bind_decode_textures();
     const float size = model_size(*vat);
     Worst worst;
     size_t far = 0;  // file vertices whose own index would have decoded elsewhere
     std::vector<glm::vec3> cpu_p(n), cpu_n(n);
     for (const PoseBlend& pose : test_poses(*vat)) {
-      glProgramUniform4i(program, glGetUniformLocation(program, "u_rows"), int(pose.a.row), int(pose.a.row_next),
-                         int(pose.b.row), int(pose.b.row_next));
-      glProgramUniform3f(program, glGetUniformLocation(program, "u_mixes"), pose.a.mix, pose.b.mix, pose.weight_b);
+      set_pose(program, pose);
       Result<std::vector<float>> got = capture->run_floats(n, 1, vao.id());
       ASSERT_TRUE(got.ok()) << got.error().message;
       decode_vertices(*vat, pose, 0, cpu_p, cpu_n);
