@@ -121,6 +121,8 @@ foreach(variant IN LISTS VATKIT_SHADER_VARIANTS)
     if("VAT_EIGHT_INFLUENCES" IN_LIST defines)
       list(APPEND inputs a_slots1:7 a_weights1:8)
     endif()
+  else()
+    list(APPEND inputs a_vat_vertex:14)  # the texel address, _VAT_VERTEX
   endif()
 
   foreach(kind spv hlsl metal json)
@@ -168,17 +170,27 @@ foreach(variant IN LISTS VATKIT_SHADER_VARIANTS)
   list(SORT inputs)
   expect("${name}.spv: vertex inputs ${found}, expected ${inputs}" found STREQUAL inputs)
 
-  # The translations.
+  # The translations. Delta reads its texel address as an attribute, never the vertex index.
+  set(hlsl_address "float a_vat_vertex : TEXCOORD14;")
+  set(metal_address "float a_vat_vertex [[attribute(14)]];")
+  if("VAT_RIG" IN_LIST defines)
+    set(hlsl_address "")
+    set(metal_address "")
+  endif()
   file(READ ${stem}.hlsl hlsl)
   file(READ ${stem}.metal metal)
   foreach(needle "SPIRV_Cross_Output main(SPIRV_Cross_Input stage_input)" "cbuffer VatUniforms : register(b6)"
                  "float vat_u_vat_time : packoffset(c4);" "float4 a_world_3 : TEXCOORD12;"
-                 "int a_logical_instance : TEXCOORD13;" "uint gl_VertexIndex : SV_VertexID;")
+                 "int a_logical_instance : TEXCOORD13;" ${hlsl_address})
     string(FIND "${hlsl}" "${needle}" at)
     expect("${name}.hlsl: no `${needle}`" at GREATER -1)
   endforeach()
+  if(NOT "VAT_RIG" IN_LIST defines)
+    string(FIND "${hlsl}" "SV_VertexID" at)
+    expect("${name}.hlsl: reads SV_VertexID, the delta must address texels by a_vat_vertex" at EQUAL -1)
+  endif()
   foreach(needle "vertex main0_out main0(main0_in in [[stage_in]], constant VatUniforms& vat [[buffer(6)]]"
-                 "float u_vat_time;" "int a_logical_instance [[attribute(13)]];" "uint gl_VertexIndex [[vertex_id]]")
+                 "float u_vat_time;" "int a_logical_instance [[attribute(13)]];" ${metal_address})
     string(FIND "${metal}" "${needle}" at)
     expect("${name}.metal: no `${needle}`" at GREATER -1)
   endforeach()

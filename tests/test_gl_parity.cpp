@@ -3,6 +3,8 @@
 //  - DecodeChunk: the decode chunk on its own (as a renderer of one's own uses it), captured with
 //    transform feedback for arbitrary PoseBlends (two rows, two bands across clips), against
 //    decode_vertices: positions, normals, tangents; both encodings, every precision, wrapped rows.
+//    The shader passes the texel address attribute (VatGpu's kAttribVertex), as an engine passes
+//    the file's _VAT_VERTEX; DecodeChunkReadsTheTexelAddressAttribute draws the vertices shuffled.
 //  - CrowdVertexStage: the vertex shader crowds render with (resolve from the playback table,
 //    decode, world placement), for instances playing different clips, loop modes, speeds,
 //    cross-fades and blends, drawn through a reordered drawn list, at many clock times, against
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 
 #include <glm/gtc/matrix_transform.hpp>
 
@@ -30,6 +33,7 @@
 #include "vatkit/instance_table.h"
 #include "vatkit/mirror.h"
 #include "vatkit/playback.h"
+#include "vatkit/vat_file.h"
 
 namespace vatkit {
 namespace {
@@ -86,7 +90,8 @@ std::vector<BakeKey> parity_bakes() {
 
 // ---- the chunk on its own ---------------------------------------------------------------------
 
-// A vertex shader of one's own around the chunk: the pose comes from uniforms.
+// A vertex shader of one's own around the chunk: the pose comes from uniforms, the vertex's texel
+// column from its address attribute (never gl_VertexID).
 constexpr const char* kChunkUser = R"(
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
@@ -95,6 +100,7 @@ layout(location = 5) in uvec4 a_slots0;
 layout(location = 6) in vec4 a_weights0;
 layout(location = 7) in uvec4 a_slots1;
 layout(location = 8) in vec4 a_weights1;
+layout(location = 9) in float a_vat_vertex;  // the texel address (_VAT_VERTEX), as an engine passes it
 uniform ivec4 u_rows;     // a.row, a.row_next, b.row, b.row_next
 uniform vec3 u_mixes;     // a.mix, b.mix, weight_b
 out vec3 v_position;
@@ -106,11 +112,34 @@ void main() {
   pose.b = VatBand(u_rows.z, u_rows.w, u_mixes.y);
   pose.weight_b = u_mixes.z;
   VatRest rest = VatRest(a_position, a_normal, a_tangent, a_slots0, a_weights0, a_slots1, a_weights1);
-  vat_decode(pose, gl_VertexID, rest, v_position, v_normal);
-  v_tangent = vat_decode_tangent(pose, gl_VertexID, rest);
+  vat_decode(pose, int(a_vat_vertex), rest, v_position, v_normal);
+  v_tangent = vat_decode_tangent(pose, int(a_vat_vertex), rest);
   gl_Position = vec4(v_position, 1.0);
 }
 )";
+
+// kChunkUser captured (v_position, v_normal, v_tangent: 10 floats a vertex) with `gpu`'s planes
+// bound and its layouts set.
+Result<gl::VertexCapture> chunk_capture(const Vat& vat, const gl::VatGpu& gpu) {
+  gl::CaptureDesc desc;
+  desc.name = "chunk user";
+  desc.vertex_source = std::string(gl::decode_glsl()) + kChunkUser;
+  desc.defines = gl::decode_defines(vat);
+  desc.defines.push_back("VAT_NO_INSTANCE_TABLE");
+  desc.outputs = {"v_position", "v_normal", "v_tangent"};
+  Result<gl::VertexCapture> capture = gl::VertexCapture::create(desc);
+  if (!capture) return capture;
+  gpu.set_decode_uniforms(capture->program().id());
+  gpu.bind_decode_textures();
+  return capture;
+}
+
+// kChunkUser's pose uniforms.
+void set_pose(GLuint program, const PoseBlend& pose) {
+  glProgramUniform4i(program, glGetUniformLocation(program, "u_rows"), int(pose.a.row), int(pose.a.row_next),
+                     int(pose.b.row), int(pose.b.row_next));
+  glProgramUniform3f(program, glGetUniformLocation(program, "u_mixes"), pose.a.mix, pose.b.mix, pose.weight_b);
+}
 
 std::vector<PoseBlend> test_poses(const Vat& vat) {
   std::vector<PoseBlend> poses;
@@ -146,17 +175,9 @@ TEST_F(GlParity, DecodeChunkMatchesDecodeVertices) {
     Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
     ASSERT_TRUE(gpu.ok()) << gpu.error().message;
 
-    gl::CaptureDesc desc;
-    desc.name = "chunk user";
-    desc.vertex_source = std::string(gl::decode_glsl()) + kChunkUser;
-    desc.defines = gl::decode_defines(*vat);
-    desc.defines.push_back("VAT_NO_INSTANCE_TABLE");
-    desc.outputs = {"v_position", "v_normal", "v_tangent"};
-    Result<gl::VertexCapture> capture = gl::VertexCapture::create(desc);
+    Result<gl::VertexCapture> capture = chunk_capture(*vat, *gpu);
     ASSERT_TRUE(capture.ok()) << capture.error().message;
     const GLuint program = capture->program().id();
-    gpu->set_decode_uniforms(program);
-    gpu->bind_decode_textures();
 
     const uint32_t n = vat->geometry.vertex_count();
     const bool tangents = vat->encoding == Encoding::Rig ? !vat->geometry.bind_tangents.empty()
@@ -166,9 +187,7 @@ TEST_F(GlParity, DecodeChunkMatchesDecodeVertices) {
     const float size = model_size(*vat);
     Worst worst;
     for (const PoseBlend& pose : test_poses(*vat)) {
-      glProgramUniform4i(program, glGetUniformLocation(program, "u_rows"), int(pose.a.row), int(pose.a.row_next),
-                         int(pose.b.row), int(pose.b.row_next));
-      glProgramUniform3f(program, glGetUniformLocation(program, "u_mixes"), pose.a.mix, pose.b.mix, pose.weight_b);
+      set_pose(program, pose);
       Result<std::vector<float>> got = capture->run_floats(n, 1, gpu->vertex_array());
       ASSERT_TRUE(got.ok()) << got.error().message;
       decode_vertices(*vat, pose, 0, cpu_p, cpu_n, tangents ? std::span<glm::vec4>(cpu_t) : std::span<glm::vec4>());
@@ -194,6 +213,79 @@ TEST_F(GlParity, DecodeChunkMatchesDecodeVertices) {
   }
   std::printf("[parity chunk] %zu vertex decodes, worst position error %.3g of the model's size\n", overall.compared,
               overall.position);
+}
+
+// ---- the texel address ------------------------------------------------------------------------
+
+// One float-vector attribute of `vao` at `location`, from its own buffer (kept in `buffers`).
+template <class T>
+void shuffled_attribute(GLuint vao, GLuint location, const std::vector<T>& values, std::vector<gl::Buffer>& buffers) {
+  buffers.push_back(gl::create_buffer(values.size() * sizeof(T), values.data(), 0));
+  glVertexArrayVertexBuffer(vao, location, buffers.back().id(), 0, GLsizei(sizeof(T)));
+  glVertexArrayAttribFormat(vao, location, GLint(sizeof(T) / sizeof(float)), GL_FLOAT, GL_FALSE, 0);
+  glVertexArrayAttribBinding(vao, location, location);
+  glEnableVertexArrayAttrib(vao, location);
+}
+
+TEST_F(GlParity, DecodeChunkReadsTheTexelAddressAttribute) {
+  // Fox's vertices in a seeded shuffled order, as an engine's importer may leave them, each with
+  // its _VAT_VERTEX value (texel_addresses, moved with the vertex): drawn in that order, record j
+  // is file vertex j, which must decode as the VAT's vertex src[j] does on the CPU. Read through
+  // gl_VertexID instead, the shuffle would show (checked: most vertices would be wrong).
+  for (Precision precision : {Precision::F16, Precision::Q16}) {
+    const Vat* vat = test::test_bake({"khronos/Fox.glb", Encoding::Delta, precision});
+    ASSERT_NE(vat, nullptr);
+    Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
+    ASSERT_TRUE(gpu.ok()) << gpu.error().message;
+    const uint32_t n = vat->geometry.vertex_count();
+    std::vector<uint32_t> src(n);
+    for (uint32_t v = 0; v < n; ++v) src[v] = v;
+    std::shuffle(src.begin(), src.end(), std::mt19937(20261203));
+    const std::vector<float> addresses = texel_addresses(*vat);
+    ASSERT_EQ(addresses.size(), n);
+    std::vector<glm::vec3> positions(n), normals(n);
+    std::vector<float> address(n);
+    for (uint32_t j = 0; j < n; ++j) {
+      positions[j] = vat->geometry.positions[src[j]];
+      normals[j] = vat->geometry.normals[src[j]];
+      address[j] = addresses[src[j]];
+    }
+    gl::VertexArray vao = gl::create_vertex_array();
+    std::vector<gl::Buffer> buffers;
+    shuffled_attribute(vao.id(), gl::kAttribPosition, positions, buffers);
+    shuffled_attribute(vao.id(), gl::kAttribNormal, normals, buffers);
+    shuffled_attribute(vao.id(), gl::kAttribVertex, address, buffers);
+
+    Result<gl::VertexCapture> capture = chunk_capture(*vat, *gpu);
+    ASSERT_TRUE(capture.ok()) << capture.error().message;
+    const GLuint program = capture->program().id();
+    const float size = model_size(*vat);
+    Worst worst;
+    size_t far = 0;  // file vertices whose own index would have decoded elsewhere
+    std::vector<glm::vec3> cpu_p(n), cpu_n(n);
+    for (const PoseBlend& pose : test_poses(*vat)) {
+      set_pose(program, pose);
+      Result<std::vector<float>> got = capture->run_floats(n, 1, vao.id());
+      ASSERT_TRUE(got.ok()) << got.error().message;
+      decode_vertices(*vat, pose, 0, cpu_p, cpu_n);
+      for (uint32_t j = 0; j < n; ++j) {
+        const float* r = got->data() + size_t(j) * 10;
+        const glm::vec3 p(r[0], r[1], r[2]);
+        worst.position_error(glm::length(p - cpu_p[src[j]]), "file vertex " + std::to_string(j));
+        worst.normal = std::max(worst.normal, glm::length(glm::vec3(r[3], r[4], r[5]) - cpu_n[src[j]]));
+        const glm::vec3 by_index = positions[j] + (cpu_p[j] - vat->geometry.positions[j]);
+        far += glm::length(by_index - cpu_p[src[j]]) > kPositionBound * size;
+        ++worst.compared;
+      }
+    }
+    std::printf(
+        "[parity address] Fox %s shuffled: max position error %.3g (%.3g of size), normal %.3g; %zu of %zu "
+        "records would differ through gl_VertexID\n",
+        to_string(precision), worst.position, worst.position / size, worst.normal, far, worst.compared);
+    EXPECT_LE(worst.position, kPositionBound * size) << "at " << worst.where;
+    EXPECT_LE(worst.normal, kNormalBound);
+    EXPECT_GT(far, worst.compared / 2) << "the shuffle must matter";
+  }
 }
 
 // ---- the crowd's vertex stage -----------------------------------------------------------------

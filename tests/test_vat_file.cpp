@@ -632,8 +632,9 @@ TEST(VatFile, KhronosValidatorReportsNoErrors) {
 
 fs::path golden_path(const char* name) { return fs::path(VATKIT_SOURCE_DIR) / "tests" / "golden" / name; }
 
-// The files of format `version`: v1's were written by version 1's writer and are never
-// regenerated; v2 added each clip's measured error (VatClip::accuracy).
+// The files of format `version`: v1's were written by version 1's writer and v2's by version 2's,
+// and are never regenerated; v2 added each clip's measured error (VatClip::accuracy), v3 each delta
+// vertex's texel address (_VAT_VERTEX).
 std::vector<std::pair<const char*, Synth>> golden_variants(uint32_t version) {
   Synth delta;
   delta.precision = Precision::F16;
@@ -650,14 +651,15 @@ std::vector<std::pair<const char*, Synth>> golden_variants(uint32_t version) {
   rig.clip_rows = {3, 2, 1};
   rig.seed = 1002;
   if (version == 1) return {{"v1_delta_f16.vat.glb", delta}, {"v1_rig_q16.vat.glb", rig}};
-  delta.measured = true;  // the rig's clips stay unmeasured: both kinds of clip in version 2
-  return {{"v2_delta_f16.vat.glb", delta}, {"v2_rig_q16.vat.glb", rig}};
+  delta.measured = true;  // the rig's clips stay unmeasured: both kinds of clip since version 2
+  if (version == 2) return {{"v2_delta_f16.vat.glb", delta}, {"v2_rig_q16.vat.glb", rig}};
+  return {{"v3_delta_f16.vat.glb", delta}, {"v3_rig_q16.vat.glb", rig}};
 }
 
-TEST(VatFile, GoldenFilesOfVersion2) {
-  static_assert(kVatFormatVersion == 2, "a new version needs its golden files (tests/golden/README.md)");
+TEST(VatFile, GoldenFilesOfVersion3) {
+  static_assert(kVatFormatVersion == 3, "a new version needs its golden files (tests/golden/README.md)");
   const bool regenerate = std::getenv("VATKIT_REGENERATE_GOLDEN") != nullptr;
-  for (const auto& [name, synth] : golden_variants(2)) {
+  for (const auto& [name, synth] : golden_variants(3)) {
     SCOPED_TRACE(name);
     const Vat vat = synthetic_vat(synth);
     const std::vector<uint8_t> bytes = write_ok(vat);
@@ -673,28 +675,37 @@ TEST(VatFile, GoldenFilesOfVersion2) {
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     expect_same_vat(vat, *loaded);
     // ...and writing that Vat today reproduces it byte for byte. A failure here means the format
-    // changed: if on purpose, bump kVatFormatVersion and add v3 golden files (README.md).
-    EXPECT_EQ(bytes, golden) << "the writer no longer produces format version 2's bytes";
+    // changed: if on purpose, bump kVatFormatVersion and add v4 golden files (README.md).
+    EXPECT_EQ(bytes, golden) << "the writer no longer produces format version 3's bytes";
     EXPECT_EQ(write_ok(*loaded), golden);
+    // The delta's vertices carry their texel addresses, 0..V-1, named by the extension; the rig's
+    // do not.
+    Parts parts = split(golden);
+    const json& attributes = parts.doc["meshes"][0]["primitives"][0]["attributes"];
+    EXPECT_EQ(attributes.contains(kVatVertexAttribute), synth.encoding == Encoding::Delta);
+    EXPECT_EQ(ext_of(parts.doc).contains("vertexAddress"), synth.encoding == Encoding::Delta);
   }
 }
 
-TEST(VatFile, GoldenFilesOfVersion1StillLoad) {
-  // Version 2 only added an optional property: a version-1 file loads as the Vat it was made
-  // from (no clip has a measured error), and writing it again gives a version-2 file of it.
-  for (const auto& [name, synth] : golden_variants(1)) {
-    SCOPED_TRACE(name);
-    const Vat vat = synthetic_vat(synth);
-    const std::vector<uint8_t> golden = test::read_file(golden_path(name));
-    Result<Vat> loaded = load_vat(golden_path(name));
-    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
-    expect_same_vat(vat, *loaded);
-    const std::vector<uint8_t> rewritten = write_ok(*loaded);
-    EXPECT_EQ(ext_of_file(rewritten)["version"], 2);
-    EXPECT_EQ(ext_of_file(golden)["version"], 1);
-    Result<Vat> again = load_vat_memory(rewritten, name);
-    ASSERT_TRUE(again.ok()) << again.error().message;
-    expect_same_vat(vat, *again);
+TEST(VatFile, GoldenFilesOfOlderVersionsStillLoad) {
+  // Versions 2 and 3 only added properties: a version-1 file loads as the Vat it was made from
+  // (no clip has a measured error), a version-2 or -1 delta file addresses texels by the vertex
+  // index, and writing either again gives a current file of it.
+  for (uint32_t version : {1u, 2u}) {
+    for (const auto& [name, synth] : golden_variants(version)) {
+      SCOPED_TRACE(name);
+      const Vat vat = synthetic_vat(synth);
+      const std::vector<uint8_t> golden = test::read_file(golden_path(name));
+      Result<Vat> loaded = load_vat(golden_path(name));
+      ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+      expect_same_vat(vat, *loaded);
+      const std::vector<uint8_t> rewritten = write_ok(*loaded);
+      EXPECT_EQ(ext_of_file(rewritten)["version"], kVatFormatVersion);
+      EXPECT_EQ(ext_of_file(golden)["version"], version);
+      Result<Vat> again = load_vat_memory(rewritten, name);
+      ASSERT_TRUE(again.ok()) << again.error().message;
+      expect_same_vat(vat, *again);
+    }
   }
 }
 
@@ -926,11 +937,30 @@ size_t attribute_view(const json& doc, const char* attribute) {
   return doc["accessors"][accessor]["bufferView"];
 }
 
+// Each mutation of `file` (re-sealed unless it says not) is refused with one line naming the file
+// and containing the mutation's text: a format version this vatkit does not read as unsupported,
+// every other as corrupt.
+void expect_refused(const std::vector<uint8_t>& file, const std::vector<Mutation>& mutations) {
+  for (const Mutation& m : mutations) {
+    SCOPED_TRACE(m.name);
+    Parts parts = split(file);
+    m.edit(parts.doc, parts.bin);
+    const std::vector<uint8_t> edited = assemble(parts.doc, parts.bin, m.reseal);
+    Result<Vat> r = load_vat_memory(edited, "m.vat.glb");
+    ASSERT_FALSE(r.ok()) << "the mutation loaded";
+    EXPECT_NE(r.error().message.find(m.expected), std::string::npos) << r.error().message;
+    const bool version = std::string(m.expected).find(".version") != std::string::npos;
+    EXPECT_EQ(r.error().code, version ? ErrorCode::Unsupported : ErrorCode::Corrupt) << r.error().message;
+    EXPECT_EQ(r.error().message.rfind("m.vat.glb: ", 0), 0u) << r.error().message;
+    EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
+  }
+}
+
 TEST(VatFile, ResealedMutationsAreRefusedByName) {
   const std::vector<uint8_t> file = small_file();
   const std::vector<Mutation> mutations = {
-      {"version", [](json& d, auto&) { ext_of(d)["version"] = 3; },
-       "extensions.VATKIT_vertex_animation.version: 3 is not supported"},
+      {"version", [](json& d, auto&) { ext_of(d)["version"] = 4; },
+       "extensions.VATKIT_vertex_animation.version: 4 is not supported"},
       {"version 0", [](json& d, auto&) { ext_of(d)["version"] = 0; },
        "extensions.VATKIT_vertex_animation.version: 0 is not supported"},
       {"error type", [](json& d, auto&) { ext_of(d)["clips"][0]["error"] = 0.5; },
@@ -1108,33 +1138,20 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
       {"image mime", [](json& d, auto&) { d["images"][0]["mimeType"] = "image/ktx2"; }, "images[0].mimeType"},
       {"image uri", [](json& d, auto&) { d["images"][0]["uri"] = "a.png"; }, "images[0].uri"},
   };
-  for (const Mutation& m : mutations) {
-    SCOPED_TRACE(m.name);
-    Parts parts = split(file);
-    m.edit(parts.doc, parts.bin);
-    const std::vector<uint8_t> edited = assemble(parts.doc, parts.bin, m.reseal);
-    Result<Vat> r = load_vat_memory(edited, "m.vat.glb");
-    ASSERT_FALSE(r.ok()) << "the mutation loaded";
-    EXPECT_NE(r.error().message.find(m.expected), std::string::npos) << r.error().message;
-    // A format version this vatkit does not read is unsupported; every other mutation is corrupt.
-    const bool version = std::string(m.expected).find(".version") != std::string::npos;
-    EXPECT_EQ(r.error().code, version ? ErrorCode::Unsupported : ErrorCode::Corrupt) << r.error().message;
-    EXPECT_EQ(r.error().message.rfind("m.vat.glb: ", 0), 0u) << r.error().message;
-    EXPECT_EQ(r.error().message.find('\n'), std::string::npos) << r.error().message;
-  }
+  expect_refused(file, mutations);
   // The unchanged parts re-assembled load (the harness itself is sound)...
   Parts parts = split(file);
   EXPECT_TRUE(load_vat_memory(assemble(parts.doc, parts.bin), "same").ok());
   // A file of another version is named as such even when its checksum does not match (a later
   // version may hash differently).
   Parts future = split(file);
-  ext_of(future.doc)["version"] = 3;
-  Result<Vat> v3 = load_vat_memory(assemble(future.doc, future.bin, false), "v3.vat.glb");
-  ASSERT_FALSE(v3.ok());
-  EXPECT_EQ(v3.error().code, ErrorCode::Unsupported);
-  EXPECT_EQ(v3.error().message,
-            "v3.vat.glb: extensions.VATKIT_vertex_animation.version: 3 is not supported (this vatkit reads "
-            "versions 1 to 2)");
+  ext_of(future.doc)["version"] = 4;
+  Result<Vat> v4 = load_vat_memory(assemble(future.doc, future.bin, false), "v4.vat.glb");
+  ASSERT_FALSE(v4.ok());
+  EXPECT_EQ(v4.error().code, ErrorCode::Unsupported);
+  EXPECT_EQ(v4.error().message,
+            "v4.vat.glb: extensions.VATKIT_vertex_animation.version: 4 is not supported (this vatkit reads "
+            "versions 1 to 3)");
   // A version-1 file has no measured errors: a clip's "error" there is an unknown property, which
   // a loader ignores (docs/format.md, section 7).
   Parts v1 = split(file);
@@ -1142,7 +1159,7 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
   Result<Vat> old = load_vat_memory(assemble(v1.doc, v1.bin), "v1.vat.glb");
   ASSERT_TRUE(old.ok()) << old.error().message;
   EXPECT_FALSE(old->clips[0].accuracy.has_value());
-  Result<Vat> current = load_vat_memory(file, "v2.vat.glb");
+  Result<Vat> current = load_vat_memory(file, "v3.vat.glb");
   ASSERT_TRUE(current.ok()) << current.error().message;
   ASSERT_TRUE(current->clips[0].accuracy.has_value());
   EXPECT_FALSE(current->clips[1].accuracy.has_value());
@@ -1171,7 +1188,7 @@ TEST(VatFile, ResealedLodMutationsAreRefusedByName) {
       {"no view", [](json& d, auto&) { ext_of(d)["lods"][0]["indices"] = 99; },
        "lods[0].indices: bufferViews[99] does not exist"},
       {"views shared", [](json& d, auto&) { ext_of(d)["lods"][1]["indices"] = ext_of(d)["lods"][0]["indices"]; },
-       "lods[1]: bufferViews[10] (bytes 4128 + 36) overlaps the data of extensions.VATKIT_vertex_animation.lods[0]"},
+       "lods[1]: bufferViews[11] (bytes 4160 + 36) overlaps the data of extensions.VATKIT_vertex_animation.lods[0]"},
       {"index out of range",
        [&](json& d, std::vector<uint8_t>& bin) {
          const uint32_t bad = 8;
@@ -1226,16 +1243,7 @@ TEST(VatFile, ResealedLodMutationsAreRefusedByName) {
        },
        "lods[0].indices: bufferViews["},
   };
-  for (const Mutation& m : mutations) {
-    SCOPED_TRACE(m.name);
-    Parts parts = split(file);
-    m.edit(parts.doc, parts.bin);
-    Result<Vat> r = load_vat_memory(assemble(parts.doc, parts.bin, m.reseal), "m.vat.glb");
-    ASSERT_FALSE(r.ok()) << "the mutation loaded";
-    EXPECT_NE(r.error().message.find(m.expected), std::string::npos) << r.error().message;
-    EXPECT_EQ(r.error().code, ErrorCode::Corrupt) << r.error().message;
-    EXPECT_EQ(r.error().message.rfind("m.vat.glb: ", 0), 0u) << r.error().message;
-  }
+  expect_refused(file, mutations);
   // The untouched file loads with its levels; without "lods" it loads as a file without levels
   // and writes the bytes of the Vat without them.
   Parts parts = split(file);
@@ -1246,6 +1254,155 @@ TEST(VatFile, ResealedLodMutationsAreRefusedByName) {
   Result<Vat> none = load_vat_memory(assemble(parts.doc, parts.bin), "none");
   ASSERT_TRUE(none.ok()) << none.error().message;
   EXPECT_TRUE(none->geometry.lods.empty());
+}
+
+// ---- texel addresses (format version 3) ----------------------------------------------------
+
+// `file` with its vertices in another order, as a glTF tool that reorders them leaves it: file
+// vertex j holds what vertex src[j] held, in every attribute (_VAT_VERTEX included); every index
+// buffer (the primitives', each level of detail's) is remapped and the checksum re-sealed as the
+// writer seals it.
+std::vector<uint8_t> with_vertices_moved(const std::vector<uint8_t>& file, const std::vector<uint32_t>& src) {
+  Parts p = split(file);
+  const auto n = uint32_t(src.size());
+  std::vector<uint32_t> to(n);  // where each vertex went
+  for (uint32_t j = 0; j < n; ++j) to[src[j]] = j;
+  const std::map<std::string, size_t> components = {{"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}};
+  for (const auto& [name, index] : p.doc["meshes"][0]["primitives"][0]["attributes"].items()) {
+    const json& a = p.doc["accessors"][index.get<size_t>()];
+    EXPECT_EQ(a["count"], n) << name;
+    const size_t element = components.at(a["type"]) * (a["componentType"] == 5123 ? 2 : 4);
+    const size_t offset = view_offset(p.doc, a["bufferView"]) + a.value("byteOffset", size_t(0));
+    const std::vector<uint8_t> before(p.bin.begin() + ptrdiff_t(offset),
+                                      p.bin.begin() + ptrdiff_t(offset + n * element));
+    for (uint32_t j = 0; j < n; ++j) std::memcpy(&p.bin[offset + j * element], &before[src[j] * element], element);
+  }
+  auto remap = [&](size_t view) {
+    const size_t offset = view_offset(p.doc, view), count = p.doc["bufferViews"][view]["byteLength"].get<size_t>() / 4;
+    for (size_t k = 0; k < count; ++k) {
+      uint32_t i = 0;
+      std::memcpy(&i, &p.bin[offset + k * 4], 4);
+      std::memcpy(&p.bin[offset + k * 4], &to[i], 4);
+    }
+  };
+  remap(p.doc["accessors"][p.doc["meshes"][0]["primitives"][0]["indices"].get<size_t>()]["bufferView"]);
+  for (const json& level : ext_of(p.doc).value("lods", json::array())) remap(level["indices"]);
+  return assemble(p.doc, p.bin);
+}
+
+std::vector<glm::vec3> floats3_of(const std::vector<uint8_t>& file, const char* attribute, uint32_t n) {
+  Parts p = split(file);
+  const json& a = p.doc["accessors"][p.doc["meshes"][0]["primitives"][0]["attributes"][attribute].get<size_t>()];
+  std::vector<glm::vec3> out(n);
+  std::memcpy(out.data(), &p.bin[view_offset(p.doc, a["bufferView"]) + a.value("byteOffset", size_t(0))], n * 12);
+  return out;
+}
+
+TEST(VatFile, ReorderedVerticesLoadInTexelOrder) {
+  // A real delta bake (Fox: its first two clips at 10 fps, levels of detail) written, then its
+  // vertices shuffled in the file: the loader reads each vertex's _VAT_VERTEX and puts the
+  // geometry back into texel order, so the loaded Vat is the original one and decodes the same.
+  Result<Vat> baked = bake_real("khronos/Fox.glb", Encoding::Delta, Precision::F16);
+  ASSERT_TRUE(baked.ok()) << baked.error().message;
+  ASSERT_FALSE(baked->geometry.lods.empty()) << "the levels' indices must be remapped too";
+  const std::vector<uint8_t> file = write_ok(*baked);
+  const uint32_t n = baked->geometry.vertex_count();
+  std::vector<uint32_t> src(n);
+  for (uint32_t v = 0; v < n; ++v) src[v] = v;
+  std::shuffle(src.begin(), src.end(), std::mt19937(20261203));
+  const std::vector<uint8_t> shuffled = with_vertices_moved(file, src);
+  Result<Vat> original = load_vat_memory(file, "fox.vat.glb");
+  Result<Vat> moved = load_vat_memory(shuffled, "shuffled.vat.glb");
+  ASSERT_TRUE(original.ok()) << original.error().message;
+  ASSERT_TRUE(moved.ok()) << moved.error().message;
+
+  // The file's vertex j is the loaded Vat's vertex src[j] (its _VAT_VERTEX value); the shuffle did
+  // move the vertices in the file.
+  const std::vector<glm::vec3> in_file = floats3_of(shuffled, "POSITION", n);
+  size_t moved_vertices = 0;
+  for (uint32_t j = 0; j < n; ++j) {
+    ASSERT_TRUE(same_bytes(in_file[j], moved->geometry.positions[src[j]])) << "file vertex " << j;
+    moved_vertices += !same_bytes(in_file[j], original->geometry.positions[j]);
+  }
+  EXPECT_GT(moved_vertices, n / 2);
+  expect_same_vat(*original, *moved);
+  EXPECT_EQ(write_ok(*moved), file) << "the loaded Vat writes the unshuffled file";
+
+  // Decoded poses, each file vertex j through the address it carries, equal the unshuffled decode.
+  std::vector<PoseBlend> poses;
+  for (uint32_t c = 0; c < original->clips.size(); ++c) {
+    for (float t : {0.0f, 0.37f, 0.81f})
+      poses.push_back(single(clip_rows_at(*original, c, t * original->clips[c].duration_s)));
+  }
+  poses.push_back({poses[1].a, poses.back().a, 0.4f});  // a blend of two clips
+  for (size_t k = 0; k < poses.size(); ++k) {
+    std::vector<glm::vec3> p0(n), n0(n), p1(n), n1(n);
+    decode_vertices(*original, poses[k], 0, p0, n0);
+    decode_vertices(*moved, poses[k], 0, p1, n1);
+    size_t differing = 0;
+    for (uint32_t j = 0; j < n; ++j) {
+      differing += !same_bytes(p1[src[j]], p0[src[j]]) || !same_bytes(n1[src[j]], n0[src[j]]);
+    }
+    EXPECT_EQ(differing, 0u) << "pose " << k;
+  }
+}
+
+TEST(VatFile, BadTexelAddressesAreRefusedByName) {
+  Synth synth;  // delta f32, 8 vertices
+  synth.clip_rows = {2, 1};
+  const std::vector<uint8_t> file = write_ok(synthetic_vat(synth));
+  auto set_address = [](uint32_t vertex, float value) {
+    return [=](json& d, std::vector<uint8_t>& bin) {
+      std::memcpy(bin.data() + view_offset(d, attribute_view(d, kVatVertexAttribute)) + 4 * vertex, &value, 4);
+    };
+  };
+  auto address_accessor = [](json& d) -> json& {
+    return d["accessors"][d["meshes"][0]["primitives"][0]["attributes"][kVatVertexAttribute].get<size_t>()];
+  };
+  const std::vector<Mutation> mutations = {
+      {"missing",
+       [](json& d, auto&) {
+         for (json& p : d["meshes"][0]["primitives"]) p["attributes"].erase(kVatVertexAttribute);
+       },
+       "m.vat.glb: meshes[0].primitives[0].attributes._VAT_VERTEX: missing"},
+      {"duplicate", set_address(5, 2.0f), "_VAT_VERTEX: value 2 of vertex 5 repeats vertex 2's"},
+      {"out of range", set_address(3, 8.0f), "_VAT_VERTEX: value 8 of vertex 3 is outside [0, 8)"},
+      {"negative", set_address(0, -1.0f), "_VAT_VERTEX: value -1 of vertex 0 is outside [0, 8)"},
+      {"not a number", set_address(1, std::nanf("")), "of vertex 1 is outside [0, 8)"},
+      {"not an integer", set_address(4, 4.5f), "_VAT_VERTEX: value 4.5 of vertex 4 is not an integer"},
+      {"component type", [&](json& d, auto&) { address_accessor(d)["componentType"] = 5125; },
+       ".componentType: 5125, expected 5126"},
+      {"type", [&](json& d, auto&) { address_accessor(d)["type"] = "VEC2"; }, ".type: \"VEC2\", expected \"SCALAR\""},
+      {"count", [&](json& d, auto&) { address_accessor(d)["count"] = 7; },
+       "_VAT_VERTEX: count 7, expected the vertex count 8"},
+      {"not named", [](json& d, auto&) { ext_of(d).erase("vertexAddress"); },
+       "extensions.VATKIT_vertex_animation: missing \"vertexAddress\""},
+      {"named otherwise", [](json& d, auto&) { ext_of(d)["vertexAddress"] = "TEXCOORD_1"; },
+       "extensions.VATKIT_vertex_animation.vertexAddress: \"TEXCOORD_1\", expected \"_VAT_VERTEX\""},
+      {"in version 2", [](json& d, auto&) { ext_of(d)["version"] = 2; },
+       "_VAT_VERTEX: only a delta file of version 3 or later addresses texels by it"},
+  };
+  expect_refused(file, mutations);
+  // A rig file has no addresses (its vertices carry their own slots and weights).
+  const std::vector<uint8_t> rig = small_file();
+  expect_refused(rig, {{"rig named", [](json& d, auto&) { ext_of(d)["vertexAddress"] = kVatVertexAttribute; },
+                        "vertexAddress: the rig encoding addresses no vertex texels"},
+                       {"rig attribute",
+                        [](json& d, auto&) {
+                          for (json& p : d["meshes"][0]["primitives"])
+                            p["attributes"][kVatVertexAttribute] = p["attributes"]["POSITION"];
+                        },
+                        "_VAT_VERTEX: only a delta file of version 3 or later addresses texels by it"}});
+  // Version 2's delta has neither: the address is the vertex index.
+  Parts v2 = split(file);
+  ext_of(v2.doc)["version"] = 2;
+  ext_of(v2.doc).erase("vertexAddress");
+  for (json& p : v2.doc["meshes"][0]["primitives"]) p["attributes"].erase(kVatVertexAttribute);
+  const std::vector<uint8_t> v2_file = assemble(v2.doc, v2.bin);  // the loaded planes point into it
+  Result<Vat> old = load_vat_memory(v2_file, "v2.vat.glb");
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  expect_same_vat(synthetic_vat(synth), *old);
+  EXPECT_EQ(write_ok(*old), file);
 }
 
 TEST(VatFile, VatsWithoutLodsWriteTheSameBytesAsBefore) {

@@ -24,6 +24,9 @@ layout(location = 5) in uvec4 a_slots0;
 layout(location = 6) in vec4 a_weights0;
 layout(location = 7) in uvec4 a_slots1;
 layout(location = 8) in vec4 a_weights1;
+// Delta: the vertex's texel column (the file's _VAT_VERTEX attribute, VatGpu's kAttribVertex),
+// the address vat_decode reads, as an engine's shader passes it; not gl_VertexID.
+layout(location = 9) in float a_vat_vertex;
 
 uniform samplerBuffer u_crowd_world;     // 4 texels (the columns) per logical instance
 uniform usamplerBuffer u_crowd_drawn;    // per draw slot: logical instance index (, cache entry + 1)
@@ -134,7 +137,7 @@ void main() {
     } else
 #endif
     pose = vat_resolve_instance(logical, u_vat_time);
-    vat_decode(pose, gl_VertexID, rest, p, n);
+    vat_decode(pose, int(a_vat_vertex), rest, p, n);
     crowd_place(logical, p, n, wp, wn);
   }
 #endif

@@ -35,8 +35,12 @@
 //   void vat_decode_skinned(mat4x3 skin, VatRest, out vec3 position, out vec3 normal)
 //     with skin = sum_k w_k slot_k over the vertex's influences (rows may be summed packed).
 // Positions and normals come out in the VAT's object space; place them with the instance's world
-// matrix. `vertex` is the index into the VAT's merged vertex ordering (gl_VertexID of an indexed
-// draw of its index buffer with base vertex 0).
+// matrix. `vertex` is the vertex's texel column: pass the `_VAT_VERTEX` attribute of the
+// .vat.glb (format version 3; a float attribute, pass int(attribute)), never gl_VertexID: an
+// engine's importer may weld, split or reorder the vertices, and the attribute travels with each
+// vertex while gl_VertexID does not. For version 1 and 2 files (no attribute) the address is the
+// vertex index in the file's order, so synthesise 0..V-1. The rig encoding ignores `vertex` (its
+// VatRest carries the vertex's own slots and weights).
 
 #if !defined(VAT_DELTA) && !defined(VAT_RIG)
 #error "vat_decode.glsl: define VAT_DELTA or VAT_RIG (vatkit::gl::decode_defines)"

@@ -1,9 +1,11 @@
 // vatkit-three (web/vatkit-three) against the C++ renderer (parity.mjs): pages/three_parity.html
 // draws vatkit render's scenes with VatCrowd and three's MeshNormalMaterial.
 // Usage: node tests/web/three_parity.test.mjs [VATKIT_BINARY]   (docs/web-testing.md)
+import fs from 'node:fs';
 import path from 'node:path';
 import { requireFile, runVatkit, sharedAsset } from './browser.mjs';
 import { parityTests } from './parity.mjs';
+import { permutation, vertexCount, withVerticesMoved } from './vertex_order.mjs';
 
 // vatkit bake's default row rate: one frame late is 1 / BAKE_FPS seconds (reported, not asserted).
 const BAKE_FPS = 30;
@@ -19,6 +21,16 @@ const CASES = [
     bake: ['--encoding', 'rig', '--precision', 'f16'],
     times: [1.0, 1.5],
   },
+  // The page loads the bake with its vertices shuffled (every attribute, _VAT_VERTEX included, the
+  // indices remapped), vatkit renders it unshuffled: the same picture only if the shader decodes
+  // each vertex at its _VAT_VERTEX column rather than at gl_VertexID.
+  {
+    name: 'fox_delta_f16_shuffled',
+    input: sharedAsset('khronos', 'Fox.glb'),
+    bake: ['--encoding', 'delta', '--precision', 'f16'],
+    times: [1.0, 1.5],
+    shuffle: 20261203,
+  },
 ];
 
 await parityTests({
@@ -29,6 +41,12 @@ await parityTests({
   prepare(c, dir, vatkit) {
     const vat = path.join(dir, `${c.name}.vat.glb`);
     runVatkit(vatkit, ['bake', ...(c.input ? [requireFile(c.input)] : []), '-o', vat, ...c.bake, '--lods', '0', '--no-measure']);
-    return { vat, fixtures: { vat }, query: { lateBy: String(1 / BAKE_FPS) } };
+    let page = vat;
+    if (c.shuffle) {
+      const bytes = new Uint8Array(fs.readFileSync(vat));
+      page = path.join(dir, `${c.name}.page.vat.glb`);
+      fs.writeFileSync(page, withVerticesMoved(bytes, permutation(vertexCount(bytes), c.shuffle)));
+    }
+    return { vat, fixtures: { vat: page }, query: { lateBy: String(1 / BAKE_FPS) } };
   },
 });

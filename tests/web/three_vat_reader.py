@@ -166,6 +166,11 @@ class ThreeVatFile:
         self.frame_bounds = struct.unpack_from("<%df" % (6 * self.total_frames), fb)
 
         if self.encoding == "delta":
+            # vatkit's texel address (a .vat.glb's _VAT_VERTEX): three-vat ignores it; the texture
+            # column of vertex i is i here, which the digest pins.
+            check("_VAT_VERTEX" in attributes, "a vertex-encoded file without _VAT_VERTEX")
+            address = [x[0] for x in g.accessor(attributes["_VAT_VERTEX"])[0]]
+            check(address == [float(i) for i in range(self.vertex_count)], "_VAT_VERTEX is not 0..vertexCount-1")
             self._read_delta()
         else:
             self._read_rig(attributes)

@@ -25,6 +25,7 @@ const { VatError } = await import(join(web, 'vatkit-three', 'src', 'errors.js'))
 const { injectDecode } = await import(join(web, 'vatkit-three', 'src', 'material.js'));
 const { VatCrowd, selectLod } = await import(join(web, 'vatkit-three', 'src', 'crowd.js'));
 const { clipBand } = await import(join(web, 'vatkit-three', 'src', 'playback.js'));
+const { permutation, withVerticesMoved } = await import('./vertex_order.mjs');
 
 const vatkit = process.env.VATKIT_BIN ?? process.argv.find((a) => a.endsWith('vatkit'));
 const assets = process.env.VATKIT_ASSETS ?? join(repo, '..', 'shared', 'assets');
@@ -228,7 +229,7 @@ describe('loadVat', () => {
       ['bad magic', (b) => { b[0] = 0x78; }, 'GLB', 'Parse'],
       ['truncated', (b) => b.slice(0, b.length - 16), 'GLB', 'Parse'],
       ['plane format', (b) => replaceText(b, '"format":"rgba32f"', '"format":"rgba16f"'), 'planes[0].format', 'Corrupt'],
-      ['version 3', (b) => replaceText(b, '"version":2', '"version":3'), `extensions.${EXT}.version`, 'Unsupported'],
+      ['version 4', (b) => replaceText(b, '"version":3', '"version":4'), `extensions.${EXT}.version`, 'Unsupported'],
       ['height', (b) => replaceText(b, '"height":324', '"height":325'), 'planes[0].height', 'Corrupt'],
     ];
     for (const [what, corrupt, object, code] of cases) {
@@ -245,6 +246,93 @@ describe('loadVat', () => {
     }
   });
 });
+
+// ---- texel addresses (format version 3) ------------------------------------------------------
+
+describe('texel addresses', () => {
+  test('a shuffled version-3 delta file decodes the same pose through vatVertex', async () => {
+    const name = 'delta_f16_lods';
+    const { file } = await load(name);
+    assert.equal(file.ext.version, 3);
+    assert.equal(file.ext.vertexAddress, '_VAT_VERTEX');
+    const n = file.json.accessors[file.json.meshes[0].primitives[0].attributes.POSITION].count;
+    const src = permutation(n, 20261203);
+    const bytes = withVerticesMoved(file.bytes, src);
+    const asset = await loadVat(bytes, { name: 'shuffled.vat.glb' });
+    const g = asset.geometry;
+    // The attribute travels with the vertex: file vertex j reads texel column src[j].
+    assert.deepEqual(Array.from(g.attributes.vatVertex.array), src.map((s) => s));
+    // Decoded through the attribute, as material.js's shader does (rest from the vertex's own
+    // position, delta from texel vatVertex), every 37th file vertex lands where vatkit pose puts
+    // the vertex it came from.
+    const clipIndex = 1;
+    const clip = file.ext.clips[clipIndex];
+    const k = 5;
+    const pose = JSON.parse(execFileSync(vatkit, ['pose', baked[name], '--clip', `#${clipIndex}`, '--time', String((k * clip.duration) / (clip.rows - 1))]));
+    const positions = pose.primitives[0].positions;
+    const plane = file.ext.planes.find((p) => p.semantic === 'position');
+    const size = Math.hypot(...[0, 1, 2].map((c) => file.ext.bounds.max[c] - file.ext.bounds.min[c]));
+    let worst = 0;
+    let wrongByIndex = 0;
+    let checked = 0;
+    for (let j = 0; j < n; j += 37) {
+      const column = g.attributes.vatVertex.array[j];
+      const d = texel(file, plane, clip.firstRow + k, column);
+      const byIndex = texel(file, plane, clip.firstRow + k, j);
+      let errorByIndex = 0;
+      for (let c = 0; c < 3; ++c) {
+        const rest = g.attributes.position.array[3 * j + c];
+        worst = Math.max(worst, Math.abs(rest + d[c] - positions[3 * src[j] + c]));
+        errorByIndex = Math.max(errorByIndex, Math.abs(rest + byIndex[c] - positions[3 * src[j] + c]));
+      }
+      wrongByIndex += errorByIndex > 1e-4 * size;
+      ++checked;
+    }
+    assert.ok(worst <= 1e-4 * size, `worst difference ${worst} over ${size * 1e-4}`);
+    assert.ok(wrongByIndex > checked / 2, `the vertex index would decode ${wrongByIndex} of ${checked} wrong`);
+    // The shader passes the attribute, never gl_VertexID.
+    const source = injectDecode(THREE.ShaderLib.standard.vertexShader, asset.defines);
+    assert.ok(source.includes('in float vatVertex;'));
+    assert.ok(source.includes('vat_decode(vat_pose, vat_vertex_address(), vat_rest'));
+    assert.ok(!/vat_decode(_tangent)?\(vat_pose, gl_VertexID/.test(source));
+  });
+
+  test('a version-2 delta file addresses by the vertex index; bad addresses are refused', async () => {
+    const { file } = await load('delta_f32');
+    const n = file.json.accessors[file.json.meshes[0].primitives[0].attributes.POSITION].count;
+    // Version 2: the attribute and its name removed (the JSON keeps its length: spaces).
+    const json = JSON.parse(JSON.stringify(file.json));
+    json.extensions[EXT].version = 2;
+    delete json.extensions[EXT].vertexAddress;
+    for (const p of json.meshes[0].primitives) delete p.attributes._VAT_VERTEX;
+    const v2 = withJson(file, json);
+    const asset = await loadVat(v2, { name: 'v2.vat.glb' });
+    assert.deepEqual(Array.from(asset.geometry.attributes.vatVertex.array), Array.from({ length: n }, (_, i) => i));
+    // A repeated column, one outside [0, n), a fraction.
+    const address = file.json.accessors[file.json.meshes[0].primitives[0].attributes._VAT_VERTEX];
+    const at = file.binStart + (file.json.bufferViews[address.bufferView].byteOffset ?? 0);
+    for (const [value, why] of [[0, 'value 0 of vertex 3 repeats vertex 0\'s'], [n, `value ${n} of vertex 3 is outside [0, ${n})`], [2.5, 'value 2.5 of vertex 3 is not an integer']]) {
+      const bytes = file.bytes.slice();
+      new DataView(bytes.buffer).setFloat32(at + 12, value, true);
+      await assert.rejects(loadVat(bytes, { name: 'bad.vat.glb' }), (e) => {
+        assert.ok(e instanceof VatError, String(e));
+        assert.equal(e.message, `bad.vat.glb: meshes[0].primitives[0].attributes._VAT_VERTEX: ${why}`);
+        return true;
+      });
+    }
+  });
+});
+
+// `file` with its JSON replaced by `json` (padded with spaces to the same chunk length).
+function withJson(file, json) {
+  const text = new TextEncoder().encode(JSON.stringify(json));
+  const length = file.binStart - 28;
+  assert.ok(text.length <= length, 'the edited JSON must not grow');
+  const bytes = file.bytes.slice();
+  bytes.fill(0x20, 20, 20 + length);
+  bytes.set(text, 20);
+  return bytes;
+}
 
 describe('VatCrowd', () => {
   test('playback rows reach the texture, split at texture rows once uploaded', async () => {
@@ -339,7 +427,7 @@ function checkGeometry(file, asset, b) {
   const g = asset.geometry;
   const names = b.encoding === 'rig'
     ? { position: '_VAT_BIND_POSITION', normal: '_VAT_BIND_NORMAL', vat_slots0: '_VAT_SLOTS_0', vat_weights0: '_VAT_SLOT_WEIGHTS_0' }
-    : { position: 'POSITION', normal: 'NORMAL' };
+    : { position: 'POSITION', normal: 'NORMAL', vatVertex: '_VAT_VERTEX' };
   Object.assign(names, { uv: 'TEXCOORD_0' });
   assert.deepEqual(Object.keys(g.attributes).sort(), Object.keys(names).sort());
   for (const [name, gltf] of Object.entries(names)) {

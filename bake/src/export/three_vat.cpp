@@ -21,6 +21,7 @@
 #include "file/glb_writer.h"
 #include "file/gltf_materials.h"
 #include "vatkit/decode.h"
+#include "vatkit/vat_file.h"
 
 namespace vatkit {
 namespace {
@@ -361,6 +362,11 @@ WrittenMesh write_mesh(const Vat& vat, glb::Writer& w) {
   if (rig) {
     attributes["JOINTS_0"] = w.add_accessor(g.slots0, vertex);
     attributes["WEIGHTS_0"] = w.add_accessor(g.slot_weights0, vertex);
+  } else {
+    // Each vertex's texel column as in a .vat.glb of format version 3, for decoders of one's own
+    // that must survive an importer's reordering; three-vat's own shader reads gl_VertexID (its
+    // loader checks the vertex order by the digest) and ignores this attribute.
+    attributes[kVatVertexAttribute] = w.add_accessor(std::span<const float>(texel_addresses(vat)), vertex);
   }
 
   glb::ViewOptions index_view;

@@ -66,6 +66,7 @@ uint64_t bin_bound(const Vat& vat) {
   for (int i = 0; i < kAttrCount; ++i) {
     bytes += uint64_t(attr_count(vat.geometry, Attr(i))) * kAttrs[i].element_bytes + 4;
   }
+  bytes += uint64_t(vat.geometry.vertex_count()) * 4 + 4;  // _VAT_VERTEX (delta)
   bytes += uint64_t(vat.geometry.indices.size()) * 4 + 4;
   for (const LodLevel& lod : vat.geometry.lods) bytes += uint64_t(lod.indices.size()) * 4 + 4;
   for (const Image& image : vat.images) bytes += image.bytes.size() + 4;
@@ -74,16 +75,22 @@ uint64_t bin_bound(const Vat& vat) {
 }
 
 // The rest-pose mesh: one vertex stream shared by every primitive, one primitive per draw group;
-// returns its index.
-uint32_t write_mesh(const VatGeometry& g, glb::Writer& w) {
+// returns its index. A delta Vat's vertices carry their texel addresses (format version 3), after
+// the other attributes.
+uint32_t write_mesh(const Vat& vat, glb::Writer& w) {
+  const VatGeometry& g = vat.geometry;
   json attributes = json::object();
+  glb::AccessorOptions options;
+  options.target = glb::Target::ArrayBuffer;
   for (int i = 0; i < kAttrCount; ++i) {
     const Attr a = static_cast<Attr>(i);
     if (attr_count(g, a) == 0) continue;
-    glb::AccessorOptions options;
-    options.target = glb::Target::ArrayBuffer;
     options.min_max = a == Attr::Position;  // the glTF spec requires POSITION bounds
     attributes[info(a).gltf] = with_attr(g, a, [&](const auto& values) { return w.add_accessor(values, options); });
+  }
+  options.min_max = false;
+  if (const std::vector<float> addresses = texel_addresses(vat); !addresses.empty()) {
+    attributes[kVatVertexAttribute] = w.add_accessor(std::span<const float>(addresses), options);
   }
   glb::ViewOptions index_view;
   index_view.target = glb::Target::ElementArrayBuffer;
@@ -111,6 +118,7 @@ json extension_json(const Vat& vat, uint32_t mesh, glb::Writer& w) {
   json ext = write_fields(kHeaderFields, vat);
   ext[key::kVersion] = kVatFormatVersion;
   ext[key::kMesh] = mesh;
+  if (vat.encoding == Encoding::Delta) ext[key::kVertexAddress] = kVatVertexAttribute;
   ext[key::kChecksum] = std::string(vat_file_detail::kChecksumDigits, '0');
   ext[key::kClips] = json::array();
   for (const VatClip& c : vat.clips) ext[key::kClips].push_back(Codec<VatClip>::write(c));
@@ -138,8 +146,12 @@ glb::Writer::Parts write_unchecked(const Vat& vat, glb::Writer& w) {
   if (const uint64_t bound = bin_bound(vat); bound > std::numeric_limits<uint32_t>::max()) {
     fail("file", "would hold " + num(bound) + " bytes of data, a GLB holds at most 4 GiB");
   }
+  if (vat.encoding == Encoding::Delta && vat.geometry.vertex_count() > kVatMaxAddressedVertices) {
+    fail("geometry", num(vat.geometry.vertex_count()) + " vertices, a delta file addresses at most 2^24 (" +
+                         std::string(kVatVertexAttribute) + " is a float)");
+  }
   w.json()["asset"]["generator"] = "vatkit";
-  const uint32_t mesh = write_mesh(vat.geometry, w);
+  const uint32_t mesh = write_mesh(vat, w);
   w.append("nodes", {{"mesh", mesh}, {"name", "vat"}});
   w.append("scenes", {{"nodes", {0}}});
   w.json()["scene"] = 0;

@@ -11,8 +11,9 @@
 // the chunk's. The samplers get their bindings after compilation (the chunk declares them without
 // layout qualifiers; the generator renumbers them to vatkit::gl::DecodeUnits' units).
 //
-// Draw contract: an indexed draw of the VAT's index buffer with base vertex 0, so that
-// gl_VertexIndex is the vertex's index in the VAT's merged order (the chunk's `vertex`).
+// Draw contract: delta reads each vertex's texel column from a_vat_vertex (the file's
+// _VAT_VERTEX attribute, format version 3; 0..V-1 for older files), so any vertex order and any
+// base vertex draw right; rig ignores the address.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #ifdef VAT_NO_INSTANCE_TABLE
@@ -37,6 +38,8 @@ layout(location = 6) in vec4 a_weights0;
 layout(location = 7) in uvec4 a_slots1;
 layout(location = 8) in vec4 a_weights1;
 #endif
+#else
+layout(location = 14) in float a_vat_vertex;  // the vertex's texel column (_VAT_VERTEX)
 #endif
 // Per instance (instance-rate attributes): the world matrix (columns at 9-12) and the instance's
 // row in the playback table. An attribute rather than gl_InstanceIndex, whose HLSL form
@@ -70,8 +73,13 @@ void main() {
 #endif
   VatPose pose = vat_resolve_instance(a_logical_instance, u_vat_time);
   vec3 position, normal;
-  vat_decode(pose, gl_VertexIndex, rest, position, normal);
-  vec4 tangent = vat_decode_tangent(pose, gl_VertexIndex, rest);
+#ifdef VAT_RIG
+  int vertex = 0;  // unread by the rig
+#else
+  int vertex = int(a_vat_vertex);
+#endif
+  vat_decode(pose, vertex, rest, position, normal);
+  vec4 tangent = vat_decode_tangent(pose, vertex, rest);
   vec4 world = a_world * vec4(position, 1.0);
   mat3 linear = mat3(a_world);
   v_world_position = world.xyz;

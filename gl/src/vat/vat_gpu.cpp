@@ -11,6 +11,7 @@
 #include <stb_image.h>
 
 #include "vatkit/gl/gl.h"
+#include "vatkit/vat_file.h"
 
 namespace vatkit::gl {
 
@@ -210,6 +211,8 @@ struct VatGpu::Upload {
                                             sizeof(glm::u16vec4), kConstSlots, true),
                                   attribute(cb, kAttribWeights1, rig ? vec_data(g.slot_weights1) : nullptr,
                                             g.slot_weights1.size(), 4, sizeof(glm::vec4), kConstZero, false)};
+    const std::vector<float> addresses = texel_addresses(vat);
+    attribute(cb, kAttribVertex, vec_data(addresses), addresses.size(), 1, sizeof(float), kConstZero, false);
     for (int k = 0; k < 4; ++k) {
       if (influences[k] == 0) continue;
       Texture t = create_texture(GL_TEXTURE_BUFFER);
@@ -421,7 +424,7 @@ VertexArray VatGpu::vertex_array_with(uint32_t position_buffer, uint32_t normal_
   VertexArray vao = create_vertex_array();
   const GLuint src = vertex_array_.id();
   const GLuint dst = vao.id();
-  for (uint32_t location = kAttribPosition; location <= kAttribWeights1; ++location) {
+  for (uint32_t location = kAttribPosition; location <= kAttribVertex; ++location) {
     GLint buffer = 0, stride = 0, size = 0, type = 0, integer = 0;
     GLint64 offset = 0;
     glGetVertexArrayIndexed64iv(src, location, GL_VERTEX_BINDING_OFFSET, &offset);

@@ -7,10 +7,16 @@
 // properties through the tables of vat_schema.h, each object checked as it is read
 // (vat_validate.cpp), and the planes are spans into the caller's bytes.
 //
+// Version 3's texel addresses (`_VAT_VERTEX`, delta only) are read with the attributes, checked to
+// be a permutation of the vertices, and applied once the levels of detail are read: the geometry
+// is reordered into texel order, so the Vat's vertex i reads texel i whatever order another tool
+// left the vertices in (vatkit/vat_file.h).
+//
 // Validation failures deep inside the reader throw Failure carrying the one-line message; the
 // public functions catch it and return it as an Error.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -77,6 +83,8 @@ class Reader {
   void read_attributes(VatGeometry& g, const json& attributes, const std::string& where);
   void read_primitive(VatGeometry& g, const json& primitive, const json& attributes, const std::string& where,
                       std::optional<uint32_t>& index_view);
+  void read_address(VatGeometry& g, const json& attributes, const std::string& where);
+  void apply_addresses(VatGeometry& g);
   void read_lods(Vat& vat, const json& ext);
   void read_planes(Vat& vat, const json& ext);
   const json& top_array(const char* key) {
@@ -93,6 +101,10 @@ class Reader {
   json doc_;
   size_t buffer_length_ = 0;
   std::string checksum_digits_;
+  Encoding encoding_ = Encoding::Delta;  // once the extension is read
+  // Version 3 delta: each vertex's `_VAT_VERTEX` value as read (file order), and its name.
+  std::vector<float> addresses_;
+  std::string address_where_;
   // The bytes of the BIN data that the objects read so far use: start -> (end, the object).
   std::map<size_t, std::pair<size_t, std::string>> claimed_;
 };
@@ -296,10 +308,15 @@ void Reader::read_geometry(Vat& vat, const json& ext) {
 // The vertex stream: only the attributes of kAttrs, POSITION first (its count is the vertex
 // count), each its own tightly packed view.
 void Reader::read_attributes(VatGeometry& g, const json& attributes, const std::string& where) {
+  const bool addressed = version_ >= 3 && encoding_ == Encoding::Delta;
   for (const auto& [name, value] : attributes.items()) {
-    bool known = false;
+    bool known = addressed && name == kVatVertexAttribute;
     for (const AttrInfo& a : kAttrs) known |= name == a.gltf;
-    if (!known) fail(where + ".attributes." + name, "not an attribute of a .vat.glb");
+    if (!known) {
+      fail(where + ".attributes." + name, name == kVatVertexAttribute
+                                              ? "only a delta file of version 3 or later addresses texels by it"
+                                              : "not an attribute of a .vat.glb");
+    }
   }
   for (int i = 0; i < kAttrCount; ++i) {
     const Attr a = static_cast<Attr>(i);
@@ -321,6 +338,58 @@ void Reader::read_attributes(VatGeometry& g, const json& attributes, const std::
       std::memcpy(values.data(), bytes.data(), bytes.size());
     });
   }
+  if (addressed) read_address(g, attributes, where);
+}
+
+// `_VAT_VERTEX` (version 3, delta): required, FLOAT SCALAR, one value per vertex, each an integer
+// below the texel vertex count (the position plane's texelsPerFrame, which must equal V) and each
+// exactly once.
+void Reader::read_address(VatGeometry& g, const json& attributes, const std::string& where) {
+  address_where_ = where + ".attributes." + kVatVertexAttribute;
+  const json* index = find(attributes, kVatVertexAttribute);
+  if (!index) fail(address_where_, "missing (a delta file of version 3 or later addresses each vertex's texels by it)");
+  uint32_t count = 0, offset = 0, view_index = 0;
+  const std::span<const uint8_t> bytes = accessor(as_u32(*index, address_where_), ComponentType::Float, "SCALAR", 4,
+                                                  address_where_, &count, &offset, &view_index);
+  const auto n = uint32_t(g.positions.size());
+  if (count != n) fail(address_where_, "count " + num(count) + ", expected the vertex count " + num(n));
+  claim(view(view_index, address_where_), view_index, address_where_);
+  addresses_.resize(count);
+  std::memcpy(addresses_.data(), bytes.data(), bytes.size());
+  std::vector<uint32_t> first(n, n);  // the vertex that named each address first; n: none yet
+  for (uint32_t v = 0; v < n; ++v) {
+    const float a = addresses_[v];
+    const std::string value = "value " + num(a) + " of vertex " + num(v);
+    if (!(a >= 0.0f && a < float(n))) fail(address_where_, value + " is outside [0, " + num(n) + ")");
+    if (a != std::floor(a)) fail(address_where_, value + " is not an integer");
+    const auto column = uint32_t(a);
+    if (first[column] != n) fail(address_where_, value + " repeats vertex " + num(first[column]) + "'s");
+    first[column] = v;
+  }
+}
+
+// Puts the vertices into texel order: file vertex v becomes vertex addresses_[v]; every index
+// buffer (the mesh's, each level's) is remapped. Nothing to do for the identity.
+void Reader::apply_addresses(VatGeometry& g) {
+  const auto n = uint32_t(addresses_.size());
+  std::vector<uint32_t> to(n);
+  bool identity = true;
+  for (uint32_t v = 0; v < n; ++v) {
+    to[v] = uint32_t(addresses_[v]);
+    identity &= to[v] == v;
+  }
+  if (identity) return;
+  for (int i = 0; i < kAttrCount; ++i) {
+    with_attr(g, Attr(i), [&](auto& values) {
+      if (values.empty()) return;
+      auto reordered = values;
+      for (uint32_t v = 0; v < n; ++v) reordered[to[v]] = values[v];
+      values = std::move(reordered);
+    });
+  }
+  for (uint32_t& index : g.indices) index = to[index];  // every index < V: checked as read
+  for (LodLevel& lod : g.lods)
+    for (uint32_t& index : lod.indices) index = to[index];
 }
 
 // A primitive: the first one's attributes, triangles, its indices in the one index view (read
@@ -364,6 +433,17 @@ void Reader::read_extension(Vat& vat, const json& ext) {
   const std::string e = kExt;
   read_fields(kHeaderFields, ext, e, version_, vat);
   if (vat.frame_rows == 0) fail(e + ".frameRows", "0");
+  if (version_ >= 3) {
+    const std::string aw = e + "." + key::kVertexAddress;
+    const json* address = find(ext, key::kVertexAddress);
+    if (vat.encoding == Encoding::Rig && address) fail(aw, "the rig encoding addresses no vertex texels");
+    if (vat.encoding == Encoding::Delta) {
+      if (!address) fail(e, std::string("missing \"") + key::kVertexAddress + "\"");
+      if (as_string(*address, aw) != kVatVertexAttribute) {
+        fail(aw, "\"" + address->get<std::string>() + "\", expected \"" + kVatVertexAttribute + "\"");
+      }
+    }
+  }
 
   const std::string clips_where = e + "." + key::kClips;
   const json& clips = as_array(member(ext, key::kClips, e), clips_where);
@@ -527,10 +607,12 @@ Vat Reader::read(std::shared_ptr<const void> keep_alive) {
   Vat vat;
   vat.source = name_;
   read_extension(vat, ext);
+  encoding_ = vat.encoding;
   read_images(vat);
   read_materials(vat);
   read_geometry(vat, ext);
   read_lods(vat, ext);
+  apply_addresses(vat.geometry);  // sources count vertices in texel order: checked after
   check_sources(vat.geometry.sources, vat.geometry.vertex_count(), std::string(kExt) + "." + key::kSources);
   read_planes(vat, ext);
 
@@ -543,6 +625,13 @@ Vat Reader::read(std::shared_ptr<const void> keep_alive) {
 }  // namespace vat_format
 
 // ---- public API ----------------------------------------------------------------------------
+
+std::vector<float> texel_addresses(const Vat& vat) {
+  if (vat.encoding != Encoding::Delta) return {};
+  std::vector<float> out(vat.geometry.vertex_count());
+  for (size_t v = 0; v < out.size(); ++v) out[v] = float(v);
+  return out;
+}
 
 Result<Vat> load_vat_memory(std::span<const uint8_t> bytes, const std::string& name,
                             std::shared_ptr<const void> keep_alive) {

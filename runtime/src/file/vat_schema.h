@@ -434,6 +434,9 @@ inline constexpr const char* kPbr = "pbrMetallicRoughness";           // kPbrFie
 inline constexpr const char* kBaseColorTexture = "baseColorTexture";  // kTextureInfoFields, index
 inline constexpr const char* kTextureIndex = "index";                 // texture i shows image i
 inline constexpr const char* kMetallicFactor = "metallicFactor";      // written as 0
+// Version 3, delta only: the name of the vertex attribute holding each vertex's texel column
+// (kVatVertexAttribute, the only value); absent from rig files.
+inline constexpr const char* kVertexAddress = "vertexAddress";
 }  // namespace key
 
 // The Vat's properties at the top of the extension.

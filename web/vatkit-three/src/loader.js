@@ -47,7 +47,9 @@ import { parseVat } from './parse.js';
  * @property {THREE.DataTexture|null} rowRanges q16: RGBA32F, 2 x frameRows; texel (0, r) = (min.xyz,
  *   scaleMin), (1, r) = (max.xyz, scaleMax) of the clip holding row r; null otherwise
  * @property {THREE.BufferGeometry} geometry position/normal/tangent (rest pose for a delta, bind space
- *   for a rig), uv, color, vat_slots0/vat_weights0 (vat_slots1/vat_weights1), the index buffer of
+ *   for a rig), uv, color, vatVertex (delta: each vertex's texel column, the file's _VAT_VERTEX or
+ *   0..n-1 before format version 3; the shader decodes at it, never at gl_VertexID),
+ *   vat_slots0/vat_weights0 (vat_slots1/vat_weights1), the index buffer of
  *   every level one after the other, groups = level 0's; bounding box and sphere = `bounds`
  * @property {VatLevel[]} levels level 0 is the full mesh, then the file's levels of detail, finest first
  * @property {THREE.MeshStandardMaterial[]} materials one per glTF material, then glTF's default
@@ -221,7 +223,8 @@ function rowRangesTexture(vat) {
 
 // glTF attribute -> three.js attribute name, by encoding (a rig draws its bind-space data).
 const ATTRIBUTE_NAMES = {
-  delta: { POSITION: 'position', NORMAL: 'normal', TANGENT: 'tangent' },
+  // _VAT_VERTEX: the texel column vat_decode reads (parse.js synthesises it for versions 1 and 2).
+  delta: { POSITION: 'position', NORMAL: 'normal', TANGENT: 'tangent', _VAT_VERTEX: 'vatVertex' },
   rig: { _VAT_BIND_POSITION: 'position', _VAT_BIND_NORMAL: 'normal', _VAT_BIND_TANGENT: 'tangent' },
   both: {
     TEXCOORD_0: 'uv', COLOR_0: 'color',
@@ -229,7 +232,7 @@ const ATTRIBUTE_NAMES = {
     _VAT_SLOTS_1: 'vat_slots1', _VAT_SLOT_WEIGHTS_1: 'vat_weights1',
   },
 };
-const ITEM_SIZES = { position: 3, normal: 3, tangent: 4, uv: 2, color: 4 };
+const ITEM_SIZES = { position: 3, normal: 3, tangent: 4, uv: 2, color: 4, vatVertex: 1 };
 
 function makeGeometry(vat) {
   const g = new THREE.BufferGeometry();

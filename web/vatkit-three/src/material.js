@@ -13,6 +13,9 @@ const VAT_THREE_GLSL = /* glsl */ `
 // texel 6 i + j of instance i at (x, y) = ((6 i + j) % width, (6 i + j) / width).
 uniform highp sampler2D u_vat_instances;
 uniform float u_vat_time;  // the shared clock, seconds
+#ifdef VAT_DELTA
+in float vatVertex;  // the vertex's texel column: the file's _VAT_VERTEX (0..n-1 before version 3)
+#endif
 #ifdef VAT_RIG
 in uvec4 vat_slots0;
 in vec4 vat_weights0;
@@ -36,6 +39,16 @@ VatPose vat_resolve_instance(int logical, float time) {
 int vat_logical_instance() {
 #ifdef USE_INSTANCING
   return gl_InstanceID;
+#else
+  return 0;
+#endif
+}
+
+// vat_decode's vertex: the texel address attribute, never gl_VertexID (three, or whatever built the
+// geometry, may have reordered the vertices). The rig reads no address.
+int vat_vertex_address() {
+#ifdef VAT_DELTA
+  return int(vatVertex);
 #else
   return 0;
 #endif
@@ -72,7 +85,7 @@ const DECODE = /* glsl */ `
 VatRest vat_rest = vat_rest_attributes();
 VatPose vat_pose = vat_resolve_instance(vat_logical_instance(), u_vat_time);
 vec3 vat_position, vat_normal;
-vat_decode(vat_pose, gl_VertexID, vat_rest, vat_position, vat_normal);
+vat_decode(vat_pose, vat_vertex_address(), vat_rest, vat_position, vat_normal);
 #define VAT_DECODED
 `;
 
@@ -81,7 +94,7 @@ ${DECODE}
 vec3 objectNormal = vat_normal;
 #ifdef USE_TANGENT
 #if defined(VAT_RIG) || defined(VAT_TANGENT_PLANE)
-vec3 objectTangent = vat_decode_tangent(vat_pose, gl_VertexID, vat_rest).xyz;
+vec3 objectTangent = vat_decode_tangent(vat_pose, vat_vertex_address(), vat_rest).xyz;
 #else
 vec3 objectTangent = vec3(tangent.xyz);
 #endif

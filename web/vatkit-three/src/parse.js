@@ -9,7 +9,9 @@
 import { fail } from './errors.js';
 import { EXT_PATH, EXTENSION, GlbDocument, at, read } from './glb.js';
 
-const VERSIONS = [1, 2];
+const VERSIONS = [1, 2, 3];
+// Version 3: a delta vertex's texel column (docs/format.md, "Texel addresses").
+export const VERTEX_ADDRESS = '_VAT_VERTEX';
 const PRECISION_FORMAT = { f32: 'rgba32f', f16: 'rgba16f', q16: 'rgba16unorm' };
 const TEXEL_BYTES = { rgba32f: 16, rgba16f: 8, rgba16unorm: 8 };
 const SEMANTICS = ['position', 'normal', 'tangent', 'slots'];
@@ -57,7 +59,7 @@ function extension(doc) {
   const ext = read.object(read.member(extensions, EXTENSION, doc.file, 'extensions'), doc.file, EXT_PATH);
   const version = read.u32(read.member(ext, 'version', doc.file, EXT_PATH), doc.file, `${EXT_PATH}.version`);
   if (!VERSIONS.includes(version)) {
-    doc.fail(`${EXT_PATH}.version`, `${version} is not supported (vatkit-three reads versions ${VERSIONS.join(' and ')})`, 'Unsupported');
+    doc.fail(`${EXT_PATH}.version`, `${version} is not supported (vatkit-three reads versions ${VERSIONS.join(', ')})`, 'Unsupported');
   }
   const checksum = read.string(read.member(ext, 'checksum', doc.file, EXT_PATH), doc.file, `${EXT_PATH}.checksum`);
   if (!/^[0-9a-f]{16}$/.test(checksum)) doc.fail(`${EXT_PATH}.checksum`, `"${checksum}" is not 16 lowercase hex digits`);
@@ -199,7 +201,10 @@ function geometry(doc, ext, vat) {
 }
 
 function vertexStream(doc, attributes, where, vat) {
+  const addressed = vat.version >= 3 && vat.encoding === 'delta';
   for (const name of Object.keys(attributes)) {
+    if (addressed && name === VERTEX_ADDRESS) continue;
+    if (name === VERTEX_ADDRESS) doc.fail(`${where}.attributes.${name}`, 'only a delta file of version 3 or later addresses texels by it');
     if (!ATTRIBUTES.some(([n]) => n === name)) doc.fail(`${where}.attributes.${name}`, 'not an attribute of a .vat.glb');
   }
   if (!('POSITION' in attributes)) doc.fail(`${where}.attributes.POSITION`, 'missing');
@@ -217,7 +222,31 @@ function vertexStream(doc, attributes, where, vat) {
     out[name] = a.array;
   }
   checkInfluences(doc, out, vat.encoding, where);
+  if (vat.encoding === 'delta') out[VERTEX_ADDRESS] = vertexAddresses(doc, attributes, where, vat, count, addressed);
   return out;
+}
+
+// A delta vertex's texel column, what the shader passes to vat_decode (never gl_VertexID): version
+// 3's _VAT_VERTEX, checked to be a permutation of 0..count-1 (vertices in any order then decode
+// right, with no reordering here); versions 1 and 2 address by the vertex index, 0..count-1.
+function vertexAddresses(doc, attributes, where, vat, count, addressed) {
+  if (!addressed) return Float32Array.from({ length: count }, (_, i) => i);
+  const key = read.member(vat.extension, 'vertexAddress', doc.file, EXT_PATH);
+  if (key !== VERTEX_ADDRESS) doc.fail(`${EXT_PATH}.vertexAddress`, `${JSON.stringify(key)}, expected "${VERTEX_ADDRESS}"`);
+  const aw = `${where}.attributes.${VERTEX_ADDRESS}`;
+  if (!(VERTEX_ADDRESS in attributes)) doc.fail(aw, 'missing (a delta file of version 3 or later addresses each vertex\'s texels by it)');
+  const a = doc.accessor(read.u32(attributes[VERTEX_ADDRESS], doc.file, aw), 5126, 'SCALAR', aw);
+  if (a.count !== count) doc.fail(aw, `count ${a.count}, expected the vertex count ${count}`);
+  doc.claim(a.range, a.viewIndex, aw);
+  const first = new Int32Array(count).fill(-1);
+  for (let v = 0; v < count; ++v) {
+    const x = a.array[v];
+    if (!(x >= 0 && x < count)) doc.fail(aw, `value ${x} of vertex ${v} is outside [0, ${count})`);
+    if (!Number.isInteger(x)) doc.fail(aw, `value ${x} of vertex ${v} is not an integer`);
+    if (first[x] >= 0) doc.fail(aw, `value ${x} of vertex ${v} repeats vertex ${first[x]}'s`);
+    first[x] = v;
+  }
+  return a.array;
 }
 
 function checkFinite(doc, array, where) {

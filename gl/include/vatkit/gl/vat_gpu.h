@@ -56,6 +56,9 @@ enum AttributeLocation : uint32_t {
   kAttribWeights0 = 6,
   kAttribSlots1 = 7,
   kAttribWeights1 = 8,
+  // Delta: the vertex's texel column as one float (texel_addresses(vat), the file's _VAT_VERTEX):
+  // what the crowd shader passes to vat_decode, as an engine would. Rig: a constant 0, unread.
+  kAttribVertex = 9,
 };
 
 struct VatUploadOptions {
