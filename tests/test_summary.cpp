@@ -70,6 +70,38 @@ TEST(Summary, RobotExpressiveCountsEachMeshOnceAndDistinctJoints) {
   EXPECT_EQ(s.clips.size(), 14u);
 }
 
+// Expectations read from the files' JSON by hand: the nodes' children give the parents; a joint's
+// parent is its nearest ancestor among the skins' joints.
+TEST(Summary, ListsTheJointsWithTheirParentJoints) {
+  const AssetSummary fox = summarize(load("khronos/Fox.glb"));
+  ASSERT_EQ(fox.joint_list.size(), 24u);
+  EXPECT_EQ(fox.joint_list[0].node, 2u);
+  EXPECT_EQ(fox.joint_list[0].name, "_rootJoint");
+  EXPECT_EQ(fox.joint_list[0].parent, -1);
+  EXPECT_EQ(fox.joint_list[2].node, 4u);
+  EXPECT_EQ(fox.joint_list[2].name, "b_Hip_01");
+  EXPECT_EQ(fox.joint_list[2].parent, 3);
+  size_t roots = 0;
+  for (const JointSummary& j : fox.joint_list) roots += j.parent < 0;
+  EXPECT_EQ(roots, 1u);
+  const std::string text = summary_text(fox);
+  EXPECT_NE(text.find("#4 \"b_Hip_01\"  <- #3"), std::string::npos) << text;
+  EXPECT_NE(text.find("#2 \"_rootJoint\"  (root)"), std::string::npos) << text;
+
+  // RobotExpressive: "Hips" (node 8) hangs under "Body" (node 6), whose parent joint is "Bone" (2).
+  const AssetSummary robot = summarize(load("threejs/RobotExpressive.glb"));
+  ASSERT_EQ(robot.joint_list.size(), 43u);
+  for (const JointSummary& j : robot.joint_list) {
+    if (j.name == "Hips") EXPECT_EQ(j.parent, 6);
+    if (j.name == "Body") EXPECT_EQ(j.parent, 2);
+    if (j.name == "Bone") EXPECT_EQ(j.parent, -1);
+  }
+  const json parsed = json::parse(summary_json(robot));
+  ASSERT_EQ(parsed["joint_list"].size(), 43u);
+  EXPECT_EQ(parsed["joint_list"][2]["name"], "Body");
+  EXPECT_EQ(parsed["joint_list"][2]["parent"], 2);
+}
+
 TEST(Summary, InterpolationTestCountsEveryMode) {
   const AssetSummary s = summarize(load("khronos/InterpolationTest.glb"));
   ASSERT_EQ(s.clips.size(), 9u);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vatkit/bake.h"
+#include "vatkit/decode.h"
 #include "vatkit/sample_character.h"
 #include "summary.h"
 
@@ -143,6 +144,34 @@ TEST(VatSummary, FindClipIndexesTheVatsClips) {
   vat.clips[0].name.clear();
   EXPECT_EQ(clip_label(vat, 0), "#0");
   EXPECT_EQ(*find_clip(vat, "#0"), 0);
+}
+
+TEST(VatSummary, ListsTheSlotsAndFindsThemByName) {
+  BakeOptions options;
+  options.measure = false;
+  options.encoding = EncodingChoice::Rig;
+  Vat vat = bake_sample(options);
+  vat.source = "x.vat.glb";
+  const VatSummary s = summarize(vat);
+  ASSERT_EQ(s.slot_list.size(), vat.slots.size());
+  ASSERT_GE(s.slot_list.size(), 2u);
+  const std::string text = slots_text(s);
+  for (const VatSlotSummary& slot : s.slot_list) {
+    EXPECT_EQ(slot.name, vat.slots[slot.index].name);
+    EXPECT_EQ(slot.node, vat.slots[slot.index].node);
+    EXPECT_NE(text.find("\"" + slot.name + "\""), std::string::npos) << text;
+    const Result<int> found = find_slot(vat, slot.name);
+    ASSERT_TRUE(found.ok());
+    EXPECT_EQ(vat.slots[size_t(*found)].name, slot.name);  // the first slot with that name
+  }
+  EXPECT_EQ(json::parse(summary_json(s))["slot_list"].size(), vat.slots.size());
+  const Result<int> missing = find_slot(vat, "no such joint");
+  ASSERT_FALSE(missing.ok());
+  const std::string& message = missing.error().message;
+  EXPECT_EQ(message.rfind("x.vat.glb: no joint is named \"no such joint\" (joints: " + vat.slots[0].name + ", ", 0), 0u)
+      << message;
+  vat.slots.clear();
+  EXPECT_EQ(find_slot(vat, "hand").error().message, "x.vat.glb: has no joints, so no joint is named \"hand\"");
 }
 
 }  // namespace

@@ -345,16 +345,7 @@ vatkit_status vatkit_vat_find_slot(const vatkit_vat* vat, const char* name, uint
     const vatkit::Vat& v = vat_of(vat, function);
     need(slot, function, "slot");
     need(name, function, "name");
-    const std::string wanted = name;
-    for (size_t s = 0; s < v.slots.size(); ++s) {
-      if (v.slots[s].name == wanted) {
-        *slot = uint32_t(s);
-        return;
-      }
-    }
-    fail(vatkit::ErrorCode::Argument, v.source,
-         std::string(function) + ": no slot's joint is named \"" + wanted + "\" (" + std::to_string(v.slots.size()) +
-             " slots)");
+    *slot = uint32_t(take(vatkit::find_slot(v, std::string(name))));
   });
 }
 

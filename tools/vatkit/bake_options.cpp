@@ -134,8 +134,10 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
   app.add_option("--clip-defaults", o.clip_defaults,
                  "Playback defaults stored for a clip (repeatable): NAME=SPEC, SPEC a comma list "
                  "of repeat|once|pingpong, clamp|rewind, repetitions=N|endless, speed=S; e.g. "
-                 "die=once,clamp (default: repeat, clamp, speed 1; repetitions endless for repeat, 1 "
-                 "for once and pingpong, as three-vat)")
+                 "die=once,clamp; NAME * gives every clip not named otherwise (default: from the "
+                 "motion: a clip whose last pose is within 7% of the asset's size of its first "
+                 "repeats, any other plays once and clamps, and the bake says so; speed 1; "
+                 "repetitions endless for repeat, 1 for once and pingpong, as three-vat)")
       ->allow_extra_args(false)
       ->option_text("NAME=SPEC")
       ->group(group);
@@ -144,6 +146,11 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
                "cost no bytes)")
       ->group(group);
   app.add_flag("--no-tangents", o.no_tangents, "Leave out tangents even where the source has them")->group(group);
+  app.add_flag("--merge-clips", o.merge_clips,
+               "Bake animations that are pieces of one (the same time range, each moving its own "
+               "nodes, as old exporters wrote one animation per joint) as one clip, named as the "
+               "first piece; without it they bake apart and the bake warns")
+      ->group(group);
   app.add_option("--max-texture-size", o.max_texture_size,
                  "Largest texture width and height, 1 to 65536 (default 16384): wider frames wrap "
                  "onto several rows, and every clip's rows stack in the height; a bake that does "
@@ -250,6 +257,7 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
   b.lods = uint32_t(o.lods);
   b.normals = !o.no_normals;
   b.tangents = !o.no_tangents;
+  b.merge_clip_pieces = o.merge_clips;
   b.measure = !o.no_measure;
   b.threads = o.threads;
   return b;
@@ -257,6 +265,7 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
 
 Result<void> resolve_clip_defaults(BakeOptions& options, const Asset& asset) {
   for (auto& [name, defaults] : options.clip_defaults) {
+    if (name == "*") continue;  // every clip not named otherwise
     Result<int> clip = find_clip(asset, name);
     if (!clip)
       return make_error(

@@ -25,6 +25,7 @@ struct BakeCliOptions {
   std::vector<std::string> clip_defaults;  // NAME=SPEC, one per occurrence
   bool no_normals = false;
   bool no_tangents = false;
+  bool merge_clips = false;
   bool no_measure = false;
   int64_t max_texture_size = BakeOptions{}.max_texture_size;  // wide: an out-of-range value is
                                                               // named with its range

@@ -32,13 +32,15 @@ Command add_info_command(CLI::App& parent) {
   add_allow_root_option(app, options->allow_roots);
   app->footer(
       "Lists scenes and nodes; meshes with primitives, vertices (the file's), triangles and morph\n"
-      "targets; the drawn primitive instances; skins and their joints; clips with duration,\n"
+      "targets; the drawn primitive instances; skins, and every joint (node index, name, parent\n"
+      "joint: sockets and options ask for joints by name); clips with duration,\n"
       "channels, animated paths and interpolation modes; materials, images and import warnings.\n"
       "For a .vat.glb: the encoding and precision, the clip table (rows, fps, playback\n"
       "defaults, max delta, and the error against the reference the bake measured, which the\n"
       "file keeps), the planes with their dimensions and bytes, the levels of detail, and the\n"
       "file's size, as 'vatkit bake' prints it (all but the bake time, which a file does not\n"
-      "keep: the same bake gives the same bytes on any machine).\n\n"
+      "keep: the same bake gives the same bytes on any machine), then the joints the file carries\n"
+      "(slot index, name, source node).\n\n"
       "Examples:\n  vatkit info Fox.glb\n  vatkit info --json Fox.glb\n  vatkit info Fox.vat.glb\n"
       "  vatkit info");
   return {app, [options]() -> Result<void> {
@@ -52,7 +54,8 @@ Command add_info_command(CLI::App& parent) {
               std::error_code ec;
               const auto size = std::filesystem::file_size(options->file, ec);
               if (!ec) summary.file_bytes = size;
-              return write_output("", options->json ? summary_json(summary) : summary_text(summary));
+              return write_output("",
+                                  options->json ? summary_json(summary) : summary_text(summary) + slots_text(summary));
             }
             Result<Asset> asset = load_input(options->file, options->allow_roots);
             if (!asset) return asset.error();

@@ -50,7 +50,8 @@ Result<void> check_no_bake_options(const CLI::App& app, const std::string& vat_f
   for (const CLI::Option* opt : app.get_options()) {
     if (opt->get_group() != "Bake" || opt->count() == 0) continue;
     const std::string name = opt->get_name();
-    if (name == "--max-error" || name == "--threads") continue;
+    // --merge-clips says how to read FILE (the merged animation is the reference), not how to bake.
+    if (name == "--max-error" || name == "--threads" || name == "--merge-clips") continue;
     return make_error(ErrorCode::Argument, "",
                       name + " is a bake option, but " + vat_file +
                           " is given: verify measures that file as it is (leave out " + name +
@@ -143,6 +144,8 @@ Result<void> run_verify(const VerifyCommandOptions& options, const CLI::App& app
   const double tolerance = tolerance_of(options);
   Result<Asset> asset = load_input(options.file, options.allow_roots);
   if (!asset) return asset.error();
+  // The reference for a bake of merged pieces is the merged animation (bake() merges its own copy).
+  if (bake_options->merge_clip_pieces) merge_clip_pieces(*asset, find_clip_pieces(*asset));
   if (Result<void> r = resolve_clip_defaults(*bake_options, *asset); !r) return r;
 
   ProgressBar progress;

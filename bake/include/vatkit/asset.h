@@ -173,6 +173,17 @@ struct Asset {
 //     "Fox.glb: no clip named \"jog\" (clips: Survey, Walk, Run)".
 Result<int> find_clip(const Asset& asset, const std::string& selector);
 
+// Animations that look like pieces of one (an old exporter wrote one animation per joint, as the
+// legacy CesiumMan's 19): groups of two or more animations with the same time range whose channels
+// all target skin joints, each animation its own joints (no joint in two), each group in file order. Every such group
+// is a warning of the importer (clip_pieces_text) and of the bake; merge_clip_pieces joins them on request.
+std::vector<std::vector<uint32_t>> find_clip_pieces(const Asset& asset);
+// One line naming the group's animations and range, and the option that merges them.
+std::string clip_pieces_text(const Asset& asset, const std::vector<uint32_t>& group);
+// Each group becomes one animation at its first member's index, with that member's name, holding
+// every member's samplers and channels; the other members are removed (later indices shift).
+void merge_clip_pieces(Asset& asset, const std::vector<std::vector<uint32_t>>& groups);
+
 // The clip's name, or "#N" when the file named none.
 std::string clip_label(const Asset& asset, int clip);
 

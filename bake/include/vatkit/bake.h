@@ -72,8 +72,16 @@ struct BakeOptions {
   bool tangents = true;            // bake tangents where the source has them
   uint32_t max_texture_size = 16384;
   unsigned threads = 0;  // 0 = every hardware thread
-  // Playback defaults per clip name (clips not named get ClipDefaults{}).
+  // Playback defaults per clip name; the name "*" gives every clip not named otherwise. A clip
+  // not named gets its defaults from its motion (loops_from_motion) or ClipDefaults{}.
   std::vector<std::pair<std::string, ClipDefaults>> clip_defaults;
+  // glTF has no loop flag. true: a clip whose last pose is not within 7% of the asset's size of
+  // its first (BakeReport::seams, ::size) plays once and clamps (a death stays down), every other
+  // clip repeats; each such decision is a note in the report. false: every clip repeats.
+  bool loops_from_motion = true;
+  // Animations that are pieces of one (find_clip_pieces in asset.h): true bakes each group as one
+  // clip (named and selected as its first piece); false bakes them apart, with a note saying so.
+  bool merge_clip_pieces = false;
   // Levels of detail beyond the full mesh (vatkit/lod.h): at most this many simplified index
   // buffers over the same vertices, targeting 1/2, 1/4, 1/8... of the triangles, each with its
   // error at rest and in motion. 0 = none. The full mesh's triangles are reordered for the
@@ -96,7 +104,12 @@ struct BakeReport {
   Encoding encoding = Encoding::Delta;
   std::string encoding_reason;     // why Auto chose what it chose (or "requested")
   std::vector<ClipError> clips;    // per baked clip (empty when BakeOptions::measure is false)
-  std::vector<std::string> notes;  // things worth knowing, e.g. morph weights folded into a rig
+  std::vector<std::string> notes;  // things worth knowing, e.g. morph weights folded into a rig,
+                                   // a clip made to play once because its seam does not close
+  float size = 0.0f;               // the asset's size: largest extent of its rest pose (file units)
+  std::vector<float> seams;        // per baked clip: largest distance of a vertex between the
+                                   // clip's first and last pose, less their mean displacement (a
+                                   // cycle that travels is still a cycle), file units
   double seconds = 0.0;            // wall time of the bake, measurement included
   double measure_seconds = 0.0;    // of which measuring against the reference (report, Auto, search)
   double lod_seconds = 0.0;        // of which the levels of detail (build_lods; most of a default

@@ -57,8 +57,12 @@ Result<std::vector<ClipPlan>> plan_clips(const Asset& asset, const BakeOptions& 
     p.animation = a;
     p.name = asset.animations[size_t(a)].name;
     p.duration_s = asset.animations[size_t(a)].end_s;
+    // A named entry wins over "*", whatever their order.
     for (const auto& [name, defaults] : options.clip_defaults) {
-      if (name == p.name || name == clip_label(asset, a)) p.defaults = defaults;
+      if (name == "*" && !p.defaults_given) p.defaults = defaults, p.defaults_given = true;
+    }
+    for (const auto& [name, defaults] : options.clip_defaults) {
+      if (name == p.name || name == clip_label(asset, a)) p.defaults = defaults, p.defaults_given = true;
     }
     if (!(p.defaults.speed >= 0.0f) || !std::isfinite(p.defaults.speed)) {
       return make_error(ErrorCode::Argument, asset.source,
@@ -629,6 +633,24 @@ struct Baker {
   double measure_seconds = 0.0;
   std::vector<std::string> row_notes;  // fixed_rate_rows' notes
   std::vector<std::string> reasons;    // Auto: why each candidate was taken or left
+  std::string candidate_precision;     // Auto: the candidate's precision where not the requested one
+
+  // Auto kept the rig at another precision than the requested one: says so, with what the delta
+  // at the requested precision would have cost in bytes.
+  void note_kept_rig(const Vat& vat, const std::vector<ClipPlan>& clips) {
+    uint64_t rig_bytes = 0;
+    for (const Plane& plane : vat.planes) rig_bytes += plane.byte_size();
+    const bool normal_plane = options.normals && options.precision != Precision::Q16;
+    const uint64_t texels_per_row = uint64_t(setup.rest.vertex_count()) * (1 + normal_plane + setup.tangents) +
+                                    2 * uint64_t(setup.joint_slots.size());
+    const uint64_t delta_bytes =
+        texels_per_row * detail::total_rows(clips) *
+        texel_bytes(options.precision == Precision::F32 ? TexelFormat::RGBA32F : TexelFormat::RGBA16F);
+    reasons.push_back(std::string("kept the rig at ") + to_string(vat.precision) + " (" +
+                      detail::fmt("%.3g", double(rig_bytes) / 1e6) + " MB of planes) rather than a delta at " +
+                      to_string(options.precision) + " (about " + detail::fmt("%.3g", double(delta_bytes) / 1e6) +
+                      " MB); --encoding delta bakes the delta");
+  }
 
   // `last`: no bake of this encoding follows (not a search bake): the VAT takes the setup's
   // geometry (detail::bake_rig).
@@ -711,12 +733,13 @@ struct Baker {
       measured.clips.push_back(c.error);
     }
     measured.have = true;
+    const std::string rig = candidate_precision.empty() ? "rig" : "rig at " + candidate_precision;
     if (worst > budget) {
-      reasons.push_back("rig error " + detail::fmt("%.3g", worst) + " mm (clip \"" + worst_clip + "\") exceeds the " +
-                        detail::fmt("%g", budget) + " mm budget");
+      reasons.push_back(rig + " error " + detail::fmt("%.3g", worst) + " mm (clip \"" + worst_clip +
+                        "\") exceeds the " + detail::fmt("%g", budget) + " mm budget");
       return false;
     }
-    reasons.push_back("rig error " + detail::fmt("%.3g", worst) + " mm " +
+    reasons.push_back(rig + " error " + detail::fmt("%.3g", worst) + " mm " +
                       (options.max_error_mm > 0.0f ? "" : "on the rows ") + "is within the " +
                       detail::fmt("%g", budget) + " mm budget");
     return true;
@@ -922,17 +945,62 @@ void keep_accuracy(Vat& vat, const Measured& measured) {
   }
 }
 
+// What bake() tries, in order, until one is taken.
+struct Candidate {
+  Encoding encoding;
+  Precision precision;
+};
+
+std::vector<Candidate> candidates_for(const BakeOptions& options) {
+  const Precision p = options.precision;
+  if (options.encoding == EncodingChoice::Delta) return {{Encoding::Delta, p}};
+  if (options.encoding == EncodingChoice::Rig) return {{Encoding::Rig, p}};
+  // A precision must not turn a rig into a delta behind the user's back (RobotExpressive: a 1.6 MB
+  // rig, a 66 MB delta at f16): where the rig misses the budget at `p`, the rig at the nearest
+  // finer layout (q16: the bytes of f16, ranges per clip; then f32) is tried before the delta.
+  std::vector<Candidate> c = {{Encoding::Rig, p}};
+  if (p == Precision::F16) c.push_back({Encoding::Rig, Precision::Q16});
+  if (p != Precision::F32) c.push_back({Encoding::Rig, Precision::F32});
+  c.push_back({Encoding::Delta, p});
+  return c;
+}
+
+Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeReport* report);
+
 }  // namespace
 
+// The asset as the bake sees it: with its animation pieces merged when asked (BakeOptions::
+// merge_clip_pieces); otherwise a note per group of pieces.
 Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* report) {
+  const std::vector<std::vector<uint32_t>> pieces = find_clip_pieces(asset);
+  Result<Vat> vat = [&] {
+    if (pieces.empty() || !options.merge_clip_pieces) return bake_asset(asset, options, report);
+    Asset merged = asset;
+    merge_clip_pieces(merged, pieces);
+    return bake_asset(merged, options, report);
+  }();
+  if (vat && report && !options.merge_clip_pieces) {
+    for (const std::vector<uint32_t>& group : pieces) report->notes.push_back(clip_pieces_text(asset, group));
+  }
+  return vat;
+}
+
+namespace {
+
+Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeReport* report) {
   const auto t0 = std::chrono::steady_clock::now();
   if (auto ok = check_options(asset, options); !ok) return ok.error();
   StageClock clock;
   auto plans = detail::plan_clips(asset, options);
   clock.lap("plan");
   if (!plans) return plans.error();
+  const detail::MotionFacts motion = detail::measure_motion(asset, *plans, options.threads);
+  std::vector<std::string> loop_notes;
+  if (options.loops_from_motion) detail::decide_loops(*plans, motion, loop_notes);
+  clock.lap("motion");
   auto row_notes = fixed_rate_rows(asset, options, *plans);
   if (!row_notes) return row_notes.error();
+  row_notes->insert(row_notes->begin(), loop_notes.begin(), loop_notes.end());
   auto setup_r = detail::prepare_bake(asset, options);
   if (!setup_r) return setup_r.error();
   detail::BakeSetup& setup = *setup_r;
@@ -945,17 +1013,20 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
 
   Baker baker{asset, options, setup};
   baker.row_notes = std::move(*row_notes);
-  const std::vector<Encoding> candidates = options.encoding == EncodingChoice::Delta ? std::vector{Encoding::Delta}
-                                           : options.encoding == EncodingChoice::Rig
-                                               ? std::vector{Encoding::Rig}
-                                               : std::vector{Encoding::Rig, Encoding::Delta};
+  const std::vector<Candidate> candidates = candidates_for(options);
   const float budget = options.max_error_mm > 0.0f ? options.max_error_mm : options.auto_budget_mm;
+  BakeOptions at_precision = options;  // the candidate's precision; the setup reads it from here
+  setup.options = &at_precision;
   for (size_t ci = 0; ci < candidates.size(); ++ci) {
-    const Encoding e = candidates[ci];
+    const Encoding e = candidates[ci].encoding;
+    at_precision.precision = candidates[ci].precision;
+    const bool several_rigs = candidates.size() > 2;  // then each rig's reason names its precision
+    baker.candidate_precision = several_rigs ? to_string(candidates[ci].precision) : "";
     const bool last = ci + 1 == candidates.size();
+    const bool rig_follows = !last && candidates[ci + 1].encoding == Encoding::Rig;
     if (e == Encoding::Rig && !setup.rig_error.empty()) {
       if (last) return make_error(ErrorCode::Unsupported, setup.name, setup.rig_error);
-      baker.reasons.push_back("rig refused: " + setup.rig_error);
+      if (!rig_follows) baker.reasons.push_back("rig refused: " + setup.rig_error);
       continue;
     }
     auto clips = options.max_error_mm > 0.0f ? baker.search_clips(e, *plans) : Result<std::vector<ClipPlan>>(*plans);
@@ -971,7 +1042,7 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     clock.lap("search");
     // The rig's geometry is its own (a rig refused after this bake falls back to the delta,
     // which reads the rest geometry); the delta is always the last candidate.
-    auto vat = baker.bake_encoding(e, *clips, progress, true);
+    auto vat = baker.bake_encoding(e, *clips, progress, !rig_follows);
     clock.lap(e == Encoding::Rig ? "rig rows" : "delta rows");
     if (!vat) {
       if (last) return vat.error();
@@ -992,11 +1063,18 @@ Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* rep
     auto lods = baker.add_levels(*vat, ordering, cache_ordered, clock);
     if (!lods) return lods.error();
     keep_accuracy(*vat, measured);
-    if (report) *report = baker.report(e, measured, lods->seconds, progress.frame_seconds, t0);
+    if (e == Encoding::Rig && vat->precision != options.precision) baker.note_kept_rig(*vat, *clips);
+    if (report) {
+      *report = baker.report(e, measured, lods->seconds, progress.frame_seconds, t0);
+      report->size = motion.size;
+      report->seams = motion.seams;
+    }
     return vat;
   }
   return make_error(ErrorCode::Unsupported, setup.name,
                     "no encoding could be baked");  // not reached: Delta always ends the list
 }
+
+}  // namespace
 
 }  // namespace vatkit

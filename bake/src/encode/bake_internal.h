@@ -119,7 +119,29 @@ struct ClipPlan {
   float duration_s = 0.0f;
   uint32_t rows = 1;
   ClipDefaults defaults;
+  bool defaults_given = false;  // BakeOptions::clip_defaults named the clip (or "*")
 };
+
+// ---- what the motion decides (motion.cpp) -------------------------------------------------------
+
+// A clip loops by default when its seam (the largest distance of a vertex between the clip's
+// first and last pose, less their mean displacement, in scene units) is at most this fraction of
+// the asset's size (the largest extent of its rest pose). On the shared assets the cycles' seams
+// are 0 to 5.9% of the size (a gallop) and the one-shot clips' 8.3% (a shark's death) to 80%:
+// docs/encodings.md has the table.
+inline constexpr float kLoopSeamFraction = 0.07f;
+
+struct MotionFacts {
+  float size = 0.0f;         // largest extent of the rest pose's vertices, scene units
+  std::vector<float> seams;  // per plan, scene units
+};
+
+// Poses the rest and each plan's first and last instants with the reference skinner.
+MotionFacts measure_motion(const Asset& asset, const std::vector<ClipPlan>& plans, unsigned threads);
+bool seam_closes(float seam, float size);
+// Plans whose defaults were not given: Once (clamp) when the seam does not close, with a note
+// saying so; Repeat (ClipDefaults{}) otherwise.
+void decide_loops(std::vector<ClipPlan>& plans, const MotionFacts& facts, std::vector<std::string>& notes);
 
 // round(duration_s * fps) + 1 frame rows (1 for a clip without duration), saturating at
 // kRowsSaturated, more than any texture holds, so that a sum over fewer than 2^24 clips cannot wrap.

@@ -164,6 +164,7 @@ void run(Context& ctx) {
   convert_animations(ctx);
   load_images(ctx);
   finish_scene(ctx);
+  for (const std::vector<uint32_t>& group : find_clip_pieces(ctx.asset)) ctx.warn(clip_pieces_text(ctx.asset, group));
 }
 
 // Imports from ctx's container (memory or file), turning failures into an Error.

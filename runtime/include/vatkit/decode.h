@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "vatkit/vat.h"
 
@@ -88,6 +89,10 @@ glm::mat4 decode_joint_world(const Vat& vat, const PoseBlend& pose, uint32_t slo
 // The first slot whose node is `node`, or -1 (Vat::slots; a joint of two skins with different
 // inverse bind matrices has two slots, with the same world matrix).
 int find_slot(const Vat& vat, int32_t node);
+
+// The first slot whose joint is named `name` (sockets are asked for by name; `vatkit info` lists
+// the slots). Not found: Argument, naming vat.source and listing the slots' names.
+Result<int> find_slot(const Vat& vat, const std::string& name);
 
 // The stored value of one frame row, dequantized, with no interpolation: for tests and GPU
 // parity. Position: (delta, 0); Normal: (normal, 0) wherever it is stored (a Q16 delta keeps it

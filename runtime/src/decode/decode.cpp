@@ -11,6 +11,7 @@
 
 #include "decode/codec.h"
 #include "simd/skin_kernels.h"
+#include "util/clip_selector.h"
 
 namespace vatkit {
 namespace {
@@ -311,6 +312,19 @@ int find_slot(const Vat& vat, int32_t node) {
   for (size_t i = 0; i < vat.slots.size(); ++i)
     if (vat.slots[i].node == node) return int(i);
   return -1;
+}
+
+Result<int> find_slot(const Vat& vat, const std::string& name) {
+  for (size_t i = 0; i < vat.slots.size(); ++i)
+    if (vat.slots[i].name == name) return int(i);
+  if (vat.slots.empty()) {
+    return make_error(ErrorCode::Argument, vat.source,
+                      detail::cat({"has no joints, so no joint is named \"", printable(name), "\""}));
+  }
+  const auto label = [&](int s) { return detail::clip_label_of(vat.slots[size_t(s)].name, uint64_t(s)); };
+  return make_error(ErrorCode::Argument, vat.source,
+                    detail::cat({"no joint is named \"", printable(name),
+                                 "\" (joints: ", detail::name_list(vat.slots.size(), label), ")"}));
 }
 
 uint32_t clip_of_row(const Vat& vat, uint32_t row) {

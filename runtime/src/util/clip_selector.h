@@ -29,21 +29,26 @@ inline std::string clip_label_of(const std::string& name, uint64_t index) {
   return name.empty() ? cat({"#", std::to_string(index)}) : name;
 }
 
+// "a, b, c, ..." : the first 32 of `count` labels (`label(i)`), through printable(), for errors
+// that say which names exist.
+template <class Label>
+inline std::string name_list(size_t count, const Label& label) {
+  std::string list;
+  const size_t shown = std::min<size_t>(count, 32);
+  for (size_t a = 0; a < shown; ++a) {
+    if (a) list.append(", ");
+    list.append(printable(label(static_cast<int>(a))));
+  }
+  if (shown < count) list.append(", ...");
+  return list;
+}
+
 // find_clip for anything with `count` clips: "#N" or a name (the first with it). `label(i)` is the
 // clip's name or "#i", `name(i)` its name; `source` names the file in errors.
 template <class Label, class Name>
 inline Result<int> find_clip_in(const std::string& source, size_t count, const Label& label, const Name& name,
                                 const std::string& selector) {
-  auto clip_list = [&] {
-    std::string list;
-    const size_t shown = std::min<size_t>(count, 32);
-    for (size_t a = 0; a < shown; ++a) {
-      if (a) list.append(", ");
-      list.append(printable(label(static_cast<int>(a))));
-    }
-    if (shown < count) list.append(", ...");
-    return list;
-  };
+  auto clip_list = [&] { return name_list(count, label); };
   if (count == 0) {
     return make_error(ErrorCode::Argument, source,
                       cat({"has no animations, so there is no clip \"", printable(selector), "\""}));

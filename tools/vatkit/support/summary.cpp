@@ -111,6 +111,11 @@ AssetSummary summarize(const Asset& asset) {
     joints.insert(skin.joints.begin(), skin.joints.end());
   }
   s.joints = static_cast<uint32_t>(joints.size());
+  for (uint32_t node : joints) {
+    int32_t parent = asset.nodes[node].parent;
+    while (parent >= 0 && !joints.count(uint32_t(parent))) parent = asset.nodes[size_t(parent)].parent;
+    s.joint_list.push_back({node, asset.nodes[node].name, parent});
+  }
 
   for (size_t a = 0; a < asset.animations.size(); ++a) {
     const Animation& anim = asset.animations[a];
@@ -187,6 +192,11 @@ std::string summary_text(const AssetSummary& s) {
                        num(s.max_influences), " influences per vertex"}));
     for (size_t k = 0; k < s.skins.size(); ++k) {
       line("", cat({"#", num(k), " ", quoted(s.skins[k].name), ": ", plural(s.skins[k].joints, "joint", "joints")}));
+    }
+    line("joints", "node, name, parent joint");
+    for (const JointSummary& j : s.joint_list) {
+      line("", cat({"#", num(j.node), " ", quoted(j.name),
+                    j.parent < 0 ? "  (root)" : cat({"  <- #", num(uint64_t(j.parent))})}));
     }
   }
 
@@ -268,6 +278,11 @@ std::string summary_json(const AssetSummary& s) {
   json skins = json::array();
   for (const SkinSummary& k : s.skins) skins.push_back({{"name", k.name}, {"joints", k.joints}});
   out["skins"] = std::move(skins);
+  json joint_list = json::array();
+  for (const JointSummary& j : s.joint_list) {
+    joint_list.push_back({{"node", j.node}, {"name", j.name}, {"parent", j.parent}});
+  }
+  out["joint_list"] = std::move(joint_list);
   json clips = json::array();
   for (const ClipSummary& c : s.clips) {
     json interpolation = json::array();
@@ -341,6 +356,9 @@ VatSummary summarize(const Vat& vat, std::span<const ClipError> errors) {
     }
     s.clips.push_back(std::move(cs));
   }
+  for (size_t i = 0; i < vat.slots.size(); ++i) {
+    s.slot_list.push_back({static_cast<uint32_t>(i), vat.slots[i].name, vat.slots[i].node});
+  }
   for (const Plane& p : vat.planes) {
     s.planes.push_back({p.semantic, p.format, p.texels_per_frame, p.width, p.height, p.rows_per_frame, p.byte_size()});
     s.plane_bytes += p.byte_size();
@@ -358,6 +376,8 @@ VatSummary summarize(const Vat& vat, const BakeReport& report) {
   s.baked = true;
   s.encoding_reason = report.encoding_reason;
   s.notes = report.notes;
+  s.size = report.size;
+  for (size_t c = 0; c < s.clips.size() && c < report.seams.size(); ++c) s.clips[c].seam = report.seams[c];
   s.bake_seconds = report.seconds;
   s.measure_seconds = report.measure_seconds;
   s.lod_seconds = report.lod_seconds;
@@ -457,9 +477,14 @@ std::string summary_text(const VatSummary& s) {
   line("clips", cat({num(s.clips.size()), ", ", plural(s.frame_rows, "frame row", "frame rows"),
                      measured ? "; error in mm against the reference (max, 99th percentile)" : ""}));
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> head = {"#", "clip", "rows", "first", "fps", "duration", "playback", "max delta mm"};
+  const bool seams = std::any_of(s.clips.begin(), s.clips.end(), [](const VatClipSummary& c) { return c.seam >= 0; });
+  std::vector<std::string> head = {"#", "clip", "rows", "first", "fps", "duration", "playback"};
+  std::string align = "rlrrrrl";
+  if (seams) head.push_back("seam mm"), align += 'r';
+  head.push_back("max delta mm"), align += 'r';
   if (measured) {
     head.insert(head.end(), {"on rows max", "p99", "between max", "p99", "normal max"});
+    align += "rrrrr";
   }
   rows.push_back(head);
   for (const VatClipSummary& c : s.clips) {
@@ -469,8 +494,9 @@ std::string summary_text(const VatSummary& s) {
                                     num(c.first_row),
                                     fixed(c.fps, 3),
                                     cat({fixed(c.duration_s, 3), " s"}),
-                                    playback_text(c.defaults),
-                                    sig3(double(c.max_delta) * 1000.0)};
+                                    playback_text(c.defaults)};
+    if (seams) row.push_back(c.seam >= 0 ? sig3(double(c.seam) * 1000.0) : "-");
+    row.push_back(sig3(double(c.max_delta) * 1000.0));
     if (c.measured) {
       row.insert(row.end(),
                  {sig3(c.error.on_rows_max_mm), sig3(c.error.on_rows_p99_mm), sig3(c.error.between_rows_max_mm),
@@ -480,7 +506,7 @@ std::string summary_text(const VatSummary& s) {
     }
     rows.push_back(std::move(row));
   }
-  out.append(table(rows, measured ? "rlrrrrlrrrrrr" : "rlrrrrlr", "    "));
+  out.append(table(rows, align, "    "));
   if (!measured) {
     line("error",
          "not measured (baked without measuring, or a format version 1 file: `vatkit verify "
@@ -519,6 +545,18 @@ std::string summary_text(const VatSummary& s) {
   }
   for (size_t n = 0; n < s.notes.size(); ++n) line(n == 0 ? "notes" : "", printable(s.notes[n]));
   return out;
+}
+
+std::string slots_text(const VatSummary& s) {
+  if (s.slot_list.empty()) return "  joints      none\n";
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"slot", "joint", "source node"});
+  for (const VatSlotSummary& slot : s.slot_list) {
+    rows.push_back({num(slot.index), quoted(slot.name), slot.node < 0 ? "-" : num(uint64_t(slot.node))});
+  }
+  return cat({"  joints      ", plural(s.slot_list.size(), "slot", "slots"),
+              s.encoding == Encoding::Rig ? " (the rig's joints and rigid parts)" : " (joints baked for sockets)", "\n",
+              table(rows, "rlr", "    ")});
 }
 
 namespace {
@@ -572,6 +610,7 @@ std::string summary_json(const VatSummary& s) {
                        {"end_mode", to_string(c.defaults.end_mode)},
                        {"speed", glb::json_number(c.defaults.speed)}}},
                      {"max_delta", glb::json_number(c.max_delta)},
+                     {"seam", c.seam >= 0 ? json(glb::json_number(c.seam)) : json()},
                      {"bounds", bounds_json(c.bounds)},
                      {"measured", c.measured},
                      {"error", std::move(error)}});
@@ -588,6 +627,11 @@ std::string summary_json(const VatSummary& s) {
                       {"bytes", p.bytes}});
   }
   out["planes"] = std::move(planes);
+  json slot_list = json::array();
+  for (const VatSlotSummary& slot : s.slot_list) {
+    slot_list.push_back({{"index", slot.index}, {"name", slot.name}, {"node", slot.node}});
+  }
+  out["slot_list"] = std::move(slot_list);
   json lods = json::array();
   for (const VatLodSummary& lod : s.lods) {
     lods.push_back({{"triangles", lod.triangles},
@@ -603,6 +647,7 @@ std::string summary_json(const VatSummary& s) {
   out["baked"] = s.baked;
   out["encoding_reason"] = s.encoding_reason;
   out["notes"] = s.notes;
+  out["size"] = glb::json_number(s.size);
   out["bake_seconds"] = s.bake_seconds;
   out["measure_seconds"] = s.measure_seconds;
   out["lod_seconds"] = s.lod_seconds;

@@ -49,6 +49,13 @@ struct MeshSummary {
   bool skinned = false;        // drawn by at least one node with a skin
 };
 
+// A joint of the skeleton: a node some skin lists (sockets and `--root` options name them).
+struct JointSummary {
+  uint32_t node = 0;    // node index in the file
+  std::string name;     // "" when the file named none
+  int32_t parent = -1;  // node index of the nearest ancestor that is also a joint; -1 = a root joint
+};
+
 struct SkinSummary {
   std::string name;
   uint32_t joints = 0;
@@ -80,6 +87,7 @@ struct AssetSummary {
   uint32_t max_influences = 0;  // 0 (no skinning), 4 or 8
   std::vector<MeshSummary> meshes;
   std::vector<SkinSummary> skins;
+  std::vector<JointSummary> joint_list;  // the distinct joints over all skins, by node index
   std::vector<ClipSummary> clips;
   std::vector<MaterialSummary> materials;
   std::vector<ImageSummary> images;
@@ -113,10 +121,19 @@ struct VatClipSummary {
   float duration_s = 0.0f;
   ClipDefaults defaults;
   float max_delta = 0.0f;  // file units
+  float seam = -1.0f;      // from a BakeReport: how far the last pose is from the first (file
+                           // units; what decided a loop, BakeOptions::loops_from_motion); < 0 unknown
   Bounds bounds;
   bool measured = false;  // `error` holds a measurement (a bake's report, measure_error,
                           // or the bake's as the file keeps it: VatClip::accuracy)
   ClipError error;        // millimetres (file units taken as metres)
+};
+
+// A slot (vat.h's VatSlot): a joint whose transform the file carries, asked for by name for sockets.
+struct VatSlotSummary {
+  uint32_t index = 0;  // in Vat::slots
+  std::string name;
+  int32_t node = -1;  // node index in the source asset
 };
 
 struct VatPlaneSummary {
@@ -144,6 +161,7 @@ struct VatSummary {
   uint32_t frame_rows = 0;  // over all clips
   Bounds bounds;            // union of the clips' bounds
   std::vector<VatClipSummary> clips;
+  std::vector<VatSlotSummary> slot_list;
   std::vector<VatPlaneSummary> planes;
   std::vector<VatLodSummary> lods;  // coarser levels, finest first (level 0 is `triangles`)
   uint64_t plane_bytes = 0;         // sum over the planes
@@ -153,6 +171,7 @@ struct VatSummary {
   bool baked = false;
   std::string encoding_reason;  // "requested", or why Auto chose
   std::vector<std::string> notes;
+  float size = 0.0f;  // BakeReport::size (file units); 0 unknown
   double bake_seconds = 0.0, measure_seconds = 0.0, lod_seconds = 0.0;
 };
 
@@ -168,6 +187,10 @@ VatSummary summarize(const Vat& vat, const BakeReport& report);
 // between them when measured), one per plane (format, dimensions, bytes), one per level of
 // detail (triangles, error at rest and in motion, screen size), totals, bake time.
 std::string summary_text(const VatSummary& summary);
+
+// The slots, one table row each (index, joint name, source node), after a "joints" heading;
+// `vatkit info` prints it under summary_text, since sockets are asked for by joint name.
+std::string slots_text(const VatSummary& summary);
 
 // The same as one JSON object (ends with a newline): the VatSummary's fields under the same
 // names; enums as the file writes them ("delta", "q16", "rgba16unorm", "position", "repeat");
