@@ -92,9 +92,13 @@ TEST(Summary, ListsTheJointsWithTheirParentJoints) {
   const AssetSummary robot = summarize(load("threejs/RobotExpressive.glb"));
   ASSERT_EQ(robot.joint_list.size(), 43u);
   for (const JointSummary& j : robot.joint_list) {
-    if (j.name == "Hips") EXPECT_EQ(j.parent, 6);
-    if (j.name == "Body") EXPECT_EQ(j.parent, 2);
-    if (j.name == "Bone") EXPECT_EQ(j.parent, -1);
+    if (j.name == "Hips") {
+      EXPECT_EQ(j.parent, 6);
+    } else if (j.name == "Body") {
+      EXPECT_EQ(j.parent, 2);
+    } else if (j.name == "Bone") {
+      EXPECT_EQ(j.parent, -1);
+    }
   }
   const json parsed = json::parse(summary_json(robot));
   ASSERT_EQ(parsed["joint_list"].size(), 43u);

@@ -67,6 +67,7 @@ struct Synth {
   uint32_t seed = 1;
   bool lods = false;      // two levels of detail
   bool measured = false;  // every clip but the last carries a measured error (VatClip::accuracy)
+  bool seams = false;     // every clip but the first carries its seam (VatClip::seam)
 };
 
 TexelFormat natural_format(Precision p) {
@@ -162,6 +163,7 @@ Vat synthetic_vat(const Synth& o) {
       const float k = float(c + 1);
       clip.accuracy = ClipAccuracy{0.001f * k, 0.0008f * k, 0.25f * k, 0.125f * k, 1.5f * k};
     }
+    if (o.seams && c > 0) clip.seam = 0.375f * float(c - 1);  // 0 and 0.375: the default is not 0
     vat.clips.push_back(clip);
     row += clip.rows;
   }
@@ -634,7 +636,7 @@ fs::path golden_path(const char* name) { return fs::path(VATKIT_SOURCE_DIR) / "t
 
 // The files of format `version`: v1's were written by version 1's writer and v2's by version 2's,
 // and are never regenerated; v2 added each clip's measured error (VatClip::accuracy), v3 each delta
-// vertex's texel address (_VAT_VERTEX).
+// vertex's texel address (_VAT_VERTEX) and each clip's seam (VatClip::seam).
 std::vector<std::pair<const char*, Synth>> golden_variants(uint32_t version) {
   Synth delta;
   delta.precision = Precision::F16;
@@ -653,6 +655,7 @@ std::vector<std::pair<const char*, Synth>> golden_variants(uint32_t version) {
   if (version == 1) return {{"v1_delta_f16.vat.glb", delta}, {"v1_rig_q16.vat.glb", rig}};
   delta.measured = true;  // the rig's clips stay unmeasured: both kinds of clip since version 2
   if (version == 2) return {{"v2_delta_f16.vat.glb", delta}, {"v2_rig_q16.vat.glb", rig}};
+  delta.seams = rig.seams = true;
   return {{"v3_delta_f16.vat.glb", delta}, {"v3_rig_q16.vat.glb", rig}};
 }
 
@@ -1489,6 +1492,7 @@ TEST(VatFile, InconsistentVatsAreNotWritten) {
       {"nan fps", [](Vat& v) { v.clips[0].fps = std::nanf(""); }, "clips[0].fps: not a finite number"},
       {"nan error", [](Vat& v) { v.clips[1].accuracy = ClipAccuracy{.between_rows_p99_mm = std::nanf("")}; },
        "clips[1].error.betweenRowsP99Mm: not a finite number"},
+      {"negative seam", [](Vat& v) { v.clips[0].seam = -0.5f; }, "clips[0].seam: -0.5 is negative"},
       {"negative error", [](Vat& v) { v.clips[0].accuracy = ClipAccuracy{.on_rows_max_mm = -0.5f}; },
        "clips[0].error.onRowsMaxMm: -0.5 is negative"},
       {"inf bounds", [](Vat& v) { v.bounds.max.y = INFINITY; }, "bounds.max: not a finite number"},

@@ -76,7 +76,7 @@ struct BakeOptions {
   // not named gets its defaults from its motion (loops_from_motion) or ClipDefaults{}.
   std::vector<std::pair<std::string, ClipDefaults>> clip_defaults;
   // glTF has no loop flag. true: a clip whose last pose is not within 7% of the asset's size of
-  // its first (BakeReport::seams, ::size) plays once and clamps (a death stays down), every other
+  // its first (VatClip::seam, BakeReport::size) plays once and clamps (a death stays down), every other
   // clip repeats; each such decision is a note in the report. false: every clip repeats.
   bool loops_from_motion = true;
   // Animations that are pieces of one (find_clip_pieces in asset.h): true bakes each group as one
@@ -107,9 +107,6 @@ struct BakeReport {
   std::vector<std::string> notes;  // things worth knowing, e.g. morph weights folded into a rig,
                                    // a clip made to play once because its seam does not close
   float size = 0.0f;               // the asset's size: largest extent of its rest pose (file units)
-  std::vector<float> seams;        // per baked clip: largest distance of a vertex between the
-                                   // clip's first and last pose, less their mean displacement (a
-                                   // cycle that travels is still a cycle), file units
   double seconds = 0.0;            // wall time of the bake, measurement included
   double measure_seconds = 0.0;    // of which measuring against the reference (report, Auto, search)
   double lod_seconds = 0.0;        // of which the levels of detail (build_lods; most of a default

@@ -1063,11 +1063,11 @@ Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeRepor
     auto lods = baker.add_levels(*vat, ordering, cache_ordered, clock);
     if (!lods) return lods.error();
     keep_accuracy(*vat, measured);
+    for (size_t c = 0; c < vat->clips.size(); ++c) vat->clips[c].seam = motion.seams[c];
     if (e == Encoding::Rig && vat->precision != options.precision) baker.note_kept_rig(*vat, *clips);
     if (report) {
       *report = baker.report(e, measured, lods->seconds, progress.frame_seconds, t0);
       report->size = motion.size;
-      report->seams = motion.seams;
     }
     return vat;
   }

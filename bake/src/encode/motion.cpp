@@ -60,8 +60,8 @@ void decide_loops(std::vector<ClipPlan>& plans, const MotionFacts& facts, std::v
     ClipPlan& plan = plans[c];
     if (plan.defaults_given || seam_closes(facts.seams[c], facts.size)) continue;
     plan.defaults = ClipDefaults{LoopMode::Once, 1, EndMode::Clamp, 1.0f};
-    std::string label = plan.name.empty() ? std::string("#").append(std::to_string(plan.animation))
-                                          : printable(plan.name);
+    std::string label =
+        plan.name.empty() ? std::string("#").append(std::to_string(plan.animation)) : printable(plan.name);
     std::string note = "clip \"";
     note.append(label).append("\" plays once and holds its last pose: its last pose is ");
     note.append(mm_text(facts.seams[c])).append(" from its first (a loop closes within ");

@@ -133,6 +133,10 @@ struct VatClip {
   // The bake's measurement of this clip; absent where it measured nothing (BakeOptions::measure
   // false with an encoding requested) and in files of format version 1.
   std::optional<ClipAccuracy> accuracy;
+  // How far the clip's last pose is from its first: the largest distance of a vertex between the
+  // two, less their mean displacement (file units), as the bake measured it on the source to pick
+  // the clip's loop default (BakeOptions::loops_from_motion); absent in files before version 3.
+  std::optional<float> seam;
 };
 
 enum class PlaneSemantic : uint8_t { Position, Normal, Tangent, Slots };

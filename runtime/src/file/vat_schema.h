@@ -341,6 +341,12 @@ template <class Object, class F>
 using FieldValue = std::remove_cvref_t<decltype(std::declval<const F&>().get(std::declval<Object&>()))>;
 
 template <class V>
+void check_rule(const Rule& rule, const V& v, const std::string& where);
+template <class T>
+void check_rule(const Rule& rule, const std::optional<T>& v, const std::string& where) {
+  if (v) check_rule(rule, *v, where);
+}
+template <class V>
 void check_rule(const Rule& rule, const V& v, const std::string& where) {
   if constexpr (std::is_arithmetic_v<V>) {
     if constexpr (std::is_signed_v<V>) {
@@ -487,6 +493,7 @@ struct Schema<VatClip> {
       field("translationRange", VATKIT_MEMBER(translation_range)),
       field("scaleRange", [](auto& c) { return std::tie(c.scale_min, c.scale_max); }),
       optional_field("error", VATKIT_MEMBER(accuracy), /*since=*/2),
+      optional_field("seam", VATKIT_MEMBER(seam), /*since=*/3, WhenNotDefault{}, kNonNegative),
   };
 };
 

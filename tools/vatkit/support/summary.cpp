@@ -343,6 +343,7 @@ VatSummary summarize(const Vat& vat, std::span<const ClipError> errors) {
     cs.duration_s = clip.duration_s;
     cs.defaults = clip.defaults;
     cs.max_delta = clip.max_delta;
+    cs.seam = clip.seam.value_or(-1.0f);
     cs.bounds = clip.bounds;
     if (c < errors.size()) {
       cs.measured = true;
@@ -377,7 +378,6 @@ VatSummary summarize(const Vat& vat, const BakeReport& report) {
   s.encoding_reason = report.encoding_reason;
   s.notes = report.notes;
   s.size = report.size;
-  for (size_t c = 0; c < s.clips.size() && c < report.seams.size(); ++c) s.clips[c].seam = report.seams[c];
   s.bake_seconds = report.seconds;
   s.measure_seconds = report.measure_seconds;
   s.lod_seconds = report.lod_seconds;

@@ -121,8 +121,7 @@ struct VatClipSummary {
   float duration_s = 0.0f;
   ClipDefaults defaults;
   float max_delta = 0.0f;  // file units
-  float seam = -1.0f;      // from a BakeReport: how far the last pose is from the first (file
-                           // units; what decided a loop, BakeOptions::loops_from_motion); < 0 unknown
+  float seam = -1.0f;      // VatClip::seam (file units: what decided a loop); < 0 unknown
   Bounds bounds;
   bool measured = false;  // `error` holds a measurement (a bake's report, measure_error,
                           // or the bake's as the file keeps it: VatClip::accuracy)
