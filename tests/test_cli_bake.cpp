@@ -440,6 +440,50 @@ TEST(CliBake, FixedRateNamesTheClipThatStraysFurthestBetweenRows) {
   EXPECT_TRUE(notes_about_max_error(fine_bake).empty()) << fine_bake["notes"];
 }
 
+// ---- units -----------------------------------------------------------------------------------
+
+// Fox is modelled in centimetres (155 units across). Taken as metres, its default bake's errors are
+// 100x too large and `verify --tolerance 50` (the help's example) fails; with --units cm the
+// figures are millimetres of the real fox, the file keeps the unit, and verify passes.
+TEST(CliBake, UnitsMakeMillimetresRealAndImplausibleSizesAreNoted) {
+  const fs::path dir = test::scratch_dir("cli_units");
+  const std::string fox = asset("khronos/Fox.glb");
+  const fs::path as_metres = dir / "fox_m.vat.glb";
+  const fs::path as_cm = dir / "fox_cm.vat.glb";
+  const json m = parse_json(vatkit_cli("bake " + fox + " --lods 1 --json -o " + quoted(as_metres)));
+  const json cm = parse_json(vatkit_cli("bake " + fox + " --lods 1 --units cm --json -o " + quoted(as_cm)));
+  ASSERT_EQ(m["clips"].size(), 3u);
+  ASSERT_EQ(cm["clips"].size(), 3u);
+  EXPECT_EQ(m["metres_per_unit"], 1.0);
+  EXPECT_NEAR(cm["metres_per_unit"].get<double>(), 0.01, 1e-9);
+  for (size_t c = 0; c < 3; ++c) {
+    for (const char* key : {"on_rows_max_mm", "between_rows_max_mm"}) {
+      const double metres = m["clips"][c]["error"][key].get<double>();
+      EXPECT_NEAR(cm["clips"][c]["error"][key].get<double>(), metres / 100.0, metres * 1e-5) << key;
+    }
+  }
+  auto noted = [](const json& j, const std::string& text) {
+    for (const json& n : j["notes"])
+      if (n.get<std::string>().find(text) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(noted(m, "implausible for a character")) << m["notes"];
+  EXPECT_TRUE(noted(m, "--units cm")) << m["notes"];
+  EXPECT_FALSE(noted(cm, "implausible")) << cm["notes"];
+
+  const CommandResult fails = vatkit_cli("verify " + fox + " " + quoted(as_metres) + " --tolerance 50");
+  EXPECT_EQ(fails.exit_code, 3) << fails.out;
+  const CommandResult passes = vatkit_cli("verify " + fox + " " + quoted(as_cm) + " --tolerance 50");
+  EXPECT_EQ(passes.exit_code, 0) << passes.err << passes.out;
+  const CommandResult info = vatkit_cli("info " + quoted(as_cm));
+  EXPECT_NE(info.out.find("0.01 m per unit"), std::string::npos) << info.out;
+
+  // A plausible size, no note; a unit the option does not know, refused by name.
+  const json sample = parse_json(vatkit_cli("bake --lods 0 --no-measure --json -o " + quoted(dir / "s.vat.glb")));
+  EXPECT_FALSE(noted(sample, "implausible")) << sample["notes"];
+  expect_one_error_line(vatkit_cli("bake --units furlong -o " + quoted(dir / "x.vat.glb")), "--units", 2);
+}
+
 // ---- verify --------------------------------------------------------------------------------
 
 TEST(CliBake, VerifyPassesAGenerousToleranceAndFailsAnImpossibleOne) {

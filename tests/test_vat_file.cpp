@@ -68,6 +68,7 @@ struct Synth {
   bool lods = false;      // two levels of detail
   bool measured = false;  // every clip but the last carries a measured error (VatClip::accuracy)
   bool seams = false;     // every clip but the first carries its seam (VatClip::seam)
+  float metres_per_unit = 1.0f;
 };
 
 TexelFormat natural_format(Precision p) {
@@ -169,6 +170,7 @@ Vat synthetic_vat(const Synth& o) {
   }
   vat.frame_rows = row;
   vat.bounds = {{-0.5f, -0.2f, 0.0f}, {1.0f, 1.7f, 0.3f}};
+  vat.metres_per_unit = o.metres_per_unit;
 
   auto buffers = std::make_shared<std::vector<std::vector<uint8_t>>>();
   std::mt19937 rng(o.seed);
@@ -656,6 +658,7 @@ std::vector<std::pair<const char*, Synth>> golden_variants(uint32_t version) {
   delta.measured = true;  // the rig's clips stay unmeasured: both kinds of clip since version 2
   if (version == 2) return {{"v2_delta_f16.vat.glb", delta}, {"v2_rig_q16.vat.glb", rig}};
   delta.seams = rig.seams = true;
+  rig.metres_per_unit = 0.01f;  // an asset modelled in centimetres (the delta keeps glTF's metres)
   return {{"v3_delta_f16.vat.glb", delta}, {"v3_rig_q16.vat.glb", rig}};
 }
 
@@ -1493,6 +1496,7 @@ TEST(VatFile, InconsistentVatsAreNotWritten) {
       {"nan error", [](Vat& v) { v.clips[1].accuracy = ClipAccuracy{.between_rows_p99_mm = std::nanf("")}; },
        "clips[1].error.betweenRowsP99Mm: not a finite number"},
       {"negative seam", [](Vat& v) { v.clips[0].seam = -0.5f; }, "clips[0].seam: -0.5 is negative"},
+      {"zero unit", [](Vat& v) { v.metres_per_unit = 0.0f; }, "metresPerUnit: 0 is not a length > 0"},
       {"negative error", [](Vat& v) { v.clips[0].accuracy = ClipAccuracy{.on_rows_max_mm = -0.5f}; },
        "clips[0].error.onRowsMaxMm: -0.5 is negative"},
       {"inf bounds", [](Vat& v) { v.bounds.max.y = INFINITY; }, "bounds.max: not a finite number"},

@@ -146,6 +146,14 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
                "cost no bytes)")
       ->group(group);
   app.add_flag("--no-tangents", o.no_tangents, "Leave out tangents even where the source has them")->group(group);
+  app.add_option("--units", o.units,
+                 "The source's length unit (default m, glTF's): errors, budgets (--max-error, "
+                 "--auto-budget), tolerances and seams are millimetres of real length, and the file "
+                 "keeps the unit; the bake notes a size implausible for a character (over 20 m or "
+                 "under 2 cm) and the unit that would fit (Fox is modelled in cm)")
+      ->check(CLI::IsMember({"km", "m", "dm", "cm", "mm", "in", "ft"}))
+      ->option_text("m|cm|mm|in|ft|dm|km")
+      ->group(group);
   app.add_flag("--merge-clips", o.merge_clips,
                "Bake animations that are pieces of one (the same time range, each moving its own "
                "nodes, as old exporters wrote one animation per joint) as one clip, named as the "
@@ -200,6 +208,17 @@ Precision precision_choice(const std::string& word) {
   return word == "f16" ? Precision::F16 : word == "q16" ? Precision::Q16 : Precision::F32;
 }
 
+// --units' words (checked by CLI11 against the list) as metres.
+float metres_per_unit(const std::string& unit) {
+  if (unit == "km") return 1000.0f;
+  if (unit == "dm") return 0.1f;
+  if (unit == "cm") return 0.01f;
+  if (unit == "mm") return 0.001f;
+  if (unit == "in") return 0.0254f;
+  if (unit == "ft") return 0.3048f;
+  return 1.0f;
+}
+
 Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
   auto positive = [](double v) { return std::isfinite(v) && v > 0.0 && v < 1e30; };
   // A rate in vatkit::bake's range [kMinBakeFps, kMaxBakeFps].
@@ -235,6 +254,7 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
                       "--rig-tolerance " + number_text(o.rig_tolerance) + ": not a positive number");
   }
   b.rig_tolerance = static_cast<float>(o.rig_tolerance);
+  b.metres_per_unit = metres_per_unit(o.units);
   if (o.max_texture_size < 1 || o.max_texture_size > kMaxTextureSize) {
     return make_error(ErrorCode::Argument, "",
                       "--max-texture-size " + std::to_string(o.max_texture_size) + ": must be from 1 to " +

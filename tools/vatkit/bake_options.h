@@ -33,6 +33,7 @@ struct BakeCliOptions {
   double max_search_fps = 480.0;
   double auto_budget_mm = 1.0;
   double rig_tolerance = 1e-3;
+  std::string units = "m";  // the source's unit: km, m, dm, cm, mm, in or ft
   int64_t lods = BakeOptions{}.lods;
   CLI::Option* fps_option = nullptr;
   CLI::Option* max_error_option = nullptr;

@@ -573,7 +573,7 @@ Command add_bake_command(CLI::App& parent) {
   add_bake_options(*app, options->bake, /*with_measure=*/true);
   app->footer(
       "Prints a summary: per clip its rows, exact fps, playback defaults, how far it moves, and\n"
-      "its max and 99th-percentile error in mm (file units taken as metres) against the\n"
+      "its max and 99th-percentile error in mm (file units taken as metres, or --units) against the\n"
       "reference skinner, on the rows and between them; per plane its format, dimensions and\n"
       "bytes; the total bytes; the bake time; the encoding chosen and why. A progress bar is\n"
       "drawn on stderr when it is a terminal. On any error nothing is written.\n\n"

@@ -228,7 +228,8 @@ Command add_verify_command(CLI::App& parent) {
   add_bake_options(*app, options->bake, /*with_measure=*/false);
   app->footer(
       "Measures every clip of the VAT against the reference skinner posing FILE: the max and\n"
-      "99th-percentile distance in mm (file units taken as metres) of the decoded vertices from\n"
+      "99th-percentile distance in mm (of the file's unit: metres, or what --units said at the\n"
+      "bake) of the decoded vertices from\n"
       "the reference, at the row times and between them, and the worst normal angle.\n\n"
       "Exit status: 0 every clip within the tolerance (or no tolerance); 3 a clip over it, or a\n"
       "clip whose error is not finite (its decoded vertices are infinite or NaN), with or without\n"

@@ -109,7 +109,7 @@ Result<void> export_openvat(const ExportOptions& options) {
                 "remap Min (%g, %g, %g) Max (%g, %g, %g) (Blender axes); quantization moved a vertex by at most "
                 "%.6f mm, a normal by at most %.3f degrees\n",
                 out->remap_min.x, out->remap_min.y, out->remap_min.z, out->remap_max.x, out->remap_max.y,
-                out->remap_max.z, out->position_error * 1e3, out->normal_error_deg);
+                out->remap_max.z, out->position_error * mm_per_unit(*vat), out->normal_error_deg);
   report += line;
   if (!vat->geometry.lods.empty()) report += "note: the levels of detail are not exported (OpenVAT has none)\n";
   std::fputs(report.c_str(), stdout);

@@ -36,11 +36,12 @@ std::string fixed(double v, const char* format = "%.3f") {
 }
 
 // What the band's layout costs, in words (ThreeVatBand).
-std::string band_text(const VatClip& source, const ThreeVatClipReport& clip) {
+// `mm`: millimetres per file unit (mm_per_unit).
+std::string band_text(const VatClip& source, const ThreeVatClipReport& clip, double mm) {
   switch (clip.band) {
     case ThreeVatBand::Repeat: {
-      std::string text = "repeat: end row left out; loop seam " + fixed(clip.loop_seam * 1e3) + " mm";
-      if (source.defaults.repetitions > 1) text += ", held end pose off by " + fixed(clip.end_step * 1e3) + " mm";
+      std::string text = "repeat: end row left out; loop seam " + fixed(clip.loop_seam * mm) + " mm";
+      if (source.defaults.repetitions > 1) text += ", held end pose off by " + fixed(clip.end_step * mm) + " mm";
       return text;
     }
     case ThreeVatBand::Once:
@@ -96,14 +97,15 @@ std::string report_text(const std::string& output, uint64_t bytes, const Input& 
             " RGBA32F; slot parents " + (r.hierarchy ? "from the source's node hierarchy" : "unknown (-1)") + "\n";
   }
   // A vertex moves by at most sqrt(3) times the largest component change.
-  const float conversion_mm = std::sqrt(3.0f) * r.position_rounding * 1e3f;
+  const double mm = mm_per_unit(vat);
+  const float conversion_mm = float(std::sqrt(3.0) * r.position_rounding * mm);
   float on_rows_mm = 0.0f, between_mm = 0.0f;
   bool measured = true;
   for (size_t c = 0; c < r.clips.size(); ++c) {
     const ThreeVatClipReport& clip = r.clips[c];
     text += "  clip \"" + clip_label(vat, int(c)) + "\": " + std::to_string(clip.rows) + " rows -> " +
             std::to_string(clip.frames) + " frames at " + fixed(clip.fps) + " fps";
-    text += " (" + band_text(vat.clips[c], clip) + ")";
+    text += " (" + band_text(vat.clips[c], clip, mm) + ")";
     if (const auto& a = vat.clips[c].accuracy) {
       const float on_rows = a->on_rows_max_mm + conversion_mm;
       const float between = std::fmax(a->on_rows_max_mm, a->between_rows_max_mm) + conversion_mm;
@@ -115,7 +117,7 @@ std::string report_text(const std::string& output, uint64_t bytes, const Input& 
     }
     text += "\n";
   }
-  text += "  conversion: position components changed by at most " + fixed(r.position_rounding * 1e3, "%.6f") + " mm";
+  text += "  conversion: position components changed by at most " + fixed(r.position_rounding * mm, "%.6f") + " mm";
   if (r.normals) text += ", normals by at most " + fixed(r.normal_degrees) + " degrees";
   text += "\n";
   if (measured) {

@@ -79,6 +79,11 @@ struct BakeOptions {
   // its first (VatClip::seam, BakeReport::size) plays once and clamps (a death stays down), every other
   // clip repeats; each such decision is a note in the report. false: every clip repeats.
   bool loops_from_motion = true;
+  // The length of one of the source's units in metres (glTF says 1; an asset modelled in
+  // centimetres is 0.01). Every millimetre figure (errors, budgets, seams, the levels of detail's
+  // error) is millimetres of this length, and the file keeps it (Vat::metres_per_unit). A size
+  // implausible for a character in these units (over 20 m or under 2 cm) is a note.
+  float metres_per_unit = 1.0f;
   // Animations that are pieces of one (find_clip_pieces in asset.h): true bakes each group as one
   // clip (named and selected as its first piece); false bakes them apart, with a note saying so.
   bool merge_clip_pieces = false;
@@ -106,7 +111,8 @@ struct BakeReport {
   std::vector<ClipError> clips;    // per baked clip (empty when BakeOptions::measure is false)
   std::vector<std::string> notes;  // things worth knowing, e.g. morph weights folded into a rig,
                                    // a clip made to play once because its seam does not close
-  float size = 0.0f;               // the asset's size: largest extent of its rest pose (file units)
+  float size = 0.0f;               // the asset's size: largest extent of its rest pose (file units;
+                                   // times BakeOptions::metres_per_unit for metres)
   double seconds = 0.0;            // wall time of the bake, measurement included
   double measure_seconds = 0.0;    // of which measuring against the reference (report, Auto, search)
   double lod_seconds = 0.0;        // of which the levels of detail (build_lods; most of a default

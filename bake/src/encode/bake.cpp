@@ -102,6 +102,7 @@ Vat start_vat(const BakeSetup& setup, Encoding encoding, VatGeometry geometry, s
   Vat vat;
   vat.encoding = encoding;
   vat.precision = setup.options->precision;
+  vat.metres_per_unit = setup.options->metres_per_unit;
   vat.source = setup.name;
   vat.geometry = std::move(geometry);
   vat.slots = std::move(slots);
@@ -528,6 +529,10 @@ Result<void> check_options(const Asset& asset, const BakeOptions& options) {
         "levels of detail " + std::to_string(options.lods) + " is outside [0, " + std::to_string(kMaxBakeLods) + "]");
   }
   if (options.precision > Precision::Q16) return make_error(ErrorCode::Argument, asset.source, "unknown precision");
+  if (!(options.metres_per_unit > 0.0f) || !std::isfinite(options.metres_per_unit) || options.metres_per_unit > 1e6f) {
+    return make_error(ErrorCode::Argument, asset.source,
+                      "metres per unit " + detail::fmt("%g", options.metres_per_unit) + " is outside (0, 1e6]");
+  }
   return {};
 }
 
@@ -996,7 +1001,8 @@ Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeRepor
   if (!plans) return plans.error();
   const detail::MotionFacts motion = detail::measure_motion(asset, *plans, options.threads);
   std::vector<std::string> loop_notes;
-  if (options.loops_from_motion) detail::decide_loops(*plans, motion, loop_notes);
+  if (options.loops_from_motion) detail::decide_loops(*plans, motion, options.metres_per_unit, loop_notes);
+  detail::note_size(motion.size, options.metres_per_unit, loop_notes);
   clock.lap("motion");
   auto row_notes = fixed_rate_rows(asset, options, *plans);
   if (!row_notes) return row_notes.error();

@@ -130,6 +130,9 @@ struct ClipPlan {
 // are 0 to 5.9% of the size (a gallop) and the one-shot clips' 8.3% (a shark's death) to 80%:
 // docs/encodings.md has the table.
 inline constexpr float kLoopSeamFraction = 0.07f;
+// The sizes note_size finds plausible for a character, in metres.
+inline constexpr double kMaxPlausibleMetres = 20.0;
+inline constexpr double kMinPlausibleMetres = 0.02;
 
 struct MotionFacts {
   float size = 0.0f;         // largest extent of the rest pose's vertices, scene units
@@ -141,7 +144,11 @@ MotionFacts measure_motion(const Asset& asset, const std::vector<ClipPlan>& plan
 bool seam_closes(float seam, float size);
 // Plans whose defaults were not given: Once (clamp) when the seam does not close, with a note
 // saying so; Repeat (ClipDefaults{}) otherwise.
-void decide_loops(std::vector<ClipPlan>& plans, const MotionFacts& facts, std::vector<std::string>& notes);
+void decide_loops(std::vector<ClipPlan>& plans, const MotionFacts& facts, float metres_per_unit,
+                  std::vector<std::string>& notes);
+// A note when `size` (scene units) is implausible for a character at `metres_per_unit`: over
+// 20 m or under 2 cm, naming the size and the --units that would make it plausible.
+void note_size(float size, float metres_per_unit, std::vector<std::string>& notes);
 
 // round(duration_s * fps) + 1 frame rows (1 for a clip without duration), saturating at
 // kRowsSaturated, more than any texture holds, so that a sum over fewer than 2^24 clips cannot wrap.

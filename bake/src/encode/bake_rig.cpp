@@ -606,7 +606,7 @@ struct RigRows {
                       label(asset.nodes[mw.node].name, mw.node) + "): its morph target " + std::to_string(mr.target) +
                       " has weight " + fmt("%.4g", mr.weight) + " " + at + " but " + fmt("%.4g", mw.folded[mr.target]) +
                       " in " + setup.folded_from + ", moving vertices by up to " +
-                      fmt("%.4g", double(mr.violation) * 1000.0) +
+                      fmt("%.4g", double(mr.violation) * 1000.0 * setup.options->metres_per_unit) +
                       " mm (a rig holds only constant morph weights); use the delta encoding"));
       }
       return scale_refusal(plan, k, r.scale_slot, at);

@@ -71,9 +71,9 @@ struct Merged {
     max_d2 = std::max(max_d2, a.max_d2);
     count += a.count;
   }
-  // In mm (file units taken as metres).
-  float max_mm() const { return std::sqrt(max_d2) * 1000.0f; }
-  float p99_mm() const {
+  // In mm, `mm` millimetres per file unit (mm_per_unit).
+  float max_mm(double mm) const { return float(std::sqrt(double(max_d2)) * mm); }
+  float p99_mm(double mm) const {
     if (count == 0) return 0.0f;
     const uint64_t want = (count * 99 + 99) / 100;  // ceil(0.99 count)
     uint64_t seen = 0;
@@ -81,9 +81,9 @@ struct Merged {
       seen += hist[i];
       // The infinity bin's upper edge is a NaN pattern: the max bounds the edge.
       const float edge = bin_upper_edge(i);
-      if (seen >= want) return std::sqrt(edge <= max_d2 ? edge : max_d2) * 1000.0f;
+      if (seen >= want) return float(std::sqrt(double(edge <= max_d2 ? edge : max_d2)) * mm);
     }
-    return max_mm();
+    return max_mm(mm);
   }
 };
 
@@ -250,7 +250,9 @@ struct ClipSampling {
 };
 
 // A clip's measure from every workspace's accumulators.
-ClipMeasure merged_measure(WorkspacePool<Workspace>& pool, const Asset& source, const VatClip& clip, bool exceeded) {
+ClipMeasure merged_measure(WorkspacePool<Workspace>& pool, const Asset& source, const Vat& vat, const VatClip& clip,
+                           bool exceeded) {
+  const double mm = mm_per_unit(vat);
   Merged on, between;
   float normal_d2 = 0.0f;
   pool.for_each([&](Workspace& w) {
@@ -263,10 +265,10 @@ ClipMeasure merged_measure(WorkspacePool<Workspace>& pool, const Asset& source, 
   cm.error.clip = clip.name.empty() ? clip_label(source, clip.source_animation) : clip.name;
   cm.error.rows = clip.rows;
   cm.error.fps = clip.fps;
-  cm.error.on_rows_max_mm = on.max_mm();
-  cm.error.on_rows_p99_mm = on.p99_mm();
-  cm.error.between_rows_max_mm = between.max_mm();
-  cm.error.between_rows_p99_mm = between.p99_mm();
+  cm.error.on_rows_max_mm = on.max_mm(mm);
+  cm.error.on_rows_p99_mm = on.p99_mm(mm);
+  cm.error.between_rows_max_mm = between.max_mm(mm);
+  cm.error.between_rows_p99_mm = between.p99_mm(mm);
   // |a - b| = 2 sin(angle / 2) for unit vectors: accurate for small angles, unlike acos.
   const double chord = std::min(2.0, std::sqrt(double(normal_d2)));
   cm.error.normal_max_deg = float(2.0 * std::asin(chord / 2.0) * 180.0 / 3.14159265358979323846);
@@ -321,10 +323,10 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
                    (held(vat.clips[c]) ? request.between_samples + 1 : 0);
   }
   // A budget whose square underflows still stops at the first error above zero.
-  const float abort_d2 = request.abort_above_mm > 0.0f
-                             ? std::max((request.abort_above_mm * 1e-3f) * (request.abort_above_mm * 1e-3f),
-                                        std::numeric_limits<float>::denorm_min())
-                             : 0.0f;
+  const float abort_d2 = request.abort_above_mm > 0.0f ? std::max(float(request.abort_above_mm / mm_per_unit(vat)) *
+                                                                      float(request.abort_above_mm / mm_per_unit(vat)),
+                                                                  std::numeric_limits<float>::denorm_min())
+                                                       : 0.0f;
 
   std::vector<ClipMeasure> out;
   for (uint32_t c : *clips) {
@@ -346,7 +348,7 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
       if (request.progress)
         request.progress(request.progress_stage, float(done_tasks) / float(std::max<size_t>(1, total_tasks)));
     }
-    out.push_back(merged_measure(pool, source, vat.clips[c], sampling.abort.load()));
+    out.push_back(merged_measure(pool, source, vat, vat.clips[c], sampling.abort.load()));
   }
   return out;
 }

@@ -230,6 +230,10 @@ struct Vat {
   uint32_t frame_rows = 0;  // rows over all clips
   std::vector<VatClip> clips;
   Bounds bounds;  // union of the clips' bounds
+  // The length of one file unit in metres: 1 by glTF's convention; 0.01 for an asset modelled in
+  // centimetres and baked with BakeOptions::metres_per_unit (`vatkit bake --units cm`). Errors,
+  // budgets and tolerances in millimetres are millimetres of this length (mm_per_unit).
+  float metres_per_unit = 1.0f;
 
   VatGeometry geometry;
   std::vector<VatSlot> slots;  // Rig: the slots; Delta: the joint tracks baked for sockets
@@ -260,6 +264,9 @@ std::string clip_label(const Vat& vat, int clip);
 // Lower-case names, as reports and the CLI print them. Those of the encoding, the precision, a
 // plane's semantic and its texel format are also the names the .vat.glb file stores
 // (docs/format.md); the file spells a loop mode in camelCase ("pingPong"). Static strings.
+// Millimetres per file unit: a distance in file units times this is millimetres.
+inline double mm_per_unit(const Vat& vat) { return 1000.0 * double(vat.metres_per_unit); }
+
 const char* to_string(Encoding);
 const char* to_string(Precision);
 const char* to_string(PlaneSemantic);

@@ -451,6 +451,7 @@ inline constexpr auto kHeaderFields = std::tuple{
     field("precision", VATKIT_MEMBER(precision)),
     field("frameRows", VATKIT_MEMBER(frame_rows)),
     field("bounds", VATKIT_MEMBER(bounds)),
+    optional_field("metresPerUnit", VATKIT_MEMBER(metres_per_unit), /*since=*/3),
 };
 
 template <>

@@ -316,6 +316,8 @@ void check_vat(const Vat& vat) {
     check_clip(vat.clips[i], vat.frame_rows, "clips[" + std::to_string(i) + "]");
   check_bands(vat.clips, "clips");
   Codec<Bounds>::check(vat.bounds, "bounds");
+  if (!(vat.metres_per_unit > 0.0f) || !std::isfinite(vat.metres_per_unit))
+    fail("metresPerUnit", num(vat.metres_per_unit) + " is not a length > 0");
   if (vat.encoding == Encoding::Rig && vat.slots.empty()) fail("slots", "none, the rig encoding needs slots");
   if (vat.slots.size() > kMaxVatSlots)
     fail("slots", num(uint64_t(vat.slots.size())) + ", at most " + num(uint64_t(kMaxVatSlots)));

@@ -331,6 +331,7 @@ VatSummary summarize(const Vat& vat, std::span<const ClipError> errors) {
   if (!vat.geometry.slots0.empty()) s.influences = vat.geometry.slots1.empty() ? 4 : 8;
   s.frame_rows = vat.frame_rows;
   s.bounds = vat.bounds;
+  s.metres_per_unit = vat.metres_per_unit;
   for (size_t c = 0; c < vat.clips.size(); ++c) {
     const VatClip& clip = vat.clips[c];
     VatClipSummary cs;
@@ -472,11 +473,20 @@ std::string summary_text(const VatSummary& s) {
   line("geometry", geometry);
   line("materials", cat({num(s.materials), " (", plural(s.images, "image", "images"), ")"}));
   line("bounds", cat({vec_text(s.bounds.min), " to ", vec_text(s.bounds.max)}));
+  char per_unit[32];
+  std::snprintf(per_unit, sizeof(per_unit), "%g", double(s.metres_per_unit));
+  std::string units = cat({per_unit, " m per unit"});
+  if (s.metres_per_unit == 1.0f) units.append(" (glTF's metres)");
+  if (s.size > 0.0f) {
+    units.append(cat({"; ", sig3(s.size), " units across at rest (", sig3(double(s.size) * s.metres_per_unit), " m)"}));
+  }
+  line("units", units);
 
   const bool measured = std::any_of(s.clips.begin(), s.clips.end(), [](const VatClipSummary& c) { return c.measured; });
   line("clips", cat({num(s.clips.size()), ", ", plural(s.frame_rows, "frame row", "frame rows"),
                      measured ? "; error in mm against the reference (max, 99th percentile)" : ""}));
   std::vector<std::vector<std::string>> rows;
+  const double mm = 1000.0 * double(s.metres_per_unit);
   const bool seams = std::any_of(s.clips.begin(), s.clips.end(), [](const VatClipSummary& c) { return c.seam >= 0; });
   std::vector<std::string> head = {"#", "clip", "rows", "first", "fps", "duration", "playback"};
   std::string align = "rlrrrrl";
@@ -495,8 +505,8 @@ std::string summary_text(const VatSummary& s) {
                                     fixed(c.fps, 3),
                                     cat({fixed(c.duration_s, 3), " s"}),
                                     playback_text(c.defaults)};
-    if (seams) row.push_back(c.seam >= 0 ? sig3(double(c.seam) * 1000.0) : "-");
-    row.push_back(sig3(double(c.max_delta) * 1000.0));
+    if (seams) row.push_back(c.seam >= 0 ? sig3(double(c.seam) * mm) : "-");
+    row.push_back(sig3(double(c.max_delta) * mm));
     if (c.measured) {
       row.insert(row.end(),
                  {sig3(c.error.on_rows_max_mm), sig3(c.error.on_rows_p99_mm), sig3(c.error.between_rows_max_mm),
@@ -522,15 +532,14 @@ std::string summary_text(const VatSummary& s) {
   }
   out.append(table(rows, "llrrrrl", "    "));
   if (!s.lods.empty()) {
-    line("lods", cat({plural(s.lods.size(), "level", "levels"),
-                      " of detail; error in mm (file units as metres), at rest and in motion"}));
+    line("lods", cat({plural(s.lods.size(), "level", "levels"), " of detail; error in mm, at rest and in motion"}));
     rows.clear();
     rows.push_back({"level", "triangles", "of full", "error", "in motion", "screen size"});
     for (size_t l = 0; l < s.lods.size(); ++l) {
       const VatLodSummary& lod = s.lods[l];
       const double share = s.triangles ? 100.0 * double(lod.triangles) / double(s.triangles) : 0.0;
-      rows.push_back({num(l + 1), num(lod.triangles), cat({fixed(share, 1), "%"}), sig3(double(lod.error) * 1000.0),
-                      sig3(double(lod.error_in_motion) * 1000.0), cat({sig3(double(lod.screen_size)), " px"})});
+      rows.push_back({num(l + 1), num(lod.triangles), cat({fixed(share, 1), "%"}), sig3(double(lod.error) * mm),
+                      sig3(double(lod.error_in_motion) * mm), cat({sig3(double(lod.screen_size)), " px"})});
     }
     out.append(table(rows, "rrrrrr", "    "));
   }
@@ -648,6 +657,7 @@ std::string summary_json(const VatSummary& s) {
   out["encoding_reason"] = s.encoding_reason;
   out["notes"] = s.notes;
   out["size"] = glb::json_number(s.size);
+  out["metres_per_unit"] = glb::json_number(s.metres_per_unit);
   out["bake_seconds"] = s.bake_seconds;
   out["measure_seconds"] = s.measure_seconds;
   out["lod_seconds"] = s.lod_seconds;

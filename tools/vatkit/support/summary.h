@@ -125,7 +125,7 @@ struct VatClipSummary {
   Bounds bounds;
   bool measured = false;  // `error` holds a measurement (a bake's report, measure_error,
                           // or the bake's as the file keeps it: VatClip::accuracy)
-  ClipError error;        // millimetres (file units taken as metres)
+  ClipError error;        // millimetres (of Vat::metres_per_unit)
 };
 
 // A slot (vat.h's VatSlot): a joint whose transform the file carries, asked for by name for sockets.
@@ -156,9 +156,10 @@ struct VatSummary {
   uint32_t vertices = 0, triangles = 0, draw_groups = 0;
   uint32_t source_primitives = 0;  // Vat::geometry.sources
   uint32_t slots = 0;
-  uint32_t influences = 0;  // rig: 4 or 8 slot influences per vertex; delta: 0
-  uint32_t frame_rows = 0;  // over all clips
-  Bounds bounds;            // union of the clips' bounds
+  uint32_t influences = 0;       // rig: 4 or 8 slot influences per vertex; delta: 0
+  uint32_t frame_rows = 0;       // over all clips
+  Bounds bounds;                 // union of the clips' bounds
+  float metres_per_unit = 1.0f;  // Vat::metres_per_unit: every mm figure is mm of this unit
   std::vector<VatClipSummary> clips;
   std::vector<VatSlotSummary> slot_list;
   std::vector<VatPlaneSummary> planes;
