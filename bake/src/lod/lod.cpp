@@ -572,34 +572,121 @@ float refine(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>
   return std::min(worst, b);
 }
 
-// The bound of sup over `side.from` of the distance to `side.to`, with positions P.
-float side_bound(const Side& side, std::span<const vec3> P, std::vector<float>& scratch) {
+// side_bound's scratch, reused across the poses and levels one thread measures.
+struct SideScratch {
+  std::vector<std::array<vec3, 3>> corners;  // each piece's corners in the pose
+  std::vector<float> upper;                  // each piece's cheap bound (upper_bounds)
+  std::vector<uint32_t> exact;               // the pieces measured against every candidate
+  std::vector<float> bound;                  // their bounds (piece_bound), in the order of `exact`
+};
+
+// Each piece's corners in pose P and a cheap upper bound on its bound: the farthest corner's
+// distance to its first candidate alone (the best at rest). piece_bound is the minimum of that
+// same value over all candidates (the same pair distances, bit for bit: the lanes do not depend
+// on their neighbours), so upper[i] >= piece_bound(piece i), NaN only where the exact bound must be
+// computed anyway. A tenth of the pairs, ten pieces per pass of the lanes.
+void upper_bounds(const Side& side, std::span<const vec3> P, SideScratch& s) {
+  const std::vector<uint32_t>& from = *side.from;
+  const std::vector<uint32_t>& to = *side.to;
+  const size_t n = side.pieces.size();
+  s.corners.resize(n);
+  s.upper.resize(n);
+  constexpr uint32_t kPerPass = PairSoA::kMax / 3;
+  PairSoA soa;
+  float d2[PairSoA::kMax];
+  uint32_t batch[kPerPass];
+  for (size_t first = 0; first < n;) {
+    uint32_t pieces = 0, pairs = 0;
+    for (; first < n && pieces < kPerPass; ++first) {
+      const Piece& piece = side.pieces[first];
+      const uint32_t* v = &from[3 * size_t(piece.tri)];
+      std::array<vec3, 3>& c = s.corners[first];
+      for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
+      if (piece.cand_count == 0) {
+        s.upper[first] = std::sqrt(FLT_MAX);  // piece_bound's value for no candidate
+        continue;
+      }
+      const uint32_t* t = &to[3 * size_t(piece.cand[0])];
+      for (int x = 0; x < 3; ++x) {
+        for (uint32_t j = 0; j < 3; ++j) {
+          soa.p[x][pairs + j] = c[j][x];
+          soa.a[x][pairs + j] = P[t[0]][x];
+          soa.b[x][pairs + j] = P[t[1]][x];
+          soa.c[x][pairs + j] = P[t[2]][x];
+        }
+      }
+      pairs += 3;
+      batch[pieces++] = uint32_t(first);
+    }
+    if (pairs == 0) continue;
+    dist2_soa(soa, pairs, d2);
+    for (uint32_t k = 0; k < pieces; ++k)
+      s.upper[batch[k]] = std::sqrt(std::max({d2[3 * k], d2[3 * k + 1], d2[3 * k + 2]}));
+  }
+}
+
+// A lower bound on the largest piece bound: the largest exact bound of the kTopPieces pieces with
+// the largest upper bounds (the worst piece is usually among them). Leaves in s.exact the pieces
+// whose upper bound is above kRefineFraction times the first of them's bound (a superset of those
+// side_bound must measure), never empty.
+template <class Exact>
+float worst_at_least(size_t n, const Exact& exact, SideScratch& s) {
+  constexpr size_t kTopPieces = 32;
+  size_t top = 0;
+  for (size_t i = 1; i < n; ++i)
+    if (s.upper[i] > s.upper[top]) top = i;
+  float lower = exact(top);
+  const float cut = kRefineFraction * lower;
+  s.exact.clear();
+  for (size_t i = 0; i < n; ++i)
+    if (!(s.upper[i] <= cut) || i == top) s.exact.push_back(uint32_t(i));
+  const size_t k = std::min(kTopPieces, s.exact.size());
+  std::partial_sort(s.exact.begin(), s.exact.begin() + ptrdiff_t(k), s.exact.end(), [&](uint32_t x, uint32_t y) {
+    return s.upper[x] > s.upper[y] || (s.upper[x] == s.upper[y] && x < y);
+  });
+  for (size_t e = 0; e < k; ++e) lower = std::max(lower, exact(s.exact[e]));
+  return lower;
+}
+
+// The bound of sup over `side.from` of the distance to `side.to`, with positions P: the largest
+// piece bound, where the pieces above kRefineFraction of the worst are refined. Computed exactly
+// as if every piece were measured against all its candidates, but only the pieces whose cheap
+// upper bound (upper_bounds) could decide it are: the worst is at least the bound L of the piece
+// with the largest upper bound, so a piece whose upper bound is at most kRefineFraction * L is
+// neither refined nor the worst, and counts only if it could pass what the others reached.
+float side_bound(const Side& side, std::span<const vec3> P, SideScratch& s) {
   if (side.pieces.empty()) return 0.0f;
   if (side.to->empty()) return FLT_MAX;
-  const std::vector<uint32_t>& from = *side.from;
-  scratch.resize(side.pieces.size());
-  auto corners = [&](const Piece& piece, vec3(&c)[3]) {
-    const uint32_t* v = &from[3 * size_t(piece.tri)];
-    for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
+  upper_bounds(side, P, s);
+  const size_t n = side.pieces.size();
+  auto exact = [&](size_t i) {
+    const vec3 c[3] = {s.corners[i][0], s.corners[i][1], s.corners[i][2]};
+    return piece_bound(c, side.pieces[i], *side.to, P);
   };
+  const float cut = kRefineFraction * worst_at_least(n, exact, s);
+  s.bound.clear();
   float worst = 0.0f;
-  for (size_t i = 0; i < side.pieces.size(); ++i) {
-    vec3 c[3];
-    corners(side.pieces[i], c);
-    scratch[i] = piece_bound(c, side.pieces[i], *side.to, P);
-    worst = std::max(worst, scratch[i]);
+  size_t kept = 0;
+  for (uint32_t i : s.exact) {
+    if (s.upper[i] <= cut) continue;  // NaN: measured
+    s.exact[kept++] = i;
+    s.bound.push_back(exact(i));
+    worst = std::max(worst, s.bound.back());
   }
+  s.exact.resize(kept);
   const float threshold = kRefineFraction * worst;
   float refined = 0.0f;
-  for (size_t i = 0; i < side.pieces.size(); ++i) {
-    if (scratch[i] <= threshold) {
-      refined = std::max(refined, scratch[i]);
+  for (size_t e = 0; e < s.exact.size(); ++e) {
+    if (s.bound[e] <= threshold) {
+      refined = std::max(refined, s.bound[e]);
       continue;
     }
-    vec3 c[3];
-    corners(side.pieces[i], c);
-    refined = std::max(refined, refine(c, side.pieces[i], *side.to, P, kRefineDepth, threshold));
+    const vec3 c[3] = {s.corners[s.exact[e]][0], s.corners[s.exact[e]][1], s.corners[s.exact[e]][2]};
+    refined = std::max(refined, refine(c, side.pieces[s.exact[e]], *side.to, P, kRefineDepth, threshold));
   }
+  // The pieces left out are at most their upper bounds, and below the threshold: unrefined.
+  for (size_t i = 0; i < n; ++i)
+    if (s.upper[i] <= cut && s.upper[i] > refined) refined = std::max(refined, exact(i));
   return refined;
 }
 
@@ -1024,7 +1111,7 @@ std::vector<std::vector<float>> LodBuilder::pose_bounds(const std::vector<std::a
   for (size_t b = 0; b < pose_count; b += pose_batch) {
     parallel_for(std::min(pose_batch, pose_count - b), 1, threads, [&](size_t begin, size_t end) {
       std::vector<vec3> P(V);
-      std::vector<float> scratch;
+      SideScratch scratch;
       for (size_t p = b + begin; p < b + end; ++p) {
         std::span<const vec3> at;
         if (p == 0) {
