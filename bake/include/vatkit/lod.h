@@ -67,6 +67,10 @@ struct LodOptions {
   uint32_t poses_per_clip = 8;
   uint32_t max_poses = 24;
   unsigned threads = 0;  // 0 = every hardware thread; the result does not depend on it
+  // Measure in each pose only the pieces whose cheap upper bound could decide a level's errors
+  // (docs/lod.md, "Cost"); false measures every piece in every pose. The errors are the same to
+  // the bit either way (Lod.PrunedBoundsEqualTheExhaustiveOnes); false is for that test.
+  bool prune_bound = true;
   // Reorder the full mesh's triangles for the vertex cache (below). bake() orders them itself,
   // on a pool worker while it makes the frame rows, and passes false.
   bool order_full_mesh = true;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <numeric>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -572,26 +573,31 @@ float refine(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>
   return std::min(worst, b);
 }
 
+// A piece's corners in pose P (the one expression every caller uses: the same bits).
+inline void piece_corners(const Piece& piece, const std::vector<uint32_t>& from, std::span<const vec3> P,
+                          vec3 (&c)[3]) {
+  const uint32_t* v = &from[3 * size_t(piece.tri)];
+  for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
+}
+
 // side_bound's scratch, reused across the poses and levels one thread measures.
 struct SideScratch {
-  std::vector<std::array<vec3, 3>> corners;  // each piece's corners in the pose
-  std::vector<float> upper;                  // each piece's cheap bound (upper_bounds)
-  std::vector<uint32_t> exact;               // the pieces measured against every candidate
-  std::vector<float> bound;                  // their bounds (piece_bound), in the order of `exact`
+  std::vector<float> upper;     // each piece's cheap bound (upper_bounds)
+  std::vector<uint32_t> exact;  // the pieces measured against every candidate
+  std::vector<float> bound;     // their bounds (piece_bound), in the order of `exact`
 };
 
 // Each piece's corners in pose P and a cheap upper bound on its bound: the farthest corner's
 // distance to its first candidate alone (the best at rest). piece_bound is the minimum of that
 // same value over all candidates (the same pair distances, bit for bit: the lanes do not depend
 // on their neighbours), so upper[i] >= piece_bound(piece i), NaN only where the exact bound must be
-// computed anyway. A tenth of the pairs, ten pieces per pass of the lanes.
+// computed anyway. A ninth of the pairs at most, eight pieces at a time.
 void upper_bounds(const Side& side, std::span<const vec3> P, SideScratch& s) {
   const std::vector<uint32_t>& from = *side.from;
   const std::vector<uint32_t>& to = *side.to;
   const size_t n = side.pieces.size();
-  s.corners.resize(n);
   s.upper.resize(n);
-  constexpr uint32_t kPerPass = PairSoA::kMax / 3;
+  constexpr uint32_t kPerPass = 8;  // 24 pairs: three passes of 8 lanes, six of 4, no padding
   PairSoA soa;
   float d2[PairSoA::kMax];
   uint32_t batch[kPerPass];
@@ -599,9 +605,8 @@ void upper_bounds(const Side& side, std::span<const vec3> P, SideScratch& s) {
     uint32_t pieces = 0, pairs = 0;
     for (; first < n && pieces < kPerPass; ++first) {
       const Piece& piece = side.pieces[first];
-      const uint32_t* v = &from[3 * size_t(piece.tri)];
-      std::array<vec3, 3>& c = s.corners[first];
-      for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
+      vec3 c[3];
+      piece_corners(piece, from, P, c);
       if (piece.cand_count == 0) {
         s.upper[first] = std::sqrt(FLT_MAX);  // piece_bound's value for no candidate
         continue;
@@ -627,19 +632,19 @@ void upper_bounds(const Side& side, std::span<const vec3> P, SideScratch& s) {
 
 // A lower bound on the largest piece bound: the largest exact bound of the kTopPieces pieces with
 // the largest upper bounds (the worst piece is usually among them). Leaves in s.exact the pieces
-// whose upper bound is above kRefineFraction times the first of them's bound (a superset of those
-// side_bound must measure), never empty.
+// whose upper bound is above `floor` and kRefineFraction times the first of them's bound (a
+// superset of those side_bound must measure).
 template <class Exact>
-float worst_at_least(size_t n, const Exact& exact, SideScratch& s) {
+float worst_at_least(size_t n, float floor, const Exact& exact, SideScratch& s) {
   constexpr size_t kTopPieces = 32;
   size_t top = 0;
   for (size_t i = 1; i < n; ++i)
     if (s.upper[i] > s.upper[top]) top = i;
   float lower = exact(top);
-  const float cut = kRefineFraction * lower;
+  const float cut = std::max(kRefineFraction * lower, floor);
   s.exact.clear();
   for (size_t i = 0; i < n; ++i)
-    if (!(s.upper[i] <= cut) || i == top) s.exact.push_back(uint32_t(i));
+    if (!(s.upper[i] <= cut)) s.exact.push_back(uint32_t(i));
   const size_t k = std::min(kTopPieces, s.exact.size());
   std::partial_sort(s.exact.begin(), s.exact.begin() + ptrdiff_t(k), s.exact.end(), [&](uint32_t x, uint32_t y) {
     return s.upper[x] > s.upper[y] || (s.upper[x] == s.upper[y] && x < y);
@@ -649,21 +654,32 @@ float worst_at_least(size_t n, const Exact& exact, SideScratch& s) {
 }
 
 // The bound of sup over `side.from` of the distance to `side.to`, with positions P: the largest
-// piece bound, where the pieces above kRefineFraction of the worst are refined. Computed exactly
-// as if every piece were measured against all its candidates, but only the pieces whose cheap
-// upper bound (upper_bounds) could decide it are: the worst is at least the bound L of the piece
-// with the largest upper bound, so a piece whose upper bound is at most kRefineFraction * L is
-// neither refined nor the worst, and counts only if it could pass what the others reached.
-float side_bound(const Side& side, std::span<const vec3> P, SideScratch& s) {
+// piece bound, where the pieces above kRefineFraction of the worst are refined (the worst W, the
+// threshold and every piece's value exactly as if each piece were measured against all its
+// candidates). Only the pieces whose cheap upper bound u (upper_bounds) could decide the result
+// are measured so: the result matters only where it passes `floor` (a value the caller already
+// has: another pose's or level's result, below the final maximum), and a piece with u <= floor
+// adds nothing above it; W is at least the bound L of some piece, so a piece with u <= 0.8 L is
+// not refined and counts with its own bound only where u passes what the others reached.
+// Returns the exact result where it is above `floor`, else a value at most the result. A negative
+// floor measures every piece exactly (the exhaustive bound, which the pruned one must equal).
+float side_bound(const Side& side, std::span<const vec3> P, SideScratch& s, float floor) {
   if (side.pieces.empty()) return 0.0f;
   if (side.to->empty()) return FLT_MAX;
   upper_bounds(side, P, s);
   const size_t n = side.pieces.size();
   auto exact = [&](size_t i) {
-    const vec3 c[3] = {s.corners[i][0], s.corners[i][1], s.corners[i][2]};
+    vec3 c[3];
+    piece_corners(side.pieces[i], *side.from, P, c);
     return piece_bound(c, side.pieces[i], *side.to, P);
   };
-  const float cut = kRefineFraction * worst_at_least(n, exact, s);
+  float cut = -FLT_MAX;  // floor < 0: every piece measured (LodOptions::prune_bound false)
+  if (floor >= 0.0f) {
+    cut = std::max(kRefineFraction * worst_at_least(n, floor, exact, s), floor);
+  } else {
+    s.exact.resize(n);
+    std::iota(s.exact.begin(), s.exact.end(), 0u);
+  }
   s.bound.clear();
   float worst = 0.0f;
   size_t kept = 0;
@@ -674,6 +690,9 @@ float side_bound(const Side& side, std::span<const vec3> P, SideScratch& s) {
     worst = std::max(worst, s.bound.back());
   }
   s.exact.resize(kept);
+  // Every piece left out is within max(0.8 L, floor) <= max(worst, floor): when worst is at most
+  // the floor, so is the result.
+  if (!(worst > floor)) return 0.0f;
   const float threshold = kRefineFraction * worst;
   float refined = 0.0f;
   for (size_t e = 0; e < s.exact.size(); ++e) {
@@ -681,12 +700,13 @@ float side_bound(const Side& side, std::span<const vec3> P, SideScratch& s) {
       refined = std::max(refined, s.bound[e]);
       continue;
     }
-    const vec3 c[3] = {s.corners[s.exact[e]][0], s.corners[s.exact[e]][1], s.corners[s.exact[e]][2]};
+    vec3 c[3];
+    piece_corners(side.pieces[s.exact[e]], *side.from, P, c);
     refined = std::max(refined, refine(c, side.pieces[s.exact[e]], *side.to, P, kRefineDepth, threshold));
   }
   // The pieces left out are at most their upper bounds, and below the threshold: unrefined.
   for (size_t i = 0; i < n; ++i)
-    if (s.upper[i] <= cut && s.upper[i] > refined) refined = std::max(refined, exact(i));
+    if (s.upper[i] <= cut && s.upper[i] > floor && s.upper[i] > refined) refined = std::max(refined, exact(i));
   return refined;
 }
 
@@ -1106,6 +1126,10 @@ std::vector<std::array<Side, 2>> LodBuilder::make_sides() {
 std::vector<std::vector<float>> LodBuilder::pose_bounds(const std::vector<std::array<Side, 2>>& sides) {
   const unsigned threads = thread_count(options.threads);
   std::vector<std::vector<float>> bound(poses.size() + 1, std::vector<float>(levels.size(), 0.0f));
+  // best[l]: the largest result of level l so far, any pose (at most its error_in_motion).
+  std::vector<float> best(levels.size(), 0.0f);
+  std::mutex best_mutex;
+  const bool prune = options.prune_bound;
   // In batches of two poses per thread, so that progress is told from this thread between them.
   const size_t pose_count = poses.size() + 1, pose_batch = 2 * size_t(threads);
   for (size_t b = 0; b < pose_count; b += pose_batch) {
@@ -1120,8 +1144,20 @@ std::vector<std::vector<float>> LodBuilder::pose_bounds(const std::vector<std::a
           decode_vertices(vat, poses[p - 1], 0, P);
           at = P;
         }
+        // The floor (side_bound): a result already known for this pose's kind (the rest pose's
+        // `error`, any pose's `error_in_motion`) at this level or a coarser-error earlier one;
+        // both errors are maxima, made non-decreasing over the levels.
+        float floor = 0.0f;
         for (size_t l = 0; l < levels.size(); ++l) {
-          bound[p][l] = std::max(side_bound(sides[l][0], at, scratch), side_bound(sides[l][1], at, scratch));
+          if (p > 0) {
+            std::lock_guard<std::mutex> lock(best_mutex);
+            floor = std::max(floor, best[l]);
+          }
+          const float side0 = side_bound(sides[l][0], at, scratch, prune ? floor : -1.0f);
+          bound[p][l] = std::max(side0, side_bound(sides[l][1], at, scratch, prune ? std::max(floor, side0) : -1.0f));
+          floor = std::max(floor, bound[p][l]);
+          std::lock_guard<std::mutex> lock(best_mutex);
+          best[l] = std::max(best[l], bound[p][l]);
         }
       }
     });
