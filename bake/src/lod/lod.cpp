@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <numeric>
 #include <span>
@@ -487,6 +489,17 @@ float grid_cell(const std::vector<vec3>& P, const std::vector<uint32_t>& to, flo
   return cell;
 }
 
+// fn(begin, end) over [0, count) in blocks of `block` items, each thread taking the next block as
+// it finishes one: parallel_for's few fixed ranges per thread leave a thread idle at the end of a
+// loop whose items cost unevenly (a piece split at rest costs five searches). fn writes only its
+// own items' results, so the bytes do not depend on who ran what.
+void parallel_blocks(size_t count, size_t block, unsigned threads, const std::function<void(size_t, size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  parallel_for(thread_count(threads), 1, threads, [&](size_t, size_t) {
+    for (size_t b; (b = next.fetch_add(block)) < count;) fn(b, std::min(count, b + block));
+  });
+}
+
 // Each piece gets its candidates. A piece whose bound at rest is well above its corners'
 // distances (it straddles a fold of the other surface: no one triangle is near all of it) is
 // split in four, each child with candidates of its own, at most kSettleDepth times.
@@ -495,7 +508,7 @@ void settle_pieces(Side& side, const std::vector<vec3>& P, const std::vector<uin
   const std::vector<uint32_t>& from = *side.from;
   const std::vector<uint32_t>& to = *side.to;
   std::vector<std::vector<Piece>> settled(side.pieces.size());
-  parallel_for(side.pieces.size(), 64, threads, [&](size_t begin, size_t end) {
+  parallel_blocks(side.pieces.size(), 128, threads, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       const uint32_t* v = &from[3 * size_t(side.pieces[i].tri)];
       auto settle = [&](auto&& self, Piece piece, int depth, const Piece& parent) -> void {
