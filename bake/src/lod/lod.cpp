@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <numeric>
@@ -489,88 +491,101 @@ float grid_cell(const std::vector<vec3>& P, const std::vector<uint32_t>& to, flo
   return cell;
 }
 
-// fn(begin, end) over [0, count) in blocks of `block` items, each thread taking the next block as
-// it finishes one: parallel_for's few fixed ranges per thread leave a thread idle at the end of a
-// loop whose items cost unevenly (a piece split at rest costs five searches). fn writes only its
-// own items' results, so the bytes do not depend on who ran what.
-void parallel_blocks(size_t count, size_t block, unsigned threads, const std::function<void(size_t, size_t)>& fn) {
-  std::atomic<size_t> next{0};
-  parallel_for(thread_count(threads), 1, threads, [&](size_t, size_t) {
-    for (size_t b; (b = next.fetch_add(block)) < count;) fn(b, std::min(count, b + block));
-  });
-}
-
-// Each piece gets its candidates. A piece whose bound at rest is well above its corners'
+// Piece i's candidates, into `out`. A piece whose bound at rest is well above its corners'
 // distances (it straddles a fold of the other surface: no one triangle is near all of it) is
 // split in four, each child with candidates of its own, at most kSettleDepth times.
-void settle_pieces(Side& side, const std::vector<vec3>& P, const std::vector<uint32_t>& vertex_component,
-                   const TriGrid& grid, float h, unsigned threads) {
+void settle_piece(const Side& side, size_t i, const std::vector<vec3>& P, const std::vector<uint32_t>& vertex_component,
+                  const TriGrid& grid, float h, std::vector<Piece>& out) {
   const std::vector<uint32_t>& from = *side.from;
   const std::vector<uint32_t>& to = *side.to;
-  std::vector<std::vector<Piece>> settled(side.pieces.size());
-  parallel_blocks(side.pieces.size(), 128, threads, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      const uint32_t* v = &from[3 * size_t(side.pieces[i].tri)];
-      auto settle = [&](auto&& self, Piece piece, int depth, const Piece& parent) -> void {
-        vec3 c[3];
-        for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
-        grid.nearest(c, vertex_component[v[0]], piece);
-        // A child keeps its parent's best too: chosen at rest, they may be the nearer in motion.
-        for (uint32_t j = 0; j < std::min<uint32_t>(parent.cand_count, kCandidates); ++j) {
-          const auto last = piece.cand.begin() + piece.cand_count;
-          if (std::find(piece.cand.begin(), last, parent.cand[j]) == last)
-            piece.cand[piece.cand_count++] = parent.cand[j];
-        }
-        if (depth < kSettleDepth && piece.cand_count > 0) {
-          // The bound (min over candidates of max over corners) against each corner's distance to
-          // its nearest candidate (max over corners of min over candidates).
-          float d2[PairSoA::kMax];
-          pair_distances(c, piece, to, P, d2);
-          const float bound = min_max_corner(d2, piece.cand_count);
-          float corner = 0.0f;
-          for (uint32_t j = 0; j < 3; ++j) {
-            float best = FLT_MAX;
-            for (uint32_t k = 0; k < piece.cand_count; ++k) best = std::min(best, d2[3 * k + j]);
-            corner = std::max(corner, best);
-          }
-          if (std::sqrt(bound) > kSettleRatio * std::sqrt(corner) + kSettleSlack * h) {
-            vec3 kids[4][3];
-            quarter(piece.w, kids);
-            for (const auto& kw : kids) {
-              Piece kid;
-              kid.tri = piece.tri;
-              for (int k = 0; k < 3; ++k) kid.w[k] = kw[k];
-              self(self, kid, depth + 1, piece);
-            }
-            return;
-          }
-        }
-        settled[i].push_back(piece);
-      };
-      settle(settle, side.pieces[i], 0, Piece{});
+  const uint32_t* v = &from[3 * size_t(side.pieces[i].tri)];
+  auto settle = [&](auto&& self, Piece piece, int depth, const Piece& parent) -> void {
+    vec3 c[3];
+    for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
+    grid.nearest(c, vertex_component[v[0]], piece);
+    // A child keeps its parent's best too: chosen at rest, they may be the nearer in motion.
+    for (uint32_t j = 0; j < std::min<uint32_t>(parent.cand_count, kCandidates); ++j) {
+      const auto last = piece.cand.begin() + piece.cand_count;
+      if (std::find(piece.cand.begin(), last, parent.cand[j]) == last) piece.cand[piece.cand_count++] = parent.cand[j];
     }
-  });
-  side.pieces.clear();
-  for (const auto& list : settled) side.pieces.insert(side.pieces.end(), list.begin(), list.end());
+    if (depth < kSettleDepth && piece.cand_count > 0) {
+      // The bound (min over candidates of max over corners) against each corner's distance to
+      // its nearest candidate (max over corners of min over candidates).
+      float d2[PairSoA::kMax];
+      pair_distances(c, piece, to, P, d2);
+      const float bound = min_max_corner(d2, piece.cand_count);
+      float corner = 0.0f;
+      for (uint32_t j = 0; j < 3; ++j) {
+        float best = FLT_MAX;
+        for (uint32_t k = 0; k < piece.cand_count; ++k) best = std::min(best, d2[3 * k + j]);
+        corner = std::max(corner, best);
+      }
+      if (std::sqrt(bound) > kSettleRatio * std::sqrt(corner) + kSettleSlack * h) {
+        vec3 kids[4][3];
+        quarter(piece.w, kids);
+        for (const auto& kw : kids) {
+          Piece kid;
+          kid.tri = piece.tri;
+          for (int k = 0; k < 3; ++k) kid.w[k] = kw[k];
+          self(self, kid, depth + 1, piece);
+        }
+        return;
+      }
+    }
+    out.push_back(piece);
+  };
+  settle(settle, side.pieces[i], 0, Piece{});
 }
 
-// Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
-// finds each piece's candidates on `to`. At most `max_pieces` pieces: where `h` would give more
-// (long triangles from a stray vertex far from the rest of the mesh, which would cost minutes of
-// search), h is doubled until they fit. A mesh without such triangles gives a fraction of that.
-Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
-               const std::vector<uint32_t>& vertex_component, float h, bool split, size_t max_pieces,
-               unsigned threads) {
+// One side's candidate search (make_side): the pieces cut, the other surface's grid, and the
+// pieces handed out in blocks of 128 to whichever thread calls run() (a piece split at rest costs
+// five searches: fixed ranges per thread would leave one idle at the end). Each piece writes only
+// its own list, so the result does not depend on who ran what.
+struct SideSearch {
   Side side;
-  side.from = &from;
-  side.to = &to;
-  h = cut_pieces(side, P, from, to, h, split, max_pieces);
-  if (side.pieces.empty() || to.empty()) return side;
-  std::vector<uint32_t> to_component(to.size() / 3);
-  for (size_t t = 0; t < to_component.size(); ++t) to_component[t] = vertex_component[to[3 * t]];
-  const TriGrid grid(P, to, std::move(to_component), grid_cell(P, to, h));
-  settle_pieces(side, P, vertex_component, grid, h, threads);
-  return side;
+  float h = 0.0f;
+  std::unique_ptr<TriGrid> grid;  // none: nothing to search
+  std::vector<std::vector<Piece>> settled;
+  std::atomic<size_t> next{0};
+
+  SideSearch(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
+             const std::vector<uint32_t>& vertex_component, float piece_length, size_t max_pieces) {
+    side.from = &from;
+    side.to = &to;
+    h = cut_pieces(side, P, from, to, piece_length, true, max_pieces);
+    if (side.pieces.empty() || to.empty()) return;
+    std::vector<uint32_t> to_component(to.size() / 3);
+    for (size_t t = 0; t < to_component.size(); ++t) to_component[t] = vertex_component[to[3 * t]];
+    grid = std::make_unique<TriGrid>(P, to, std::move(to_component), grid_cell(P, to, h));
+    settled.resize(side.pieces.size());
+  }
+  void run(const std::vector<vec3>& P, const std::vector<uint32_t>& vertex_component) {
+    constexpr size_t kBlock = 128;
+    if (!grid) return;
+    const size_t n = side.pieces.size();
+    for (size_t b; (b = next.fetch_add(kBlock)) < n;)
+      for (size_t i = b; i < std::min(n, b + kBlock); ++i)
+        settle_piece(side, i, P, vertex_component, *grid, h, settled[i]);
+  }
+  Side finish() {
+    if (grid) {
+      side.pieces.clear();
+      for (const auto& list : settled) side.pieces.insert(side.pieces.end(), list.begin(), list.end());
+    }
+    return std::move(side);
+  }
+};
+
+// Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
+// finds each piece's candidates on `to`, on `threads` threads. At most `max_pieces` pieces: where
+// `h` would give more (long triangles from a stray vertex far from the rest of the mesh, which
+// would cost minutes of search), h is doubled until they fit. A mesh without such triangles gives
+// a fraction of that.
+Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
+               const std::vector<uint32_t>& vertex_component, float h, size_t max_pieces, unsigned threads) {
+  SideSearch search(P, from, to, vertex_component, h, max_pieces);
+  parallel_for(thread_count(threads), 1, threads, [&](size_t, size_t) { search.run(P, vertex_component); });
+  return search.finish();
 }
 
 // The piece's bound, split in four while above `threshold`, at most `depth` times.
@@ -898,8 +913,13 @@ struct LodBuilder {
   std::vector<uint32_t> weld, weld_rep, component;
   std::vector<PoseBlend> poses, shape_poses;
   std::vector<Level> levels;
-  // Each level's drawn triangles (make_sides; its Sides point into them).
-  std::vector<std::vector<uint32_t>> lod_tris;
+  // Each level's drawn triangles (its Sides point into them: a deque keeps them in place).
+  std::deque<std::vector<uint32_t>> lod_tris;
+  // The first level's two sides, searched on a pool worker while the simplifier makes the next
+  // levels (start_first_search; make_sides joins them). The task is declared last: it is destroyed
+  // (waited for) first.
+  std::unique_ptr<SideSearch> first_search[2];
+  AsyncTask first_task;
 
   // Progress: the simplification, the candidates and the poses weighed as they took on the
   // sample character (0.08, 0.33 and 0.21 s).
@@ -1041,6 +1061,42 @@ struct LodBuilder {
     return coarse;
   }
 
+  // The pieces' length (about the side of an equilateral triangle of the full mesh's mean area,
+  // so that each side has about as many pieces as the full mesh has triangles, more where they
+  // are long and thin) and the most pieces a side may have.
+  std::pair<float, size_t> piece_size() const {
+    double area = 0.0;
+    for (size_t t = 0; t < drawn.indices.size(); t += 3) {
+      const vec3 &a = g.positions[drawn.indices[t]], &b = g.positions[drawn.indices[t + 1]],
+                 &c = g.positions[drawn.indices[t + 2]];
+      area += 0.5 * double(glm::length(glm::cross(b - a, c - a)));
+    }
+    const size_t drawn_tris = drawn.indices.size() / 3;
+    return {2.5f * float(std::sqrt(area / double(drawn_tris) / 0.4330127)),
+            kMaxPiecesPerTriangle * std::max<size_t>(drawn_tris, 1)};
+  }
+  // Level l's drawn ranges (a group's triangles, not whatever else the buffer holds) into lod_tris.
+  void add_lod_tris(size_t l) {
+    while (lod_tris.size() <= l) lod_tris.emplace_back();
+    for (const DrawGroup& grp : levels[l].lod.groups)
+      lod_tris[l].insert(lod_tris[l].end(), levels[l].lod.indices.begin() + grp.first_index,
+                         levels[l].lod.indices.begin() + grp.first_index + grp.index_count);
+  }
+  // The simplifier is one thread: while it makes the next levels, a pool worker searches the first
+  // level's candidates (both sides), in blocks that every thread joins once the levels are made.
+  void start_first_search() {
+    if (thread_count(options.threads) < 2 || options.levels < 2) return;
+    add_lod_tris(0);
+    const auto [h, max_pieces] = piece_size();
+    first_search[0] = std::make_unique<SideSearch>(g.positions, drawn.indices, lod_tris[0], component, h, max_pieces);
+    first_search[1] = std::make_unique<SideSearch>(g.positions, lod_tris[0], drawn.indices, component, h, max_pieces);
+    first_task = AsyncTask(
+        [this] {
+          for (auto& search : first_search) search->run(g.positions, component);
+        },
+        options.threads);
+  }
+
   void simplify(float max_error);
   std::vector<std::array<Side, 2>> make_sides();
   std::vector<std::vector<float>> pose_bounds(const std::vector<std::array<Side, 2>>& sides);
@@ -1101,35 +1157,30 @@ void LodBuilder::simplify(float max_error) {
     level.report.welded = welded;
     level.report.sloppy = sloppy;
     levels.push_back(std::move(level));
+    if (levels.size() == 1) start_first_search();
     previous = total;
   }
 }
 
 // Pieces and candidates at rest, per level and direction (full mesh to level, level to full mesh).
-// Pieces about as long as the full mesh's median edge.
 std::vector<std::array<Side, 2>> LodBuilder::make_sides() {
-  // The side of an equilateral triangle of the full mesh's mean area, so that each side has
-  // about as many pieces as the full mesh has triangles (more where triangles are long and thin).
-  double area = 0.0;
-  for (size_t t = 0; t < drawn.indices.size(); t += 3) {
-    const vec3 &a = g.positions[drawn.indices[t]], &b = g.positions[drawn.indices[t + 1]],
-               &c = g.positions[drawn.indices[t + 2]];
-    area += 0.5 * double(glm::length(glm::cross(b - a, c - a)));
-  }
-  const size_t drawn_tris = drawn.indices.size() / 3;
-  const float h = 2.5f * float(std::sqrt(area / double(drawn_tris) / 0.4330127));
-  const size_t max_pieces = kMaxPiecesPerTriangle * std::max<size_t>(drawn_tris, 1);
+  const auto [h, max_pieces] = piece_size();
   const unsigned threads = thread_count(options.threads);
-  lod_tris.assign(levels.size(), {});
   std::vector<std::array<Side, 2>> sides(levels.size());
   for (size_t l = 0; l < levels.size(); ++l) {
-    // Only the drawn ranges: a group's triangles, not whatever else the buffer holds.
-    for (const DrawGroup& grp : levels[l].lod.groups)
-      lod_tris[l].insert(lod_tris[l].end(), levels[l].lod.indices.begin() + grp.first_index,
-                         levels[l].lod.indices.begin() + grp.first_index + grp.index_count);
-    sides[l][0] = make_side(g.positions, drawn.indices, lod_tris[l], component, h, true, max_pieces, threads);
+    if (l == 0 && first_search[0]) {  // started while the simplifier ran: every thread joins
+      parallel_for(threads, 1, threads, [&](size_t, size_t) {
+        for (auto& search : first_search) search->run(g.positions, component);
+      });
+      first_task.wait();
+      for (int k = 0; k < 2; ++k) sides[0][k] = first_search[k]->finish();
+      tell(kSimplified + (kSearched - kSimplified) * 2.0f / float(2 * levels.size()));
+      continue;
+    }
+    add_lod_tris(l);
+    sides[l][0] = make_side(g.positions, drawn.indices, lod_tris[l], component, h, max_pieces, threads);
     tell(kSimplified + (kSearched - kSimplified) * float(2 * l + 1) / float(2 * levels.size()));
-    sides[l][1] = make_side(g.positions, lod_tris[l], drawn.indices, component, h, true, max_pieces, threads);
+    sides[l][1] = make_side(g.positions, lod_tris[l], drawn.indices, component, h, max_pieces, threads);
     tell(kSimplified + (kSearched - kSimplified) * float(2 * l + 2) / float(2 * levels.size()));
   }
   return sides;
