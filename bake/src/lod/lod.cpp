@@ -18,6 +18,7 @@
 #include <mutex>
 #include <numeric>
 #include <span>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -1194,39 +1195,43 @@ std::vector<std::vector<float>> LodBuilder::pose_bounds(const std::vector<std::a
   std::vector<float> best(levels.size(), 0.0f);
   std::mutex best_mutex;
   const bool prune = options.prune_bound;
-  // In batches of two poses per thread, so that progress is told from this thread between them.
-  const size_t pose_count = poses.size() + 1, pose_batch = 2 * size_t(threads);
-  for (size_t b = 0; b < pose_count; b += pose_batch) {
-    parallel_for(std::min(pose_batch, pose_count - b), 1, threads, [&](size_t begin, size_t end) {
-      std::vector<vec3> P(V);
-      SideScratch scratch;
-      for (size_t p = b + begin; p < b + end; ++p) {
-        std::span<const vec3> at;
-        if (p == 0) {
-          at = g.positions;
-        } else {
-          decode_vertices(vat, poses[p - 1], 0, P);
-          at = P;
-        }
-        // The floor (side_bound): a result already known for this pose's kind (the rest pose's
-        // `error`, any pose's `error_in_motion`) at this level or a coarser-error earlier one;
-        // both errors are maxima, made non-decreasing over the levels.
-        float floor = 0.0f;
-        for (size_t l = 0; l < levels.size(); ++l) {
-          if (p > 0) {
-            std::lock_guard<std::mutex> lock(best_mutex);
-            floor = std::max(floor, best[l]);
-          }
-          const float side0 = side_bound(sides[l][0], at, scratch, prune ? floor : -1.0f);
-          bound[p][l] = std::max(side0, side_bound(sides[l][1], at, scratch, prune ? std::max(floor, side0) : -1.0f));
-          floor = std::max(floor, bound[p][l]);
-          std::lock_guard<std::mutex> lock(best_mutex);
-          best[l] = std::max(best[l], bound[p][l]);
-        }
+  // Each thread takes the next pose as it finishes one (poses cost unevenly: the pruning skips
+  // more as the known results grow); progress is told from this thread after each of its poses.
+  const size_t pose_count = poses.size() + 1;
+  std::atomic<size_t> next{0}, done{0};
+  const std::thread::id caller = std::this_thread::get_id();
+  parallel_for(threads, 1, threads, [&](size_t, size_t) {
+    std::vector<vec3> P(V);
+    SideScratch scratch;
+    for (size_t p; (p = next.fetch_add(1)) < pose_count;) {
+      std::span<const vec3> at;
+      if (p == 0) {
+        at = g.positions;
+      } else {
+        decode_vertices(vat, poses[p - 1], 0, P);
+        at = P;
       }
-    });
-    tell(kSearched + (1.0f - kSearched) * float(std::min(b + pose_batch, pose_count)) / float(pose_count));
-  }
+      // The floor (side_bound): a result already known for this pose's kind (the rest pose's
+      // `error`, any pose's `error_in_motion`) at this level or a coarser-error earlier one;
+      // both errors are maxima, made non-decreasing over the levels.
+      float floor = 0.0f;
+      for (size_t l = 0; l < levels.size(); ++l) {
+        if (p > 0) {
+          std::lock_guard<std::mutex> lock(best_mutex);
+          floor = std::max(floor, best[l]);
+        }
+        const float side0 = side_bound(sides[l][0], at, scratch, prune ? floor : -1.0f);
+        bound[p][l] = std::max(side0, side_bound(sides[l][1], at, scratch, prune ? std::max(floor, side0) : -1.0f));
+        floor = std::max(floor, bound[p][l]);
+        std::lock_guard<std::mutex> lock(best_mutex);
+        best[l] = std::max(best[l], bound[p][l]);
+      }
+      const size_t finished = ++done;
+      if (std::this_thread::get_id() == caller)
+        tell(kSearched + (1.0f - kSearched) * float(finished) / float(pose_count));
+    }
+  });
+  tell(1.0f);
   return bound;
 }
 
