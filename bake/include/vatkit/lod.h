@@ -82,8 +82,8 @@ struct LodOptions {
   // decode (decode_vertices). The budgets are always measured in the VAT's decoded poses.
   std::function<void(uint32_t clip, float time_s, std::span<glm::vec3> positions)> pose_source;
   // Called from the calling thread with the completed fraction in [0, 1], a few dozen times: after
-  // each level is simplified, each of its two sides has its candidates, and each batch of poses
-  // is measured (the work is weighted by what each step took on the sample character). bake()
+  // each level is simplified, each of its two sides has its candidates, and each pose the calling
+  // thread measures (the work is weighted by what each step took on the sample character). bake()
   // forwards it as its stage "levels".
   std::function<void(float fraction)> progress;
 };
