@@ -12,9 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <deque>
-#include <functional>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <span>
@@ -616,8 +615,8 @@ struct SideScratch {
   std::vector<float> bound;     // their bounds (piece_bound), in the order of `exact`
 };
 
-// Each piece's corners in pose P and a cheap upper bound on its bound: the farthest corner's
-// distance to its first candidate alone (the best at rest). piece_bound is the minimum of that
+// A cheap upper bound on each piece's bound in pose P: the farthest corner's distance to its
+// first candidate alone (the best at rest). piece_bound is the minimum of that
 // same value over all candidates (the same pair distances, bit for bit: the lanes do not depend
 // on their neighbours), so upper[i] >= piece_bound(piece i), NaN only where the exact bound must be
 // computed anyway. A ninth of the pairs at most, eight pieces at a time.
@@ -661,8 +660,8 @@ void upper_bounds(const Side& side, std::span<const vec3> P, SideScratch& s) {
 
 // A lower bound on the largest piece bound: the largest exact bound of the kTopPieces pieces with
 // the largest upper bounds (the worst piece is usually among them). Leaves in s.exact the pieces
-// whose upper bound is above `floor` and kRefineFraction times the first of them's bound (a
-// superset of those side_bound must measure).
+// whose upper bound is above both `floor` and kRefineFraction times the bound of the piece with the
+// largest upper bound (a superset of those side_bound must measure).
 template <class Exact>
 float worst_at_least(size_t n, float floor, const Exact& exact, SideScratch& s) {
   constexpr size_t kTopPieces = 32;
