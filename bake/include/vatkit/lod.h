@@ -67,6 +67,10 @@ struct LodOptions {
   uint32_t poses_per_clip = 8;
   uint32_t max_poses = 24;
   unsigned threads = 0;  // 0 = every hardware thread; the result does not depend on it
+  // Measure in each pose only the pieces whose cheap upper bound could decide a level's errors
+  // (docs/lod.md, "Cost"); false measures every piece in every pose. The errors are the same to
+  // the bit either way (Lod.PrunedBoundsEqualTheExhaustiveOnes); false is for that test.
+  bool prune_bound = true;
   // Reorder the full mesh's triangles for the vertex cache (below). bake() orders them itself,
   // on a pool worker while it makes the frame rows, and passes false.
   bool order_full_mesh = true;
@@ -78,8 +82,8 @@ struct LodOptions {
   // decode (decode_vertices). The budgets are always measured in the VAT's decoded poses.
   std::function<void(uint32_t clip, float time_s, std::span<glm::vec3> positions)> pose_source;
   // Called from the calling thread with the completed fraction in [0, 1], a few dozen times: after
-  // each level is simplified, each of its two sides has its candidates, and each batch of poses
-  // is measured (the work is weighted by what each step took on the sample character). bake()
+  // each level is simplified, each of its two sides has its candidates, and each pose the calling
+  // thread measures (the work is weighted by what each step took on the sample character). bake()
   // forwards it as its stage "levels".
   std::function<void(float fraction)> progress;
 };

@@ -5,14 +5,19 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <memory>
 #include <mutex>
+#include <numeric>
 #include <span>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -486,77 +491,101 @@ float grid_cell(const std::vector<vec3>& P, const std::vector<uint32_t>& to, flo
   return cell;
 }
 
-// Each piece gets its candidates. A piece whose bound at rest is well above its corners'
+// Piece i's candidates, into `out`. A piece whose bound at rest is well above its corners'
 // distances (it straddles a fold of the other surface: no one triangle is near all of it) is
 // split in four, each child with candidates of its own, at most kSettleDepth times.
-void settle_pieces(Side& side, const std::vector<vec3>& P, const std::vector<uint32_t>& vertex_component,
-                   const TriGrid& grid, float h, unsigned threads) {
+void settle_piece(const Side& side, size_t i, const std::vector<vec3>& P, const std::vector<uint32_t>& vertex_component,
+                  const TriGrid& grid, float h, std::vector<Piece>& out) {
   const std::vector<uint32_t>& from = *side.from;
   const std::vector<uint32_t>& to = *side.to;
-  std::vector<std::vector<Piece>> settled(side.pieces.size());
-  parallel_for(side.pieces.size(), 64, threads, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      const uint32_t* v = &from[3 * size_t(side.pieces[i].tri)];
-      auto settle = [&](auto&& self, Piece piece, int depth, const Piece& parent) -> void {
-        vec3 c[3];
-        for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
-        grid.nearest(c, vertex_component[v[0]], piece);
-        // A child keeps its parent's best too: chosen at rest, they may be the nearer in motion.
-        for (uint32_t j = 0; j < std::min<uint32_t>(parent.cand_count, kCandidates); ++j) {
-          const auto last = piece.cand.begin() + piece.cand_count;
-          if (std::find(piece.cand.begin(), last, parent.cand[j]) == last)
-            piece.cand[piece.cand_count++] = parent.cand[j];
-        }
-        if (depth < kSettleDepth && piece.cand_count > 0) {
-          // The bound (min over candidates of max over corners) against each corner's distance to
-          // its nearest candidate (max over corners of min over candidates).
-          float d2[PairSoA::kMax];
-          pair_distances(c, piece, to, P, d2);
-          const float bound = min_max_corner(d2, piece.cand_count);
-          float corner = 0.0f;
-          for (uint32_t j = 0; j < 3; ++j) {
-            float best = FLT_MAX;
-            for (uint32_t k = 0; k < piece.cand_count; ++k) best = std::min(best, d2[3 * k + j]);
-            corner = std::max(corner, best);
-          }
-          if (std::sqrt(bound) > kSettleRatio * std::sqrt(corner) + kSettleSlack * h) {
-            vec3 kids[4][3];
-            quarter(piece.w, kids);
-            for (const auto& kw : kids) {
-              Piece kid;
-              kid.tri = piece.tri;
-              for (int k = 0; k < 3; ++k) kid.w[k] = kw[k];
-              self(self, kid, depth + 1, piece);
-            }
-            return;
-          }
-        }
-        settled[i].push_back(piece);
-      };
-      settle(settle, side.pieces[i], 0, Piece{});
+  const uint32_t* v = &from[3 * size_t(side.pieces[i].tri)];
+  auto settle = [&](auto&& self, Piece piece, int depth, const Piece& parent) -> void {
+    vec3 c[3];
+    for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
+    grid.nearest(c, vertex_component[v[0]], piece);
+    // A child keeps its parent's best too: chosen at rest, they may be the nearer in motion.
+    for (uint32_t j = 0; j < std::min<uint32_t>(parent.cand_count, kCandidates); ++j) {
+      const auto last = piece.cand.begin() + piece.cand_count;
+      if (std::find(piece.cand.begin(), last, parent.cand[j]) == last) piece.cand[piece.cand_count++] = parent.cand[j];
     }
-  });
-  side.pieces.clear();
-  for (const auto& list : settled) side.pieces.insert(side.pieces.end(), list.begin(), list.end());
+    if (depth < kSettleDepth && piece.cand_count > 0) {
+      // The bound (min over candidates of max over corners) against each corner's distance to
+      // its nearest candidate (max over corners of min over candidates).
+      float d2[PairSoA::kMax];
+      pair_distances(c, piece, to, P, d2);
+      const float bound = min_max_corner(d2, piece.cand_count);
+      float corner = 0.0f;
+      for (uint32_t j = 0; j < 3; ++j) {
+        float best = FLT_MAX;
+        for (uint32_t k = 0; k < piece.cand_count; ++k) best = std::min(best, d2[3 * k + j]);
+        corner = std::max(corner, best);
+      }
+      if (std::sqrt(bound) > kSettleRatio * std::sqrt(corner) + kSettleSlack * h) {
+        vec3 kids[4][3];
+        quarter(piece.w, kids);
+        for (const auto& kw : kids) {
+          Piece kid;
+          kid.tri = piece.tri;
+          for (int k = 0; k < 3; ++k) kid.w[k] = kw[k];
+          self(self, kid, depth + 1, piece);
+        }
+        return;
+      }
+    }
+    out.push_back(piece);
+  };
+  settle(settle, side.pieces[i], 0, Piece{});
 }
 
-// Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
-// finds each piece's candidates on `to`. At most `max_pieces` pieces: where `h` would give more
-// (long triangles from a stray vertex far from the rest of the mesh, which would cost minutes of
-// search), h is doubled until they fit. A mesh without such triangles gives a fraction of that.
-Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
-               const std::vector<uint32_t>& vertex_component, float h, bool split, size_t max_pieces,
-               unsigned threads) {
+// One side's candidate search (make_side): the pieces cut, the other surface's grid, and the
+// pieces handed out in blocks of 128 to whichever thread calls run() (a piece split at rest costs
+// five searches: fixed ranges per thread would leave one idle at the end). Each piece writes only
+// its own list, so the result does not depend on who ran what.
+struct SideSearch {
   Side side;
-  side.from = &from;
-  side.to = &to;
-  h = cut_pieces(side, P, from, to, h, split, max_pieces);
-  if (side.pieces.empty() || to.empty()) return side;
-  std::vector<uint32_t> to_component(to.size() / 3);
-  for (size_t t = 0; t < to_component.size(); ++t) to_component[t] = vertex_component[to[3 * t]];
-  const TriGrid grid(P, to, std::move(to_component), grid_cell(P, to, h));
-  settle_pieces(side, P, vertex_component, grid, h, threads);
-  return side;
+  float h = 0.0f;
+  std::unique_ptr<TriGrid> grid;  // none: nothing to search
+  std::vector<std::vector<Piece>> settled;
+  std::atomic<size_t> next{0};
+
+  SideSearch(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
+             const std::vector<uint32_t>& vertex_component, float piece_length, size_t max_pieces) {
+    side.from = &from;
+    side.to = &to;
+    h = cut_pieces(side, P, from, to, piece_length, true, max_pieces);
+    if (side.pieces.empty() || to.empty()) return;
+    std::vector<uint32_t> to_component(to.size() / 3);
+    for (size_t t = 0; t < to_component.size(); ++t) to_component[t] = vertex_component[to[3 * t]];
+    grid = std::make_unique<TriGrid>(P, to, std::move(to_component), grid_cell(P, to, h));
+    settled.resize(side.pieces.size());
+  }
+  void run(const std::vector<vec3>& P, const std::vector<uint32_t>& vertex_component) {
+    constexpr size_t kBlock = 128;
+    if (!grid) return;
+    const size_t n = side.pieces.size();
+    for (size_t b; (b = next.fetch_add(kBlock)) < n;)
+      for (size_t i = b; i < std::min(n, b + kBlock); ++i)
+        settle_piece(side, i, P, vertex_component, *grid, h, settled[i]);
+  }
+  Side finish() {
+    if (grid) {
+      side.pieces.clear();
+      for (const auto& list : settled) side.pieces.insert(side.pieces.end(), list.begin(), list.end());
+    }
+    return std::move(side);
+  }
+};
+
+// Cuts every triangle of `from` that `to` lacks into pieces no longer than about `h` at rest, and
+// finds each piece's candidates on `to`, on `threads` threads. At most `max_pieces` pieces: where
+// `h` would give more (long triangles from a stray vertex far from the rest of the mesh, which
+// would cost minutes of search), h is doubled until they fit. A mesh without such triangles gives
+// a fraction of that.
+Side make_side(const std::vector<vec3>& P, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
+               const std::vector<uint32_t>& vertex_component, float h, size_t max_pieces, unsigned threads) {
+  SideSearch search(P, from, to, vertex_component, h, max_pieces);
+  parallel_for(thread_count(threads), 1, threads, [&](size_t, size_t) { search.run(P, vertex_component); });
+  return search.finish();
 }
 
 // The piece's bound, split in four while above `threshold`, at most `depth` times.
@@ -572,34 +601,140 @@ float refine(const vec3 (&c)[3], const Piece& piece, const std::vector<uint32_t>
   return std::min(worst, b);
 }
 
-// The bound of sup over `side.from` of the distance to `side.to`, with positions P.
-float side_bound(const Side& side, std::span<const vec3> P, std::vector<float>& scratch) {
+// A piece's corners in pose P (the one expression every caller uses: the same bits).
+inline void piece_corners(const Piece& piece, const std::vector<uint32_t>& from, std::span<const vec3> P,
+                          vec3 (&c)[3]) {
+  const uint32_t* v = &from[3 * size_t(piece.tri)];
+  for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
+}
+
+// side_bound's scratch, reused across the poses and levels one thread measures.
+struct SideScratch {
+  std::vector<float> upper;     // each piece's cheap bound (upper_bounds)
+  std::vector<uint32_t> exact;  // the pieces measured against every candidate
+  std::vector<float> bound;     // their bounds (piece_bound), in the order of `exact`
+};
+
+// A cheap upper bound on each piece's bound in pose P: the farthest corner's distance to its
+// first candidate alone (the best at rest). piece_bound is the minimum of that
+// same value over all candidates (the same pair distances, bit for bit: the lanes do not depend
+// on their neighbours), so upper[i] >= piece_bound(piece i), NaN only where the exact bound must be
+// computed anyway. A ninth of the pairs at most, eight pieces at a time.
+void upper_bounds(const Side& side, std::span<const vec3> P, SideScratch& s) {
+  const std::vector<uint32_t>& from = *side.from;
+  const std::vector<uint32_t>& to = *side.to;
+  const size_t n = side.pieces.size();
+  s.upper.resize(n);
+  constexpr uint32_t kPerPass = 8;  // 24 pairs: three passes of 8 lanes, six of 4, no padding
+  PairSoA soa;
+  float d2[PairSoA::kMax];
+  uint32_t batch[kPerPass];
+  for (size_t first = 0; first < n;) {
+    uint32_t pieces = 0, pairs = 0;
+    for (; first < n && pieces < kPerPass; ++first) {
+      const Piece& piece = side.pieces[first];
+      vec3 c[3];
+      piece_corners(piece, from, P, c);
+      if (piece.cand_count == 0) {
+        s.upper[first] = std::sqrt(FLT_MAX);  // piece_bound's value for no candidate
+        continue;
+      }
+      const uint32_t* t = &to[3 * size_t(piece.cand[0])];
+      for (int x = 0; x < 3; ++x) {
+        for (uint32_t j = 0; j < 3; ++j) {
+          soa.p[x][pairs + j] = c[j][x];
+          soa.a[x][pairs + j] = P[t[0]][x];
+          soa.b[x][pairs + j] = P[t[1]][x];
+          soa.c[x][pairs + j] = P[t[2]][x];
+        }
+      }
+      pairs += 3;
+      batch[pieces++] = uint32_t(first);
+    }
+    if (pairs == 0) continue;
+    dist2_soa(soa, pairs, d2);
+    for (uint32_t k = 0; k < pieces; ++k)
+      s.upper[batch[k]] = std::sqrt(std::max({d2[3 * k], d2[3 * k + 1], d2[3 * k + 2]}));
+  }
+}
+
+// A lower bound on the largest piece bound: the largest exact bound of the kTopPieces pieces with
+// the largest upper bounds (the worst piece is usually among them). Leaves in s.exact the pieces
+// whose upper bound is above both `floor` and kRefineFraction times the bound of the piece with the
+// largest upper bound (a superset of those side_bound must measure).
+template <class Exact>
+float worst_at_least(size_t n, float floor, const Exact& exact, SideScratch& s) {
+  constexpr size_t kTopPieces = 32;
+  size_t top = 0;
+  for (size_t i = 1; i < n; ++i)
+    if (s.upper[i] > s.upper[top]) top = i;
+  float lower = exact(top);
+  const float cut = std::max(kRefineFraction * lower, floor);
+  s.exact.clear();
+  for (size_t i = 0; i < n; ++i)
+    if (!(s.upper[i] <= cut)) s.exact.push_back(uint32_t(i));
+  const size_t k = std::min(kTopPieces, s.exact.size());
+  std::partial_sort(s.exact.begin(), s.exact.begin() + ptrdiff_t(k), s.exact.end(), [&](uint32_t x, uint32_t y) {
+    return s.upper[x] > s.upper[y] || (s.upper[x] == s.upper[y] && x < y);
+  });
+  for (size_t e = 0; e < k; ++e) lower = std::max(lower, exact(s.exact[e]));
+  return lower;
+}
+
+// The bound of sup over `side.from` of the distance to `side.to`, with positions P: the largest
+// piece bound, where the pieces above kRefineFraction of the worst are refined (the worst W, the
+// threshold and every piece's value exactly as if each piece were measured against all its
+// candidates). Only the pieces whose cheap upper bound u (upper_bounds) could decide the result
+// are measured so: the result matters only where it passes `floor` (a value the caller already
+// has: another pose's or level's result, below the final maximum), and a piece with u <= floor
+// adds nothing above it; W is at least the bound L of some piece, so a piece with u <= 0.8 L is
+// not refined and counts with its own bound only where u passes what the others reached.
+// Returns the exact result where it is above `floor`, else a value at most the result. A negative
+// floor measures every piece exactly (the exhaustive bound, which the pruned one must equal).
+float side_bound(const Side& side, std::span<const vec3> P, SideScratch& s, float floor) {
   if (side.pieces.empty()) return 0.0f;
   if (side.to->empty()) return FLT_MAX;
-  const std::vector<uint32_t>& from = *side.from;
-  scratch.resize(side.pieces.size());
-  auto corners = [&](const Piece& piece, vec3(&c)[3]) {
-    const uint32_t* v = &from[3 * size_t(piece.tri)];
-    for (int k = 0; k < 3; ++k) c[k] = piece.w[k].x * P[v[0]] + piece.w[k].y * P[v[1]] + piece.w[k].z * P[v[2]];
-  };
-  float worst = 0.0f;
-  for (size_t i = 0; i < side.pieces.size(); ++i) {
+  upper_bounds(side, P, s);
+  const size_t n = side.pieces.size();
+  auto exact = [&](size_t i) {
     vec3 c[3];
-    corners(side.pieces[i], c);
-    scratch[i] = piece_bound(c, side.pieces[i], *side.to, P);
-    worst = std::max(worst, scratch[i]);
+    piece_corners(side.pieces[i], *side.from, P, c);
+    return piece_bound(c, side.pieces[i], *side.to, P);
+  };
+  float cut = -FLT_MAX;  // floor < 0: every piece measured (LodOptions::prune_bound false)
+  if (floor >= 0.0f) {
+    cut = std::max(kRefineFraction * worst_at_least(n, floor, exact, s), floor);
+  } else {
+    s.exact.resize(n);
+    std::iota(s.exact.begin(), s.exact.end(), 0u);
   }
+  s.bound.clear();
+  float worst = 0.0f;
+  size_t kept = 0;
+  for (uint32_t i : s.exact) {
+    if (s.upper[i] <= cut) continue;  // NaN: measured
+    s.exact[kept++] = i;
+    s.bound.push_back(exact(i));
+    worst = std::max(worst, s.bound.back());
+  }
+  s.exact.resize(kept);
+  // Every piece left out is within max(0.8 L, floor) <= max(worst, floor): when worst is at most
+  // the floor, so is the result.
+  if (!(worst > floor)) return 0.0f;
   const float threshold = kRefineFraction * worst;
   float refined = 0.0f;
-  for (size_t i = 0; i < side.pieces.size(); ++i) {
-    if (scratch[i] <= threshold) {
-      refined = std::max(refined, scratch[i]);
+  for (size_t e = 0; e < s.exact.size(); ++e) {
+    if (s.bound[e] <= threshold) {
+      refined = std::max(refined, s.bound[e]);
       continue;
     }
     vec3 c[3];
-    corners(side.pieces[i], c);
-    refined = std::max(refined, refine(c, side.pieces[i], *side.to, P, kRefineDepth, threshold));
+    piece_corners(side.pieces[s.exact[e]], *side.from, P, c);
+    refined = std::max(refined, refine(c, side.pieces[s.exact[e]], *side.to, P, kRefineDepth, threshold));
   }
+  // The pieces left out are at most their upper bounds, and below the threshold: unrefined.
+  for (size_t i = 0; i < n; ++i)
+    if (s.upper[i] <= cut && s.upper[i] > floor && s.upper[i] > refined) refined = std::max(refined, exact(i));
   return refined;
 }
 
@@ -778,8 +913,13 @@ struct LodBuilder {
   std::vector<uint32_t> weld, weld_rep, component;
   std::vector<PoseBlend> poses, shape_poses;
   std::vector<Level> levels;
-  // Each level's drawn triangles (make_sides; its Sides point into them).
-  std::vector<std::vector<uint32_t>> lod_tris;
+  // Each level's drawn triangles (its Sides point into them: a deque keeps them in place).
+  std::deque<std::vector<uint32_t>> lod_tris;
+  // The first level's two sides, searched on a pool worker while the simplifier makes the next
+  // levels (start_first_search; make_sides joins them). The task is declared last: it is destroyed
+  // (waited for) first.
+  std::unique_ptr<SideSearch> first_search[2];
+  AsyncTask first_task;
 
   // Progress: the simplification, the candidates and the poses weighed as they took on the
   // sample character (0.08, 0.33 and 0.21 s).
@@ -921,6 +1061,42 @@ struct LodBuilder {
     return coarse;
   }
 
+  // The pieces' length (about the side of an equilateral triangle of the full mesh's mean area,
+  // so that each side has about as many pieces as the full mesh has triangles, more where they
+  // are long and thin) and the most pieces a side may have.
+  std::pair<float, size_t> piece_size() const {
+    double area = 0.0;
+    for (size_t t = 0; t < drawn.indices.size(); t += 3) {
+      const vec3 &a = g.positions[drawn.indices[t]], &b = g.positions[drawn.indices[t + 1]],
+                 &c = g.positions[drawn.indices[t + 2]];
+      area += 0.5 * double(glm::length(glm::cross(b - a, c - a)));
+    }
+    const size_t drawn_tris = drawn.indices.size() / 3;
+    return {2.5f * float(std::sqrt(area / double(drawn_tris) / 0.4330127)),
+            kMaxPiecesPerTriangle * std::max<size_t>(drawn_tris, 1)};
+  }
+  // Level l's drawn ranges (a group's triangles, not whatever else the buffer holds) into lod_tris.
+  void add_lod_tris(size_t l) {
+    while (lod_tris.size() <= l) lod_tris.emplace_back();
+    for (const DrawGroup& grp : levels[l].lod.groups)
+      lod_tris[l].insert(lod_tris[l].end(), levels[l].lod.indices.begin() + grp.first_index,
+                         levels[l].lod.indices.begin() + grp.first_index + grp.index_count);
+  }
+  // The simplifier is one thread: while it makes the next levels, a pool worker searches the first
+  // level's candidates (both sides), in blocks that every thread joins once the levels are made.
+  void start_first_search() {
+    if (thread_count(options.threads) < 2 || options.levels < 2) return;
+    add_lod_tris(0);
+    const auto [h, max_pieces] = piece_size();
+    first_search[0] = std::make_unique<SideSearch>(g.positions, drawn.indices, lod_tris[0], component, h, max_pieces);
+    first_search[1] = std::make_unique<SideSearch>(g.positions, lod_tris[0], drawn.indices, component, h, max_pieces);
+    first_task = AsyncTask(
+        [this] {
+          for (auto& search : first_search) search->run(g.positions, component);
+        },
+        options.threads);
+  }
+
   void simplify(float max_error);
   std::vector<std::array<Side, 2>> make_sides();
   std::vector<std::vector<float>> pose_bounds(const std::vector<std::array<Side, 2>>& sides);
@@ -981,35 +1157,30 @@ void LodBuilder::simplify(float max_error) {
     level.report.welded = welded;
     level.report.sloppy = sloppy;
     levels.push_back(std::move(level));
+    if (levels.size() == 1) start_first_search();
     previous = total;
   }
 }
 
 // Pieces and candidates at rest, per level and direction (full mesh to level, level to full mesh).
-// Pieces about as long as the full mesh's median edge.
 std::vector<std::array<Side, 2>> LodBuilder::make_sides() {
-  // The side of an equilateral triangle of the full mesh's mean area, so that each side has
-  // about as many pieces as the full mesh has triangles (more where triangles are long and thin).
-  double area = 0.0;
-  for (size_t t = 0; t < drawn.indices.size(); t += 3) {
-    const vec3 &a = g.positions[drawn.indices[t]], &b = g.positions[drawn.indices[t + 1]],
-               &c = g.positions[drawn.indices[t + 2]];
-    area += 0.5 * double(glm::length(glm::cross(b - a, c - a)));
-  }
-  const size_t drawn_tris = drawn.indices.size() / 3;
-  const float h = 2.5f * float(std::sqrt(area / double(drawn_tris) / 0.4330127));
-  const size_t max_pieces = kMaxPiecesPerTriangle * std::max<size_t>(drawn_tris, 1);
+  const auto [h, max_pieces] = piece_size();
   const unsigned threads = thread_count(options.threads);
-  lod_tris.assign(levels.size(), {});
   std::vector<std::array<Side, 2>> sides(levels.size());
   for (size_t l = 0; l < levels.size(); ++l) {
-    // Only the drawn ranges: a group's triangles, not whatever else the buffer holds.
-    for (const DrawGroup& grp : levels[l].lod.groups)
-      lod_tris[l].insert(lod_tris[l].end(), levels[l].lod.indices.begin() + grp.first_index,
-                         levels[l].lod.indices.begin() + grp.first_index + grp.index_count);
-    sides[l][0] = make_side(g.positions, drawn.indices, lod_tris[l], component, h, true, max_pieces, threads);
+    if (l == 0 && first_search[0]) {  // started while the simplifier ran: every thread joins
+      parallel_for(threads, 1, threads, [&](size_t, size_t) {
+        for (auto& search : first_search) search->run(g.positions, component);
+      });
+      first_task.wait();
+      for (int k = 0; k < 2; ++k) sides[0][k] = first_search[k]->finish();
+      tell(kSimplified + (kSearched - kSimplified) * 2.0f / float(2 * levels.size()));
+      continue;
+    }
+    add_lod_tris(l);
+    sides[l][0] = make_side(g.positions, drawn.indices, lod_tris[l], component, h, max_pieces, threads);
     tell(kSimplified + (kSearched - kSimplified) * float(2 * l + 1) / float(2 * levels.size()));
-    sides[l][1] = make_side(g.positions, lod_tris[l], drawn.indices, component, h, true, max_pieces, threads);
+    sides[l][1] = make_side(g.positions, lod_tris[l], drawn.indices, component, h, max_pieces, threads);
     tell(kSimplified + (kSearched - kSimplified) * float(2 * l + 2) / float(2 * levels.size()));
   }
   return sides;
@@ -1019,27 +1190,47 @@ std::vector<std::array<Side, 2>> LodBuilder::make_sides() {
 std::vector<std::vector<float>> LodBuilder::pose_bounds(const std::vector<std::array<Side, 2>>& sides) {
   const unsigned threads = thread_count(options.threads);
   std::vector<std::vector<float>> bound(poses.size() + 1, std::vector<float>(levels.size(), 0.0f));
-  // In batches of two poses per thread, so that progress is told from this thread between them.
-  const size_t pose_count = poses.size() + 1, pose_batch = 2 * size_t(threads);
-  for (size_t b = 0; b < pose_count; b += pose_batch) {
-    parallel_for(std::min(pose_batch, pose_count - b), 1, threads, [&](size_t begin, size_t end) {
-      std::vector<vec3> P(V);
-      std::vector<float> scratch;
-      for (size_t p = b + begin; p < b + end; ++p) {
-        std::span<const vec3> at;
-        if (p == 0) {
-          at = g.positions;
-        } else {
-          decode_vertices(vat, poses[p - 1], 0, P);
-          at = P;
-        }
-        for (size_t l = 0; l < levels.size(); ++l) {
-          bound[p][l] = std::max(side_bound(sides[l][0], at, scratch), side_bound(sides[l][1], at, scratch));
-        }
+  // best[l]: the largest result of level l so far, any pose (at most its error_in_motion).
+  std::vector<float> best(levels.size(), 0.0f);
+  std::mutex best_mutex;
+  const bool prune = options.prune_bound;
+  // Each thread takes the next pose as it finishes one (poses cost unevenly: the pruning skips
+  // more as the known results grow); progress is told from this thread after each of its poses.
+  const size_t pose_count = poses.size() + 1;
+  std::atomic<size_t> next{0}, done{0};
+  const std::thread::id caller = std::this_thread::get_id();
+  parallel_for(threads, 1, threads, [&](size_t, size_t) {
+    std::vector<vec3> P(V);
+    SideScratch scratch;
+    for (size_t p; (p = next.fetch_add(1)) < pose_count;) {
+      std::span<const vec3> at;
+      if (p == 0) {
+        at = g.positions;
+      } else {
+        decode_vertices(vat, poses[p - 1], 0, P);
+        at = P;
       }
-    });
-    tell(kSearched + (1.0f - kSearched) * float(std::min(b + pose_batch, pose_count)) / float(pose_count));
-  }
+      // The floor (side_bound): a result already known for this pose's kind (the rest pose's
+      // `error`, any pose's `error_in_motion`) at this level or a coarser-error earlier one;
+      // both errors are maxima, made non-decreasing over the levels.
+      float floor = 0.0f;
+      for (size_t l = 0; l < levels.size(); ++l) {
+        if (p > 0) {
+          std::lock_guard<std::mutex> lock(best_mutex);
+          floor = std::max(floor, best[l]);
+        }
+        const float side0 = side_bound(sides[l][0], at, scratch, prune ? floor : -1.0f);
+        bound[p][l] = std::max(side0, side_bound(sides[l][1], at, scratch, prune ? std::max(floor, side0) : -1.0f));
+        floor = std::max(floor, bound[p][l]);
+        std::lock_guard<std::mutex> lock(best_mutex);
+        best[l] = std::max(best[l], bound[p][l]);
+      }
+      const size_t finished = ++done;
+      if (std::this_thread::get_id() == caller)
+        tell(kSearched + (1.0f - kSearched) * float(finished) / float(pose_count));
+    }
+  });
+  tell(1.0f);
   return bound;
 }
 
