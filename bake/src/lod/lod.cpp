@@ -158,6 +158,15 @@ class TriGrid {
     const double volume = double(extent.x + cell_) * double(extent.y + cell_) * double(extent.z + cell_);
     if (volume / (double(cell_) * cell_ * cell_) > double(kMaxCells))
       cell_ = float(std::cbrt(volume / double(kMaxCells)));
+    // The volume's cap holds the cell count only where the bounds are about as deep as wide: bounds
+    // long on one axis and flat on the others (a fuzzed mesh with one stray vertex) keep one cell
+    // across the flat axes and billions along the long one. Doubling the cell until the grid's
+    // own count is under the cap bounds it on any bounds (a mesh the cap already held is unchanged).
+    const auto cells = [&](float c) {
+      const glm::dvec3 d = glm::floor(glm::dvec3(extent) / double(c)) + 1.0;
+      return d.x * d.y * d.z;
+    };
+    for (int i = 0; i < 256 && !(cells(cell_) <= double(kMaxCells)); ++i) cell_ *= 2.0f;
     dims_ = glm::ivec3(glm::floor(extent / cell_)) + 1;
     // Counting sort of (cell, triangle): each triangle in every cell its box touches, unless that
     // is more than 512 cells (then it is in `big_`, seen by every query).
