@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "encode/bake_internal.h"
 #include "test_support.h"
 #include "vatkit/bake.h"
 #include "vatkit/import.h"
@@ -125,6 +126,24 @@ TEST(BakeDecisions, APrecisionDoesNotTurnTheRigIntoADelta) {
   ASSERT_TRUE(delta.ok());
   EXPECT_EQ(delta->precision, Precision::F16);
   EXPECT_EQ(report.encoding_reason, "requested");
+}
+
+// The size note: the unit that makes the size a character's, or none when no unit does.
+TEST(BakeDecisions, TheSizeNoteNamesAUnitThatFitsOrSaysNoneDoes) {
+  std::vector<std::string> notes;
+  detail::note_size(1.8f, 1.0f, notes);   // a person in metres
+  detail::note_size(0.9f, 0.01f, notes);  // told cm: 9 mm across, but 0.9 m if in metres
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("--units m "), std::string::npos) << notes[0];
+  notes.clear();
+  detail::note_size(155.0f, 1.0f, notes);  // Fox, in centimetres
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("--units cm if it is modelled in cm (1.55 m across)"), std::string::npos) << notes[0];
+  notes.clear();
+  detail::note_size(8e13f, 1.0f, notes);  // a stray vertex
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("in any unit --units takes"), std::string::npos) << notes[0];
+  EXPECT_EQ(notes[0].find("--units mm"), std::string::npos) << notes[0];
 }
 
 Asset import_file(const char* relative) {

@@ -105,6 +105,29 @@ TEST(VatSummary, DescribesTheVatAndItsReport) {
   }
 }
 
+// The bake time names only the parts the bake had: no "measuring" line after --no-measure, no
+// levels of detail after --lods 0.
+TEST(VatSummary, BakeTimeNamesOnlyThePartsTheBakeHad) {
+  BakeOptions options;
+  options.encoding = EncodingChoice::Rig;
+  options.measure = false;
+  options.lods = 0;
+  BakeReport report;
+  const Vat bare = bake_sample(options, &report);
+  const std::string bare_text = summary_text(summarize(bare, report));
+  const size_t at = bare_text.find("bake time");
+  ASSERT_NE(at, std::string::npos) << bare_text;
+  const std::string bare_line = bare_text.substr(at, bare_text.find('\n', at) - at);
+  EXPECT_EQ(bare_line.find("measuring"), std::string::npos) << bare_line;
+  EXPECT_EQ(bare_line.find("levels of detail"), std::string::npos) << bare_line;
+  options.measure = true;
+  options.lods = 1;
+  const Vat full = bake_sample(options, &report);
+  const std::string full_text = summary_text(summarize(full, report));
+  EXPECT_NE(full_text.find("s (levels of detail "), std::string::npos) << full_text;
+  EXPECT_NE(full_text.find(" s, measuring against the reference "), std::string::npos) << full_text;
+}
+
 TEST(VatSummary, WithoutErrorsSaysTheyWereNotMeasured) {
   BakeOptions options;
   options.encoding = EncodingChoice::Rig;

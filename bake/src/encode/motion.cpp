@@ -87,6 +87,15 @@ void note_size(float size, float metres_per_unit, std::vector<std::string>& note
   for (const Unit& u : units)
     if (std::fabs(std::log10(size * u.metres / 1.7)) < std::fabs(std::log10(size * best->metres / 1.7))) best = &u;
   char text[320];
+  const double fitted = size * best->metres;
+  if (fitted > kMaxPlausibleMetres || fitted < kMinPlausibleMetres) {
+    std::snprintf(text, sizeof text,
+                  "the asset is %.4g units across at rest: %.4g m at %g m per unit, implausible for a character "
+                  "in any unit --units takes (check the file's scale: a stray vertex?)",
+                  double(size), metres, double(metres_per_unit));
+    notes.emplace_back(text);
+    return;
+  }
   std::snprintf(text, sizeof text,
                 "the asset is %.4g units across at rest: %.4g m at %g m per unit, implausible for a character "
                 "(errors in mm assume that unit); --units %s if it is modelled in %s (%.3g m across)",

@@ -547,8 +547,15 @@ std::string summary_text(const VatSummary& s) {
   if (s.file_bytes > 0) total.append(cat({"; file ", bytes_text(s.file_bytes)}));
   line("total", total);
   if (s.baked) {
-    line("bake time", cat({fixed(s.bake_seconds, 3), " s (levels of detail ", fixed(s.lod_seconds, 3),
-                           " s, measuring against the reference ", fixed(s.measure_seconds, 3), " s)"}));
+    // The parts a bake had: no levels of detail (--lods 0) or no measurement (--no-measure) says
+    // nothing about them.
+    std::string parts;
+    if (!s.lods.empty()) parts = cat({"levels of detail ", fixed(s.lod_seconds, 3), " s"});
+    if (s.measure_seconds > 0.0) {
+      parts.append(
+          cat({parts.empty() ? "" : ", ", "measuring against the reference ", fixed(s.measure_seconds, 3), " s"}));
+    }
+    line("bake time", cat({fixed(s.bake_seconds, 3), " s", parts.empty() ? "" : cat({" (", parts, ")"})}));
   } else if (s.file_bytes > 0) {
     line("bake time", "not stored (a .vat.glb is the same bytes on any machine: `vatkit bake` prints it)");
   }
