@@ -950,6 +950,21 @@ void keep_accuracy(Vat& vat, const Measured& measured) {
   }
 }
 
+// The decisions the motion makes (motion.cpp): the plans' loop defaults, a note on the asset's size.
+detail::MotionFacts decide_from_motion(const Asset& asset, const BakeOptions& options, std::vector<ClipPlan>& plans,
+                                       std::vector<std::string>& notes) {
+  detail::MotionFacts motion = detail::measure_motion(asset, plans, options.threads);
+  if (options.loops_from_motion) detail::decide_loops(plans, motion, options.metres_per_unit, notes);
+  detail::note_size(motion.size, options.metres_per_unit, notes);
+  return motion;
+}
+
+// What the file keeps of the bake's measures: each clip's error (where measured) and seam.
+void keep_measures(Vat& vat, const Measured& measured, const detail::MotionFacts& motion) {
+  keep_accuracy(vat, measured);
+  for (size_t c = 0; c < vat.clips.size(); ++c) vat.clips[c].seam = motion.seams[c];
+}
+
 // What bake() tries, in order, until one is taken.
 struct Candidate {
   Encoding encoding;
@@ -999,14 +1014,12 @@ Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeRepor
   auto plans = detail::plan_clips(asset, options);
   clock.lap("plan");
   if (!plans) return plans.error();
-  const detail::MotionFacts motion = detail::measure_motion(asset, *plans, options.threads);
-  std::vector<std::string> loop_notes;
-  if (options.loops_from_motion) detail::decide_loops(*plans, motion, options.metres_per_unit, loop_notes);
-  detail::note_size(motion.size, options.metres_per_unit, loop_notes);
+  std::vector<std::string> motion_notes;
+  const detail::MotionFacts motion = decide_from_motion(asset, options, *plans, motion_notes);
   clock.lap("motion");
   auto row_notes = fixed_rate_rows(asset, options, *plans);
   if (!row_notes) return row_notes.error();
-  row_notes->insert(row_notes->begin(), loop_notes.begin(), loop_notes.end());
+  row_notes->insert(row_notes->begin(), motion_notes.begin(), motion_notes.end());
   auto setup_r = detail::prepare_bake(asset, options);
   if (!setup_r) return setup_r.error();
   detail::BakeSetup& setup = *setup_r;
@@ -1068,8 +1081,7 @@ Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeRepor
     }
     auto lods = baker.add_levels(*vat, ordering, cache_ordered, clock);
     if (!lods) return lods.error();
-    keep_accuracy(*vat, measured);
-    for (size_t c = 0; c < vat->clips.size(); ++c) vat->clips[c].seam = motion.seams[c];
+    keep_measures(*vat, measured, motion);
     if (e == Encoding::Rig && vat->precision != options.precision) baker.note_kept_rig(*vat, *clips);
     if (report) {
       *report = baker.report(e, measured, lods->seconds, progress.frame_seconds, t0);
