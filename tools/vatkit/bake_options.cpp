@@ -95,6 +95,41 @@ Result<std::pair<std::string, ClipDefaults>> parse_clip_defaults(const std::stri
   return out;
 }
 
+// The bake options that say how to read the source: which clips and their playback defaults, its
+// unit, animations merged.
+void add_source_options(CLI::App& app, BakeCliOptions& o, const char* group) {
+  app.add_option("--clips", o.clips,
+                 "Bake only these clips, in this order (names or #INDEX, comma-separated; "
+                 "default: all)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->option_text("NAME,...")
+      ->group(group);
+  app.add_option("--clip-defaults", o.clip_defaults,
+                 "Playback defaults stored for a clip (repeatable): NAME=SPEC, SPEC a comma list "
+                 "of repeat|once|pingpong, clamp|rewind, repetitions=N|endless, speed=S; e.g. "
+                 "die=once,clamp; NAME * gives every clip not named otherwise (default: from the "
+                 "motion: a clip whose last pose is within 7% of the asset's size of its first "
+                 "repeats, any other plays once and clamps, and the bake says so; speed 1; "
+                 "repetitions endless for repeat, 1 for once and pingpong, as three-vat)")
+      ->allow_extra_args(false)
+      ->option_text("NAME=SPEC")
+      ->group(group);
+  app.add_option("--units", o.units,
+                 "The source's length unit (default m, glTF's): errors, budgets (--max-error, "
+                 "--auto-budget), tolerances and seams are millimetres of real length, and the file "
+                 "keeps the unit; the bake notes a size implausible for a character (over 20 m or "
+                 "under 2 cm) and the unit that would fit (Fox is modelled in cm)")
+      ->check(CLI::IsMember({"km", "m", "dm", "cm", "mm", "in", "ft"}))
+      ->option_text("m|cm|mm|in|ft|dm|km")
+      ->group(group);
+  app.add_flag("--merge-clips", o.merge_clips,
+               "Bake animations that are pieces of one (the same time range, each moving its own "
+               "nodes, as old exporters wrote one animation per joint) as one clip, named as the "
+               "first piece; without it they bake apart and the bake warns")
+      ->group(group);
+}
+
 }  // namespace
 
 void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
@@ -124,41 +159,12 @@ void add_bake_options(CLI::App& app, BakeCliOptions& o, bool with_measure) {
       ->check(CLI::IsMember({"f32", "f16", "q16"}))
       ->option_text("f32|f16|q16")
       ->group(group);
-  app.add_option("--clips", o.clips,
-                 "Bake only these clips, in this order (names or #INDEX, comma-separated; "
-                 "default: all)")
-      ->delimiter(',')
-      ->allow_extra_args(false)
-      ->option_text("NAME,...")
-      ->group(group);
-  app.add_option("--clip-defaults", o.clip_defaults,
-                 "Playback defaults stored for a clip (repeatable): NAME=SPEC, SPEC a comma list "
-                 "of repeat|once|pingpong, clamp|rewind, repetitions=N|endless, speed=S; e.g. "
-                 "die=once,clamp; NAME * gives every clip not named otherwise (default: from the "
-                 "motion: a clip whose last pose is within 7% of the asset's size of its first "
-                 "repeats, any other plays once and clamps, and the bake says so; speed 1; "
-                 "repetitions endless for repeat, 1 for once and pingpong, as three-vat)")
-      ->allow_extra_args(false)
-      ->option_text("NAME=SPEC")
-      ->group(group);
+  add_source_options(app, o, group);
   app.add_flag("--no-normals", o.no_normals,
                "Delta f32/f16: leave out the normal plane (a q16 delta keeps its normals: they "
                "cost no bytes)")
       ->group(group);
   app.add_flag("--no-tangents", o.no_tangents, "Leave out tangents even where the source has them")->group(group);
-  app.add_option("--units", o.units,
-                 "The source's length unit (default m, glTF's): errors, budgets (--max-error, "
-                 "--auto-budget), tolerances and seams are millimetres of real length, and the file "
-                 "keeps the unit; the bake notes a size implausible for a character (over 20 m or "
-                 "under 2 cm) and the unit that would fit (Fox is modelled in cm)")
-      ->check(CLI::IsMember({"km", "m", "dm", "cm", "mm", "in", "ft"}))
-      ->option_text("m|cm|mm|in|ft|dm|km")
-      ->group(group);
-  app.add_flag("--merge-clips", o.merge_clips,
-               "Bake animations that are pieces of one (the same time range, each moving its own "
-               "nodes, as old exporters wrote one animation per joint) as one clip, named as the "
-               "first piece; without it they bake apart and the bake warns")
-      ->group(group);
   app.add_option("--max-texture-size", o.max_texture_size,
                  "Largest texture width and height, 1 to 65536 (default 16384): wider frames wrap "
                  "onto several rows, and every clip's rows stack in the height; a bake that does "

@@ -959,6 +959,26 @@ detail::MotionFacts decide_from_motion(const Asset& asset, const BakeOptions& op
   return motion;
 }
 
+// The clips to bake with what their motion decided and their rows at a fixed rate, and the notes
+// on both.
+struct Planned {
+  std::vector<ClipPlan> plans;
+  detail::MotionFacts motion;
+  std::vector<std::string> notes;
+};
+
+Result<Planned> plan_bake(const Asset& asset, const BakeOptions& options) {
+  auto plans = detail::plan_clips(asset, options);
+  if (!plans) return plans.error();
+  Planned out;
+  out.plans = std::move(*plans);
+  out.motion = decide_from_motion(asset, options, out.plans, out.notes);
+  auto row_notes = fixed_rate_rows(asset, options, out.plans);
+  if (!row_notes) return row_notes.error();
+  out.notes.insert(out.notes.end(), row_notes->begin(), row_notes->end());
+  return out;
+}
+
 // What the file keeps of the bake's measures: each clip's error (where measured) and seam.
 void keep_measures(Vat& vat, const Measured& measured, const detail::MotionFacts& motion) {
   keep_accuracy(vat, measured);
@@ -1011,15 +1031,11 @@ Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeRepor
   const auto t0 = std::chrono::steady_clock::now();
   if (auto ok = check_options(asset, options); !ok) return ok.error();
   StageClock clock;
-  auto plans = detail::plan_clips(asset, options);
+  auto planned = plan_bake(asset, options);
   clock.lap("plan");
-  if (!plans) return plans.error();
-  std::vector<std::string> motion_notes;
-  const detail::MotionFacts motion = decide_from_motion(asset, options, *plans, motion_notes);
-  clock.lap("motion");
-  auto row_notes = fixed_rate_rows(asset, options, *plans);
-  if (!row_notes) return row_notes.error();
-  row_notes->insert(row_notes->begin(), motion_notes.begin(), motion_notes.end());
+  if (!planned) return planned.error();
+  const std::vector<ClipPlan>& plans = planned->plans;
+  const detail::MotionFacts& motion = planned->motion;
   auto setup_r = detail::prepare_bake(asset, options);
   if (!setup_r) return setup_r.error();
   detail::BakeSetup& setup = *setup_r;
@@ -1027,11 +1043,11 @@ Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeRepor
   std::vector<uint32_t> cache_ordered;
   AsyncTask ordering = order_vertex_cache(setup, options.threads, cache_ordered);
   clock.lap("ordering posted");
-  if (options.encoding != EncodingChoice::Delta) detail::prepare_rig(setup, *plans);
+  if (options.encoding != EncodingChoice::Delta) detail::prepare_rig(setup, plans);
   clock.lap("rig preparation");
 
   Baker baker{asset, options, setup};
-  baker.row_notes = std::move(*row_notes);
+  baker.row_notes = std::move(planned->notes);
   const std::vector<Candidate> candidates = candidates_for(options);
   const float budget = options.max_error_mm > 0.0f ? options.max_error_mm : options.auto_budget_mm;
   BakeOptions at_precision = options;  // the candidate's precision; the setup reads it from here
@@ -1048,7 +1064,7 @@ Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeRepor
       if (!rig_follows) baker.reasons.push_back("rig refused: " + setup.rig_error);
       continue;
     }
-    auto clips = options.max_error_mm > 0.0f ? baker.search_clips(e, *plans) : Result<std::vector<ClipPlan>>(*plans);
+    auto clips = options.max_error_mm > 0.0f ? baker.search_clips(e, plans) : Result<std::vector<ClipPlan>>(plans);
     if (!clips) {
       if (last) return clips.error();
       baker.reasons.push_back("rig cannot meet the budget: " + baker.why(clips.error()));

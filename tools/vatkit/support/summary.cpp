@@ -70,6 +70,42 @@ std::string path_list(const ClipSummary& c) {
   return out.empty() ? "nothing" : out;
 }
 
+// The skins and their joints (node, name, parent joint) of summary_text(AssetSummary).
+std::string skins_text(const AssetSummary& s) {
+  std::string out;
+  auto line = [&](const char* label, const std::string& text) {
+    char head[32];
+    std::snprintf(head, sizeof(head), "  %-12s", label);
+    out.append(cat({head, text, "\n"}));
+  };
+  if (s.skins.empty()) {
+    line("skins", "none");
+  } else {
+    line("skins", cat({num(s.skins.size()), ": ", plural(s.joints, "distinct joint", "distinct joints"), ", up to ",
+                       num(s.max_influences), " influences per vertex"}));
+    for (size_t k = 0; k < s.skins.size(); ++k) {
+      line("", cat({"#", num(k), " ", quoted(s.skins[k].name), ": ", plural(s.skins[k].joints, "joint", "joints")}));
+    }
+    line("joints", "node, name, parent joint");
+    for (const JointSummary& j : s.joint_list) {
+      line("", cat({"#", num(j.node), " ", quoted(j.name),
+                    j.parent < 0 ? "  (root)" : cat({"  <- #", num(uint64_t(j.parent))})}));
+    }
+  }
+  return out;
+}
+
+// Each joint with its nearest ancestor among the joints (-1: a root joint), by node index.
+std::vector<JointSummary> joint_list(const Asset& asset, const std::set<uint32_t>& joints) {
+  std::vector<JointSummary> out;
+  for (uint32_t node : joints) {
+    int32_t parent = asset.nodes[node].parent;
+    while (parent >= 0 && !joints.count(uint32_t(parent))) parent = asset.nodes[size_t(parent)].parent;
+    out.push_back({node, asset.nodes[node].name, parent});
+  }
+  return out;
+}
+
 }  // namespace
 
 AssetSummary summarize(const Asset& asset) {
@@ -111,11 +147,7 @@ AssetSummary summarize(const Asset& asset) {
     joints.insert(skin.joints.begin(), skin.joints.end());
   }
   s.joints = static_cast<uint32_t>(joints.size());
-  for (uint32_t node : joints) {
-    int32_t parent = asset.nodes[node].parent;
-    while (parent >= 0 && !joints.count(uint32_t(parent))) parent = asset.nodes[size_t(parent)].parent;
-    s.joint_list.push_back({node, asset.nodes[node].name, parent});
-  }
+  s.joint_list = joint_list(asset, joints);
 
   for (size_t a = 0; a < asset.animations.size(); ++a) {
     const Animation& anim = asset.animations[a];
@@ -185,20 +217,7 @@ std::string summary_text(const AssetSummary& s) {
   line("drawn", cat({plural(s.instances, "primitive instance", "primitive instances"), ", ",
                      plural(s.instance_vertices, "vertex", "vertices")}));
 
-  if (s.skins.empty()) {
-    line("skins", "none");
-  } else {
-    line("skins", cat({num(s.skins.size()), ": ", plural(s.joints, "distinct joint", "distinct joints"), ", up to ",
-                       num(s.max_influences), " influences per vertex"}));
-    for (size_t k = 0; k < s.skins.size(); ++k) {
-      line("", cat({"#", num(k), " ", quoted(s.skins[k].name), ": ", plural(s.skins[k].joints, "joint", "joints")}));
-    }
-    line("joints", "node, name, parent joint");
-    for (const JointSummary& j : s.joint_list) {
-      line("", cat({"#", num(j.node), " ", quoted(j.name),
-                    j.parent < 0 ? "  (root)" : cat({"  <- #", num(uint64_t(j.parent))})}));
-    }
-  }
+  out.append(skins_text(s));
 
   if (s.clips.empty()) {
     line("clips", "none");
@@ -448,6 +467,57 @@ std::string table(const std::vector<std::vector<std::string>>& rows, std::string
   return out;
 }
 
+// The clip table of summary_text: one row per clip, the seam column where the bake measured seams,
+// the error columns where any clip was measured. Figures in mm of the Vat's unit.
+std::string clips_table(const VatSummary& s, bool measured) {
+  std::vector<std::vector<std::string>> rows;
+  const double mm = 1000.0 * double(s.metres_per_unit);
+  const bool seams = std::any_of(s.clips.begin(), s.clips.end(), [](const VatClipSummary& c) { return c.seam >= 0; });
+  std::vector<std::string> head = {"#", "clip", "rows", "first", "fps", "duration", "playback"};
+  std::string align = "rlrrrrl";
+  if (seams) head.push_back("seam mm"), align += 'r';
+  head.push_back("max delta mm"), align += 'r';
+  if (measured) {
+    head.insert(head.end(), {"on rows max", "p99", "between max", "p99", "normal max"});
+    align += "rrrrr";
+  }
+  rows.push_back(head);
+  for (const VatClipSummary& c : s.clips) {
+    std::vector<std::string> row = {num(c.index),
+                                    quoted(c.name),
+                                    num(c.rows),
+                                    num(c.first_row),
+                                    fixed(c.fps, 3),
+                                    cat({fixed(c.duration_s, 3), " s"}),
+                                    playback_text(c.defaults)};
+    if (seams) row.push_back(c.seam >= 0 ? sig3(double(c.seam) * mm) : "-");
+    row.push_back(sig3(double(c.max_delta) * mm));
+    if (c.measured) {
+      row.insert(row.end(),
+                 {sig3(c.error.on_rows_max_mm), sig3(c.error.on_rows_p99_mm), sig3(c.error.between_rows_max_mm),
+                  sig3(c.error.between_rows_p99_mm), cat({sig3(c.error.normal_max_deg), " deg"})});
+    } else if (measured) {
+      row.insert(row.end(), {"-", "-", "-", "-", "-"});
+    }
+    rows.push_back(std::move(row));
+  }
+  return table(rows, align, "    ");
+}
+
+// The levels-of-detail table of summary_text (in mm of the Vat's unit).
+std::string lods_table(const VatSummary& s) {
+  const double mm = 1000.0 * double(s.metres_per_unit);
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"level", "triangles", "of full", "error", "in motion", "screen size"});
+  for (size_t l = 0; l < s.lods.size(); ++l) {
+    const VatLodSummary& lod = s.lods[l];
+    const double share = s.triangles ? 100.0 * double(lod.triangles) / double(s.triangles) : 0.0;
+    rows.push_back({num(l + 1), num(lod.triangles), cat({fixed(share, 1), "%"}), sig3(double(lod.error) * mm),
+                    sig3(double(lod.error_in_motion) * mm), cat({sig3(double(lod.screen_size)), " px"})});
+  }
+  return table(rows, "rrrrrr", "    ");
+}
+
 }  // namespace
 
 std::string summary_text(const VatSummary& s) {
@@ -485,38 +555,7 @@ std::string summary_text(const VatSummary& s) {
   const bool measured = std::any_of(s.clips.begin(), s.clips.end(), [](const VatClipSummary& c) { return c.measured; });
   line("clips", cat({num(s.clips.size()), ", ", plural(s.frame_rows, "frame row", "frame rows"),
                      measured ? "; error in mm against the reference (max, 99th percentile)" : ""}));
-  std::vector<std::vector<std::string>> rows;
-  const double mm = 1000.0 * double(s.metres_per_unit);
-  const bool seams = std::any_of(s.clips.begin(), s.clips.end(), [](const VatClipSummary& c) { return c.seam >= 0; });
-  std::vector<std::string> head = {"#", "clip", "rows", "first", "fps", "duration", "playback"};
-  std::string align = "rlrrrrl";
-  if (seams) head.push_back("seam mm"), align += 'r';
-  head.push_back("max delta mm"), align += 'r';
-  if (measured) {
-    head.insert(head.end(), {"on rows max", "p99", "between max", "p99", "normal max"});
-    align += "rrrrr";
-  }
-  rows.push_back(head);
-  for (const VatClipSummary& c : s.clips) {
-    std::vector<std::string> row = {num(c.index),
-                                    quoted(c.name),
-                                    num(c.rows),
-                                    num(c.first_row),
-                                    fixed(c.fps, 3),
-                                    cat({fixed(c.duration_s, 3), " s"}),
-                                    playback_text(c.defaults)};
-    if (seams) row.push_back(c.seam >= 0 ? sig3(double(c.seam) * mm) : "-");
-    row.push_back(sig3(double(c.max_delta) * mm));
-    if (c.measured) {
-      row.insert(row.end(),
-                 {sig3(c.error.on_rows_max_mm), sig3(c.error.on_rows_p99_mm), sig3(c.error.between_rows_max_mm),
-                  sig3(c.error.between_rows_p99_mm), cat({sig3(c.error.normal_max_deg), " deg"})});
-    } else if (measured) {
-      row.insert(row.end(), {"-", "-", "-", "-", "-"});
-    }
-    rows.push_back(std::move(row));
-  }
-  out.append(table(rows, align, "    "));
+  out.append(clips_table(s, measured));
   if (!measured) {
     line("error",
          "not measured (baked without measuring, or a format version 1 file: `vatkit verify "
@@ -524,7 +563,7 @@ std::string summary_text(const VatSummary& s) {
   }
 
   line("planes", plural(s.planes.size(), "plane", "planes"));
-  rows.clear();
+  std::vector<std::vector<std::string>> rows;
   rows.push_back({"plane", "format", "width", "height", "rows/frame", "texels/frame", "bytes"});
   for (const VatPlaneSummary& p : s.planes) {
     rows.push_back({to_string(p.semantic), to_string(p.format), num(p.width), num(p.height), num(p.rows_per_frame),
@@ -533,15 +572,7 @@ std::string summary_text(const VatSummary& s) {
   out.append(table(rows, "llrrrrl", "    "));
   if (!s.lods.empty()) {
     line("lods", cat({plural(s.lods.size(), "level", "levels"), " of detail; error in mm, at rest and in motion"}));
-    rows.clear();
-    rows.push_back({"level", "triangles", "of full", "error", "in motion", "screen size"});
-    for (size_t l = 0; l < s.lods.size(); ++l) {
-      const VatLodSummary& lod = s.lods[l];
-      const double share = s.triangles ? 100.0 * double(lod.triangles) / double(s.triangles) : 0.0;
-      rows.push_back({num(l + 1), num(lod.triangles), cat({fixed(share, 1), "%"}), sig3(double(lod.error) * mm),
-                      sig3(double(lod.error_in_motion) * mm), cat({sig3(double(lod.screen_size)), " px"})});
-    }
-    out.append(table(rows, "rrrrrr", "    "));
+    out.append(lods_table(s));
   }
   std::string total = cat({bytes_text(s.plane_bytes), " in planes"});
   if (s.file_bytes > 0) total.append(cat({"; file ", bytes_text(s.file_bytes)}));
@@ -585,23 +616,12 @@ nlohmann::ordered_json bounds_json(const Bounds& b) {
   return {{"min", glb::json_array(b.min)}, {"max", glb::json_array(b.max)}};
 }
 
-}  // namespace
-
-std::string summary_json(const VatSummary& s) {
-  using json = nlohmann::ordered_json;  // fields in the order of VatSummary
-  json out = {{"source", s.source},
-              {"encoding", to_string(s.encoding)},
-              {"precision", to_string(s.precision)},
-              {"vertices", s.vertices},
-              {"triangles", s.triangles},
-              {"draw_groups", s.draw_groups},
-              {"source_primitives", s.source_primitives},
-              {"slots", s.slots},
-              {"influences", s.influences},
-              {"frame_rows", s.frame_rows},
-              {"bounds", bounds_json(s.bounds)}};
+// The clip table as JSON (summary_json(VatSummary)): a clip's "error" is null when not measured,
+// its "seam" when not known.
+nlohmann::ordered_json clips_json(const std::vector<VatClipSummary>& clip_list) {
+  using json = nlohmann::ordered_json;
   json clips = json::array();
-  for (const VatClipSummary& c : s.clips) {
+  for (const VatClipSummary& c : clip_list) {
     json error = nullptr;
     if (c.measured) {
       error = {{"clip", c.error.clip},
@@ -631,7 +651,25 @@ std::string summary_json(const VatSummary& s) {
                      {"measured", c.measured},
                      {"error", std::move(error)}});
   }
-  out["clips"] = std::move(clips);
+  return clips;
+}
+
+}  // namespace
+
+std::string summary_json(const VatSummary& s) {
+  using json = nlohmann::ordered_json;  // fields in the order of VatSummary
+  json out = {{"source", s.source},
+              {"encoding", to_string(s.encoding)},
+              {"precision", to_string(s.precision)},
+              {"vertices", s.vertices},
+              {"triangles", s.triangles},
+              {"draw_groups", s.draw_groups},
+              {"source_primitives", s.source_primitives},
+              {"slots", s.slots},
+              {"influences", s.influences},
+              {"frame_rows", s.frame_rows},
+              {"bounds", bounds_json(s.bounds)}};
+  out["clips"] = clips_json(s.clips);
   json planes = json::array();
   for (const VatPlaneSummary& p : s.planes) {
     planes.push_back({{"semantic", to_string(p.semantic)},
