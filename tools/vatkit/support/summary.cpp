@@ -43,6 +43,13 @@ std::string byte_size(uint64_t bytes) {
   return cat({num((bytes + 512 * 1024) / (1024 * 1024)), " MiB"});
 }
 
+// One line of a text summary: a label padded to a column, then the text.
+void labelled_line(std::string& out, const char* label, const std::string& text) {
+  char head[32];
+  std::snprintf(head, sizeof(head), "  %-12s", label);
+  out.append(cat({head, text, "\n"}));
+}
+
 std::string interpolation_list(const ClipSummary& c) {
   std::string out;
   auto add = [&](uint32_t n, const char* mode) {
@@ -73,11 +80,7 @@ std::string path_list(const ClipSummary& c) {
 // The skins and their joints (node, name, parent joint) of summary_text(AssetSummary).
 std::string skins_text(const AssetSummary& s) {
   std::string out;
-  auto line = [&](const char* label, const std::string& text) {
-    char head[32];
-    std::snprintf(head, sizeof(head), "  %-12s", label);
-    out.append(cat({head, text, "\n"}));
-  };
+  auto line = [&](const char* label, const std::string& text) { labelled_line(out, label, text); };
   if (s.skins.empty()) {
     line("skins", "none");
   } else {
@@ -188,11 +191,7 @@ AssetSummary summarize(const Asset& asset) {
 
 std::string summary_text(const AssetSummary& s) {
   std::string out = cat({s.source.empty() ? std::string_view("(asset)") : printable(s.source), "\n"});
-  auto line = [&](const char* label, const std::string& text) {
-    char head[32];
-    std::snprintf(head, sizeof(head), "  %-12s", label);
-    out.append(cat({head, text, "\n"}));
-  };
+  auto line = [&](const char* label, const std::string& text) { labelled_line(out, label, text); };
 
   line("scenes", cat({num(s.scenes),
                       s.default_scene >= 0 ? cat({" (default #", num(s.default_scene), ", "})
@@ -522,11 +521,7 @@ std::string lods_table(const VatSummary& s) {
 
 std::string summary_text(const VatSummary& s) {
   std::string out = cat({s.source.empty() ? std::string_view("(vat)") : printable(s.source), "\n"});
-  auto line = [&](const char* label, const std::string& text) {
-    char head[32];
-    std::snprintf(head, sizeof(head), "  %-12s", label);
-    out.append(cat({head, text, "\n"}));
-  };
+  auto line = [&](const char* label, const std::string& text) { labelled_line(out, label, text); };
 
   std::string encoding = cat({to_string(s.encoding), ", ", to_string(s.precision)});
   if (!s.encoding_reason.empty()) encoding.append(cat({" (", printable(s.encoding_reason), ")"}));
