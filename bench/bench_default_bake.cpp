@@ -1,6 +1,7 @@
 // The default `vatkit bake FILE` of every animated asset, as a user runs it: one process per bake.
 //
 // Usage: bench_default_bake [ASSETS_DIR] [--vatkit PATH] [--reps N] [--files a.glb,b.glb]
+//                           [--variant "ARGS"]...
 //   ASSETS_DIR: every .glb and .gltf under it is baked (default: the configured assets folder);
 //   "<sample>" in --files is the built-in sample character (`vatkit bake` with no file; always
 //   baked when --files is left out). PATH: the command-line tool (default: `vatkit` next to this
@@ -13,6 +14,10 @@
 // against the reference skinner (`measure_seconds`) and the rest (the frame rows, the geometry,
 // the encoding choice); the rest of the wall time is the process itself (start, import, writing
 // the file). A failed bake prints its error and ends the program with 1.
+// --variant "ARGS" (repeatable) also bakes every asset with ARGS added (e.g. "--max-error 5"),
+// interleaved with the default bake, and prints a second table: each variant's wall and CPU time
+// and their ratios to the default bake measured in the same run. A variant's bake may fail (no
+// rate meets a budget): its time is still counted and the row says it failed.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -26,6 +31,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -57,15 +63,25 @@ double json_number(const std::string& json, const char* key) {
 
 struct Run {
   double wall = 0, cpu = 0, bake = 0, lod = 0, measure = 0;
+  bool failed = false;
 };
+
+// "a b  c" -> {"a", "b", "c"}.
+std::vector<std::string> split_args(const std::string& text) {
+  std::stringstream in(text);
+  std::vector<std::string> out;
+  for (std::string a; in >> a;) out.push_back(a);
+  return out;
+}
 
 // One `vatkit bake [FILE] -o OUT --json`, its stdout into `json_path`. False, with the reason in
 // `error`, when it failed.
-bool run_bake(const std::string& vatkit, const std::string& file, const std::string& out, const std::string& json_path,
-              Run& r, std::string& error) {
+bool run_bake(const std::string& vatkit, const std::string& file, const std::vector<std::string>& extra,
+              const std::string& out, const std::string& json_path, Run& r, std::string& error) {
   std::vector<std::string> args = {vatkit, "bake"};
   if (file != "<sample>") args.push_back(file);
   for (const char* a : {"-o", out.c_str(), "--json"}) args.push_back(a);
+  args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -92,6 +108,7 @@ bool run_bake(const std::string& vatkit, const std::string& file, const std::str
   const std::string json = ss.str();
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     error = file + ": vatkit bake failed (status " + std::to_string(status) + ")";
+    r.failed = true;
     return false;
   }
   r.bake = json_number(json, "bake_seconds");
@@ -100,82 +117,137 @@ bool run_bake(const std::string& vatkit, const std::string& file, const std::str
   return true;
 }
 
-}  // namespace
+double median_of(const std::vector<Run>& runs, double Run::*m) {
+  std::vector<double> v;
+  for (const Run& r : runs) v.push_back(r.*m);
+  return median(v);
+}
 
-int main(int argc, char** argv) {
-  fs::path dir = VATKIT_ASSETS_DIR;
-  std::string vatkit = (fs::path(argv[0]).parent_path() / "vatkit").string();
-  int reps = 5;
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--reps" && i + 1 < argc) {
-      reps = std::max(1, std::atoi(argv[++i]));
-    } else if (a == "--vatkit" && i + 1 < argc) {
-      vatkit = argv[++i];
-    } else if (a == "--files" && i + 1 < argc) {
-      std::stringstream list(argv[++i]);
-      for (std::string f; std::getline(list, f, ',');) files.push_back(f);
-    } else if (a == "--help" || a == "-h") {
-      std::printf("Usage: bench_default_bake [ASSETS_DIR] [--vatkit PATH] [--reps N] [--files a.glb,<sample>]\n");
-      return 0;
-    } else if (!a.empty() && a[0] != '-') {
-      dir = a;
-    } else {
-      std::fprintf(stderr, "bench_default_bake: unknown option '%s' (--help lists them)\n", a.c_str());
-      return 2;
-    }
-  }
-  if (files.empty()) {
-    std::error_code ec;
-    for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
-      const std::string ext = e.path().extension().string();
-      if (e.is_regular_file() && (ext == ".glb" || ext == ".gltf"))
-        files.push_back(fs::relative(e.path(), dir).string());
-    }
-    std::sort(files.begin(), files.end());
-    files.push_back("<sample>");
-  }
-  const fs::path tmp = fs::temp_directory_path() / ("bench_default_bake." + std::to_string(getpid()));
-  fs::create_directories(tmp);
-  std::vector<std::vector<Run>> runs(files.size());
-  for (int rep = 0; rep < reps; ++rep) {
-    for (size_t i = 0; i < files.size(); ++i) {
-      const std::string path = files[i] == "<sample>" ? files[i] : (dir / files[i]).string();
-      Run r;
-      std::string error;
-      if (!run_bake(vatkit, path, (tmp / "out.vat.glb").string(), (tmp / "out.json").string(), r, error)) {
-        std::fprintf(stderr, "bench_default_bake: %s\n", error.c_str());
-        fs::remove_all(tmp);
-        return 1;
-      }
-      runs[i].push_back(r);
-      std::fprintf(stderr, "\rrun %d of %d, %zu of %zu assets", rep + 1, reps, i + 1, files.size());
-    }
-  }
-  std::fprintf(stderr, "\n");
-  fs::remove_all(tmp);
-  std::printf(
-      "Default `vatkit bake FILE` (median of %d interleaved runs; load average at the start of the table: %s)\n\n",
-      reps, loadavg().c_str());
+// The default bake's table: its phases.
+void print_phases(const std::vector<std::string>& files, const std::vector<std::vector<Run>>& runs) {
   std::printf(
       "| asset | wall s | CPU s | bake() s | levels of detail s | measuring s | frame rows s | rest of the process s "
       "|\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
   double worst = 0;
   for (size_t i = 0; i < files.size(); ++i) {
-    auto med = [&](double Run::*m) {
-      std::vector<double> v;
-      for (const Run& r : runs[i]) v.push_back(r.*m);
-      return median(v);
-    };
     std::vector<double> rest, others;
     for (const Run& r : runs[i]) rest.push_back(r.wall - r.bake), others.push_back(r.bake - r.lod - r.measure);
-    const double wall = med(&Run::wall);
+    const double wall = median_of(runs[i], &Run::wall);
     worst = std::max(worst, wall);
-    std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", files[i].c_str(), wall, med(&Run::cpu),
-                med(&Run::bake), med(&Run::lod), med(&Run::measure), median(others), median(rest));
+    std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", files[i].c_str(), wall,
+                median_of(runs[i], &Run::cpu), median_of(runs[i], &Run::bake), median_of(runs[i], &Run::lod),
+                median_of(runs[i], &Run::measure), median(others), median(rest));
   }
-  std::printf("\nSlowest asset: %.3f s of wall time. Load average at the end: %s\n", worst, loadavg().c_str());
+  std::printf("\nSlowest asset: %.3f s of wall time.\n", worst);
+}
+
+// Each variant against the default bake of the same run: wall and CPU time and their ratios.
+void print_variants(const std::vector<std::string>& files, const std::vector<std::string>& variants,
+                    const std::vector<std::vector<std::vector<Run>>>& runs) {
+  std::printf("\n| asset | default wall s | default CPU s |");
+  for (const std::string& v : variants) std::printf(" `%s` wall s | ratio | CPU ratio |", v.c_str());
+  std::printf("\n|---|---:|---:|");
+  for (size_t v = 0; v < variants.size(); ++v) std::printf("---:|---:|---:|");
+  std::printf("\n");
+  std::vector<double> worst(variants.size(), 0.0);
+  for (size_t i = 0; i < files.size(); ++i) {
+    const double wall = median_of(runs[0][i], &Run::wall), cpu = median_of(runs[0][i], &Run::cpu);
+    std::printf("| %s | %.3f | %.3f |", files[i].c_str(), wall, cpu);
+    for (size_t v = 0; v < variants.size(); ++v) {
+      const std::vector<Run>& r = runs[v + 1][i];
+      const bool failed = std::any_of(r.begin(), r.end(), [](const Run& x) { return x.failed; });
+      const double vw = median_of(r, &Run::wall), vc = median_of(r, &Run::cpu);
+      worst[v] = std::max(worst[v], vw / wall);
+      std::printf(" %.3f%s | %.2f | %.2f |", vw, failed ? " (fails)" : "", vw / wall, vc / cpu);
+    }
+    std::printf("\n");
+  }
+  for (size_t v = 0; v < variants.size(); ++v)
+    std::printf("\nLargest ratio of `%s` to the default bake: %.2f\n", variants[v].c_str(), worst[v]);
+}
+
+struct Options {
+  fs::path dir = VATKIT_ASSETS_DIR;
+  std::string vatkit;
+  int reps = 5;
+  std::vector<std::string> files;
+  std::vector<std::string> variants;
+};
+
+// The options, or an exit status when the program should end (--help: 0, a bad option: 2).
+std::optional<int> parse(int argc, char** argv, Options& o) {
+  o.vatkit = (fs::path(argv[0]).parent_path() / "vatkit").string();
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) {
+      o.reps = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--vatkit" && i + 1 < argc) {
+      o.vatkit = argv[++i];
+    } else if (a == "--variant" && i + 1 < argc) {
+      o.variants.push_back(argv[++i]);
+    } else if (a == "--files" && i + 1 < argc) {
+      std::stringstream list(argv[++i]);
+      for (std::string f; std::getline(list, f, ',');) o.files.push_back(f);
+    } else if (a == "--help" || a == "-h") {
+      std::printf(
+          "Usage: bench_default_bake [ASSETS_DIR] [--vatkit PATH] [--reps N] [--files a.glb,<sample>] "
+          "[--variant \"ARGS\"]...\n");
+      return 0;
+    } else if (!a.empty() && a[0] != '-') {
+      o.dir = a;
+    } else {
+      std::fprintf(stderr, "bench_default_bake: unknown option '%s' (--help lists them)\n", a.c_str());
+      return 2;
+    }
+  }
+  if (o.files.empty()) {
+    std::error_code ec;
+    for (const auto& e : fs::recursive_directory_iterator(o.dir, ec)) {
+      const std::string ext = e.path().extension().string();
+      if (e.is_regular_file() && (ext == ".glb" || ext == ".gltf"))
+        o.files.push_back(fs::relative(e.path(), o.dir).string());
+    }
+    std::sort(o.files.begin(), o.files.end());
+    o.files.push_back("<sample>");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (auto status = parse(argc, argv, o)) return *status;
+  const fs::path tmp = fs::temp_directory_path() / ("bench_default_bake." + std::to_string(getpid()));
+  fs::create_directories(tmp);
+  // runs[v][i]: variant v (0: the default bake) of asset i.
+  std::vector<std::vector<std::vector<Run>>> runs(o.variants.size() + 1, std::vector<std::vector<Run>>(o.files.size()));
+  for (int rep = 0; rep < o.reps; ++rep) {
+    for (size_t i = 0; i < o.files.size(); ++i) {
+      const std::string path = o.files[i] == "<sample>" ? o.files[i] : (o.dir / o.files[i]).string();
+      for (size_t v = 0; v <= o.variants.size(); ++v) {
+        Run r;
+        std::string error;
+        const std::vector<std::string> extra = v == 0 ? std::vector<std::string>{} : split_args(o.variants[v - 1]);
+        if (!run_bake(o.vatkit, path, extra, (tmp / "out.vat.glb").string(), (tmp / "out.json").string(), r, error) &&
+            v == 0) {
+          std::fprintf(stderr, "bench_default_bake: %s\n", error.c_str());
+          fs::remove_all(tmp);
+          return 1;
+        }
+        runs[v][i].push_back(r);
+      }
+      std::fprintf(stderr, "\rrun %d of %d, %zu of %zu assets", rep + 1, o.reps, i + 1, o.files.size());
+    }
+  }
+  std::fprintf(stderr, "\n");
+  fs::remove_all(tmp);
+  std::printf(
+      "Default `vatkit bake FILE` (median of %d interleaved runs; load average at the start of the table: %s)\n\n",
+      o.reps, loadavg().c_str());
+  print_phases(o.files, runs[0]);
+  if (!o.variants.empty()) print_variants(o.files, o.variants, runs);
+  std::printf("Load average at the end: %s\n", loadavg().c_str());
   return 0;
 }

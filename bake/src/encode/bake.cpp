@@ -804,11 +804,21 @@ struct Baker {
 };
 
 // One clip's row search (Baker::search_rows): the row counts tried so far and the three phases.
+//
+// What makes it fast is reading each failure's error, not only its verdict: a measurement that
+// runs to the end gives the true error, and the rows that would meet the budget follow from it
+// (the error falls as 1 / rows^p: p = 2 for smooth motion, about 1 across kinks, fitted from two
+// measurements where there are two). So a measurement that only needs a verdict stops at the first
+// sample above the budget, and one that feeds a prediction stops only above kPredictAbort times
+// the budget (then its error is a lower bound, and the rows grow at least by sqrt(kPredictAbort)).
 struct RowSearch {
+  static constexpr float kPredictAbort = 16.0f;
   struct Tried {
     uint32_t rows;
     bool pass;
-    float err;  // max error, or a lower bound when it failed early
+    float err;      // max error, or a lower bound when it stopped early
+    bool exact;     // err is the max (the measurement ran to the end)
+    float on_rows;  // the error on the rows themselves (a lower bound when it stopped early)
   };
   Baker& baker;
   Encoding e;
@@ -818,44 +828,100 @@ struct RowSearch {
   std::string max_rate;  // what limits the rows, for the message of a search that fails
   std::vector<Tried> tried;
 
-  Result<bool> eval(uint32_t rows) {
+  const Tried* find(uint32_t rows) const {
     for (const Tried& t : tried)
-      if (t.rows == rows) return t.pass;
+      if (t.rows == rows) return &t;
+    return nullptr;
+  }
+
+  // Bakes and measures the clip at `rows`; `predict`: the error feeds a prediction.
+  Result<bool> eval(uint32_t rows, bool predict = false) {
+    if (const Tried* t = find(rows); t && (t->exact || !predict || t->pass)) return t->pass;
     ClipPlan p = clip;
     p.rows = rows;
     detail::Progress quiet;
     auto vat = baker.bake_encoding(e, {p}, quiet, false);
     if (!vat) return vat.error();
-    auto m = baker.measure(*vat, budget_mm, "search");
+    auto m = baker.measure(*vat, budget_mm * (predict ? kPredictAbort : 1.0f), "search");
     if (!m) return m.error();
-    const float err = (*m)[0].max_mm();
-    const bool pass = !(*m)[0].exceeded && err <= budget_mm;
-    tried.push_back(Tried{rows, pass, err});
+    const detail::ClipMeasure& cm = (*m)[0];
+    const bool pass = !cm.exceeded && cm.max_mm() <= budget_mm;
+    std::erase_if(tried, [&](const Tried& t) { return t.rows == rows; });
+    tried.push_back(Tried{rows, pass, cm.max_mm(), !cm.exceeded, cm.error.on_rows_max_mm});
     if (std::getenv("VATKIT_DEBUG_SEARCH")) {
-      std::fprintf(stderr, "search %s rows %u err %g pass %d\n", clip.name.c_str(), rows, err, int(pass));
+      std::fprintf(stderr, "search %s rows %u err %g%s pass %d\n", clip.name.c_str(), rows, cm.max_mm(),
+                   cm.exceeded ? " or more" : "", int(pass));
     }
     return pass;
   }
 
   float err_of(uint32_t rows) const {
-    for (const Tried& t : tried)
-      if (t.rows == rows) return t.err;
-    return 0.0f;
+    const Tried* t = find(rows);
+    return t ? t->err : 0.0f;
   }
 
-  // (1) The key grid: a passing row count on it, or 0.
-  Result<uint32_t> on_key_grid() {
-    uint32_t hi = 0;
-    const uint32_t M = key_grid_intervals(baker.asset.animations[size_t(clip.animation)]);
-    if (M == 0 || M + 1 > max_rows) return hi;
-    // Every multiple, not only powers of two: CesiumMan's 24 fps keys met 0.7 mm at 3x (72
-    // fps), which doubling skipped for 4x (96 fps: a third more rows).
-    for (uint32_t m = 1; uint64_t(M) * m + 1 <= max_rows && hi == 0; ++m) {
-      auto ok = eval(M * m + 1);
-      if (!ok) return ok.error();
-      if (*ok) hi = M * m + 1;
+  // The rows the error model says meet the budget, from the failing measurement at `rows` (and
+  // the exponent from the one before it, where both ran to the end).
+  double predicted(uint32_t rows, const Tried* before = nullptr) const {
+    const Tried* t = find(rows);
+    double p = 2.0;
+    if (before && t && before->exact && t->exact && before->rows < rows && before->err > t->err && t->err > 0.0f) {
+      p = std::clamp(std::log(double(before->err) / t->err) / std::log(double(rows - 1) / (before->rows - 1)), 0.5,
+                     2.0);
     }
-    if (hi == M + 1) {
+    const double ratio = t && t->err > budget_mm ? double(t->err) / budget_mm : 1.0;
+    return 1.0 + std::ceil(double(rows - 1) * std::pow(ratio, 1.0 / p));
+  }
+
+  // The error on the rows is what the encoding stores, whatever the rate (a rig's pose it cannot
+  // hold, a precision's rounding): above the budget there, no rate meets it.
+  std::optional<Error> floor_failure() const {
+    for (const Tried& t : tried) {
+      if (t.on_rows > budget_mm)
+        return failure("on its rows at " + rate_of(t.rows) + ": " + detail::fmt("%.3g", t.on_rows) + " mm" +
+                       (t.exact ? "" : " or more") + ", which no rate lowers");
+    }
+    return std::nullopt;
+  }
+
+  std::string rate_of(uint32_t rows) const { return detail::fmt("%g", double(rows - 1) / clip.duration_s) + " fps"; }
+
+  Error failure(const std::string& why) const {
+    const std::string label = clip.name.empty() ? clip_label(baker.asset, clip.animation) : clip.name;
+    return make_error(ErrorCode::Limit, baker.setup.name,
+                      "clip \"" + printable(label) + "\": no rate up to " + max_rate + " keeps the " + to_string(e) +
+                          " decode within " + detail::fmt("%g", budget_mm) + " mm (" + why + ")");
+  }
+
+  // (1) The key grid: the smallest passing multiple of the key rate (from the error model, then
+  // bisecting between multiples), its divisors where the key rate passes; 0 when no multiple passes.
+  Result<uint32_t> on_key_grid() {
+    const uint32_t M = key_grid_intervals(baker.asset.animations[size_t(clip.animation)]);
+    if (M == 0 || M + 1 > max_rows) return 0u;
+    const uint32_t m_max = (max_rows - 1) / M;
+    uint32_t m_lo = 0, m_hi = 0, m = 1;  // largest failing, smallest passing multiple
+    for (const Tried* before = nullptr;;) {
+      auto ok = eval(M * m + 1, true);
+      if (!ok) return ok.error();
+      if (*ok) {
+        m_hi = m;
+        break;
+      }
+      if (floor_failure()) return 0u;
+      m_lo = m;
+      if (m == m_max) return 0u;
+      const double n = predicted(M * m + 1, before);
+      before = find(M * m + 1);
+      m = uint32_t(std::clamp<double>(std::ceil((n - 1.0) / M), m + 1, m_max));
+    }
+    while (m_hi - m_lo > 1) {
+      const uint32_t mid = m_lo + (m_hi - m_lo) / 2;
+      auto ok = eval(M * mid + 1);
+      if (!ok) return ok.error();
+      (*ok ? m_hi : m_lo) = mid;
+    }
+    uint32_t hi = M * m_hi + 1;
+    if (m_hi == 1) {
       for (uint32_t d = 2; d <= M; ++d) {
         if (M % d != 0) continue;
         auto ok = eval(M / d + 1);
@@ -867,24 +933,26 @@ struct RowSearch {
     return hi;
   }
 
-  // (2) Upward from 30 fps: a passing row count, or an error when even max_rows fails.
-  Result<uint32_t> upward(float* best_error_mm) {
+  // (2) Upward from 30 fps (or from the largest count the key grid failed at): a passing row
+  // count, or an error when even max_rows fails.
+  Result<uint32_t> upward() {
     uint32_t guess = uint32_t(std::clamp<uint64_t>(detail::rows_at_fps(clip.duration_s, 30.0), 2u, max_rows));
-    for (;;) {
-      auto ok = eval(guess);
+    for (const Tried& t : tried)
+      if (!t.pass) guess = std::max(guess, t.rows);
+    for (const Tried* before = nullptr;;) {
+      auto ok = eval(guess, true);
       if (!ok) return ok.error();
       if (*ok) return guess;
+      if (auto f = floor_failure()) return *f;
+      const Tried* t = find(guess);
       if (guess >= max_rows) {
-        if (best_error_mm) *best_error_mm = err_of(guess);
-        const std::string label = clip.name.empty() ? clip_label(baker.asset, clip.animation) : clip.name;
-        return make_error(ErrorCode::Limit, baker.setup.name,
-                          "clip \"" + printable(label) + "\": no rate up to " + max_rate + " keeps the " +
-                              to_string(e) + " decode within " + detail::fmt("%g", budget_mm) + " mm (at " + max_rate +
-                              ": " + detail::fmt("%.3g", err_of(guess)) + " mm or more)");
+        return failure("at " + max_rate + ": " + detail::fmt("%.3g", t->err) + " mm" + (t->exact ? "" : " or more"));
       }
-      const double predicted = 1.0 + std::ceil(double(guess - 1) * std::sqrt(double(err_of(guess)) / budget_mm));
-      // An early-stopped measurement only bounds the error from below: never grow by less than 2x.
-      guess = uint32_t(std::min<double>(max_rows, std::max<double>(predicted, double(guess - 1) * 2.0 + 1.0)));
+      // The model's count, grown by at least 2x when the error is a lower bound, by a row otherwise.
+      const double at_least = t->exact ? double(guess) + 1.0 : double(guess - 1) * 2.0 + 1.0;
+      const uint32_t next = uint32_t(std::min<double>(max_rows, std::max(predicted(guess, before), at_least)));
+      before = t;
+      guess = next;
     }
   }
 
@@ -908,8 +976,8 @@ struct RowSearch {
         if (*ok) hi = 1;
         continue;
       }
-      const double predicted = 1.0 + std::ceil(double(hi - 1) * std::sqrt(double(err_of(hi)) / budget_mm));
-      const uint32_t next = iter < 2 ? uint32_t(std::clamp<double>(predicted, lo + 1, hi - 1)) : lo + (hi - lo) / 2;
+      const double guess = 1.0 + std::ceil(double(hi - 1) * std::sqrt(double(err_of(hi)) / budget_mm));
+      const uint32_t next = iter < 2 ? uint32_t(std::clamp<double>(guess, lo + 1, hi - 1)) : lo + (hi - lo) / 2;
       auto ok = eval(next);
       if (!ok) return ok.error();
       if (*ok) hi = next;
@@ -929,7 +997,10 @@ Result<uint32_t> Baker::search_rows(Encoding e, const ClipPlan& clip, float budg
       " fps" + (max_rows < rate_rows ? " (the texture size limit's " + std::to_string(max_rows) + " rows)" : "");
   RowSearch search{*this, e, clip, budget_mm, max_rows, max_rate, {}};
   auto hi = search.on_key_grid();
-  if (hi && *hi == 0) hi = search.upward(best_error_mm);
+  if (hi && *hi == 0) {
+    if (auto f = search.floor_failure()) return *f;
+    hi = search.upward();
+  }
   if (hi) hi = search.down_to_edge(*hi);
   if (!hi) return hi.error();
   if (best_error_mm) *best_error_mm = search.err_of(*hi);
