@@ -16,6 +16,7 @@
 
 #include "test_support.h"
 #include "playback_test_util.h"
+#include "playback_vectors.h"
 #include "vatkit/instance_table.h"
 #include "vatkit/playback.h"
 #include "playback_json.h"
@@ -24,6 +25,7 @@ namespace vatkit {
 namespace {
 
 using test::band;
+using test::expect_band;
 
 // ---- the brute-force reference -----------------------------------------------------------------
 // Written from the documented semantics, not from resolve: a playhead on the clip's timeline
@@ -207,16 +209,6 @@ Instance five(LoopMode loop, int reps = 0, EndMode end = EndMode::Clamp, float s
   if (reps != 0) in.policy.repetitions = reps;
   in.policy.end_mode = end;
   return in;
-}
-
-void expect_band(const BandSample& f, uint32_t row, uint32_t next, float mix, float phase, bool wraps, bool finished,
-                 const std::string& where) {
-  EXPECT_EQ(f.row, row) << where;
-  EXPECT_EQ(f.row_next, next) << where;
-  EXPECT_EQ(f.mix, mix) << where;
-  EXPECT_EQ(f.phase, phase) << where;
-  EXPECT_EQ(f.wraps, wraps) << where;
-  EXPECT_EQ(f.finished, finished) << where;
 }
 
 TEST(PlaybackEdges, TimeBeforeStartHoldsTheFirstRow) {
@@ -789,26 +781,14 @@ TEST(PlaybackJson, FloatsReadBackExactly) {
 
 // The conformance vectors: every line's query, answered by the library, equals its "expect".
 TEST(PlaybackConformance, LibraryMatchesTheVectorFile) {
-  const std::string path = std::string(VATKIT_SOURCE_DIR) + "/tests/conformance/playback_v2.jsonl";
-  std::ifstream file(path);
-  ASSERT_TRUE(file.good()) << path;
-  std::string line;
-  size_t n = 0, with_writes = 0, fades = 0, blends = 0, finished = 0, wraps = 0;
-  while (std::getline(file, line)) {
-    ++n;
-    Result<FrameQuery> q = parse_frame_query(line);
-    ASSERT_TRUE(q.ok()) << "line " << n << ": " << q.error().message;
-    ASSERT_TRUE(q->expect.has_value()) << "line " << n;
-    Result<FrameAnswer> a = run_frame_query(*q);
-    ASSERT_TRUE(a.ok()) << "line " << n << ": " << a.error().message;
-    Result<void> same = check_frame_json(*q->expect, *a);
-    EXPECT_TRUE(same.ok()) << "line " << n << ": " << (same.ok() ? "" : same.error().message);
-    with_writes += !q->writes.empty();
-    fades += a->frame.kind == MixKind::Fade;
-    blends += a->frame.kind == MixKind::Blend;
-    finished += a->frame.a.finished;
-    wraps += a->frame.a.wraps;
-  }
+  size_t with_writes = 0, fades = 0, blends = 0, finished = 0, wraps = 0;
+  const size_t n = test::check_vector_file("playback_v2.jsonl", [&](const FrameQuery& q, const FrameAnswer& a) {
+    with_writes += !q.writes.empty();
+    fades += a.frame.kind == MixKind::Fade;
+    blends += a.frame.kind == MixKind::Blend;
+    finished += a.frame.a.finished;
+    wraps += a.frame.a.wraps;
+  });
   // The file covers what it claims to (see make_playback_v2.py).
   EXPECT_GE(n, 300u);
   EXPECT_GE(with_writes, 30u);

@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <string>
 
 #include "playback_json.h"
 #include "playback_test_util.h"
+#include "playback_vectors.h"
 #include "vatkit/instance_table.h"
 #include "vatkit/playback.h"
 
@@ -17,6 +17,7 @@ namespace vatkit {
 namespace {
 
 using test::band;
+using test::expect_band;
 using test::play;
 
 // Band A: 5 rows from row 10 at 4 fps, 1 s long, so the cycle rate equals the speed.
@@ -30,16 +31,6 @@ Instance a_at(float speed, LoopMode loop = LoopMode::Repeat, int reps = 0, EndMo
   if (reps != 0) in.policy.repetitions = reps;
   in.policy.end_mode = end;
   return in;
-}
-
-void expect_band(const BandSample& f, uint32_t row, uint32_t next, float mix, float phase, bool wraps, bool finished,
-                 const std::string& where) {
-  EXPECT_EQ(f.row, row) << where;
-  EXPECT_EQ(f.row_next, next) << where;
-  EXPECT_EQ(f.mix, mix) << where;
-  EXPECT_EQ(f.phase, phase) << where;
-  EXPECT_EQ(f.wraps, wraps) << where;
-  EXPECT_EQ(f.finished, finished) << where;
 }
 
 // The same pose: every field but `wraps` (a turned band is a new play that has not wrapped yet).
@@ -297,29 +288,17 @@ TEST(PlaybackControls, RebaseKeepsAPausedPose) {
 // ---- the version 3 vectors -------------------------------------------------------------------------
 
 TEST(PlaybackConformance, LibraryMatchesTheControlsVectors) {
-  const std::string path = std::string(VATKIT_SOURCE_DIR) + "/tests/conformance/playback_v3.jsonl";
-  std::ifstream file(path);
-  ASSERT_TRUE(file.good()) << path;
-  std::string line;
-  size_t n = 0, pauses = 0, turns = 0, backwards = 0, finished = 0, wraps = 0, fades = 0;
-  while (std::getline(file, line)) {
-    ++n;
-    Result<FrameQuery> q = parse_frame_query(line);
-    ASSERT_TRUE(q.ok()) << "line " << n << ": " << q.error().message;
-    ASSERT_TRUE(q->expect.has_value()) << "line " << n;
-    Result<FrameAnswer> a = run_frame_query(*q);
-    ASSERT_TRUE(a.ok()) << "line " << n << ": " << a.error().message;
-    Result<void> same = check_frame_json(*q->expect, *a);
-    EXPECT_TRUE(same.ok()) << "line " << n << ": " << (same.ok() ? "" : same.error().message) << "\n" << line;
-    for (const FrameWrite& w : q->writes) {
+  size_t pauses = 0, turns = 0, backwards = 0, finished = 0, wraps = 0, fades = 0;
+  const size_t n = test::check_vector_file("playback_v3.jsonl", [&](const FrameQuery& q, const FrameAnswer& a) {
+    for (const FrameWrite& w : q.writes) {
       pauses += w.control == FrameControl::Pause;
       turns += w.control == FrameControl::TurnBack;
     }
-    backwards += q->instance.policy.speed.value_or(1.0f) < 0.0f;
-    finished += a->frame.a.finished;
-    wraps += a->frame.a.wraps;
-    fades += a->frame.kind == MixKind::Fade;
-  }
+    backwards += q.instance.policy.speed.value_or(1.0f) < 0.0f;
+    finished += a.frame.a.finished;
+    wraps += a.frame.a.wraps;
+    fades += a.frame.kind == MixKind::Fade;
+  });
   // The file covers what it claims to (see make_playback_v3.py).
   EXPECT_GE(n, 700u);
   EXPECT_GE(pauses, 100u);

@@ -142,7 +142,7 @@ typedef struct vatkit_clip_info {
   int32_t loop_mode;   /* default VATKIT_LOOP_* */
   int32_t repetitions; /* default repetitions, VATKIT_INFINITE_REPETITIONS = endless */
   int32_t end_mode;    /* default VATKIT_END_* */
-  float speed;         /* default speed, >= 0 */
+  float speed;         /* default speed (negative: backwards) */
   float max_delta;     /* largest distance of any vertex from its rest position (file units) */
   float bounds_min[3]; /* object-space bounds of the clip's posed vertices */
   float bounds_max[3];
@@ -228,7 +228,7 @@ typedef struct vatkit_instance {
   int32_t loop_mode;       /* VATKIT_FIELD_LOOP_MODE: VATKIT_LOOP_* */
   int32_t repetitions;     /* VATKIT_FIELD_REPETITIONS: -1 or 1 .. 2^24 */
   int32_t end_mode;        /* VATKIT_FIELD_END_MODE: VATKIT_END_* */
-  float speed;             /* VATKIT_FIELD_SPEED: >= 0 */
+  float speed;             /* VATKIT_FIELD_SPEED: finite; negative plays backwards */
   uint32_t blend_clip;     /* VATKIT_FIELD_BLEND: a steady two-clip blend: clip B ... */
   float blend_weight;      /*   ... at this weight, [0, 1] ... */
   int32_t blend_sync;      /*   ... in step with the clip (VATKIT_SYNC_PHASE) or on its clock (TIME) */
