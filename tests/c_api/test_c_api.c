@@ -333,8 +333,8 @@ static void test_cross_fade(const vatkit_vat* vat) {
         "\"%s\"", vatkit_last_error());
   instance.clip = 1;
   instance.fields = VATKIT_FIELD_SPEED;
-  instance.speed = -1.0f;
-  CHECK(vatkit_table_set_instance(table, 2, &instance, 2.0f) == VATKIT_ERROR_ARGUMENT, "speed -1 taken");
+  instance.speed = NAN; /* (a negative speed plays backwards) */
+  CHECK(vatkit_table_set_instance(table, 2, &instance, 2.0f) == VATKIT_ERROR_ARGUMENT, "speed NaN taken");
   CHECK(names_file(vatkit_last_error(), "delta.vat.glb") && strstr(vatkit_last_error(), ": instance 2: ") != NULL &&
             strstr(vatkit_last_error(), "speed") != NULL,
         "\"%s\"", vatkit_last_error());
