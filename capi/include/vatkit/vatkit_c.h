@@ -277,6 +277,14 @@ VATKIT_C_API vatkit_status vatkit_table_resize(vatkit_instance_table* table, uin
  * Marks the row dirty. On error the table is unchanged. O(log events). */
 VATKIT_C_API vatkit_status vatkit_table_set_instance(vatkit_instance_table* table, uint32_t index,
                                                      const vatkit_instance* instance, float now);
+/* The playback controls at clock time `now` (vatkit::pause, resume, turn_back; docs/playback.md):
+ * pause holds the pose instance `index` shows at `now` (bit for bit, a fade's weight included;
+ * its end and fade-end events are held too), resume plays on from the held pose at its speed,
+ * turn_back sends each moving band back the way it came from the pose it shows, retracing its
+ * play. Errors: a non-finite `now`, an instance never written. Mark the row dirty. O(log events). */
+VATKIT_C_API vatkit_status vatkit_table_pause(vatkit_instance_table* table, uint32_t index, float now);
+VATKIT_C_API vatkit_status vatkit_table_resume(vatkit_instance_table* table, uint32_t index, float now);
+VATKIT_C_API vatkit_status vatkit_table_turn_back(vatkit_instance_table* table, uint32_t index, float now);
 /* What instance `index` shows at clock time `time` (finite): the sample to decode. */
 VATKIT_C_API vatkit_status vatkit_table_resolve(const vatkit_instance_table* table, uint32_t index, float time,
                                                 vatkit_sample* out);
