@@ -316,3 +316,32 @@ test('clipBand picks a clip of the extension by name or #N and lists the clips o
   assert.throws(() => clipBand(extension, '#3'), { message: 'no clip #3: the file has 3 clips (Idle, Walk, #2)' });
   assert.throws(() => clipBand(extension, '#x'), { message: 'bad clip index "#x" (expected #N with N from 0 to 2)' });
 });
+
+// instance_table.h's controls on the table: a paused row has no pending events, is rebased at
+// its held pose, and resumes from it (the numbers of PlaybackPause.* and PlaybackControls.*).
+test('pause, resume and turnBack on the table: held pose, events, the clock rebase', () => {
+  const clip = { startFrame: 10, frames: 5, fps: 4 };
+  const table = new InstanceTable(1);
+  table.setInstance(0, { clip, startTime: 0, loopMode: 'once' }, 0);
+  table.setInstance(0, { clip: { startFrame: 100, frames: 21, fps: 24 }, startTime: 0.25, fadeDuration: 1 }, 0.25);
+  table.pause(0, 0.5);
+  assert.equal(table.nextEvent(), null);
+  const held = table.resolve(0, 0.5);
+  assert.equal(held.weight, 0.75);
+  assert.deepEqual(table.resolve(0, 3), held);
+  table.resume(0, 2.5);
+  assert.deepEqual(table.resolve(0, 2.5), held);
+  assert.equal(table.resolve(0, 2.75).weight, 0.5);
+  assert.deepEqual(table.popEvents(10), [{ time: 3.25, index: 0, kind: 'fadeEnd' }]);
+  table.setInstance(0, { clip, startTime: 0 }, 0);
+  table.pause(0, 9.75);
+  const frozen = table.resolve(0, 12);
+  assert.equal(table.rebaseClock(12.5).shift, 12);
+  assert.equal(table.playback(0).hold, -2.25);
+  assert.deepEqual(table.resolve(0, 0.5), frozen);
+  table.resume(0, 1);
+  table.turnBack(0, 1.25);
+  assert.equal(table.playback(0).primary.cycleRate, -1);
+  assert.throws(() => table.pause(0, NaN), { message: 'instance 0: `now` must be finite and within +-1e18 s' });
+  assert.throws(() => new InstanceTable(1).turnBack(0, 1), { message: 'instance 0: not written yet (set_instance first)' });
+});

@@ -99,6 +99,21 @@ Track turned(const Track& t, float clock) {
 
 }  // namespace
 
+namespace playback_detail {
+
+float hold_showing(const Playback& p, const PlaybackSample& want, double ideal) {
+  return best_float(ideal, [&](float h) {
+    Playback q = p;
+    q.hold = h;
+    const PlaybackSample got = resolve(q, h);
+    if (got == want) return 0.0;
+    return sample_miss(got.a, want.a) + sample_miss(got.b, want.b) +
+           std::fabs(double(got.weight) - double(want.weight));
+  });
+}
+
+}  // namespace playback_detail
+
 Playback paused(const Playback& p, float now) {
   if (p.hold && *p.hold <= now) return p;
   Playback r = p;

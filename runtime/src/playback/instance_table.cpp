@@ -408,6 +408,7 @@ RebaseReport rebase_clock(InstanceTable& table, float now) {
 
   for (uint32_t i = 0; i < table.size(); ++i) {
     Playback p = playback(table, i);
+    const Playback before = p;
     const bool single = p.kind == MixKind::Single;
     const float clock = instance_clock(p, now);  // a paused row is rebased at its held clock
     count(rebase_track(p.primary, clock, shift));
@@ -416,7 +417,6 @@ RebaseReport rebase_clock(InstanceTable& table, float now) {
     } else {
       count(rebase_track(p.second, clock, shift));
     }
-    if (p.hold) p.hold = shift_down(*p.hold, shift);
     // The weight ramp: over (or constant) -> a constant; a finished fade -> Single.
     const bool constant = p.ramp_rate == 0.0f || (clock - p.ramp_start) * p.ramp_rate >= 1.0f;
     if (constant) {
@@ -434,6 +434,8 @@ RebaseReport rebase_clock(InstanceTable& table, float now) {
       if (!shift_exact(p.ramp_start, shift, start)) start = static_cast<float>(double(p.ramp_start) - shift);
       p.ramp_start = start;
     }
+    // A paused row: the hold on the new clock that shows the held sample (hold - shift when exact).
+    if (p.hold) p.hold = playback_detail::hold_showing(p, resolve(before, *before.hold), double(*before.hold) - shift);
     table.rows_[i] = pack(p);
     if (!table.dirty_flag_[i]) {
       table.dirty_flag_[i] = 1;

@@ -915,6 +915,15 @@ function turned(t, clock) {
   return startedAt(r, bestFloat(ideal, (s) => sampleMiss(resolveTrack(startedAt(r, s), clock), want, false)));
 }
 
+// The float32 hold near `ideal` at which paused `p` shows `want` (rebaseClock on a paused row).
+function holdShowing(p, want, ideal) {
+  return bestFloat(ideal, (h) => {
+    const got = resolve({ ...p, hold: h }, h);
+    const miss = sampleMiss(got.a, want.a) + sampleMiss(got.b, want.b) + Math.abs(got.weight - want.weight);
+    return miss === 0 && got.kind === want.kind ? 0 : miss;
+  });
+}
+
 /**
  * `playback` with its clock stopped at `now` (seconds): from then on it shows what it showed at
  * `now`, bit for bit. Already paused: unchanged. The C++ paused().
@@ -1025,12 +1034,12 @@ function rebaseTrack(t, now, shift) {
 
 // Playback `p` rewritten for the rebased clock; `count(moved)` tallies each track.
 function rebasePlayback(p, now, shift, count) {
+  const before = { ...p, primary: copyTrack(p.primary), second: copyTrack(p.second) };
   const single = p.kind === MixKind.Single;
   const clock = instanceClock(p, now); // a paused row is rebased at its held clock
   count(rebaseTrack(p.primary, clock, shift));
   if (single) p.second = copyTrack(p.primary);
   else count(rebaseTrack(p.second, clock, shift));
-  if (p.hold !== null) p.hold = shiftDown(p.hold, shift);
   const constant = p.rampRate === 0 || f32(f32(clock - p.rampStart) * p.rampRate) >= 1;
   if (constant) {
     const w = secondWeight(p, clock);
@@ -1046,6 +1055,8 @@ function rebasePlayback(p, now, shift, count) {
   } else {
     p.rampStart = shiftExact(p.rampStart, shift) ?? f32(p.rampStart - shift);
   }
+  // A paused row: the hold on the new clock that shows the held sample (hold - shift when exact).
+  if (p.hold !== null) p.hold = holdShowing(p, resolve(before, before.hold), before.hold - shift);
   return p;
 }
 
