@@ -714,7 +714,7 @@ function packInto(out, o, p) {
 /**
  * A Playback as the 24 floats (six RGBA32F texels) the GPU reads, instance_table.h's layout:
  * texels 0-1 the primary band and timing, 2-3 the second's, 4 the weight ramp (weightFrom,
- * weightTo, rampStart, rampRate), 5 (kind, curve, 0, 0).
+ * weightTo, rampStart, rampRate), 5 (kind, curve, hold, paused: 1 while paused, else 0 with hold 0).
  * @param {Playback} playback
  * @returns {Float32Array} 24 floats
  */
