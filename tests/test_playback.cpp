@@ -824,6 +824,10 @@ TEST(PlaybackCli, FrameCommand) {
   r = test::run_command(test::shell_quote(cli) + " frame --check < " + test::shell_quote(vectors));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(" frames match"), std::string::npos) << r.out;
+  const std::string controls = std::string(VATKIT_SOURCE_DIR) + "/tests/conformance/playback_v3.jsonl";
+  r = test::run_command(test::shell_quote(cli) + " frame --check < " + test::shell_quote(controls));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "815 frames match\n");
 }
 
 // 100,000 nested arrays in "instance", "expect" or "set": one error line naming the line, exit 1,
