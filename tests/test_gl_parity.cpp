@@ -18,11 +18,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <random>
 
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "gl_test_support.h"
+#include "playback_json.h"
 #include "test_gl_crowd_util.h"
 #include "vatkit/decode.h"
 #include "vatkit/gl/capture.h"
@@ -291,6 +293,8 @@ TEST_F(GlParity, DecodeChunkReadsTheTexelAddressAttribute) {
 // ---- the crowd's vertex stage -----------------------------------------------------------------
 
 // Twelve instances covering the playback cases; `now` is the clock at which transitions are written.
+// Three play backwards (a Repeat, a Once with Rewind, a PingPong x 3), and the controls run after
+// the transitions: two turn back, one is paused for good, one is paused and resumed.
 void write_instances(const Vat& vat, InstanceTable& table) {
   const auto clips = uint32_t(vat.clips.size());
   std::vector<Instance> first(table.size());
@@ -299,7 +303,7 @@ void write_instances(const Vat& vat, InstanceTable& table) {
     Instance in;
     in.clip = clip_band(vat, c);
     in.start_time = -0.37f * float(i);
-    in.policy.speed = 0.55f + 0.13f * float(i);
+    in.policy.speed = (i == 3 || i == 4 || i == 8 ? -1.0f : 1.0f) * (0.55f + 0.13f * float(i));
     switch (i % 3) {
       case 0: in.policy.loop_mode = LoopMode::Repeat; break;
       case 1:
@@ -339,6 +343,11 @@ void write_instances(const Vat& vat, InstanceTable& table) {
       ASSERT_TRUE(ok.ok()) << "blend ramp of instance " << i << ": " << ok.error().message;
     }
   }
+  ASSERT_TRUE(turn_back(table, 0, 1.0f).ok());   // a Repeat
+  ASSERT_TRUE(turn_back(table, 5, 1.02f).ok());  // a cross-fade: both bands turn
+  ASSERT_TRUE(pause(table, 6, 1.0f).ok());       // a blend whose weight ramps: held mid-ramp
+  ASSERT_TRUE(pause(table, 10, 0.9f).ok());      // a blend, paused and resumed
+  ASSERT_TRUE(resume(table, 10, 1.3f).ok());
 }
 
 glm::mat4 instance_world(uint32_t i, float size) {
@@ -413,6 +422,92 @@ TEST_F(GlParity, CrowdVertexStageMatchesTheCpuMirror) {
     compared += worst.compared;
   }
   std::printf("[parity crowd] %zu vertex decodes, worst position error %.3g of the model's size\n", compared, overall);
+}
+
+// ---- playback: the GLSL resolve against the CPU's, bit for bit -------------------------------
+
+// vat_resolve on one packed row (u_row) at 16 times (u_times[gl_VertexID]): rows and mixes.
+constexpr const char* kResolveUser = R"(
+uniform vec4 u_row[6];
+uniform float u_times[16];
+out vec4 v_a;  // a.row, a.row_next, a.mix, 0
+out vec4 v_b;  // b.row, b.row_next, b.mix, weight_b
+void main() {
+  vec4 row[6];
+  for (int j = 0; j < 6; ++j) row[j] = u_row[j];
+  VatPose pose = vat_resolve(row, u_times[gl_VertexID]);
+  v_a = vec4(float(pose.a.row), float(pose.a.row_next), pose.a.mix, 0.0);
+  v_b = vec4(float(pose.b.row), float(pose.b.row_next), pose.b.mix, pose.weight_b);
+  gl_Position = vec4(0.0);
+}
+)";
+
+// The Playback a conformance query ends with: the instance compiled and written, then its writes
+// (set_instance or a control) replayed, as `vatkit frame` does.
+Playback query_playback(const FrameQuery& q) {
+  InstanceTable table(1);
+  write_playback(table, 0, compile(q.instance).value());
+  for (const FrameWrite& w : q.writes) {
+    Result<void> r = w.control == FrameControl::Pause      ? pause(table, 0, w.now)
+                     : w.control == FrameControl::Resume   ? resume(table, 0, w.now)
+                     : w.control == FrameControl::TurnBack ? turn_back(table, 0, w.now)
+                                                           : set_instance(table, 0, w.instance, w.now);
+    EXPECT_TRUE(r.ok());
+  }
+  return playback(table, 0);
+}
+
+// Every query of the version 3 vectors (negative speed, pause, resume, turning back) at its time
+// and 15 more around it: the shader's rows and mixes are the CPU's bits; the weight is within 2
+// ulps (docs/playback.md, "Porting": a fused multiply-add in smoothstep may round differently).
+TEST_F(GlParity, ResolveMatchesTheCpuOnTheControlsVectors) {
+  gl::CaptureDesc desc;
+  desc.name = "resolve";
+  desc.vertex_source = std::string(gl::decode_glsl()) + kResolveUser;
+  desc.defines = {"VAT_DELTA", "VAT_F32", "VAT_NO_INSTANCE_TABLE"};
+  desc.outputs = {"v_a", "v_b"};
+  Result<gl::VertexCapture> capture = gl::VertexCapture::create(desc);
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  const GLuint program = capture->program().id();
+  std::ifstream file(std::string(VATKIT_SOURCE_DIR) + "/tests/conformance/playback_v3.jsonl");
+  std::string line;
+  size_t lines = 0, compared = 0, paused_rows = 0, backwards_rows = 0;
+  while (std::getline(file, line)) {
+    ++lines;
+    Result<FrameQuery> q = parse_frame_query(line);
+    ASSERT_TRUE(q.ok()) << q.error().message;
+    const Playback p = query_playback(*q);
+    const PackedInstance row = pack(p);
+    paused_rows += p.hold.has_value();
+    backwards_rows += p.primary.cycle_rate < 0.0f || p.second.cycle_rate < 0.0f;
+    float times[16];
+    for (int k = 0; k < 16; ++k) times[k] = k == 0 ? q->time : q->time - 1.0f + 0.173f * float(k);
+    glProgramUniform4fv(program, glGetUniformLocation(program, "u_row"), 6, &row.texels[0].x);
+    glProgramUniform1fv(program, glGetUniformLocation(program, "u_times"), 16, times);
+    Result<std::vector<float>> got = capture->run_floats(16, 1);
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    for (int k = 0; k < 16; ++k) {
+      const PlaybackSample cpu = resolve(p, times[k]);
+      const float* r = got->data() + k * 8;
+      const std::string where = "line " + std::to_string(lines) + " time " + std::to_string(times[k]);
+      EXPECT_EQ(uint32_t(r[0]), cpu.a.row) << where;
+      EXPECT_EQ(uint32_t(r[1]), cpu.a.row_next) << where;
+      EXPECT_EQ(r[2], cpu.a.mix) << where;
+      EXPECT_NEAR(r[7], cpu.weight, 2.5e-7f) << where;
+      if (cpu.weight > 0.0f) {  // the shader reads band b only then
+        EXPECT_EQ(uint32_t(r[4]), cpu.b.row) << where;
+        EXPECT_EQ(uint32_t(r[5]), cpu.b.row_next) << where;
+        EXPECT_EQ(r[6], cpu.b.mix) << where;
+      }
+      ++compared;
+    }
+    if (HasFailure()) return;
+  }
+  std::printf("[parity resolve] %zu controls queries (%zu paused, %zu with a band backwards) x 16 times: %zu samples\n",
+              lines, paused_rows, backwards_rows, compared);
+  EXPECT_GE(lines, 700u);
+  EXPECT_GE(paused_rows, 50u);
+  EXPECT_GE(backwards_rows, 300u);
 }
 
 }  // namespace

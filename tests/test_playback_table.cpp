@@ -350,11 +350,12 @@ TEST(InstanceTableRebase, Float32ClockResolution) {
 
 // The true (real-number) phase of a track, with its float32 start and rate taken as exact.
 double true_phase(const Track& t, double time, long* cycle = nullptr) {
-  const double u = std::max(time - double(t.start_time), 0.0) * double(t.cycle_rate);
+  const double u = std::max(time - double(t.start_time), 0.0) * std::fabs(double(t.cycle_rate));
   const double k = std::floor(u);
   if (cycle) *cycle = long(k);
   const double p = u - k;
-  return (t.loop_mode == LoopMode::PingPong && std::fmod(k, 2.0) == 1.0) ? 1.0 - p : p;
+  const bool backwards = (t.loop_mode == LoopMode::PingPong && std::fmod(k, 2.0) == 1.0) != (t.cycle_rate < 0.0f);
+  return backwards ? 1.0 - p : p;  // a negative rate mirrors the phase
 }
 
 TEST(InstanceTableRebase, RecentInstancesResolveBitForBit) {
@@ -410,8 +411,8 @@ TEST(InstanceTableRebase, OldLoopsAreFoldedAndRegainResolution) {
   const float now = 86400.5f;  // a day
   InstanceTable table(600);
   for (uint32_t i = 0; i < table.size(); ++i) {
-    Instance in = play(band(0, 2 + rng() % 60, 30.0f), float(rng() % 100000) * 0.001f);  // day 0
-    in.policy.speed = 0.5f + float(rng() % 100) * 0.02f;
+    Instance in = play(band(0, 2 + rng() % 60, 30.0f), float(rng() % 100000) * 0.001f);   // day 0
+    in.policy.speed = (i % 4 == 1 ? -1.0f : 1.0f) * (0.5f + float(rng() % 100) * 0.02f);  // a quarter backwards
     in.policy.loop_mode = i % 3 == 0 ? LoopMode::PingPong : LoopMode::Repeat;
     in.policy.repetitions = i % 5 == 0 ? 10000000 : -1;  // finite but far from its end, or endless
     if (i % 7 == 0) in.blend = Blend{band(100, 2 + rng() % 40, 24.0f), 0.5f, BlendSync(i % 2)};

@@ -434,6 +434,32 @@ vatkit_status vatkit_table_set_instance(vatkit_instance_table* table, uint32_t i
   });
 }
 
+namespace {
+
+vatkit_status table_control(vatkit_instance_table* table, uint32_t index, float now, const char* function,
+                            vatkit::Result<void> (*control)(vatkit::InstanceTable&, uint32_t, float)) {
+  return guarded(function, [&] {
+    vatkit_instance_table& t = table_of(table, function);
+    check_instance_index(t, index, function);
+    if (vatkit::Result<void> ok = control(t.table, index, now); !ok)
+      fail(ok.error().code, t.vat->source, ok.error().message);
+  });
+}
+
+}  // namespace
+
+vatkit_status vatkit_table_pause(vatkit_instance_table* table, uint32_t index, float now) {
+  return table_control(table, index, now, "vatkit_table_pause", vatkit::pause);
+}
+
+vatkit_status vatkit_table_resume(vatkit_instance_table* table, uint32_t index, float now) {
+  return table_control(table, index, now, "vatkit_table_resume", vatkit::resume);
+}
+
+vatkit_status vatkit_table_turn_back(vatkit_instance_table* table, uint32_t index, float now) {
+  return table_control(table, index, now, "vatkit_table_turn_back", vatkit::turn_back);
+}
+
 vatkit_status vatkit_table_resolve(const vatkit_instance_table* table, uint32_t index, float time, vatkit_sample* out) {
   constexpr const char* function = "vatkit_table_resolve";
   return guarded(function, [&] {

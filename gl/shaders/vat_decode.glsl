@@ -352,18 +352,19 @@ vec4 vat_decode_tangent(VatPose pose, int vertex, VatRest rest) {
 // The packed row (instance_table.h), six RGBA32F texels:
 //   0 A (first_row, rows, loop_mode, end_phase)    1 A (start_time, cycle_rate, end_time, repetitions)
 //   2 B (first_row, rows, loop_mode, end_phase)    3 B (start_time, cycle_rate, end_time, repetitions)
-//   4 (weight_from, weight_to, ramp_start, ramp_rate)   5 (kind, curve, 0, 0)
+//   4 (weight_from, weight_to, ramp_start, ramp_rate)   5 (kind, curve, hold, paused)
 
-// playback.cpp's resolve_track: the band's rows and mix at `time`.
+// playback.cpp's resolve_track: the band's rows and mix at the instance's clock.
 VatBand vat_resolve_track(vec4 band, vec4 timing, float time) {
   float e = time - timing.x;
   e = max(e, 0.0);
-  float u = min(e * timing.y, 16777216.0);  // elapsed cycles, clamped at 2^24
+  float u = min(e * abs(timing.y), 16777216.0);  // elapsed cycles, clamped at 2^24
   bool finished = time >= timing.z;
   float k = floor(u);
   float p = u - k;
   float odd = k - 2.0 * floor(k * 0.5);
-  bool backwards = band.z == 2.0 && odd == 1.0;  // PingPong, odd cycle
+  // A PingPong's odd cycle runs backwards; a negative cycle rate mirrors every phase.
+  bool backwards = (band.z == 2.0 && odd == 1.0) != (timing.y < 0.0);
   float phase = backwards ? 1.0 - p : p;
   if (finished) phase = band.w;
   float last = band.y - 1.0;
@@ -387,12 +388,14 @@ float vat_second_weight(vec4 ramp, float curve, float time) {
 // resolve() and mirror.h's pose_blend: band b is read only while its weight is > 0 (a Single row
 // has weights 0; a finished fade has weight 0).
 VatPose vat_resolve(vec4 row[6], float time) {
+  // playback.cpp's instance_clock: a paused row's clock stops at its hold.
+  float clock = row[5].w == 1.0 ? min(time, row[5].z) : time;
   VatPose pose;
-  pose.a = vat_resolve_track(row[0], row[1], time);
-  pose.weight_b = vat_second_weight(row[4], row[5].y, time);
+  pose.a = vat_resolve_track(row[0], row[1], clock);
+  pose.weight_b = vat_second_weight(row[4], row[5].y, clock);
   // if/else, not ?: : WebGL's GLSL ES refuses the conditional operator on structures.
   if (pose.weight_b > 0.0) {
-    pose.b = vat_resolve_track(row[2], row[3], time);
+    pose.b = vat_resolve_track(row[2], row[3], clock);
   } else {
     pose.b = pose.a;
   }

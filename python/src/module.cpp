@@ -337,6 +337,14 @@ PYBIND11_MODULE(_core, m) {
              check_row(table, index);
              unwrap(set_instance(table, index, unwrap(parse_frame_query(line)).instance, now));
            })
+      .def("control",  // the playback controls (instance_table.h): "pause", "resume", "turn_back"
+           [](InstanceTable& table, uint32_t index, const std::string& name, float now) {
+             check_row(table, index);
+             if (name == "pause") return unwrap(pause(table, index, now));
+             if (name == "resume") return unwrap(resume(table, index, now));
+             if (name == "turn_back") return unwrap(turn_back(table, index, now));
+             argument_error("unknown control '" + name + "' (pause, resume, turn_back)");
+           })
       .def("resolve_json",
            [](const InstanceTable& table, uint32_t index, float time) {
              check_row(table, index);

@@ -257,6 +257,24 @@ def test_instance_table_rows_and_floats():
     expect_error("Argument", table.set, 0, {"clip": {"startFrame": 0, "frames": 2, "fps": -3}, "startTime": 0}, 0.0)
 
 
+def test_instance_table_controls_match_the_v3_vectors():
+    lines = (SOURCE / "tests" / "conformance" / "playback_v3.jsonl").read_text().splitlines()
+    queries = [json.loads(line) for line in lines if line.strip()]
+    queries = [q for q in queries if "from" not in q["instance"]]  # a hand-made fade is not a write
+    assert len(queries) > 600
+    for query in queries:
+        table = vatkit.InstanceTable(1)
+        controls = {"pause": table.pause, "resume": table.resume, "turnBack": table.turn_back}
+        table.set(0, query["instance"], 0.0)  # an unwritten row: a cut, the instance as compiled
+        for write in query.get("set", []):
+            controls[write["control"]](0, write["now"])
+        got = table.resolve(0, query["time"])
+        for key, value in query["expect"].items():
+            same = np.float32(got[key]) == np.float32(value) if isinstance(value, float) else got[key] == value
+            assert same, (query, key, got[key])
+    expect_error("Argument", table.pause, 1, 0.0)
+
+
 def test_installed_package(work):
     # `cmake --install --component python` into a scratch prefix: the package imports from there
     # alone (the build tree off the path) and bakes and decodes.

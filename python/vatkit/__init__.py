@@ -36,7 +36,9 @@ class InstanceTable:
     set(index, instance, now) writes a row from an instance dict (as resolve takes) at clock
     `now`: a cut, or the fade the instance describes; resolve(index, time) is the row's frame
     dict; floats is a read-only (rows, 24) float32 NumPy view of the table's upload buffer,
-    valid until the next resize.
+    valid until the next resize. pause(index, now), resume(index, now) and turn_back(index, now)
+    are the playback controls (docs/playback.md: hold the pose, play on from it, go back the way
+    it came); a negative speed in an instance plays its clip backwards.
     """
 
     def __init__(self, count=0, frame_rows=0):
@@ -50,6 +52,15 @@ class InstanceTable:
 
     def set(self, index, instance, now):
         self._table.set_query(index, _query(instance, now), now)
+
+    def pause(self, index, now):
+        self._table.control(index, "pause", now)
+
+    def resume(self, index, now):
+        self._table.control(index, "resume", now)
+
+    def turn_back(self, index, now):
+        self._table.control(index, "turn_back", now)
 
     def resolve(self, index, time):
         return _json.loads(self._table.resolve_json(index, time))

@@ -223,7 +223,7 @@ static void test_cross_fade(const vatkit_vat* vat) {
   const float* floats;
   vatkit_instance_table* table = NULL;
   vatkit_instance instance;
-  vatkit_sample sample;
+  vatkit_sample sample, held;
   vatkit_row_range range;
   vatkit_event event;
   vatkit_rebase_report report;
@@ -323,6 +323,26 @@ static void test_cross_fade(const vatkit_vat* vat) {
   REQUIRE_OK(vatkit_table_pop_events(table, 10.0f, &event, 1, &dirty_count));
   CHECK(dirty_count == 0, "%lu more events", (unsigned long)dirty_count);
 
+  /* The controls on instance 3 (a run from 0, repeating): paused at 0.25 it shows its 0.25 pose at
+   * 5.0, resumed at 5.0 it shows it again, turned back at 5.2 (its 0.45 pose) it shows its 0.25
+   * pose 0.2 s later. Each write marks the row dirty. */
+  REQUIRE_OK(vatkit_table_set_instance(table, 3, &instance, 0.0f));
+  REQUIRE_OK(vatkit_table_resolve(table, 3, 0.25f, &held));
+  REQUIRE_OK(vatkit_table_pause(table, 3, 0.25f));
+  REQUIRE_OK(vatkit_table_resolve(table, 3, 5.0f, &sample));
+  CHECK(memcmp(&sample, &held, sizeof sample) == 0, "paused: row %u mix %g", sample.a.row, sample.a.mix);
+  REQUIRE_OK(vatkit_table_resume(table, 3, 5.0f));
+  REQUIRE_OK(vatkit_table_resolve(table, 3, 5.0f, &sample));
+  CHECK(memcmp(&sample, &held, sizeof sample) == 0, "resumed: row %u mix %g", sample.a.row, sample.a.mix);
+  REQUIRE_OK(vatkit_table_turn_back(table, 3, 5.2f));
+  REQUIRE_OK(vatkit_table_resolve(table, 3, 5.4f, &sample));
+  CHECK(sample.a.row == held.a.row && fabsf(sample.a.mix - held.a.mix) < 1e-4f, "turned back: row %u mix %g",
+        sample.a.row, sample.a.mix);
+  CHECK(vatkit_table_pause(table, 3, NAN) == VATKIT_ERROR_ARGUMENT, "a NaN pause taken");
+  REQUIRE_OK(vatkit_table_take_dirty(table, 0, &range, 1, &dirty_count));
+  CHECK(dirty_count == 1 && range.first == 3 && range.count == 1, "%lu: [%u, +%u)", (unsigned long)dirty_count,
+        range.first, range.count);
+
   /* Refusals leave the table as it was. */
   floats = vatkit_table_floats(table, &floats_count) + 2 * 24;
   memcpy(row_before, floats, sizeof row_before);
@@ -333,8 +353,8 @@ static void test_cross_fade(const vatkit_vat* vat) {
         "\"%s\"", vatkit_last_error());
   instance.clip = 1;
   instance.fields = VATKIT_FIELD_SPEED;
-  instance.speed = -1.0f;
-  CHECK(vatkit_table_set_instance(table, 2, &instance, 2.0f) == VATKIT_ERROR_ARGUMENT, "speed -1 taken");
+  instance.speed = NAN; /* (a negative speed plays backwards) */
+  CHECK(vatkit_table_set_instance(table, 2, &instance, 2.0f) == VATKIT_ERROR_ARGUMENT, "speed NaN taken");
   CHECK(names_file(vatkit_last_error(), "delta.vat.glb") && strstr(vatkit_last_error(), ": instance 2: ") != NULL &&
             strstr(vatkit_last_error(), "speed") != NULL,
         "\"%s\"", vatkit_last_error());

@@ -26,11 +26,16 @@ import {
   unpack,
 } from '../../web/vatkit-three/src/playback.js';
 
-const vectorsPath = fileURLToPath(new URL('../conformance/playback_v2.jsonl', import.meta.url));
-const queries = readFileSync(vectorsPath, 'utf8')
-  .split('\n')
-  .filter((line) => line.trim() !== '')
-  .map((line, i) => ({ line: i + 1, ...JSON.parse(line) }));
+function readVectors(name) {
+  return readFileSync(fileURLToPath(new URL(`../conformance/${name}`, import.meta.url)), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line, i) => ({ line: i + 1, ...JSON.parse(line) }));
+}
+const queries = readVectors('playback_v2.jsonl');
+// Version 3: the controls (negative speed, pause, resume, turnBack), answered by an independent
+// Python model (tests/conformance/make_playback_v3.py).
+const controls = readVectors('playback_v3.jsonl');
 
 // run_frame_query: the instance compiled and resolved, or written to a one-row table and then
 // replayed through setInstance.
@@ -39,7 +44,10 @@ function answer(query) {
   if (!query.set) return { playback: first, sample: resolve(first, query.time), endsAt: endsAt(first) };
   const table = new InstanceTable(1);
   table.writePlayback(0, first);
-  for (const write of query.set) table.setInstance(0, write.instance, write.now);
+  for (const write of query.set) {
+    if (write.control) table[write.control](0, write.now);
+    else table.setInstance(0, write.instance, write.now);
+  }
   return { playback: table.playback(0), sample: table.resolve(0, query.time), endsAt: table.endsAt(0), table };
 }
 
@@ -78,8 +86,26 @@ test('every conformance vector matches bit for bit', (t) => {
   t.diagnostic(`${queries.length} of ${queries.length} conformance vectors match`);
 });
 
+test('every controls vector (version 3) matches bit for bit', (t) => {
+  const mismatches = [];
+  const seen = { pauses: 0, turns: 0, backwards: 0 };
+  for (const query of controls) {
+    const a = answer(query);
+    const diff = differences(query.expect, sampleFields(a.sample, a.endsAt));
+    if (diff.length) mismatches.push(`line ${query.line}: ${diff.join('; ')}`);
+    for (const w of query.set ?? []) {
+      seen.pauses += w.control === 'pause' ? 1 : 0;
+      seen.turns += w.control === 'turnBack' ? 1 : 0;
+    }
+    seen.backwards += (query.instance.speed ?? 1) < 0 ? 1 : 0;
+  }
+  assert.deepEqual(mismatches.slice(0, 10), [], `${mismatches.length} of ${controls.length} vectors differ`);
+  assert.ok(controls.length >= 700 && seen.pauses >= 100 && seen.turns >= 200 && seen.backwards >= 300, JSON.stringify(seen));
+  t.diagnostic(`${controls.length} of ${controls.length} controls vectors match`);
+});
+
 test('pack and unpack are exact inverses, and the packed row resolves the same', () => {
-  for (const query of queries) {
+  for (const query of [...queries, ...controls]) {
     const a = answer(query);
     const row = pack(a.playback);
     assert.equal(row.length, 24);
@@ -125,7 +151,6 @@ test('the smooth fade weight is float32 at every step', () => {
 test('compile refuses what the C++ refuses, in one line', () => {
   const clip = { startFrame: 0, frames: 5, fps: 4 };
   const cases = [
-    [{ clip, startTime: 0, speed: -1 }, 'instance.speed -1 is negative: a VAT plays forward (bake a reversed clip instead)'],
     [{ clip, startTime: 0, repetitions: 0 }, 'instance.repetitions 0 must be -1 (endless) or 1..2^24'],
     [{ clip: { ...clip, frames: 0 }, startTime: 0 }, 'clip: a band needs at least one row'],
     [{ clip: { ...clip, fps: 0 }, startTime: 0 }, 'clip: fps 0 must be finite and > 0 for a band of 5 rows'],
@@ -191,14 +216,13 @@ test('setInstance refuses what set_instance refuses, leaving the row unchanged',
     ],
     [a, 1e39, 'instance 0: `now` must be finite and within +-1e18 s'],
     [{ ...a, clip: { startFrame: 28, frames: 5, fps: 4 } }, 1, "instance 0: clip rows [28, 33) run past the VAT's 30 frame rows"],
-    [{ ...a, speed: -2 }, 1, 'instance 0: instance.speed -2 is negative: a VAT plays forward (bake a reversed clip instead)'],
   ];
   for (const [instance, now, message] of cases) {
     assert.throws(() => table.setInstance(0, instance, now), { name: 'VatError', code: 'Argument', message });
   }
   assert.deepEqual(Array.from(table.floats), before);
   assert.throws(() => table.setInstance(2, a, 0), RangeError);
-  assert.throws(() => makeInstanceTable([a, { ...a, speed: -1 }]), { message: /^instance 1: instance\.speed -1/ });
+  assert.throws(() => makeInstanceTable([a, { ...a, repetitions: 0 }]), { message: /^instance 1: instance\.repetitions 0/ });
 });
 
 test('the tiers: the instance, then the clip, then the library; a count belongs to its mode', () => {
@@ -291,4 +315,33 @@ test('clipBand picks a clip of the extension by name or #N and lists the clips o
   });
   assert.throws(() => clipBand(extension, '#3'), { message: 'no clip #3: the file has 3 clips (Idle, Walk, #2)' });
   assert.throws(() => clipBand(extension, '#x'), { message: 'bad clip index "#x" (expected #N with N from 0 to 2)' });
+});
+
+// instance_table.h's controls on the table: a paused row has no pending events, is rebased at
+// its held pose, and resumes from it (the numbers of PlaybackPause.* and PlaybackControls.*).
+test('pause, resume and turnBack on the table: held pose, events, the clock rebase', () => {
+  const clip = { startFrame: 10, frames: 5, fps: 4 };
+  const table = new InstanceTable(1);
+  table.setInstance(0, { clip, startTime: 0, loopMode: 'once' }, 0);
+  table.setInstance(0, { clip: { startFrame: 100, frames: 21, fps: 24 }, startTime: 0.25, fadeDuration: 1 }, 0.25);
+  table.pause(0, 0.5);
+  assert.equal(table.nextEvent(), null);
+  const held = table.resolve(0, 0.5);
+  assert.equal(held.weight, 0.75);
+  assert.deepEqual(table.resolve(0, 3), held);
+  table.resume(0, 2.5);
+  assert.deepEqual(table.resolve(0, 2.5), held);
+  assert.equal(table.resolve(0, 2.75).weight, 0.5);
+  assert.deepEqual(table.popEvents(10), [{ time: 3.25, index: 0, kind: 'fadeEnd' }]);
+  table.setInstance(0, { clip, startTime: 0 }, 0);
+  table.pause(0, 9.75);
+  const frozen = table.resolve(0, 12);
+  assert.equal(table.rebaseClock(12.5).shift, 12);
+  assert.equal(table.playback(0).hold, -2.25);
+  assert.deepEqual(table.resolve(0, 0.5), frozen);
+  table.resume(0, 1);
+  table.turnBack(0, 1.25);
+  assert.equal(table.playback(0).primary.cycleRate, -1);
+  assert.throws(() => table.pause(0, NaN), { message: 'instance 0: `now` must be finite and within +-1e18 s' });
+  assert.throws(() => new InstanceTable(1).turnBack(0, 1), { message: 'instance 0: not written yet (set_instance first)' });
 });

@@ -152,8 +152,10 @@ Command add_frame_command(CLI::App& parent) {
       "repetitions, endMode, speed}, startTime, speed, loopMode (repeat|once|pingpong),\n"
       "repetitions (-1 endless), endMode (clamp|rewind); blend {clip, weight, sync (phase|time),\n"
       "weightFrom}; fadeDuration, fadeCurve (linear|smooth), fadeStart, fadeWeight, from {clip,\n"
-      "startTime, speed, loopMode, repetitions, endMode}. \"set\": [{\"now\": N, \"instance\": {...}}]\n"
-      "replays set_instance writes (transitions start from what is on screen at N).\n\n"
+      "startTime, speed, loopMode, repetitions, endMode}. A negative speed plays backwards.\n"
+      "\"set\": [{\"now\": N, \"instance\": {...}}] replays set_instance writes (transitions start\n"
+      "from what is on screen at N); {\"now\": N, \"control\": \"pause\"|\"resume\"|\"turnBack\"}\n"
+      "entries call the playback controls instead.\n\n"
       "Output, one line per query:\n"
       "  {\"row\", \"rowNext\", \"mix\", \"wraps\", \"finished\", \"phase\", the same with a B suffix\n"
       "   for the second band, \"weight\" (of band B), \"kind\" (single|fade|blend), \"endsAt\"}\n"
@@ -168,6 +170,8 @@ Command add_frame_command(CLI::App& parent) {
       "Examples:\n"
       "  echo '{\"instance\": {\"clip\": {\"startFrame\": 0, \"frames\": 5, \"fps\": 4}, "
       "\"startTime\": 0}, \"time\": 0.3}' | vatkit frame\n"
+      "  echo '{\"instance\": {\"clip\": {\"startFrame\": 0, \"frames\": 5, \"fps\": 4}, "
+      "\"startTime\": 0}, \"time\": 1.7, \"set\": [{\"now\": 1.45, \"control\": \"turnBack\"}]}' | vatkit frame\n"
       "  vatkit frame --check < tests/conformance/playback_v2.jsonl");
   return {app, [options]() {
             if (options->check && options->annotate) {

@@ -142,7 +142,7 @@ typedef struct vatkit_clip_info {
   int32_t loop_mode;   /* default VATKIT_LOOP_* */
   int32_t repetitions; /* default repetitions, VATKIT_INFINITE_REPETITIONS = endless */
   int32_t end_mode;    /* default VATKIT_END_* */
-  float speed;         /* default speed, >= 0 */
+  float speed;         /* default speed (negative: backwards) */
   float max_delta;     /* largest distance of any vertex from its rest position (file units) */
   float bounds_min[3]; /* object-space bounds of the clip's posed vertices */
   float bounds_max[3];
@@ -228,7 +228,7 @@ typedef struct vatkit_instance {
   int32_t loop_mode;       /* VATKIT_FIELD_LOOP_MODE: VATKIT_LOOP_* */
   int32_t repetitions;     /* VATKIT_FIELD_REPETITIONS: -1 or 1 .. 2^24 */
   int32_t end_mode;        /* VATKIT_FIELD_END_MODE: VATKIT_END_* */
-  float speed;             /* VATKIT_FIELD_SPEED: >= 0 */
+  float speed;             /* VATKIT_FIELD_SPEED: finite; negative plays backwards */
   uint32_t blend_clip;     /* VATKIT_FIELD_BLEND: a steady two-clip blend: clip B ... */
   float blend_weight;      /*   ... at this weight, [0, 1] ... */
   int32_t blend_sync;      /*   ... in step with the clip (VATKIT_SYNC_PHASE) or on its clock (TIME) */
@@ -277,6 +277,14 @@ VATKIT_C_API vatkit_status vatkit_table_resize(vatkit_instance_table* table, uin
  * Marks the row dirty. On error the table is unchanged. O(log events). */
 VATKIT_C_API vatkit_status vatkit_table_set_instance(vatkit_instance_table* table, uint32_t index,
                                                      const vatkit_instance* instance, float now);
+/* The playback controls at clock time `now` (vatkit::pause, resume, turn_back; docs/playback.md):
+ * pause holds the pose instance `index` shows at `now` (bit for bit, a fade's weight included;
+ * its end and fade-end events are held too), resume plays on from the held pose at its speed,
+ * turn_back sends each moving band back the way it came from the pose it shows, retracing its
+ * play. Errors: a non-finite `now`, an instance never written. Mark the row dirty. O(log events). */
+VATKIT_C_API vatkit_status vatkit_table_pause(vatkit_instance_table* table, uint32_t index, float now);
+VATKIT_C_API vatkit_status vatkit_table_resume(vatkit_instance_table* table, uint32_t index, float now);
+VATKIT_C_API vatkit_status vatkit_table_turn_back(vatkit_instance_table* table, uint32_t index, float now);
 /* What instance `index` shows at clock time `time` (finite): the sample to decode. */
 VATKIT_C_API vatkit_status vatkit_table_resolve(const vatkit_instance_table* table, uint32_t index, float time,
                                                 vatkit_sample* out);

@@ -14,12 +14,14 @@
 //   2     | B first_row    | B rows      | B loop_mode    | B end_phase      second band (B)
 //   3     | B start_time   | B cycle_rate| B end_time     | B repetitions    second timing
 //   4     | weight_from    | weight_to   | ramp_start     | ramp_rate        B's weight ramp
-//   5     | kind           | curve       | 0              | 0                (reserved: 0)
+//   5     | kind           | curve       | hold           | paused           pause (0, 0: playing)
 //
 // loop_mode: 0 Repeat, 1 Once, 2 PingPong. kind: 0 Single, 1 Fade, 2 Blend. curve: 0 linear,
 // 1 smoothstep. end_time kNever (FLT_MAX) = never. A Single row repeats texels 0-1 in 2-3 and has
-// weights 0. The GPU needs texels 0-4 and texel 5.y (resolve in playback.h, field for field);
-// repetitions and kind are there for the CPU (rebase, PlaybackSample::kind).
+// weights 0. paused is 1 while Playback::hold is set (hold in 5.z), else 0 (and 5.z is 0); a
+// negative cycle_rate plays the band backwards. The GPU needs texels 0-4 and texels 5.yzw
+// (resolve in playback.h, field for field); repetitions and kind are there for the CPU (rebase,
+// PlaybackSample::kind).
 //
 // Writes are events: set_instance marks one row dirty, nothing is written per frame, and
 // take_dirty hands the changed rows to the uploader as ranges. The table also keeps the next
@@ -145,15 +147,23 @@ class InstanceTable {
 //    over D (D fades from 1 to 0), or the blend ramps in from D (D is A: B from 0; D is B: from 1).
 //    The collapse pops by the weight it drops: at most min(w, 1 - w) times the distance between
 //    the two poses on screen (docs/playback.md has the measured numbers).
-// "Is" compares the resolved tracks: same band, start, rate and policy; a track rebase_clock
-// folded is the instance it came from (re-issued with its start time minus the shift), and the
-// table keeps the folded track. Errors: what compile()
-// refuses, a band past frame_rows, instance.from set (this fills it), a non-finite `now`, and a
-// fade into a blend from a band that is neither A nor B (that needs three bands: fade to A, and on
-// its FadeEnd event write the blend with weight_from 0). A first write, or fade_duration 0, cuts.
-// On error the table is unchanged. `index` must be < size(). Cost: O(log events) (the heap push);
-// allocates only when the dirty list or the heap grows.
+// A paused instance is resumed at `now` first (playback.h: resumed), so a fade starts from the
+// held pose and the new instance plays. "Is" compares the resolved tracks: same band, start, rate and policy; a track
+// rebase_clock folded is the instance it came from (re-issued with its start time minus the shift), and the table keeps
+// the folded track. Errors: what compile() refuses, a band past frame_rows, instance.from set (this fills it), a
+// non-finite `now`, and a fade into a blend from a band that is neither A nor B (that needs three bands: fade to A, and
+// on its FadeEnd event write the blend with weight_from 0). A first write, or fade_duration 0, cuts. On error the table
+// is unchanged. `index` must be < size(). Cost: O(log events) (the heap push); allocates only when the dirty list or
+// the heap grows.
 Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& instance, float now);
+
+// The playback controls (playback.h: paused, resumed, turned_back, which say what each does) as
+// table writes at clock time `now`: each rewrites row `index`, marks it dirty and replaces its
+// pending events (a paused row has none until it resumes: a pause holds its end and its fade).
+// Errors: a non-finite `now`, a row never written. `index` must be < size(). O(log events).
+Result<void> pause(InstanceTable& table, uint32_t index, float now);
+Result<void> resume(InstanceTable& table, uint32_t index, float now);
+Result<void> turn_back(InstanceTable& table, uint32_t index, float now);
 
 // Writes a Playback as is (a restore, or one built by hand). No validation beyond asserts.
 void write_playback(InstanceTable& table, uint32_t index, const Playback& playback);
@@ -193,7 +203,9 @@ size_t pop_events(InstanceTable& table, float until, std::vector<PlaybackEvent>&
 //    one for a Repeat's `wraps`; the repetitions left shrink by as many), which keeps every field
 //    and moves the phase by no more than the float32 rounding it already carried, and restores
 //    full resolution (docs/playback.md measures both);
-//  - a weight ramp that is over becomes a constant; a fade that is over becomes Single.
+//  - a weight ramp that is over becomes a constant; a fade that is over becomes Single;
+//  - a paused row is rebased at its held clock (min(now, hold)) and its hold shifts with the
+//    clock (exactly when float32 holds hold - shift: always when hold >= now / 2, Sterbenz).
 // Pending events shift with their rows. Every row is marked dirty. Call it when the clock passes
 // an hour or so; the GPU and the table must switch clocks on the same frame, and the caller
 // subtracts the shift from the start times it keeps (set_instance recognises a re-issued

@@ -10,9 +10,9 @@
 // (mirror.h) is resolve + decode.h.
 //
 // What it does NOT do: it does not advance a clock (the caller owns one shared clock, in
-// seconds), it never plays a band backwards at a negative speed (bake a reversed clip), and a
-// PlaybackSample holds at most two bands (a fade into a two-clip blend is refused; instance_table.h says
-// what to do instead).
+// seconds; a paused instance stops its own clock at Playback::hold, below), and a PlaybackSample
+// holds at most two bands (a fade into a two-clip blend is refused; instance_table.h says what to
+// do instead).
 //
 // Semantics (docs/playback.md works every case with numbers):
 //  - A band of `rows` rows at `fps` lasts D = (rows - 1) / fps seconds: both ends are rows (vat.h:
@@ -23,6 +23,17 @@
 //  - Elapsed cycles u = max(time - start_time, 0) * cycle_rate, cycle_rate = speed / D; cycle k =
 //    floor(u) is the k-th play of the band (the k-th traversal for PingPong: odd ones run
 //    backwards). Before start_time an instance holds phase 0. Speed 0 holds phase 0 for ever.
+//  - Negative speed plays the band backwards: the sample at speed -s is the sample at speed s with
+//    every phase mirrored, phase -> 1 - phase (end poses included). So a backwards band starts on
+//    its last row (before start_time it holds it), a backwards Repeat runs last -> first and wraps
+//    back to the last row, a backwards Once ends on the first row, a backwards PingPong's first
+//    traversal runs last -> first; Clamp holds where the last cycle ended (the first row; for
+//    PingPong with an even count, the last), Rewind holds where the play began (the last row).
+//    finished, end_time, wraps and repetitions are those of speed s, unchanged. The sign lives in
+//    Track::cycle_rate; the elapsed cycles use its magnitude.
+//  - Pause: Playback::hold stops the instance's clock. While set, every band and the weight ramp
+//    read clock = min(time, hold), so from `hold` on the instance shows exactly (bit for bit) the
+//    sample it showed at `hold`. resumed() and turned_back() (below) are the other two writes.
 //  - Repetitions: -1 plays for ever; n >= 1 plays n cycles, then the instance is finished and
 //    holds its end pose: Clamp holds where the last cycle ended (the last row; for PingPong with
 //    an even count, the first row), Rewind holds the first row. Once plays one cycle whatever the
@@ -72,8 +83,8 @@ inline constexpr int32_t kMaxRepetitions = 1 << 24;
 inline constexpr float kMaxCycles = 16777216.0f;  // 2^24
 
 // Policy fields, each optional: the instance tier (Instance::policy) and the clip tier
-// (ClipBand::defaults) of three-vat's defaults. Speed must be finite and >= 0; repetitions -1 or
-// 1..kMaxRepetitions.
+// (ClipBand::defaults) of three-vat's defaults. Speed must be finite (negative plays backwards);
+// repetitions -1 or 1..kMaxRepetitions.
 struct PolicyOverrides {
   std::optional<LoopMode> loop_mode;
   std::optional<int32_t> repetitions;
@@ -155,7 +166,8 @@ struct Track {
   LoopMode loop_mode = LoopMode::Repeat;
   float end_phase = 1.0f;  // phase held once finished: 0 or 1
   float start_time = 0.0f;
-  float cycle_rate = 0.0f;                     // cycles per second, speed * fps / (rows - 1) rounded once; 0 = holds
+  float cycle_rate = 0.0f;                     // cycles per second, speed * fps / (rows - 1) rounded once; 0 = holds,
+                                               // < 0 plays backwards (the phase mirrored)
   float end_time = kNever;                     // clock time `finished` becomes true; kNever for never
   int32_t repetitions = kInfiniteRepetitions;  // cycles before finishing (1 for Once), -1 endless
 
@@ -174,6 +186,9 @@ struct Playback {
   float ramp_rate = 0.0f;  // 1 / duration; 0 = the weight stays weight_from
   MixKind kind = MixKind::Single;
   FadeCurve curve = FadeCurve::Linear;
+  // Paused: the instance's clock stops at this time (both bands and the weight ramp read
+  // min(time, *hold)); nothing = playing.
+  std::optional<float> hold;
 
   friend bool operator==(const Playback&, const Playback&) = default;
 };
@@ -206,25 +221,56 @@ struct PlaybackSample {
 
 // Checks an instance and resolves its tiers. Errors (one line): a band with no rows, fps not
 // finite and > 0 for a band of more than one row, a band past row 2^24, a non-finite time, a
-// negative or non-finite speed ("a VAT plays forward: bake a reversed clip instead"), repetitions
+// non-finite speed, repetitions
 // 0 or < -1 or > 2^24, a weight outside [0, 1], a negative fade duration, `from` together with a
 // blend (a PlaybackSample holds two bands).
 Result<Playback> compile(const Instance& instance);
 
 // The one definition (see the header comment). `time` must be finite.
 PlaybackSample resolve(const Playback& playback, float time);
-BandSample resolve_track(const Track& track, float time);
-float second_weight(const Playback& playback, float time);  // w(t) above
+// One band and the weight at the instance's clock (min(time, hold) for a paused Playback).
+BandSample resolve_track(const Track& track, float clock);
+float second_weight(const Playback& playback, float clock);  // w(t) above
+// The instance's clock at `time`: min(time, *hold) while paused, else time.
+float instance_clock(const Playback& playback, float time);
+
+// The three playback controls, as pure functions of a Playback (instance_table.h's pause, resume
+// and turn_back write them into a table). `now` is a finite clock time.
+//  - paused(p, now): p with its clock stopped at now (hold = now); already paused: p unchanged.
+//    From now on resolve shows resolve(p, now), bit for bit.
+//  - resumed(p, now): a paused p playing again from the pose it holds: every start time (both
+//    bands' and the weight ramp's) moves later by now - hold and hold is cleared, so the instance
+//    continues at its speed from the held pose, and a fade or weight ramp continues from the
+//    held weight. Each new start is the float32 nearest that shift that reproduces the held sample
+//    at `now` bit for bit; float32 finds one whenever now - hold is a multiple of the clock's
+//    step at the start times, e.g. all within one power of two; otherwise the resumed pose differs
+//    from the held one by at most (ulp(now) + ulp(start)) x |cycle_rate| cycles. A band that had
+//    finished by hold stays as it is. Not paused (or now <= hold): the pause is simply cleared.
+//  - turned_back(p, now): every band that is moving at the instance's clock c = min(now, hold)
+//    (started, not finished, cycle_rate != 0) is replaced by the same band at the opposite speed,
+//    showing the same phase at c (to the float32 search above), that retraces its play: a finite
+//    play of u of its n cycles done plays back the u cycles to where it began and finishes there,
+//    holding that pose whatever its end mode (its repetitions become the cycles it retraces,
+//    rounded up, and up to an odd count for PingPong); an endless play runs backwards for ever.
+//    The turned band is a new play: its `wraps` starts over (false until it wraps). Exactly on a
+//    Repeat's seam (phase 0 of a later cycle) it shows the last row, the same pose for a looping
+//    clip. A finished, not yet started or holding band is left as it is (no motion to turn). The
+//    weight ramp, the pause and the mix kind are kept. Turning back twice resumes the original
+//    direction from where the instance is (a finite play then ends where it would have).
+Playback paused(const Playback& playback, float now);
+Playback resumed(const Playback& playback, float now);
+Playback turned_back(const Playback& playback, float now);
 
 // resolve(compile(instance).value(), time); asserts that the instance compiles.
 PlaybackSample resolve(const Instance& instance, float time);
 
 // The exact clock time the primary band finishes (when resolve first reports a.finished), or
-// nothing for an endless loop or a speed of 0. An instance that does not compile has no end.
+// nothing for an endless loop, a speed of 0, or a pause that holds the band before its end. An
+// instance that does not compile has no end.
 std::optional<float> ends_at(const Instance& instance);
 std::optional<float> ends_at(const Playback& playback);
 // When the second band's weight reaches its final value (weight_to) for good: the end of a fade
-// or of a blend-weight ramp; nothing when the weight does not ramp.
+// or of a blend-weight ramp; nothing when the weight does not ramp (or is paused before its end).
 std::optional<float> ramp_ends_at(const Playback& playback);
 
 // A Track for a band playing from `start_time` under a resolved policy (validated by compile;

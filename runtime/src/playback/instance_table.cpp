@@ -68,10 +68,10 @@ Playback fade(const Track& incoming, const Track& outgoing, float from_weight, f
 bool same_motion(const Track& written, const Track& held) {
   if (written == held) return true;
   if (written.first_row != held.first_row || written.rows != held.rows || written.loop_mode != held.loop_mode ||
-      written.end_phase != held.end_phase || written.cycle_rate != held.cycle_rate || !(held.cycle_rate > 0.0f)) {
+      written.end_phase != held.end_phase || written.cycle_rate != held.cycle_rate || held.cycle_rate == 0.0f) {
     return false;
   }
-  const double rate = double(held.cycle_rate);
+  const double rate = std::fabs(double(held.cycle_rate));
   const double cycles = (double(held.start_time) - double(written.start_time)) * rate;
   const double m = std::round(cycles);
   const double step = double(std::nextafter(std::fabs(written.start_time), kNever) - std::fabs(written.start_time));
@@ -92,7 +92,7 @@ PackedInstance pack(const Playback& p) {
   r.texels[2] = band_texel(p.second);
   r.texels[3] = timing_texel(p.second);
   r.texels[4] = {p.weight_from, p.weight_to, p.ramp_start, p.ramp_rate};
-  r.texels[5] = {float(uint8_t(p.kind)), float(uint8_t(p.curve)), 0.0f, 0.0f};
+  r.texels[5] = {float(uint8_t(p.kind)), float(uint8_t(p.curve)), p.hold.value_or(0.0f), p.hold ? 1.0f : 0.0f};
   return r;
 }
 
@@ -106,6 +106,7 @@ Playback unpack(const PackedInstance& r) {
   p.ramp_rate = r.texels[4].w;
   p.kind = MixKind(uint8_t(r.texels[5].x));
   p.curve = FadeCurve(uint8_t(r.texels[5].y));
+  if (r.texels[5].w == 1.0f) p.hold = r.texels[5].z;
   return p;
 }
 
@@ -182,7 +183,8 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
     table.store(index, next);
     return {};
   }
-  const Playback old = playback(table, index);
+  // A paused instance resumes at `now` (the outgoing band of a fade plays on from its held pose).
+  const Playback old = resumed(playback(table, index), now);
   // A band the table holds is re-issued as the table holds it (rebase_clock may have folded it):
   // the comparisons below then see it as the same band.
   for (Track* t : {&next.primary, &next.second}) {
@@ -242,6 +244,26 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
   }
   table.store(index, out);
   return {};
+}
+
+namespace {
+
+Result<void> control(InstanceTable& table, uint32_t index, float now, Playback (*write)(const Playback&, float)) {
+  assert(index < table.size());
+  if (!std::isfinite(now) || std::fabs(now) > kMaxTimeMagnitude) {
+    return Error{ErrorCode::Argument, where(index) + ": `now` must be finite and within +-1e18 s"};
+  }
+  if (!table.written(index)) return Error{ErrorCode::Argument, where(index) + ": not written yet (set_instance first)"};
+  write_playback(table, index, write(playback(table, index), now));
+  return {};
+}
+
+}  // namespace
+
+Result<void> pause(InstanceTable& table, uint32_t index, float now) { return control(table, index, now, paused); }
+Result<void> resume(InstanceTable& table, uint32_t index, float now) { return control(table, index, now, resumed); }
+Result<void> turn_back(InstanceTable& table, uint32_t index, float now) {
+  return control(table, index, now, turned_back);
 }
 
 Result<InstanceTable> make_instance_table(std::span<const Instance> instances, uint32_t frame_rows) {
@@ -342,7 +364,8 @@ Moved rebase_track(Track& t, float now, float shift) {
     t.end_time = shift_down(t.end_time, shift);
     return Moved::Exact;
   }
-  const bool moving = t.cycle_rate > 0.0f;
+  const bool moving = t.cycle_rate != 0.0f;
+  const double rate = std::fabs(double(t.cycle_rate));  // a backwards band folds the same cycles
   const bool endless = t.end_time == kNever;
   // A track playing for long has a large time - start_time, and so a coarse phase, whatever the
   // clock: it is folded (its start advanced by whole cycles) rather than shifted.
@@ -352,12 +375,12 @@ Moved rebase_track(Track& t, float now, float shift) {
   double m = 0.0;  // whole cycles to advance the start by
   if (!exact) {
     if (moving && now > t.start_time) {
-      const double k = std::floor((double(now) - double(t.start_time)) * double(t.cycle_rate));
+      const double k = std::floor((double(now) - double(t.start_time)) * rate);
       if (t.loop_mode == LoopMode::Repeat) m = std::max(k - 1.0, 0.0);   // keep one wrap: `wraps`
       if (t.loop_mode == LoopMode::PingPong) m = k - std::fmod(k, 2.0);  // keep the direction
       if (t.repetitions != kInfiniteRepetitions) m = std::min(m, double(t.repetitions - 1));
     }
-    const double advance = moving ? m / double(t.cycle_rate) : 0.0;
+    const double advance = moving ? m / rate : 0.0;
     start = static_cast<float>(double(t.start_time) + advance - double(shift));
     if (t.repetitions != kInfiniteRepetitions) t.repetitions -= int32_t(m);
   }
@@ -385,17 +408,19 @@ RebaseReport rebase_clock(InstanceTable& table, float now) {
 
   for (uint32_t i = 0; i < table.size(); ++i) {
     Playback p = playback(table, i);
+    const Playback before = p;
     const bool single = p.kind == MixKind::Single;
-    count(rebase_track(p.primary, now, shift));
+    const float clock = instance_clock(p, now);  // a paused row is rebased at its held clock
+    count(rebase_track(p.primary, clock, shift));
     if (single) {
       p.second = p.primary;
     } else {
-      count(rebase_track(p.second, now, shift));
+      count(rebase_track(p.second, clock, shift));
     }
     // The weight ramp: over (or constant) -> a constant; a finished fade -> Single.
-    const bool constant = p.ramp_rate == 0.0f || (now - p.ramp_start) * p.ramp_rate >= 1.0f;
+    const bool constant = p.ramp_rate == 0.0f || (clock - p.ramp_start) * p.ramp_rate >= 1.0f;
     if (constant) {
-      const float w = second_weight(p, now);
+      const float w = second_weight(p, clock);
       p.weight_from = p.weight_to = w;
       p.ramp_start = 0.0f;
       p.ramp_rate = 0.0f;
@@ -409,6 +434,8 @@ RebaseReport rebase_clock(InstanceTable& table, float now) {
       if (!shift_exact(p.ramp_start, shift, start)) start = static_cast<float>(double(p.ramp_start) - shift);
       p.ramp_start = start;
     }
+    // A paused row: the hold on the new clock that shows the held sample (hold - shift when exact).
+    if (p.hold) p.hold = playback_detail::hold_showing(p, resolve(before, *before.hold), double(*before.hold) - shift);
     table.rows_[i] = pack(p);
     if (!table.dirty_flag_[i]) {
       table.dirty_flag_[i] = 1;

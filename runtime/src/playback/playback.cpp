@@ -41,14 +41,7 @@ Result<void> check_band(const ClipBand& b, const std::string& what) {
 }
 
 Result<void> check_policy(const PolicyOverrides& p, const std::string& what) {
-  if (p.speed) {
-    if (!std::isfinite(*p.speed)) return make_error(ErrorCode::Argument, "", what + ".speed is not finite");
-    if (*p.speed < 0.0f) {
-      return make_error(
-          ErrorCode::Argument, "",
-          what + ".speed " + num(*p.speed) + " is negative: a VAT plays forward (bake a reversed clip instead)");
-    }
-  }
+  if (p.speed && !std::isfinite(*p.speed)) return make_error(ErrorCode::Argument, "", what + ".speed is not finite");
   if (p.repetitions) {
     const int32_t n = *p.repetitions;
     if (n != kInfiniteRepetitions && (n < 1 || n > kMaxRepetitions)) {
@@ -75,7 +68,8 @@ Result<void> check_weight(float w, const std::string& what) {
   return {};
 }
 
-// Cycle rate in cycles per second, rounded once from the exact product; 0 when the band holds.
+// Cycle rate in cycles per second, rounded once from the exact product; 0 when the band holds,
+// negative for a negative speed (the band plays backwards).
 Result<float> rate_of(uint32_t rows, float fps, float speed, const std::string& what) {
   if (rows <= 1 || speed == 0.0f) return 0.0f;
   const double r = double(speed) * double(fps) / double(rows - 1);
@@ -86,7 +80,7 @@ Result<float> rate_of(uint32_t rows, float fps, float speed, const std::string& 
   }
   // A subnormal rate (a cycle longer than 1e30 years) would resolve differently on GPUs that
   // flush subnormals to zero, breaking the bit-for-bit port (docs/playback.md, "Porting").
-  if (rf < std::numeric_limits<float>::min()) {
+  if (std::fabs(rf) < std::numeric_limits<float>::min()) {
     return make_error(ErrorCode::Argument, "",
                       what + ": speed " + num(speed) + " x fps " + num(fps) +
                           " is too slow for float32 (use speed 0 to hold the first row)");
@@ -103,11 +97,12 @@ Track track_with(uint32_t first_row, uint32_t rows, float start_time, float rate
   t.cycle_rate = rate;
   t.repetitions = policy.loop_mode == LoopMode::Once ? 1 : policy.repetitions;
   const int32_t n = t.repetitions;
-  t.end_phase = (policy.end_mode == EndMode::Rewind ||
-                 (policy.loop_mode == LoopMode::PingPong && n != kInfiniteRepetitions && n % 2 == 0))
-                    ? 0.0f
-                    : 1.0f;
-  t.end_time = playback_detail::end_time_of(t, policy.speed > 0.0f);
+  const float forward_end = (policy.end_mode == EndMode::Rewind ||
+                             (policy.loop_mode == LoopMode::PingPong && n != kInfiniteRepetitions && n % 2 == 0))
+                                ? 0.0f
+                                : 1.0f;
+  t.end_phase = policy.speed < 0.0f ? 1.0f - forward_end : forward_end;  // backwards: the mirror
+  t.end_time = playback_detail::end_time_of(t, policy.speed != 0.0f);
   return t;
 }
 
@@ -131,7 +126,7 @@ float from_order_key(uint32_t key) {
 float cycles_at(const Track& t, float time) {
   float e = time - t.start_time;
   e = std::max(e, 0.0f);
-  const float u = e * t.cycle_rate;
+  const float u = e * std::fabs(t.cycle_rate);
   return std::min(u, kMaxCycles);
 }
 
@@ -281,7 +276,8 @@ BandSample resolve_track(const Track& t, float time) {
   const float k = std::floor(u);                      // which cycle
   const float p = u - k;                              // exact: [0, 1)
   const float odd = k - 2.0f * std::floor(k * 0.5f);  // exact: k < 2^25
-  const bool backwards = t.loop_mode == LoopMode::PingPong && odd == 1.0f;
+  // A PingPong's odd traversal runs backwards; a negative rate mirrors every phase.
+  const bool backwards = (t.loop_mode == LoopMode::PingPong && odd == 1.0f) != (t.cycle_rate < 0.0f);
   float phase = backwards ? 1.0f - p : p;
   if (finished) phase = t.end_phase;
   const auto last = static_cast<float>(t.rows - 1);
@@ -304,13 +300,16 @@ float second_weight(const Playback& pb, float time) {
   return pb.weight_from * (1.0f - c) + pb.weight_to * c;  // endpoint-exact lerp
 }
 
+float instance_clock(const Playback& pb, float time) { return pb.hold ? std::min(time, *pb.hold) : time; }
+
 PlaybackSample resolve(const Playback& pb, float time) {
+  const float clock = instance_clock(pb, time);
   PlaybackSample f;
-  f.a = resolve_track(pb.primary, time);
-  f.weight = second_weight(pb, time);
+  f.a = resolve_track(pb.primary, clock);
+  f.weight = second_weight(pb, clock);
   f.kind = pb.kind;
   if (pb.kind == MixKind::Fade && f.weight == 0.0f) f.kind = MixKind::Single;
-  f.b = f.kind == MixKind::Single ? f.a : resolve_track(pb.second, time);
+  f.b = f.kind == MixKind::Single ? f.a : resolve_track(pb.second, clock);
   if (f.kind == MixKind::Single) f.weight = 0.0f;
   return f;
 }
@@ -323,6 +322,7 @@ PlaybackSample resolve(const Instance& instance, float time) {
 
 std::optional<float> ends_at(const Playback& pb) {
   if (pb.primary.end_time == kNever) return std::nullopt;
+  if (pb.hold && pb.primary.end_time > *pb.hold) return std::nullopt;  // paused before its end
   return pb.primary.end_time;
 }
 
@@ -334,8 +334,10 @@ std::optional<float> ends_at(const Instance& instance) {
 
 std::optional<float> ramp_ends_at(const Playback& pb) {
   if (pb.ramp_rate == 0.0f || pb.kind == MixKind::Single) return std::nullopt;
-  return playback_detail::smallest_time(pb.ramp_start,
-                                        [&](float time) { return (time - pb.ramp_start) * pb.ramp_rate >= 1.0f; });
+  const float end = playback_detail::smallest_time(
+      pb.ramp_start, [&](float time) { return (time - pb.ramp_start) * pb.ramp_rate >= 1.0f; });
+  if (pb.hold && end > *pb.hold) return std::nullopt;  // paused before its end
+  return end;
 }
 
 const char* to_string(FadeCurve c) {

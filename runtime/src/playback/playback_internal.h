@@ -20,8 +20,12 @@ float from_order_key(uint32_t key);
 // The GPU's elapsed cycles: min(max(time - start, 0) * rate, 2^24).
 float cycles_at(const Track& t, float time);
 
-// Track::end_time for a track whose other fields are set; `moving` is speed > 0.
+// Track::end_time for a track whose other fields are set; `moving` is speed != 0.
 float end_time_of(const Track& t, bool moving);
+
+// The float32 hold near `ideal` at which paused `p` shows `want` (controls.cpp's search; the
+// nearest to `ideal` when none does).
+float hold_showing(const Playback& p, const PlaybackSample& want, double ideal);
 
 // The smallest float t > lo with pred(t), for a predicate that is monotone in t and false at lo;
 // kNever when it is false even at FLT_MAX. Binary search over the floats' order (32 steps).

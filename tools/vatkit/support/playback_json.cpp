@@ -191,6 +191,44 @@ std::string float_text(float value) {
   return std::string(text, written.ptr);
 }
 
+namespace {
+
+// One "set" entry: {"now", "instance"} or {"now", "control"}.
+FrameWrite frame_write(const json& j, const std::string& p) {
+  only_fields(j, p, {"now", "instance", "control"});
+  FrameWrite w;
+  w.now = number(required(j, "now", p), p + ".now");
+  if (j.contains("control") == j.contains("instance")) fail(p, "needs either \"instance\" or \"control\"");
+  if (j.contains("instance")) {
+    w.instance = instance(j["instance"], p + ".instance");
+    return w;
+  }
+  const json& c = j["control"];
+  const std::string name = c.is_string() ? c.get<std::string>() : std::string();
+  if (name == "pause") {
+    w.control = FrameControl::Pause;
+  } else if (name == "resume") {
+    w.control = FrameControl::Resume;
+  } else if (name == "turnBack") {
+    w.control = FrameControl::TurnBack;
+  } else {
+    fail(p + ".control", "expected \"pause\", \"resume\" or \"turnBack\", got " + shown(c));
+  }
+  return w;
+}
+
+Result<void> apply_write(InstanceTable& table, const FrameWrite& w) {
+  switch (w.control) {
+    case FrameControl::Pause: return pause(table, 0, w.now);
+    case FrameControl::Resume: return resume(table, 0, w.now);
+    case FrameControl::TurnBack: return turn_back(table, 0, w.now);
+    case FrameControl::None: break;
+  }
+  return set_instance(table, 0, w.instance, w.now);
+}
+
+}  // namespace
+
 Result<FrameQuery> parse_frame_query(std::string_view line) {
   if (!detail::json_depth_ok(line)) return Error{ErrorCode::Limit, std::string("line: ") + detail::kJsonTooDeep};
   json j;
@@ -212,11 +250,7 @@ Result<FrameQuery> parse_frame_query(std::string_view line) {
       if (!s.is_array()) fail("set", "expected an array, got " + shown(s));
       for (size_t i = 0; i < s.size(); ++i) {
         const std::string p = "set[" + std::to_string(i) + "]";
-        only_fields(s[i], p, {"now", "instance"});
-        FrameWrite w;
-        w.now = number(required(s[i], "now", p), p + ".now");
-        w.instance = instance(required(s[i], "instance", p), p + ".instance");
-        q.writes.push_back(std::move(w));
+        q.writes.push_back(frame_write(s[i], p));
       }
     }
     if (j.contains("expect")) {
@@ -241,7 +275,7 @@ Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
   InstanceTable table(1);
   write_playback(table, 0, *first);
   for (size_t i = 0; i < q.writes.size(); ++i) {
-    if (auto r = set_instance(table, 0, q.writes[i].instance, q.writes[i].now); !r) {
+    if (auto r = apply_write(table, q.writes[i]); !r) {
       return Error{r.error().code, "set[" + std::to_string(i) + "]: " + r.error().message};
     }
   }

@@ -6,7 +6,9 @@
 //   {"instance": INSTANCE, "time": T, "set": [{"now": N, "instance": INSTANCE}, ...],
 //    "expect": FRAME}
 // "set" (optional) replays set_instance calls after the first instance was written (so
-// transition bookkeeping can be queried); "expect" (optional) is what --check compares against.
+// transition bookkeeping can be queried), and the playback controls: an entry
+// {"now": N, "control": "pause"|"resume"|"turnBack"} calls pause, resume or turn_back
+// (instance_table.h) instead; "expect" (optional) is what --check compares against.
 // INSTANCE:
 //   {"clip": {"startFrame": R, "frames": N, "fps": F, "loopMode", "repetitions", "endMode",
 //             "speed"}, "startTime": T, "speed": S, "loopMode": "repeat"|"once"|"pingpong",
@@ -33,9 +35,12 @@
 
 namespace vatkit {
 
+enum class FrameControl : uint8_t { None = 0, Pause, Resume, TurnBack };
+
 struct FrameWrite {
   float now = 0.0f;
-  Instance instance;
+  Instance instance;                          // set_instance's, when control is None
+  FrameControl control = FrameControl::None;  // "control"
 };
 
 struct FrameQuery {
@@ -50,7 +55,7 @@ Result<FrameQuery> parse_frame_query(std::string_view line);
 
 // The answer: with no writes, resolve(compile(instance), time); with writes, a one-row
 // InstanceTable written with the instance (a cut; a hand-made `from` fade is written as is), then
-// set_instance(w.instance, w.now) for each write, then resolve at `time`.
+// set_instance(w.instance, w.now) (or the control) for each write, then resolve at `time`.
 struct FrameAnswer {
   PlaybackSample frame;
   std::optional<float> ends_at;

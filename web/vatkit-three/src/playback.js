@@ -288,11 +288,11 @@ function smallestTime(lo, pred) {
 function cyclesAt(t, time) {
   let e = f32(time - t.startTime);
   e = e < 0 ? 0 : e;
-  const u = f32(e * t.cycleRate);
+  const u = f32(e * Math.abs(t.cycleRate));
   return kMaxCycles < u ? kMaxCycles : u;
 }
 
-// Track.endTime for a track whose other fields are set; `moving` is speed > 0.
+// Track.endTime for a track whose other fields are set; `moving` is speed != 0.
 function endTimeOf(t, moving) {
   if (t.repetitions === -1 || !moving) return kNever;
   if (t.cycleRate === 0) return t.rows <= 1 ? t.startTime : kNever;
@@ -315,12 +315,7 @@ function checkBand(b, what) {
 }
 
 function checkPolicy(p, what) {
-  if (p.speed !== undefined) {
-    if (!Number.isFinite(p.speed)) throw refuse(`${what}.speed is not finite`);
-    if (p.speed < 0) {
-      throw refuse(`${what}.speed ${num(p.speed)} is negative: a VAT plays forward (bake a reversed clip instead)`);
-    }
-  }
+  if (p.speed !== undefined && !Number.isFinite(p.speed)) throw refuse(`${what}.speed is not finite`);
   if (p.repetitions !== undefined) {
     const n = p.repetitions;
     if (n !== -1 && (n < 1 || n > kMaxRepetitions)) {
@@ -345,7 +340,7 @@ function rateOf(rows, fps, speed, what) {
   const rate = f32((speed * fps) / (rows - 1));
   if (!Number.isFinite(rate)) throw refuse(`${what}: speed ${num(speed)} x fps ${num(fps)} is too fast for float32`);
   // A subnormal rate would resolve differently on GPUs that flush subnormals to zero.
-  if (rate < kFloatMin) {
+  if (Math.abs(rate) < kFloatMin) {
     throw refuse(
       `${what}: speed ${num(speed)} x fps ${num(fps)} is too slow for float32 (use speed 0 to hold the first row)`,
     );
@@ -361,13 +356,13 @@ function trackWith(firstRow, rows, startTime, rate, policy) {
     firstRow,
     rows,
     loopMode,
-    endPhase: rewinds ? 0 : 1,
+    endPhase: policy.speed < 0 ? (rewinds ? 1 : 0) : rewinds ? 0 : 1, // backwards: the mirror
     startTime,
     cycleRate: rate,
     endTime: kNever,
     repetitions: n,
   };
-  t.endTime = endTimeOf(t, policy.speed > 0);
+  t.endTime = endTimeOf(t, policy.speed !== 0);
   return t;
 }
 
@@ -476,6 +471,7 @@ function compileRead(inst) {
     rampRate: 0,
     kind: MixKind.Single,
     curve: inst.fadeCurve === 'smooth' ? FadeCurve.Smooth : FadeCurve.Linear,
+    hold: null,
   };
   const fading = inst.fadeDuration > 0;
   const rampStart = inst.fadeStart ?? inst.startTime;
@@ -573,7 +569,8 @@ export function resolveTrack(track, time) {
   const k = Math.floor(u);
   const p = f32(u - k);
   const odd = f32(k - f32(2 * Math.floor(f32(k * 0.5))));
-  const backwards = track.loopMode === LoopMode.PingPong && odd === 1;
+  // A PingPong's odd traversal runs backwards; a negative rate mirrors every phase.
+  const backwards = (track.loopMode === LoopMode.PingPong && odd === 1) !== track.cycleRate < 0;
   let phase = backwards ? f32(1 - p) : p;
   if (finished) phase = track.endPhase;
   const last = track.rows - 1;
@@ -615,6 +612,18 @@ export function secondWeight(playback, time) {
  */
 
 /**
+ * The instance's clock at `time` (seconds, rounded to float32): min(time, hold) while paused.
+ * @param {Playback} playback
+ * @param {number} time
+ * @returns {number}
+ */
+export function instanceClock(playback, time) {
+  time = f32(time);
+  const hold = playback.hold ?? null;
+  return hold !== null && hold < time ? hold : time;
+}
+
+/**
  * What an instance shows at clock time `time` (seconds, rounded to float32): the one
  * definition of playback (docs/playback.md), the C++ resolve transcribed.
  * @param {Playback} playback
@@ -622,12 +631,12 @@ export function secondWeight(playback, time) {
  * @returns {PlaybackSample}
  */
 export function resolve(playback, time) {
-  time = f32(time);
-  const a = resolveTrack(playback.primary, time);
-  let weight = secondWeight(playback, time);
+  const clock = instanceClock(playback, time);
+  const a = resolveTrack(playback.primary, clock);
+  let weight = secondWeight(playback, clock);
   let kind = playback.kind;
   if (kind === MixKind.Fade && weight === 0) kind = MixKind.Single;
-  const b = kind === MixKind.Single ? { ...a } : resolveTrack(playback.second, time);
+  const b = kind === MixKind.Single ? { ...a } : resolveTrack(playback.second, clock);
   if (kind === MixKind.Single) weight = 0;
   return { a, b, weight, kind: KIND_NAMES[kind] };
 }
@@ -639,7 +648,9 @@ export function resolve(playback, time) {
  * @returns {number|null}
  */
 export function endsAt(playback) {
-  return playback.primary.endTime === kNever ? null : playback.primary.endTime;
+  const end = playback.primary.endTime;
+  const hold = playback.hold ?? null;
+  return end === kNever || (hold !== null && end > hold) ? null : end;
 }
 
 /**
@@ -652,7 +663,9 @@ export function endsAt(playback) {
 export function rampEndsAt(playback) {
   if (playback.rampRate === 0 || playback.kind === MixKind.Single) return null;
   const { rampStart, rampRate } = playback;
-  return smallestTime(rampStart, (time) => f32(f32(time - rampStart) * rampRate) >= 1);
+  const end = smallestTime(rampStart, (time) => f32(f32(time - rampStart) * rampRate) >= 1);
+  const hold = playback.hold ?? null;
+  return hold !== null && end > hold ? null : end; // paused before its end
 }
 
 /**
@@ -693,14 +706,15 @@ function packInto(out, o, p) {
   packFields(out, o, p.primary, TRACK_FIELDS);
   packFields(out, o + 8, p.second, TRACK_FIELDS);
   packFields(out, o + 16, p, RAMP_FIELDS);
-  out[o + 22] = 0;
-  out[o + 23] = 0;
+  const hold = p.hold ?? null;
+  out[o + 22] = hold ?? 0;
+  out[o + 23] = hold === null ? 0 : 1;
 }
 
 /**
  * A Playback as the 24 floats (six RGBA32F texels) the GPU reads, instance_table.h's layout:
  * texels 0-1 the primary band and timing, 2-3 the second's, 4 the weight ramp (weightFrom,
- * weightTo, rampStart, rampRate), 5 (kind, curve, 0, 0).
+ * weightTo, rampStart, rampRate), 5 (kind, curve, hold, paused: 1 while paused, else 0 with hold 0).
  * @param {Playback} playback
  * @returns {Float32Array} 24 floats
  */
@@ -721,13 +735,18 @@ export function unpack(row, offset = 0) {
     primary: unpackFields(row, offset, TRACK_FIELDS),
     second: unpackFields(row, offset + 8, TRACK_FIELDS),
     ...unpackFields(row, offset + 16, RAMP_FIELDS),
+    hold: row[offset + 23] === 1 ? row[offset + 22] : null,
   };
 }
 
 function defaultPlayback() {
   const t = Object.fromEntries(TRACK_FIELDS.map((key) => [key, 0]));
   Object.assign(t, { rows: 1, endPhase: 1, endTime: kNever, repetitions: -1 });
-  return { primary: t, second: { ...t }, weightFrom: 0, weightTo: 0, rampStart: 0, rampRate: 0, kind: 0, curve: 0 };
+  return {
+    primary: t,
+    second: { ...t },
+    ...{ weightFrom: 0, weightTo: 0, rampStart: 0, rampRate: 0, kind: 0, curve: 0, hold: null },
+  };
 }
 const DEFAULT_ROW = pack(defaultPlayback());
 
@@ -748,6 +767,7 @@ function fadeOver(incoming, outgoing, fromWeight, now, inst) {
     rampRate: f32(1 / inst.fadeDuration),
     kind: MixKind.Fade,
     curve: inst.fadeCurve === 'smooth' ? FadeCurve.Smooth : FadeCurve.Linear,
+    hold: null,
   };
 }
 
@@ -767,11 +787,11 @@ function sameMotion(written, held) {
     written.loopMode !== held.loopMode ||
     written.endPhase !== held.endPhase ||
     written.cycleRate !== held.cycleRate ||
-    !(held.cycleRate > 0)
+    held.cycleRate === 0
   ) {
     return false;
   }
-  const rate = held.cycleRate;
+  const rate = Math.abs(held.cycleRate);
   const cycles = (held.startTime - written.startTime) * rate;
   const m = roundAway(cycles);
   const start = Math.abs(written.startTime);
@@ -830,6 +850,136 @@ function transition(old, next, inst, now) {
   };
 }
 
+// ---- the playback controls (controls.cpp) --------------------------------------------------------
+
+// The float32 within 4 steps of `ideal` that minimises miss(candidate) (0: reproduces the wanted
+// value bit for bit); ties go to the candidate nearest `ideal`.
+function bestFloat(ideal, miss) {
+  const center = f32(Math.min(Math.max(ideal, -kNever), kNever));
+  let best = center;
+  let bestMiss = miss(center);
+  let bestDistance = Math.abs(center - ideal);
+  let lo = center;
+  let hi = center;
+  for (let i = 0; i < 4 && bestMiss > 0; ++i) {
+    lo = nextDown(lo);
+    hi = nextUp(hi);
+    for (const c of [lo, hi]) {
+      const m = miss(c);
+      const d = Math.abs(c - ideal);
+      if (m < bestMiss || (m === bestMiss && d < bestDistance)) {
+        best = c;
+        bestMiss = m;
+        bestDistance = d;
+      }
+    }
+  }
+  return best;
+}
+
+// 0 for the wanted sample, else the phase difference, + 2 for `finished` and + 1 for `wraps`
+// differing (`wraps` ignored for a turned band, a new play).
+function sampleMiss(got, want, countWraps = true) {
+  const wraps = countWraps && got.wraps !== want.wraps;
+  const same = got.row === want.row && got.rowNext === want.rowNext && got.mix === want.mix;
+  if (same && got.phase === want.phase && got.finished === want.finished && !wraps) return 0;
+  return Math.abs(got.phase - want.phase) + (got.finished !== want.finished ? 2 : 0) + (wraps ? 1 : 0);
+}
+
+function startedAt(t, start) {
+  const r = { ...t, startTime: start };
+  r.endTime = t.endTime === kNever ? kNever : endTimeOf(r, true);
+  return r;
+}
+
+function moved(t, from, at, idealStart) {
+  const want = resolveTrack(t, from);
+  return startedAt(t, bestFloat(idealStart, (s) => sampleMiss(resolveTrack(startedAt(t, s), at), want)));
+}
+
+function turned(t, clock) {
+  if (t.cycleRate === 0 || !(clock > t.startTime) || !(clock < t.endTime)) return t;
+  const u = cyclesAt(t, clock);
+  let n = Math.floor(u) + 1;
+  if (t.loopMode === LoopMode.PingPong && n % 2 === 0) n += 1;
+  const endless = t.repetitions === -1 || n > kMaxRepetitions;
+  const r = {
+    ...t,
+    cycleRate: -t.cycleRate,
+    repetitions: endless ? -1 : n,
+    endPhase: t.cycleRate > 0 ? 0 : 1, // where the retrace ends: the play's first pose
+    endTime: endless ? kNever : 0,
+  };
+  const ideal = clock - (n - u) / Math.abs(t.cycleRate);
+  const want = resolveTrack(t, clock);
+  return startedAt(r, bestFloat(ideal, (s) => sampleMiss(resolveTrack(startedAt(r, s), clock), want, false)));
+}
+
+// The float32 hold near `ideal` at which paused `p` shows `want` (rebaseClock on a paused row).
+function holdShowing(p, want, ideal) {
+  return bestFloat(ideal, (h) => {
+    const got = resolve({ ...p, hold: h }, h);
+    const miss = sampleMiss(got.a, want.a) + sampleMiss(got.b, want.b) + Math.abs(got.weight - want.weight);
+    return miss === 0 && got.kind === want.kind ? 0 : miss;
+  });
+}
+
+/**
+ * `playback` with its clock stopped at `now` (seconds): from then on it shows what it showed at
+ * `now`, bit for bit. Already paused: unchanged. The C++ paused().
+ * @param {Playback} playback
+ * @param {number} now
+ * @returns {Playback}
+ */
+export function paused(playback, now) {
+  now = f32(now);
+  const hold = playback.hold ?? null;
+  if (hold !== null && hold <= now) return playback;
+  return { ...playback, hold: now };
+}
+
+/**
+ * A paused `playback` playing again at `now` from the pose it holds: every start moved later
+ * by now - hold (the float32 that reproduces the held sample at `now`). The C++ resumed().
+ * @param {Playback} playback
+ * @param {number} now
+ * @returns {Playback}
+ */
+export function resumed(playback, now) {
+  now = f32(now);
+  const hold = playback.hold ?? null;
+  const r = { ...playback, hold: null };
+  if (hold === null || !(now > hold)) return r;
+  const shift = now - hold;
+  for (const key of ['primary', 'second']) {
+    const t = playback[key];
+    if (!(hold >= t.endTime)) r[key] = moved(t, hold, now, t.startTime + shift);
+  }
+  if (r.rampRate !== 0) {
+    const progress = (at, start) => {
+      const p = f32(f32(at - start) * r.rampRate);
+      return p < 0 ? 0 : 1 < p ? 1 : p;
+    };
+    const want = progress(hold, playback.rampStart);
+    r.rampStart = bestFloat(playback.rampStart + shift, (s) => Math.abs(progress(now, s) - want));
+  }
+  return r;
+}
+
+/**
+ * `playback` with every moving band turned to the opposite speed at `now`, showing the same pose
+ * and retracing its play (docs/playback.md, "Turning back"). The C++ turned_back().
+ * @param {Playback} playback
+ * @param {number} now
+ * @returns {Playback}
+ */
+export function turnedBack(playback, now) {
+  const clock = instanceClock(playback, now);
+  const primary = turned(playback.primary, clock);
+  const second = playback.kind === MixKind.Single ? { ...primary } : turned(playback.second, clock);
+  return { ...playback, primary, second };
+}
+
 // ---- the clock rebase's helpers -----------------------------------------------------------------
 
 // t - shift when float32 computes it exactly, else null.
@@ -858,7 +1008,8 @@ function rebaseTrack(t, now, shift) {
     t.endTime = shiftDown(t.endTime, shift);
     return MOVED_EXACT;
   }
-  const moving = t.cycleRate > 0;
+  const moving = t.cycleRate !== 0;
+  const rate = Math.abs(t.cycleRate); // a backwards band folds the same cycles
   const endless = t.endTime === kNever;
   const old = moving && now - t.startTime >= kRebaseFoldAfterSeconds;
   let start = old ? null : shiftExact(t.startTime, shift);
@@ -866,12 +1017,12 @@ function rebaseTrack(t, now, shift) {
   let m = 0; // whole cycles to advance the start by
   if (!exact) {
     if (moving && now > t.startTime) {
-      const k = Math.floor((now - t.startTime) * t.cycleRate);
+      const k = Math.floor((now - t.startTime) * rate);
       if (t.loopMode === LoopMode.Repeat) m = Math.max(k - 1, 0); // keep one wrap: `wraps`
       if (t.loopMode === LoopMode.PingPong) m = k - (k % 2); // keep the direction
       if (t.repetitions !== -1) m = Math.min(m, t.repetitions - 1);
     }
-    const advance = moving ? m / t.cycleRate : 0;
+    const advance = moving ? m / rate : 0;
     start = f32(t.startTime + advance - shift);
     if (t.repetitions !== -1) t.repetitions -= m;
   }
@@ -883,13 +1034,15 @@ function rebaseTrack(t, now, shift) {
 
 // Playback `p` rewritten for the rebased clock; `count(moved)` tallies each track.
 function rebasePlayback(p, now, shift, count) {
+  const before = { ...p, primary: copyTrack(p.primary), second: copyTrack(p.second) };
   const single = p.kind === MixKind.Single;
-  count(rebaseTrack(p.primary, now, shift));
+  const clock = instanceClock(p, now); // a paused row is rebased at its held clock
+  count(rebaseTrack(p.primary, clock, shift));
   if (single) p.second = copyTrack(p.primary);
-  else count(rebaseTrack(p.second, now, shift));
-  const constant = p.rampRate === 0 || f32(f32(now - p.rampStart) * p.rampRate) >= 1;
+  else count(rebaseTrack(p.second, clock, shift));
+  const constant = p.rampRate === 0 || f32(f32(clock - p.rampStart) * p.rampRate) >= 1;
   if (constant) {
-    const w = secondWeight(p, now);
+    const w = secondWeight(p, clock);
     p.weightFrom = w;
     p.weightTo = w;
     p.rampStart = 0;
@@ -902,6 +1055,8 @@ function rebasePlayback(p, now, shift, count) {
   } else {
     p.rampStart = shiftExact(p.rampStart, shift) ?? f32(p.rampStart - shift);
   }
+  // A paused row: the hold on the new clock that shows the held sample (hold - shift when exact).
+  if (p.hold !== null) p.hold = holdShowing(p, resolve(before, before.hold), before.hold - shift);
   return p;
 }
 
@@ -1107,7 +1262,43 @@ export class InstanceTable {
       const compiled = compileRead(inst);
       checkRows(compiled.primary, this.#frameRows, 'clip');
       checkRows(compiled.second, this.#frameRows, 'blend.clip');
-      return this.#written[index] ? transition(this.playback(index), compiled, inst, now) : compiled;
+      // A paused row resumes first (its outgoing band plays on from the held pose).
+      return this.#written[index] ? transition(resumed(this.playback(index), now), compiled, inst, now) : compiled;
+    });
+    this.#store(index, next);
+  }
+
+  /**
+   * The playback controls (the C++ pause, resume, turn_back; docs/playback.md): row `index`
+   * rewritten at clock time `now` (seconds) by paused, resumed or turnedBack.
+   * @param {number} index < size
+   * @param {number} now seconds
+   * @throws {VatError} Argument, "instance N: ...": a `now` not finite or beyond 1e18 s, a row never written
+   * @throws {RangeError} index out of range
+   */
+  pause(index, now) {
+    this.#control(index, now, paused);
+  }
+
+  /** @see pause */
+  resume(index, now) {
+    this.#control(index, now, resumed);
+  }
+
+  /** @see pause */
+  turnBack(index, now) {
+    this.#control(index, now, turnedBack);
+  }
+
+  #control(index, now, write) {
+    this.#check(index);
+    now = f32(now);
+    const next = prefixed(`instance ${index}: `, () => {
+      if (!Number.isFinite(now) || Math.abs(now) > kMaxTimeMagnitude) {
+        throw refuse('`now` must be finite and within +-1e18 s');
+      }
+      if (!this.#written[index]) throw refuse('not written yet (set_instance first)');
+      return write(this.playback(index), now);
     });
     this.#store(index, next);
   }
