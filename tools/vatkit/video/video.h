@@ -2,7 +2,8 @@
 // finished file's bytes out, through Debian's libraries:
 //   .mp4   H.264 (x264 through libavcodec) in an MP4 container (libavformat): 4:2:0 chroma,
 //          BT.709 colours in limited range, constant rate crf 18 (--quality does not apply);
-//          the index (moov) at the end of the file. Width and height must be even.
+//          the index (moov) before the frames ("faststart": a browser plays it while it loads).
+//          Width and height must be even.
 //   .webp  animated WebP (libwebp's WebPAnimEncoder, libwebpmux): lossy at --quality Q (libwebp's
 //          0..100 scale), or lossless (the exact RGBA); loops forever. Each frame's time is
 //          rounded to whole milliseconds, so the frame rate is at most 1000; canvas at most

@@ -1,9 +1,13 @@
 // H.264 in MP4 through FFmpeg's libraries: swscale turns RGBA into BT.709 limited-range 4:2:0,
 // libavcodec's x264 encodes at crf 18, libavformat muxes into a buffer in memory through a custom
-// AVIOContext (the MP4 muxer seeks back to patch sizes, which a memory buffer allows).
+// AVIOContext (the MP4 muxer seeks back to patch sizes, which a memory buffer allows). With
+// +faststart the muxer moves the index (moov) from the end to before the frames, reading the
+// buffer back through a second context that io_open gives it, so a browser can start playing
+// before it has the whole file.
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include "video.h"
 
@@ -52,17 +56,62 @@ int write_packet(void* opaque, WrittenBytes data, int size) {
   return size;
 }
 
+// AVIOContext's seek over `size` bytes at `position`.
+int64_t seek_in(size_t& position, size_t size, int64_t offset, int whence) {
+  whence &= ~AVSEEK_FORCE;
+  if (whence == AVSEEK_SIZE) return int64_t(size);
+  if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) return AVERROR(EINVAL);
+  const int64_t base = whence == SEEK_CUR ? int64_t(position) : whence == SEEK_END ? int64_t(size) : 0;
+  if (base + offset < 0) return AVERROR(EINVAL);
+  position = size_t(base + offset);
+  return int64_t(position);
+}
+
 int64_t seek(void* opaque, int64_t offset, int whence) {
   auto* out = static_cast<MemoryOutput*>(opaque);
-  whence &= ~AVSEEK_FORCE;
-  if (whence == AVSEEK_SIZE) return int64_t(out->bytes.size());
-  const int64_t base = whence == SEEK_CUR   ? int64_t(out->position)
-                       : whence == SEEK_END ? int64_t(out->bytes.size())
-                                            : 0;
-  if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) return AVERROR(EINVAL);
-  if (base + offset < 0) return AVERROR(EINVAL);
-  out->position = size_t(base + offset);
-  return int64_t(out->position);
+  return seek_in(out->position, out->bytes.size(), offset, whence);
+}
+
+// The faststart pass's reader of the same buffer, at a position of its own.
+struct MemoryReader {
+  const MemoryOutput* out = nullptr;
+  size_t position = 0;
+};
+
+int read_packet(void* opaque, uint8_t* data, int size) {
+  auto* in = static_cast<MemoryReader*>(opaque);
+  const std::vector<uint8_t>& bytes = in->out->bytes;
+  if (in->position >= bytes.size()) return AVERROR_EOF;
+  const size_t n = std::min(size_t(size), bytes.size() - in->position);
+  std::memcpy(data, bytes.data() + in->position, n);
+  in->position += n;
+  return int(n);
+}
+
+int64_t seek_reader(void* opaque, int64_t offset, int whence) {
+  auto* in = static_cast<MemoryReader*>(opaque);
+  return seek_in(in->position, in->out->bytes.size(), offset, whence);
+}
+
+// AVFormatContext::io_open for the muxer: only the faststart pass opens anything, to read back
+// what it wrote (the format context's opaque is the MemoryOutput).
+int open_reader(AVFormatContext* format, AVIOContext** pb, const char*, int flags, AVDictionary**) {
+  if (flags & AVIO_FLAG_WRITE) return AVERROR(EINVAL);
+  auto* buffer = static_cast<uint8_t*>(av_malloc(kIoBufferBytes));
+  auto* reader = new (std::nothrow) MemoryReader{static_cast<const MemoryOutput*>(format->opaque), 0};
+  *pb = buffer && reader ? avio_alloc_context(buffer, kIoBufferBytes, 0, reader, read_packet, nullptr, seek_reader)
+                         : nullptr;
+  if (*pb) return 0;
+  av_free(buffer);
+  delete reader;
+  return AVERROR(ENOMEM);
+}
+
+int close_reader(AVFormatContext*, AVIOContext* pb) {
+  delete static_cast<MemoryReader*>(pb->opaque);
+  av_freep(&pb->buffer);
+  avio_context_free(&pb);
+  return 0;
 }
 
 class Mp4Writer final : public VideoWriter {
@@ -151,13 +200,20 @@ Result<void> Mp4Writer::open_muxer() {
   }
   muxer_->pb = io_;
   muxer_->flags |= AVFMT_FLAG_CUSTOM_IO;
+  muxer_->opaque = &output_;
+  muxer_->io_open = open_reader;
+  muxer_->io_close2 = close_reader;
   stream_ = avformat_new_stream(muxer_, nullptr);
   if (!stream_) return make_error(ErrorCode::Io, path_, "out of memory");
   if (int code = avcodec_parameters_from_context(stream_->codecpar, encoder_); code < 0)
     return failure("cannot describe the stream", code);
   stream_->time_base = encoder_->time_base;
   stream_->avg_frame_rate = encoder_->framerate;
-  if (int code = avformat_write_header(muxer_, nullptr); code < 0) return failure("cannot start the MP4", code);
+  AVDictionary* options = nullptr;
+  av_dict_set(&options, "movflags", "+faststart", 0);
+  const int code = avformat_write_header(muxer_, &options);
+  av_dict_free(&options);
+  if (code < 0) return failure("cannot start the MP4", code);
   return {};
 }
 
