@@ -370,6 +370,7 @@ TEST(GlVideoCli, BadOutputsAreOneLineAndLeaveNothing) {
     fs::remove(dir / "readonly");
   }
   EXPECT_TRUE(fs::is_empty(dir)) << "a failed render left a file behind";
+  test::expect_help_documents({"render"}, {{"render", {"OUT.mp4", "OUT.webp", "--quality", "--lossless", "refused"}}});
 }
 
 }  // namespace

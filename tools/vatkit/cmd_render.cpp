@@ -333,7 +333,8 @@ Command add_render_command(CLI::App& parent) {
       ->option_text("F");
   app->add_option("-o,--output", options->output,
                   "Output by extension: .png (default crowd.png), .mp4 (H.264, crf 18, even width and height) or "
-                  ".webp (animated, looping); written atomically, nothing left behind on failure")
+                  ".webp (animated, looping); any other extension is refused; written atomically, nothing left behind "
+                  "on failure")
       ->check(output_name())
       ->option_text("OUT.png|OUT.mp4|OUT.webp");
   app->add_option("--quality", options->quality, "Lossy quality of a .webp, 0 to 100 (default 80)")
