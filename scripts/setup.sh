@@ -7,14 +7,15 @@
 #
 # Groups (each includes the ones before it):
 #   run    what the main job (scripts/run.sh) needs: the compiler and CMake, the libraries the
-#          command-line tool links (core and the headless OpenGL renderer)
+#          command-line tool links (core, the headless OpenGL renderer, animated WebP output)
 #   test   what the test suite (scripts/test.sh) adds: GoogleTest, Google Benchmark, GLFW and a
 #          virtual X display for the window test, clang and its sanitizer and fuzzer runtimes, the
 #          assimp test models, Node.js and npm with the Khronos glTF validator, Chromium and the
 #          web tooling of web/package.json (three.js, Babylon.js) for the browser tests, and for the
 #          Windows stage (scripts/windows.sh) the MinGW-w64 cross compiler and Wine, and glslang,
 #          SPIRV-Tools and SPIRV-Cross for the shader exports (the build makes them where found),
-#          and Godot 3 for the engine test of the OpenVAT export
+#          and Godot 3 for the engine test of the OpenVAT export, and FFmpeg's libraries for
+#          `vatkit render -o OUT.mp4` (the tool builds without them and says so)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -29,6 +30,8 @@ run_packages=(
   libopenexr-dev
   # vatkit view's HTTP server
   libcpp-httplib-dev
+  # vatkit render -o OUT.webp: animated WebP (libwebp's WebPAnimEncoder in libwebpmux)
+  libwebp-dev
 )
 test_packages=(
   make  # the install test builds its consumer with CMake's default generator
@@ -42,6 +45,9 @@ test_packages=(
   glslang-tools spirv-tools spirv-cross  # the decode chunk exported to SPIR-V, HLSL and Metal (docs/shaders.md)
   pybind11-dev python3-dev python3-numpy python3-pytest  # the Python bindings (python/) and their pytest suite
   godot3  # the engine test: Godot 3.2 plays the OpenVAT export under Xvfb (engines/godot/, docs/godot.md)
+  # vatkit render -o OUT.mp4 (H.264 through x264) and its test's decoder: FFmpeg's libraries, here
+  # rather than in run as they bring about a hundred packages the main job's crowd.png does not need
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev
 )
 
 groups=("$@")

@@ -1,12 +1,14 @@
 // vatkit render [FILE] [--instances N] [--time T] [--size WxH] [--layout grid|random] [--seed S]
-// [--frames K --fps F] [-o OUT.png]: a crowd of desynchronised instances rendered headless
-// (vatkit::gl: EGL, VAT decode on the GPU, shadows) and written as PNG.
+// [--frames K --fps F] [-o OUT.png|OUT.mp4|OUT.webp]: a crowd of desynchronised instances rendered
+// headless (vatkit::gl: EGL, VAT decode on the GPU, shadows) and written as PNG, or the K frames as
+// one video (video/video.h).
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "bake_options.h"
@@ -19,6 +21,7 @@
 #include "vatkit/gl/render_target.h"
 #include "vatkit/gl/vat_gpu.h"
 #include "vatkit/vat_file.h"
+#include "video.h"
 
 namespace vatkit::cli {
 
@@ -36,6 +39,8 @@ struct RenderOptions {
   uint32_t frames = 1;
   double fps = 30.0;
   std::string output = "crowd.png";
+  int quality = -1;  // --quality (WebP); -1: not given, 80
+  bool lossless = false;
   ViewBakeOptions bake;  // --encoding, --precision
   int samples = 4;
   bool no_shadows = false;
@@ -107,6 +112,11 @@ Result<void> check_render_options(const RenderOptions& options) {
                           ": the last frame's time is beyond 1e7 s");
   }
   if (options.output.empty()) return make_error(ErrorCode::Argument, "render", "-o must name a file");
+  Result<OutputKind> kind = output_kind(options.output);
+  if (!kind) return kind.error();
+  if (*kind != OutputKind::Webp && (options.quality >= 0 || options.lossless)) {
+    return make_error(ErrorCode::Argument, options.output, "--quality and --lossless apply to .webp output only");
+  }
   // Fail before baking and rendering when the output cannot be written where asked.
   const std::filesystem::path out_dir = std::filesystem::path(options.output).parent_path();
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir)) {
@@ -128,11 +138,127 @@ Result<void> write_scene_file(const RenderOptions& options, const Vat& vat, int 
   return {};
 }
 
+// The line on stdout: what was written, from what, how large and how many triangles.
+void print_report(const RenderOptions& options, const Vat& vat, gl::Renderer& renderer, const gl::Crowd& crowd,
+                  int width, int height, bool video) {
+  uint64_t triangles = renderer.stats().triangles;
+  if (Result<gl::CullingStats> culled = renderer.read_culling_stats(crowd)) {
+    triangles += culled->triangles + culled->shadow_triangles;
+  }
+  char rate[48] = "";
+  if (video) std::snprintf(rate, sizeof(rate), " at %g fps", options.fps);
+  std::printf("%s: %u instance%s of %s (%s %s, %zu clip%s), %dx%d, %u frame%s%s, %llu triangles per frame\n",
+              printable(video ? options.output : frame_path(options.output, options.frames, 0)).c_str(),
+              options.instances, options.instances == 1 ? "" : "s", printable(vat.source).c_str(),
+              to_string(vat.encoding), to_string(vat.precision), vat.clips.size(), vat.clips.size() == 1 ? "" : "s",
+              width, height, options.frames, options.frames == 1 ? "" : "s", rate,
+              static_cast<unsigned long long>(triangles));
+}
+
+// Where the frames go: PNG files written as they come (OUT.png, or OUT-0000.png ... for a
+// sequence), or one video encoded as they come and written at the end. The video's file is
+// opened before anything is rendered, so a place that cannot be written fails at once.
+struct FrameOutput {
+  std::unique_ptr<VideoWriter> video;
+  std::optional<OutputFile> video_file;
+};
+
+Result<void> open_frame_output(const RenderOptions& options, int width, int height, FrameOutput& out) {
+  Result<OutputKind> kind = output_kind(options.output);
+  if (!kind) return kind.error();
+  if (*kind == OutputKind::Png) return {};
+  VideoOptions video;
+  video.fps = options.fps;
+  if (options.quality >= 0) video.quality = options.quality;
+  video.lossless = options.lossless;
+  Result<std::unique_ptr<VideoWriter>> writer = open_video(*kind, options.output, width, height, video);
+  if (!writer) return writer.error();
+  Result<OutputFile> file = OutputFile::create(options.output);
+  if (!file) return file.error();
+  out.video = std::move(*writer);
+  out.video_file.emplace(std::move(*file));
+  return {};
+}
+
+Result<void> add_frame(const RenderOptions& options, uint32_t k, const gl::ImageView& image, FrameOutput& out,
+                       std::vector<OutputFile>& files) {
+  if (out.video) return out.video->add_frame(image);
+  const std::string path = frame_path(options.output, options.frames, k);
+  Result<std::vector<uint8_t>> png = gl::encode_png(image);
+  if (!png) return make_error(png.error().code, path, png.error().message);
+  Result<OutputFile> file = OutputFile::create(path);
+  if (!file) return file.error();
+  if (auto ok = file->write(*png); !ok) return ok.error();
+  if (auto ok = file->finish(); !ok) return ok.error();  // a long sequence holds no descriptors
+  files.push_back(std::move(*file));
+  return {};
+}
+
+// The video's bytes, written into its file (committed with the others once the report is out).
+Result<void> finish_frame_output(FrameOutput& out, std::vector<OutputFile>& files) {
+  if (!out.video) return {};
+  Result<std::vector<uint8_t>> bytes = out.video->finish();
+  if (!bytes) return bytes.error();
+  if (auto ok = out.video_file->write(*bytes); !ok) return ok.error();
+  files.push_back(std::move(*out.video_file));
+  return {};
+}
+
+// What the frames are drawn with, set up once (in the context, which outlives it).
+struct RenderSetup {
+  gl::Renderer renderer;
+  gl::RenderTarget target;
+  gl::Camera camera;
+  gl::RenderOptions render_options;
+};
+
+// Renders options.frames frames into `out`, telling the progress bar (a terminal's stderr only).
+Result<void> render_frames(const RenderOptions& options, gl::Context& context, RenderSetup& setup, gl::Crowd& crowd,
+                           int width, int height, FrameOutput& out, std::vector<OutputFile>& files) {
+  gl::Image image;
+  image.width = width;
+  image.height = height;
+  image.pixels.resize(size_t(width) * size_t(height) * 4);
+  ProgressBar bar;
+  const ProgressFn progress = bar.callback();
+  for (uint32_t k = 0; k < options.frames; ++k) {
+    const auto t = static_cast<float>(options.time_s + double(k) / options.fps);
+    setup.renderer.render(setup.target, crowd, setup.camera, t, setup.render_options);
+    if (auto ok = context.check("render"); !ok) return ok.error();
+    if (auto ok = setup.target.read_rgba8(image.pixels); !ok) return ok.error();
+    if (auto ok = add_frame(options, k, image.view(), out, files); !ok) return ok;
+    if (progress) progress("render", float(k + 1) / float(options.frames));
+  }
+  if (progress && out.video) progress("encode", 1.0f);
+  return finish_frame_output(out, files);
+}
+
+Result<RenderSetup> set_up_rendering(const RenderOptions& options, const gl::Context& context, const gl::Crowd& crowd,
+                                     int width, int height) {
+  Result<gl::Renderer> renderer = gl::Renderer::create();
+  if (!renderer) return renderer.error();
+  const int max_samples = std::max(context.info().limits.max_samples, 1);
+  const int samples = std::min(options.samples, max_samples);
+  if (samples < options.samples) {
+    std::fprintf(stderr, "vatkit: note: --samples %d capped to %d, the driver's GL_MAX_SAMPLES\n", options.samples,
+                 samples);
+  }
+  Result<gl::RenderTarget> target = gl::RenderTarget::create({width, height, samples});
+  if (!target) return target.error();
+  const gl::Camera camera = gl::camera_for_bounds(crowd.world_bounds(), float(width) / float(height));
+  gl::RenderOptions render_options;
+  render_options.shadows = !options.no_shadows;
+  render_options.shading = options.shading == "normals" ? gl::Shading::Normals : gl::Shading::Lit;
+  return RenderSetup{std::move(*renderer), std::move(*target), camera, render_options};
+}
+
 Result<void> run_render(const RenderOptions& options) {
   int width = 0, height = 0;
   if (auto ok = parse_size("render", options.size, "960x540", width, height); !ok) return ok.error();
   if (auto ok = check_target_size("render", width, height, options.samples); !ok) return ok.error();
   if (auto ok = check_render_options(options); !ok) return ok.error();
+  FrameOutput out;
+  if (auto ok = open_frame_output(options, width, height, out); !ok) return ok.error();
 
   Result<Vat> vat = load_or_bake(options.file, options.allow_roots, options.bake);
   if (!vat) return vat.error();
@@ -157,52 +283,14 @@ Result<void> run_render(const RenderOptions& options) {
   spread.seed = options.seed;
   if (auto ok = gl::spread_crowd(*crowd, spread); !ok) return ok.error();  // the list scene_json writes
 
-  Result<gl::Renderer> renderer = gl::Renderer::create();
-  if (!renderer) return renderer.error();
-  const int max_samples = std::max(context->info().limits.max_samples, 1);
-  const int samples = std::min(options.samples, max_samples);
-  if (samples < options.samples) {
-    std::fprintf(stderr, "vatkit: note: --samples %d capped to %d, the driver's GL_MAX_SAMPLES\n", options.samples,
-                 samples);
-  }
-  Result<gl::RenderTarget> target = gl::RenderTarget::create({width, height, samples});
-  if (!target) return target.error();
-  const gl::Camera camera = gl::camera_for_bounds(crowd->world_bounds(), float(width) / float(height));
-  gl::RenderOptions render_options;
-  render_options.shadows = !options.no_shadows;
-  render_options.shading = options.shading == "normals" ? gl::Shading::Normals : gl::Shading::Lit;
-
-  gl::Image image;
-  image.width = width;
-  image.height = height;
-  image.pixels.resize(size_t(width) * size_t(height) * 4);
+  Result<RenderSetup> setup = set_up_rendering(options, *context, *crowd, width, height);
+  if (!setup) return setup.error();
   std::vector<OutputFile> files;  // committed once the report reached stdout
   if (!options.scene_out.empty()) {
-    if (auto ok = write_scene_file(options, *vat, width, height, camera, spread, files); !ok) return ok.error();
+    if (auto ok = write_scene_file(options, *vat, width, height, setup->camera, spread, files); !ok) return ok.error();
   }
-  for (uint32_t k = 0; k < options.frames; ++k) {
-    const auto t = static_cast<float>(options.time_s + double(k) / options.fps);
-    renderer->render(*target, *crowd, camera, t, render_options);
-    if (auto ok = context->check("render"); !ok) return ok.error();
-    if (auto ok = target->read_rgba8(image.pixels); !ok) return ok.error();
-    const std::string path = frame_path(options.output, options.frames, k);
-    Result<std::vector<uint8_t>> png = gl::encode_png(image.view());
-    if (!png) return make_error(png.error().code, path, png.error().message);
-    Result<OutputFile> file = OutputFile::create(path);
-    if (!file) return file.error();
-    if (auto ok = file->write(*png); !ok) return ok.error();
-    if (auto ok = file->finish(); !ok) return ok.error();  // a long sequence holds no descriptors
-    files.push_back(std::move(*file));
-  }
-  uint64_t triangles = renderer->stats().triangles;
-  if (Result<gl::CullingStats> culled = renderer->read_culling_stats(*crowd)) {
-    triangles += culled->triangles + culled->shadow_triangles;
-  }
-  std::printf("%s: %u instance%s of %s (%s %s, %zu clip%s), %dx%d, %u frame%s, %llu triangles per frame\n",
-              printable(frame_path(options.output, options.frames, 0)).c_str(), options.instances,
-              options.instances == 1 ? "" : "s", printable(vat->source).c_str(), to_string(vat->encoding),
-              to_string(vat->precision), vat->clips.size(), vat->clips.size() == 1 ? "" : "s", width, height,
-              options.frames, options.frames == 1 ? "" : "s", static_cast<unsigned long long>(triangles));
+  if (auto ok = render_frames(options, *context, *setup, *crowd, width, height, out, files); !ok) return ok;
+  print_report(options, *vat, setup->renderer, *crowd, width, height, out.video != nullptr);
   return flush_stdout_then_commit(files);
 }
 }  // namespace
@@ -210,7 +298,9 @@ Result<void> run_render(const RenderOptions& options) {
 Command add_render_command(CLI::App& parent) {
   auto options = std::make_shared<RenderOptions>();
   CLI::App* app = parent.add_subcommand(
-      "render", "Render a crowd of desynchronised instances headless (OpenGL, EGL) and write a PNG");
+      "render",
+      "Render a crowd of desynchronised instances headless (OpenGL, EGL) and write a PNG, PNG frames or a "
+      "video (.mp4, .webp)");
   app->add_option("file", options->file,
                   "Input: a .vat.glb, or a glTF 2.0 file (.gltf/.glb) baked on the fly; the built-in "
                   "sample character when left out")
@@ -234,14 +324,23 @@ Command add_render_command(CLI::App& parent) {
   app->add_option("--seed", options->seed, "Seed of the layout, clips, phases and speeds (default 1)")
       ->option_text("S");
   app->add_option("--frames", options->frames,
-                  "Write K frames, OUT-0000.png, OUT-0001.png ... (default 1: OUT.png; at most " +
+                  "Render K frames, 1/F s apart: OUT-0000.png, OUT-0001.png ..., or the frames of one video "
+                  "OUT.mp4 / OUT.webp (default 1: OUT.png; at most " +
                       std::to_string(kMaxFrames) + ")")
       ->check(CLI::Range(uint32_t(1), kMaxFrames))
       ->option_text("K");
-  app->add_option("--fps", options->fps, "Frame rate of a sequence (default 30)")->option_text("F");
-  app->add_option("-o,--output", options->output, "Output PNG (default crowd.png); written atomically")
+  app->add_option("--fps", options->fps, "Frame rate of a sequence or video (default 30; .webp: 0.001 to 1000)")
+      ->option_text("F");
+  app->add_option("-o,--output", options->output,
+                  "Output by extension: .png (default crowd.png), .mp4 (H.264, crf 18, even width and height) or "
+                  ".webp (animated, looping); any other extension is refused; written atomically, nothing left behind "
+                  "on failure")
       ->check(output_name())
-      ->option_text("OUT.png");
+      ->option_text("OUT.png|OUT.mp4|OUT.webp");
+  app->add_option("--quality", options->quality, "Lossy quality of a .webp, 0 to 100 (default 80)")
+      ->check(CLI::Range(0, 100))
+      ->option_text("Q");
+  app->add_flag("--lossless", options->lossless, "A lossless .webp: every frame's pixels exactly as rendered");
   add_view_bake_options(*app, options->bake);
   app->add_option("--samples", options->samples,
                   "Multisampling per pixel (default 4; 1 to " + std::to_string(kMaxSamples) +
@@ -269,6 +368,8 @@ Command add_render_command(CLI::App& parent) {
       "  vatkit render --instances 100 -o crowd.png\n"
       "  vatkit render Fox.glb --layout random --seed 3 --size 1280x720\n"
       "  vatkit render crowd.vat.glb --frames 60 --fps 30 -o frames/crowd.png\n"
+      "  vatkit render --frames 75 --fps 25 --size 320x180 -o crowd.webp\n"
+      "  vatkit render crowd.vat.glb --frames 90 --fps 30 --size 1280x720 -o crowd.mp4\n"
       "  vatkit render crowd.vat.glb --shading normals --scene-out scene.json -o normals.png");
   return {app, [options]() { return run_render(*options); }};
 }
