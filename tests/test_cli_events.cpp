@@ -152,6 +152,25 @@ TEST(CliEvents, BadEventOptionsAreOneLineAndNoFile) {
   }
 }
 
+TEST(CliEvents, HostileEventNamesAreEscapedInReports) {
+  const fs::path dir = test::scratch_dir("cli_events_hostile");
+  const fs::path out = dir / "h.vat.glb";
+  const std::string name =
+      "\x1b[2J\xe2\x80\xae"
+      "boom";  // a terminal clear and a right-to-left override
+  const CommandResult r =
+      vatkit_cli("bake -o " + quoted(out) + " --lods 0 --no-measure --event " + shell_quote("walk=" + name + "@0.5"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* command : {"info ", "info --json "}) {
+    const CommandResult info = vatkit_cli(command + quoted(out));
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    EXPECT_EQ(info.out.find('\x1b'), std::string::npos) << command;
+    EXPECT_EQ(info.out.find("\xe2\x80\xae"), std::string::npos) << command;
+    EXPECT_NE(info.out.find("boom"), std::string::npos) << command;
+  }
+  EXPECT_EQ(events_of(vatkit_cli("info --json " + quoted(out)), "walk")[0]["name"], name);
+}
+
 TEST(CliEvents, FrameReportsTheEventsCrossedSinceAPreviousTime) {
   const std::string line =
       R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 4, "events": [{"name": "step", "time": 0.25}]},)"
