@@ -247,6 +247,27 @@ TEST(ClipEvents, RebasedClocksFireTheSameEvents) {
   }
 }
 
+TEST(ClipEvents, FoldedTracksFireTheSameEventsWithinTheOldClocksStep) {
+  // Started 3100 s before the rebase: rebase_clock advances the start by whole cycles instead
+  // (instance_table.h), so the phase moves by no more than the rounding it already carried.
+  Instance in;
+  in.clip = band(0, 5, 3.0f);  // 4/3 s cycles: positions are not on the old clock's grid
+  in.start_time = 0.1f;
+  Result<InstanceTable> table = make_instance_table(std::span<const Instance>(&in, 1));
+  ASSERT_TRUE(table.ok());
+  std::vector<FiredEvent> before, after;
+  events_crossed(playback(*table, 0), BandEvents{kEvents, 1.0f, 0}, {}, 3100.0f, 3110.0f, before);
+  const RebaseReport report = rebase_clock(*table, 3100.0f);
+  ASSERT_EQ(report.folded, 1u);
+  events_crossed(playback(*table, 0), BandEvents{kEvents, 1.0f, 0}, {}, 0.0f, 10.0f, after);
+  ASSERT_EQ(before.size(), after.size());
+  ASSERT_GT(before.size(), 20u);
+  for (size_t i = 0; i < before.size(); ++i) {
+    EXPECT_EQ(before[i].event, after[i].event);
+    EXPECT_NEAR(after[i].time, before[i].time - report.shift, 2.0f * clock_resolution(before[i].time));
+  }
+}
+
 TEST(ClipEvents, TheVatOverloadFindsEachBandsClip) {
   Vat vat;
   VatClip walk;
