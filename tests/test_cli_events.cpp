@@ -192,6 +192,12 @@ TEST(CliEvents, FrameReportsTheEventsCrossedSinceAPreviousTime) {
       R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 4, "events": [{"name": "s", "time": 2}]}, "startTime": 0}, "time": 1})";
   const CommandResult e = test::run_command("echo " + shell_quote(bad) + " | " + shell_quote(VATKIT_CLI) + " frame");
   test::expect_one_error_line(e, "line 1: instance.clip.events[0].time: 2 is outside the clip's [0, 1] s");
+  // A span that crosses millions of events is refused before the work (2^24 cycles at most).
+  const std::string huge =
+      R"({"instance": {"clip": {"startFrame": 0, "frames": 5, "fps": 4000, "events": [{"name": "s", "time": 0}]},)"
+      R"( "startTime": 0}, "since": -1, "time": 1e9})";
+  const CommandResult h = test::run_command("echo " + shell_quote(huge) + " | " + shell_quote(VATKIT_CLI) + " frame");
+  test::expect_one_error_line(h, "line 1: since: the bands may cross up to 16777218 events");
 }
 
 TEST(CliEvents, HelpDocumentsTheOptions) {

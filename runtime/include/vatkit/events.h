@@ -67,6 +67,12 @@ void events_crossed(const Playback& playback, const BandEvents& primary, const B
 // and rows); a band that is no clip of `vat` has none.
 void events_crossed(const Vat& vat, const Playback& playback, float t0, float t1, std::vector<FiredEvent>& out);
 
+// An upper bound, O(1), of how many crossings events_crossed(playback, primary, second, t0, t1)
+// appends: the cycles each band spans times its events (saturating). For a caller that caps its
+// output before the work (a long span of a fast band crosses up to 2^24 cycles' events).
+double events_crossed_bound(const Playback& playback, const BandEvents& primary, const BandEvents& second, float t0,
+                            float t1);
+
 // An event's phase in its clip, time_s / duration_s in double (0 for a clip of duration 0).
 double event_phase(const ClipEvent& event, float duration_s);
 

@@ -105,6 +105,17 @@ float band_weight(const Playback& pb, uint8_t band, float time) {
 
 }  // namespace
 
+double events_crossed_bound(const Playback& pb, const BandEvents& primary, const BandEvents& second, float t0,
+                            float t1) {
+  auto bound = [&](const Track& t, const BandEvents& band) {
+    if (band.events.empty() || t.cycle_rate == 0.0f || !(t0 < t1)) return 0.0;
+    const double lo = std::floor(double(playback_detail::cycles_at(t, t0)));
+    const double hi = std::floor(double(playback_detail::cycles_at(t, t1)));
+    return (hi - lo + 2.0) * double(band.events.size());  // + the cycle at each end
+  };
+  return bound(pb.primary, primary) + (pb.kind == MixKind::Single ? 0.0 : bound(pb.second, second));
+}
+
 double event_phase(const ClipEvent& event, float duration_s) {
   if (!(duration_s > 0.0f)) return 0.0;
   return std::min(double(event.time_s) / double(duration_s), 1.0);

@@ -256,8 +256,9 @@ Result<FrameQuery> parse_frame_query(std::string_view line) {
 
 namespace {
 
-// The events a query's bands cross in (since, time], by name.
-std::vector<FrameEvent> crossed_events(const FrameQuery& q, const Playback& pb) {
+// The events a query's bands cross in (since, time], by name; more than kMaxFrameEvents is an
+// error, checked before the work.
+Result<std::vector<FrameEvent>> crossed_events(const FrameQuery& q, const Playback& pb) {
   auto band_of = [&](const Track& t) {
     for (const FrameClipEvents& c : q.clip_events) {
       if (c.first_row == t.first_row && c.rows == t.rows)
@@ -267,6 +268,12 @@ std::vector<FrameEvent> crossed_events(const FrameQuery& q, const Playback& pb) 
   };
   const auto a = band_of(pb.primary);
   const auto b = band_of(pb.second);
+  const double bound = events_crossed_bound(pb, a.second, b.second, *q.since, q.time);
+  if (bound > double(kMaxFrameEvents)) {
+    return Error{ErrorCode::Limit, "since: the bands may cross up to " + std::to_string(uint64_t(bound)) +
+                                       " events in (since, time], more than " + std::to_string(kMaxFrameEvents) +
+                                       " a line reports: ask for a shorter span"};
+  }
   std::vector<FiredEvent> fired;
   events_crossed(pb, a.second, b.second, *q.since, q.time, fired);
   std::vector<FrameEvent> out;
@@ -286,7 +293,11 @@ Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
   if (q.writes.empty()) {
     answer.frame = resolve(*first, q.time);
     answer.ends_at = ends_at(*first);
-    if (q.since) answer.events = crossed_events(q, *first);
+    if (q.since) {
+      Result<std::vector<FrameEvent>> events = crossed_events(q, *first);
+      if (!events) return events.error();
+      answer.events = std::move(*events);
+    }
     return answer;
   }
   InstanceTable table(1);
@@ -298,7 +309,11 @@ Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
   }
   answer.frame = resolve(table, 0, q.time);
   answer.ends_at = ends_at(table, 0);
-  if (q.since) answer.events = crossed_events(q, playback(table, 0));
+  if (q.since) {
+    Result<std::vector<FrameEvent>> events = crossed_events(q, playback(table, 0));
+    if (!events) return events.error();
+    answer.events = std::move(*events);
+  }
   return answer;
 }
 

@@ -60,6 +60,9 @@ struct FrameQuery {
   std::vector<FrameClipEvents> clip_events;
 };
 
+// The most events one query line reports (a longer list is an error, before the work).
+inline constexpr size_t kMaxFrameEvents = 100000;
+
 // An event crossed (vatkit/events.h), by name.
 struct FrameEvent {
   std::string name;
