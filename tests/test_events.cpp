@@ -178,50 +178,72 @@ float cycles(const Track& t, float time) {
 // At the returned time T the band has reached the event's position and one float before T it had
 // not; the band's phase there is the event's (modulo 1 for a Repeat's end) within the phase the
 // clock's last step moved: over random instances, speeds and clocks.
+// Checks one fired event against its track: at T the band has reached the event's position c and
+// one float before T it had not; unless finished there (its last position, c = n), the band's phase
+// is the event's (modulo 1 for a Repeat's end) within the phase the clock's last step moved.
+void expect_agrees(const Track& track, const FiredEvent& f, double phi, const std::string& what) {
+  const bool backward = track.loop_mode == LoopMode::PingPong && f.cycle % 2 == 1;
+  const double c = backward ? f.cycle + 1.0 - phi : f.cycle + phi;
+  const float before = std::nextafter(f.time, -INFINITY);
+  EXPECT_GE(double(cycles(track, f.time)), c) << what;
+  if (c > 0.0) EXPECT_LT(double(cycles(track, before)), c) << what;
+  const BandSample s = resolve_track(track, f.time);
+  if (s.finished) {
+    EXPECT_EQ(c, double(track.repetitions)) << what;  // the last cycle's end, at end_time
+    EXPECT_EQ(f.time, track.end_time) << what;
+    return;
+  }
+  const double ulp = std::ldexp(1.0, std::ilogb(std::max(1.0f, float(f.cycle) + 1.0f)) - 22);
+  const double step = double(cycles(track, f.time)) - double(cycles(track, before));
+  double diff = std::fabs(double(s.phase) - phi);
+  if (track.loop_mode == LoopMode::Repeat) diff = std::min(diff, std::fabs(diff - 1.0));
+  EXPECT_LE(std::max(0.0, diff - step), ulp) << what << ": phase " << s.phase << ", event phase " << phi << ", cycle "
+                                             << f.cycle << ", u " << cycles(track, f.time) << ", step " << step;
+}
+
+// Over random instances (loop and end modes, repetitions, speeds, clocks) with a time-synced blend
+// whose band B has its own events: every event of both bands agrees with resolve_track.
 TEST(ClipEvents, FiringTimesAgreeWithResolve) {
   std::mt19937 rng(20261203);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-  size_t checked = 0;
+  auto random_events = [&](float duration) {
+    std::vector<ClipEvent> events;
+    for (float t = 0.0f; events.size() < 4;)
+      events.push_back({"e", t = std::min(duration, t + duration * unit(rng) / 2)});
+    return events;
+  };
+  size_t checked[2] = {0, 0};
   for (int trial = 0; trial < 300; ++trial) {
     Instance in;
     in.clip = band(0, 2 + rng() % 60, 10.0f + 50.0f * unit(rng));
     in.start_time = 1000.0f * unit(rng) - 500.0f;
     in.policy.speed = 0.1f + 3.0f * unit(rng);
     in.policy.loop_mode = LoopMode(rng() % 3);
+    in.policy.end_mode = EndMode(rng() % 2);
     if (rng() % 2) in.policy.repetitions = 1 + int32_t(rng() % 7);
-    const float duration = float(in.clip.rows - 1) / in.clip.fps;
-    std::vector<ClipEvent> events;
-    for (float t = 0.0f; events.size() < 4;)
-      events.push_back({"e", t = std::min(duration, t + duration * unit(rng) / 2)});
+    Blend b;
+    b.clip = band(100, 2 + rng() % 60, 10.0f + 50.0f * unit(rng));
+    b.weight = 0.25f + 0.5f * unit(rng);
+    b.sync = BlendSync::Time;
+    in.blend = b;
+    const float da = float(in.clip.rows - 1) / in.clip.fps, db = float(b.clip.rows - 1) / b.clip.fps;
+    const std::vector<ClipEvent> ea = random_events(da), eb = random_events(db);
     Result<Playback> pb = compile(in);
     ASSERT_TRUE(pb.ok());
     const float t0 = in.start_time + 30.0f * unit(rng) - 5.0f;
     std::vector<FiredEvent> fired;
-    events_crossed(*pb, BandEvents{events, duration, 0}, {}, t0, t0 + 20.0f, fired);
+    events_crossed(*pb, BandEvents{ea, da, 0}, BandEvents{eb, db, 1}, t0, t0 + 20.0f, fired);
     for (size_t i = 0; i < fired.size(); ++i) {
       const FiredEvent& f = fired[i];
       if (i > 0) EXPECT_LE(fired[i - 1].time, f.time);
-      const double phi = event_phase(events[f.event], duration);
-      const bool backward = in.policy.loop_mode == LoopMode::PingPong && f.cycle % 2 == 1;
-      const double c = backward ? f.cycle + 1.0 - phi : f.cycle + phi;
-      const Track& track = pb->primary;
-      const float before = std::nextafter(f.time, -INFINITY);
-      EXPECT_GE(double(cycles(track, f.time)), c);
-      if (c > 0.0) EXPECT_LT(double(cycles(track, before)), c);
-      const BandSample s = resolve_track(track, f.time);
-      const double ulp = std::ldexp(1.0, std::ilogb(std::max(1.0f, float(f.cycle) + 1.0f)) - 22);
-      const double step = double(cycles(track, f.time)) - double(cycles(track, before));
-      double diff = std::fabs(double(s.phase) - phi);
-      if (in.policy.loop_mode == LoopMode::Repeat) diff = std::min(diff, std::fabs(diff - 1.0));
-      diff = std::max(0.0, diff - step);
-      EXPECT_LE(diff, ulp) << "trial " << trial << " phase " << s.phase << " event phase " << phi << " mode "
-                           << int(in.policy.loop_mode.value()) << " reps " << in.policy.repetitions.value_or(-1)
-                           << " cycle " << f.cycle << " c " << c << " u " << cycles(track, f.time) << " step " << step
-                           << " finished " << s.finished;
-      ++checked;
+      const std::string what = "trial " + std::to_string(trial) + " band " + std::to_string(f.band);
+      if (f.band == 0) expect_agrees(pb->primary, f, event_phase(ea[f.event], da), what);
+      if (f.band == 1) expect_agrees(pb->second, f, event_phase(eb[f.event], db), what);
+      ++checked[f.band];
     }
   }
-  EXPECT_GT(checked, 1000u);
+  EXPECT_GT(checked[0], 1000u);
+  EXPECT_GT(checked[1], 1000u);
 }
 
 TEST(ClipEvents, RebasedClocksFireTheSameEvents) {
