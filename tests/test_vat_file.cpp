@@ -68,6 +68,7 @@ struct Synth {
   bool lods = false;      // two levels of detail
   bool measured = false;  // every clip but the last carries a measured error (VatClip::accuracy)
   bool seams = false;     // every clip but the first carries its seam (VatClip::seam)
+  bool events = false;    // clips 0 and 1 carry named events (VatClip::events), clip 2 none
   float metres_per_unit = 1.0f;
 };
 
@@ -165,6 +166,9 @@ Vat synthetic_vat(const Synth& o) {
       clip.accuracy = ClipAccuracy{0.001f * k, 0.0008f * k, 0.25f * k, 0.125f * k, 1.5f * k};
     }
     if (o.seams && c > 0) clip.seam = 0.375f * float(c - 1);  // 0 and 0.375: the default is not 0
+    // Two footsteps (one at the clip's start) and a hit at the clip's very end.
+    if (o.events && c == 0) clip.events = {{"step_l", 0.0f}, {"step_r", 0.5f * clip.duration_s}};
+    if (o.events && c == 1) clip.events = {{"hit", clip.duration_s}};
     vat.clips.push_back(clip);
     row += clip.rows;
   }
@@ -261,6 +265,8 @@ void expect_same_vat(const Vat& a, const Vat& b) {
     if (x.accuracy) {
       EXPECT_TRUE(same_bytes(*x.accuracy, *y.accuracy));
     }
+    EXPECT_EQ(x.seam, y.seam);
+    EXPECT_EQ(x.events, y.events);
   }
   const VatGeometry &g = a.geometry, &h = b.geometry;
   expect_same_array(g.positions, h.positions, "positions");
@@ -659,13 +665,15 @@ std::vector<std::pair<const char*, Synth>> golden_variants(uint32_t version) {
   if (version == 2) return {{"v2_delta_f16.vat.glb", delta}, {"v2_rig_q16.vat.glb", rig}};
   delta.seams = rig.seams = true;
   rig.metres_per_unit = 0.01f;  // an asset modelled in centimetres (the delta keeps glTF's metres)
-  return {{"v3_delta_f16.vat.glb", delta}, {"v3_rig_q16.vat.glb", rig}};
+  if (version == 3) return {{"v3_delta_f16.vat.glb", delta}, {"v3_rig_q16.vat.glb", rig}};
+  delta.events = rig.events = true;
+  return {{"v4_delta_f16.vat.glb", delta}, {"v4_rig_q16.vat.glb", rig}};
 }
 
-TEST(VatFile, GoldenFilesOfVersion3) {
-  static_assert(kVatFormatVersion == 3, "a new version needs its golden files (tests/golden/README.md)");
+TEST(VatFile, GoldenFilesOfVersion4) {
+  static_assert(kVatFormatVersion == 4, "a new version needs its golden files (tests/golden/README.md)");
   const bool regenerate = std::getenv("VATKIT_REGENERATE_GOLDEN") != nullptr;
-  for (const auto& [name, synth] : golden_variants(3)) {
+  for (const auto& [name, synth] : golden_variants(4)) {
     SCOPED_TRACE(name);
     const Vat vat = synthetic_vat(synth);
     const std::vector<uint8_t> bytes = write_ok(vat);
@@ -681,8 +689,8 @@ TEST(VatFile, GoldenFilesOfVersion3) {
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     expect_same_vat(vat, *loaded);
     // ...and writing that Vat today reproduces it byte for byte. A failure here means the format
-    // changed: if on purpose, bump kVatFormatVersion and add v4 golden files (README.md).
-    EXPECT_EQ(bytes, golden) << "the writer no longer produces format version 3's bytes";
+    // changed: if on purpose, bump kVatFormatVersion and add v5 golden files (README.md).
+    EXPECT_EQ(bytes, golden) << "the writer no longer produces format version 4's bytes";
     EXPECT_EQ(write_ok(*loaded), golden);
     // The delta's vertices carry their texel addresses, 0..V-1, named by the extension; the rig's
     // do not.
@@ -690,14 +698,19 @@ TEST(VatFile, GoldenFilesOfVersion3) {
     const json& attributes = parts.doc["meshes"][0]["primitives"][0]["attributes"];
     EXPECT_EQ(attributes.contains(kVatVertexAttribute), synth.encoding == Encoding::Delta);
     EXPECT_EQ(ext_of(parts.doc).contains("vertexAddress"), synth.encoding == Encoding::Delta);
+    // Clips with events store them in time order; a clip without stores no key.
+    const json& clips = ext_of(parts.doc)["clips"];
+    EXPECT_EQ(clips[0]["events"], json::parse(R"([{"name":"step_l","time":0.0},{"name":"step_r","time":0.1}])"));
+    EXPECT_EQ(clips[1]["events"], json::parse(R"([{"name":"hit","time":0.1}])"));
+    EXPECT_FALSE(clips[2].contains("events"));
   }
 }
 
 TEST(VatFile, GoldenFilesOfOlderVersionsStillLoad) {
-  // Versions 2 and 3 only added properties: a version-1 file loads as the Vat it was made from
+  // Versions 2, 3 and 4 only added properties: a version-1 file loads as the Vat it was made from
   // (no clip has a measured error), a version-2 or -1 delta file addresses texels by the vertex
-  // index, and writing either again gives a current file of it.
-  for (uint32_t version : {1u, 2u}) {
+  // index, a version-3 file has no clip events, and writing any again gives a current file of it.
+  for (uint32_t version : {1u, 2u, 3u}) {
     for (const auto& [name, synth] : golden_variants(version)) {
       SCOPED_TRACE(name);
       const Vat vat = synthetic_vat(synth);
@@ -724,6 +737,8 @@ TEST(VatFile, FuzzSeedsAreCurrent) {
     tiny.tangents = false;
     tiny.width = 3;
     tiny.measured = true;
+    tiny.seams = true;
+    tiny.events = true;
     Synth rig;
     rig.encoding = Encoding::Rig;
     rig.precision = Precision::F16;
@@ -965,8 +980,43 @@ void expect_refused(const std::vector<uint8_t>& file, const std::vector<Mutation
 TEST(VatFile, ResealedMutationsAreRefusedByName) {
   const std::vector<uint8_t> file = small_file();
   const std::vector<Mutation> mutations = {
-      {"version", [](json& d, auto&) { ext_of(d)["version"] = 4; },
-       "extensions.VATKIT_vertex_animation.version: 4 is not supported"},
+      {"version", [](json& d, auto&) { ext_of(d)["version"] = 5; },
+       "extensions.VATKIT_vertex_animation.version: 5 is not supported"},
+      {"events type", [](json& d, auto&) { ext_of(d)["clips"][0]["events"] = 3; },
+       "extensions.VATKIT_vertex_animation.clips[0].events: expected an array"},
+      {"event type", [](json& d, auto&) { ext_of(d)["clips"][0]["events"] = json::array({"step"}); },
+       "extensions.VATKIT_vertex_animation.clips[0].events[0]: expected an object"},
+      {"event name missing", [](json& d, auto&) { ext_of(d)["clips"][0]["events"] = json::parse(R"([{"time":0}])"); },
+       "clips[0].events[0]: missing \"name\""},
+      {"event name empty",
+       [](json& d, auto&) { ext_of(d)["clips"][0]["events"] = json::parse(R"([{"name":"","time":0}])"); },
+       "clips[0].events[0].name: empty, an event has a name"},
+      {"event name long",
+       [](json& d, auto&) {
+         ext_of(d)["clips"][0]["events"] = {{{"name", std::string(257, 'x')}, {"time", 0}}};
+       },
+       "clips[0].events[0].name: 257 bytes, at most 256"},
+      {"event time type",
+       [](json& d, auto&) { ext_of(d)["clips"][0]["events"] = json::parse(R"([{"name":"a","time":"0"}])"); },
+       "clips[0].events[0].time: expected a number"},
+      {"event time negative",
+       [](json& d, auto&) { ext_of(d)["clips"][0]["events"] = json::parse(R"([{"name":"a","time":-0.5}])"); },
+       "clips[0].events[0].time: -0.5 is negative"},
+      {"event time past the clip",
+       [](json& d, auto&) { ext_of(d)["clips"][0]["events"] = json::parse(R"([{"name":"a","time":0.25}])"); },
+       "clips[0].events[0].time: 0.25 is outside the clip's duration [0, 0.100000001]"},
+      {"event time huge",
+       [](json& d, auto&) { ext_of(d)["clips"][0]["events"] = json::parse(R"([{"name":"a","time":1e39}])"); },
+       "clips[0].events[0].time: not a finite 32-bit float"},
+      {"events out of order",
+       [](json& d, auto&) {
+         ext_of(d)["clips"][0]["events"] = json::parse(R"([{"name":"a","time":0.05},{"name":"b","time":0.01}])");
+       },
+       "clips[0].events[1].time: 0.00999999978 is before the previous event's 0.0500000007: events are stored in time "
+       "order"},
+      {"event of a one-row clip",
+       [](json& d, auto&) { ext_of(d)["clips"][1]["events"] = json::parse(R"([{"name":"a","time":0.001}])"); },
+       "clips[1].events[0].time: 0.00100000005 is outside the clip's duration [0, 0]"},
       {"version 0", [](json& d, auto&) { ext_of(d)["version"] = 0; },
        "extensions.VATKIT_vertex_animation.version: 0 is not supported"},
       {"error type", [](json& d, auto&) { ext_of(d)["clips"][0]["error"] = 0.5; },
@@ -1151,13 +1201,20 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
   // A file of another version is named as such even when its checksum does not match (a later
   // version may hash differently).
   Parts future = split(file);
-  ext_of(future.doc)["version"] = 4;
-  Result<Vat> v4 = load_vat_memory(assemble(future.doc, future.bin, false), "v4.vat.glb");
-  ASSERT_FALSE(v4.ok());
-  EXPECT_EQ(v4.error().code, ErrorCode::Unsupported);
-  EXPECT_EQ(v4.error().message,
-            "v4.vat.glb: extensions.VATKIT_vertex_animation.version: 4 is not supported (this vatkit reads "
-            "versions 1 to 3)");
+  ext_of(future.doc)["version"] = 5;
+  Result<Vat> v5 = load_vat_memory(assemble(future.doc, future.bin, false), "v5.vat.glb");
+  ASSERT_FALSE(v5.ok());
+  EXPECT_EQ(v5.error().code, ErrorCode::Unsupported);
+  EXPECT_EQ(v5.error().message,
+            "v5.vat.glb: extensions.VATKIT_vertex_animation.version: 5 is not supported (this vatkit reads "
+            "versions 1 to 4)");
+  // A version-3 file has no events: a clip's "events" there is an unknown property, ignored.
+  Parts v3 = split(file);
+  ext_of(v3.doc)["version"] = 3;
+  ext_of(v3.doc)["clips"][0]["events"] = "not read";
+  Result<Vat> three = load_vat_memory(assemble(v3.doc, v3.bin), "v3.vat.glb");
+  ASSERT_TRUE(three.ok()) << three.error().message;
+  EXPECT_TRUE(three->clips[0].events.empty());
   // A version-1 file has no measured errors: a clip's "error" there is an unknown property, which
   // a loader ignores (docs/format.md, section 7).
   Parts v1 = split(file);
@@ -1496,6 +1553,26 @@ TEST(VatFile, InconsistentVatsAreNotWritten) {
       {"nan error", [](Vat& v) { v.clips[1].accuracy = ClipAccuracy{.between_rows_p99_mm = std::nanf("")}; },
        "clips[1].error.betweenRowsP99Mm: not a finite number"},
       {"negative seam", [](Vat& v) { v.clips[0].seam = -0.5f; }, "clips[0].seam: -0.5 is negative"},
+      {"unnamed event",
+       [](Vat& v) {
+         v.clips[0].events = {{"", 0.0f}};
+       },
+       "clips[0].events[0].name: empty, an event has a name"},
+      {"nan event",
+       [](Vat& v) {
+         v.clips[0].events = {{"a", std::nanf("")}};
+       },
+       "clips[0].events[0].time: not a finite number"},
+      {"late event",
+       [](Vat& v) {
+         v.clips[0].events = {{"a", 0.5f}};
+       },
+       "clips[0].events[0].time: 0.5 is outside the clip's duration [0, 0.400000006]"},
+      {"unordered events",
+       [](Vat& v) {
+         v.clips[0].events = {{"a", 0.2f}, {"b", 0.1f}};
+       },
+       "clips[0].events[1].time: 0.100000001 is before the previous event's 0.200000003"},
       {"zero unit", [](Vat& v) { v.metres_per_unit = 0.0f; }, "metresPerUnit: 0 is not a length > 0"},
       {"negative error", [](Vat& v) { v.clips[0].accuracy = ClipAccuracy{.on_rows_max_mm = -0.5f}; },
        "clips[0].error.onRowsMaxMm: -0.5 is negative"},
@@ -1752,6 +1829,12 @@ TEST(VatFile, ForgedListsAreRefusedBeforeTheyCostMemory) {
          for (int i = 0; i < 100000; ++i) d["images"].push_back(d["images"][0]);
        },
        "images[1]: bufferViews[13]"},
+      {"events",
+       [](json& d) {
+         ext_of(d)["clips"][0]["events"] = json::array();
+         for (int i = 0; i < 100000; ++i) ext_of(d)["clips"][0]["events"].push_back({{"name", "a"}, {"time", 0}});
+       },
+       "clips[0].events: 100000 elements, at most 65536"},
   };
   for (const Forgery& f : forgeries) {
     SCOPED_TRACE(f.list);

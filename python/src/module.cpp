@@ -238,6 +238,12 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("duration", [](const Clip& c) { return c.get().duration_s; })
       .def_property_readonly("defaults", [](const Clip& c) { return defaults_dict(c.get().defaults); })
       .def_property_readonly("max_delta", [](const Clip& c) { return c.get().max_delta; })
+      .def_property_readonly("events",
+                             [](const Clip& c) {
+                               py::list out;
+                               for (const ClipEvent& e : c.get().events) out.append(py::make_tuple(e.name, e.time_s));
+                               return out;
+                             })
       .def_property_readonly("accuracy",
                              [](const Clip& c) -> py::object {
                                const std::optional<ClipAccuracy>& a = c.get().accuracy;

@@ -77,6 +77,7 @@ def test_sample_clips_and_arrays(sample):
     assert walk.fps == pytest.approx((walk.rows - 1) / walk.duration, rel=1e-6)
     assert walk.defaults == {"loop_mode": "repeat", "repetitions": -1, "end_mode": "clamp", "speed": 1.0}
     assert walk.accuracy is None  # measure=False
+    assert walk.events == []  # no --event, no extras, no --feet
     positions, normals = vat.pose("walk", 0.25)
     assert positions.dtype == np.float32 and positions.shape == (vat.vertex_count, 3)
     assert normals.shape == positions.shape

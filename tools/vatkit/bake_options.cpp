@@ -95,6 +95,50 @@ Result<std::pair<std::string, ClipDefaults>> parse_clip_defaults(const std::stri
   return out;
 }
 
+// "CLIP=NAME@SECONDS[,NAME@SECONDS...]" -> (CLIP, event) pairs.
+Result<void> parse_events(const std::string& text, std::vector<std::pair<std::string, ClipEvent>>& out) {
+  const std::string where = "--event " + text;
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return make_error(ErrorCode::Argument, "", where + ": expected CLIP=NAME@SECONDS, e.g. Walk=step_l@0.25");
+  }
+  std::string_view rest = std::string_view(text).substr(eq + 1);
+  if (rest.empty()) return make_error(ErrorCode::Argument, "", where + ": nothing after '='");
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view token = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    const size_t at = token.rfind('@');
+    ClipEvent e;
+    if (at == std::string_view::npos || at == 0 || at > kMaxEventNameBytes) {
+      return make_error(ErrorCode::Argument, "",
+                        where + ": \"" + std::string(token) + "\" is not NAME@SECONDS (a name of 1 to 256 bytes)");
+    }
+    e.name = std::string(token.substr(0, at));
+    if (!parse_float(token.substr(at + 1), e.time_s) || !std::isfinite(e.time_s) || e.time_s < 0.0f) {
+      return make_error(ErrorCode::Argument, "",
+                        where + ": time \"" + std::string(token.substr(at + 1)) + "\" is not a number of seconds >= 0");
+    }
+    out.emplace_back(text.substr(0, eq), std::move(e));
+  }
+  return {};
+}
+
+// --feet: "auto" finds the feet, "LEFT,RIGHT" names them.
+Result<void> parse_feet(const std::string& text, FootOptions& feet) {
+  if (text.empty()) return {};
+  feet.enabled = true;
+  if (text == "auto") return {};
+  const size_t comma = text.find(',');
+  if (comma == std::string::npos || comma == 0 || comma + 1 == text.size() ||
+      text.find(',', comma + 1) != std::string::npos) {
+    return make_error(ErrorCode::Argument, "", "--feet " + text + ": expected auto or LEFT,RIGHT (two joint names)");
+  }
+  feet.left = text.substr(0, comma);
+  feet.right = text.substr(comma + 1);
+  return {};
+}
+
 // The bake options that say how to read the source: which clips and their playback defaults, its
 // unit, animations merged.
 void add_source_options(CLI::App& app, BakeCliOptions& o, const char* group) {
@@ -114,6 +158,24 @@ void add_source_options(CLI::App& app, BakeCliOptions& o, const char* group) {
                  "repetitions endless for repeat, 1 for once and pingpong, as three-vat)")
       ->allow_extra_args(false)
       ->option_text("NAME=SPEC")
+      ->group(group);
+  app.add_option("--event", o.events,
+                 "Named events stored with a clip (repeatable): CLIP=NAME@SECONDS[,NAME@SECONDS...], "
+                 "e.g. Walk=step_l@0.25,step_r@0.75; seconds from the clip's start, within its "
+                 "duration (docs/events.md); they join the events the glTF file carries")
+      ->allow_extra_args(false)
+      ->option_text("CLIP=NAME@S,...")
+      ->group(group);
+  app.add_option("--feet", o.feet,
+                 "Store foot contacts as events (foot_l_down, foot_l_up, foot_r_down, foot_r_up) "
+                 "found from the foot joints' height and speed: auto finds the feet by name "
+                 "(foot, ankle, toe with left/right) or as the lowest leaf joints, and the bake "
+                 "prints its choice; LEFT,RIGHT names the joints")
+      ->option_text("auto|LEFT,RIGHT")
+      ->group(group);
+  app.add_flag("--no-source-events", o.no_source_events,
+               "Ignore the events the glTF file's animations carry in their extras "
+               "(\"events\" or \"markers\": [{\"name\", \"time\"}])")
       ->group(group);
   app.add_option("--units", o.units,
                  "The source's length unit (default m, glTF's): errors, budgets (--max-error, "
@@ -276,6 +338,11 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
     if (!parsed) return parsed.error();
     b.clip_defaults.push_back(std::move(*parsed));
   }
+  for (const std::string& spec : o.events) {
+    if (auto r = parse_events(spec, b.events); !r) return r.error();
+  }
+  if (auto r = parse_feet(o.feet, b.feet); !r) return r.error();
+  b.source_events = !o.no_source_events;
   if (o.lods < 0 || o.lods > kMaxBakeLods) {
     return make_error(ErrorCode::Argument, "",
                       "--lods " + std::to_string(o.lods) + ": must be from 0 to " + std::to_string(kMaxBakeLods));

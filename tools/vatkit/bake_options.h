@@ -23,6 +23,9 @@ struct BakeCliOptions {
   double max_error_mm = 0.0;
   std::vector<std::string> clips;
   std::vector<std::string> clip_defaults;  // NAME=SPEC, one per occurrence
+  std::vector<std::string> events;         // CLIP=NAME@SECONDS,..., one per occurrence
+  std::string feet;                        // "", "auto" or LEFT,RIGHT
+  bool no_source_events = false;
   bool no_normals = false;
   bool no_tangents = false;
   bool merge_clips = false;

@@ -28,6 +28,7 @@
 
 #include "vatkit/material.h"
 #include "vatkit/result.h"
+#include "vatkit/vat.h"
 
 namespace vatkit {
 
@@ -129,6 +130,9 @@ struct Animation {
   std::vector<Channel> channels;
   float start_s = 0.0f;  // earliest key time over all samplers
   float end_s = 0.0f;    // latest key time: the clip plays from 0 to end_s (as three.js plays it)
+  // Named events the file carries in the animation's extras ("events" or "markers": docs/events.md
+  // says which conventions are read), in time order, clamped to [0, end_s].
+  std::vector<ClipEvent> events;
 };
 
 struct Scene {

@@ -46,6 +46,15 @@ inline constexpr float kMaxBakeFps = 1e6f;
 inline constexpr uint32_t kMaxTextureSize = 65536;  // max_texture_size: [1, 65536]
 inline constexpr uint32_t kMaxBakeLods = 16;        // lods: [0, 16]
 
+// Foot-contact events (docs/events.md, "Feet"): for each clip, "foot_l_down" / "foot_r_down" where
+// a foot joint comes to rest on its lowest height and "foot_l_up" / "foot_r_up" where it leaves.
+struct FootOptions {
+  bool enabled = false;
+  // The foot joints' node names; empty: found by name (foot, then ankle, then toe, with a left
+  // and right marker), else the lowest leaf joint on each side of the rest pose.
+  std::string left, right;
+};
+
 struct BakeOptions {
   EncodingChoice encoding = EncodingChoice::Auto;
   Precision precision = Precision::F32;
@@ -95,6 +104,13 @@ struct BakeOptions {
   bool measure = true;  // measure the result against the reference for the report
                         // (Auto and max_error_mm measure what they need regardless)
   ProgressFn progress;  // stages "search" (max_error_mm), "bake", "measure", "levels"
+  // Named events per clip (VatClip::events, docs/events.md): (clip name or "#index", as `clips`,
+  // the event); an unknown clip or a time outside [0, duration] fails the bake. They join the
+  // events the source carries (Animation::events, unless source_events is false) and the foot
+  // contacts (feet), sorted by time.
+  std::vector<std::pair<std::string, ClipEvent>> events;
+  bool source_events = true;
+  FootOptions feet;
 };
 
 // Error of one clip of a Vat against the reference skinner: the numbers (vat.h's ClipAccuracy,

@@ -117,6 +117,7 @@ Vat start_vat(const BakeSetup& setup, Encoding encoding, VatGeometry geometry, s
     vc.duration_s = c.duration_s;
     vc.fps = c.rows > 1 ? float(double(c.rows - 1) / double(c.duration_s)) : 0.0f;
     vc.defaults = c.defaults;
+    vc.events = c.events;
     vat.frame_rows += c.rows;
     vat.clips.push_back(vc);
   }
@@ -1044,6 +1045,8 @@ Result<Planned> plan_bake(const Asset& asset, const BakeOptions& options) {
   Planned out;
   out.plans = std::move(*plans);
   out.motion = decide_from_motion(asset, options, out.plans, out.notes);
+  if (auto r = detail::plan_events(asset, options, out.plans); !r) return r.error();
+  if (auto r = detail::plan_foot_events(asset, options, out.motion.size, out.plans, out.notes); !r) return r.error();
   auto row_notes = fixed_rate_rows(asset, options, out.plans);
   if (!row_notes) return row_notes.error();
   out.notes.insert(out.notes.end(), row_notes->begin(), row_notes->end());

@@ -119,8 +119,19 @@ struct ClipPlan {
   float duration_s = 0.0f;
   uint32_t rows = 1;
   ClipDefaults defaults;
-  bool defaults_given = false;  // BakeOptions::clip_defaults named the clip (or "*")
+  bool defaults_given = false;    // BakeOptions::clip_defaults named the clip (or "*")
+  std::vector<ClipEvent> events;  // VatClip::events: the source's, the options', the feet's, by time
 };
+
+// ---- events (events.cpp) -------------------------------------------------------------------------
+
+// Gives each plan the source's events (unless options.source_events is false) and the options'
+// events; errors name an unknown clip or a time outside the clip. Sorted by time (stable).
+Result<void> plan_events(const Asset& asset, const BakeOptions& options, std::vector<ClipPlan>& plans);
+// Adds the foot contacts (options.feet) to every plan, and a note naming the feet chosen; `size`
+// is the asset's (MotionFacts::size).
+Result<void> plan_foot_events(const Asset& asset, const BakeOptions& options, float size, std::vector<ClipPlan>& plans,
+                              std::vector<std::string>& notes);
 
 // ---- what the motion decides (motion.cpp) -------------------------------------------------------
 

@@ -340,6 +340,39 @@ void convert_samplers(Context& ctx, size_t a, const tinygltf::Animation& in, con
   out.end_s = in.samplers.empty() ? 0.0f : end;
 }
 
+// The named events an animation's extras carry (docs/events.md, "From the glTF file"): an array
+// "events" (or "markers") of {"name": string, "time": seconds}. extras are free-form, so an entry
+// of another shape, or at a time outside the clip, is a warning and skipped, never an error.
+void read_extras_events(Context& ctx, size_t a, Animation& out) {
+  if (!ctx.doc.contains("animations")) return;
+  const json& animation = ctx.doc["animations"][a];
+  if (!animation.is_object() || !animation.contains("extras") || !animation["extras"].is_object()) return;
+  const json& extras = animation["extras"];
+  for (const char* key : {"events", "markers"}) {
+    if (!extras.contains(key)) continue;
+    const std::string where = indexed("animations", a) + ".extras." + key;
+    if (!extras[key].is_array()) {
+      ctx.warn(where + ": not an array of {name, time}; ignored");
+      continue;
+    }
+    for (size_t i = 0; i < extras[key].size(); ++i) {
+      const json& e = extras[key][i];
+      const bool shaped =
+          e.is_object() && e.contains("name") && e["name"].is_string() && e.contains("time") && e["time"].is_number();
+      const double time = shaped ? e["time"].get<double>() : -1.0;
+      const std::string name = shaped ? e["name"].get<std::string>() : std::string();
+      if (!shaped || name.empty() || name.size() > kMaxEventNameBytes || !(time >= 0.0 && time <= double(out.end_s))) {
+        ctx.warn(where + "[" + std::to_string(i) + "]: not a {name, time} with a name and a time in [0, " +
+                 std::to_string(out.end_s) + "] s; ignored");
+        continue;
+      }
+      out.events.push_back(ClipEvent{name, static_cast<float>(time)});
+    }
+  }
+  std::stable_sort(out.events.begin(), out.events.end(),
+                   [](const ClipEvent& x, const ClipEvent& y) { return x.time_s < y.time_s; });
+}
+
 }  // namespace
 
 void convert_animations(Context& ctx) {
@@ -351,6 +384,7 @@ void convert_animations(Context& ctx) {
     out.name = in.name;
     const std::vector<SamplerUse> usage = convert_channels(ctx, a, in, out);
     convert_samplers(ctx, a, in, usage, out);
+    read_extras_events(ctx, a, out);
   }
 }
 

@@ -109,6 +109,19 @@ struct ClipAccuracy {
   float normal_max_deg = 0.0f;                                   // worst normal direction error
 };
 
+// A named moment of a clip (a footstep, a hit frame): `time_s` seconds into the clip, in [0,
+// duration_s]; the clip's phase there is time_s / duration_s (0 for a clip of duration 0). Events
+// are stored in the .vat.glb (format version 4) and found between two clock times by events.h.
+struct ClipEvent {
+  std::string name;  // non-empty, at most kMaxEventNameBytes bytes
+  float time_s = 0.0f;
+
+  friend bool operator==(const ClipEvent&, const ClipEvent&) = default;
+};
+// Limits on what a file may carry (checked when loading and writing).
+inline constexpr size_t kMaxEventNameBytes = 256;
+inline constexpr size_t kMaxClipEvents = 65536;  // per clip
+
 struct VatClip {
   std::string name;               // the source animation's name ("" when the file named none)
   int32_t source_animation = -1;  // its index in the source asset's animations
@@ -137,6 +150,10 @@ struct VatClip {
   // two, less their mean displacement (file units), as the bake measured it on the source to pick
   // the clip's loop default (BakeOptions::loops_from_motion); absent in files before version 3.
   std::optional<float> seam;
+  // Named events in time order (non-decreasing time_s; equal times keep their order), from the
+  // bake's options, the source's animation extras or the foot contacts (BakeOptions); empty in
+  // files before version 4.
+  std::vector<ClipEvent> events;
 };
 
 enum class PlaneSemantic : uint8_t { Position, Normal, Tangent, Slots };

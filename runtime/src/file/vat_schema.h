@@ -323,6 +323,33 @@ struct Codec<std::optional<T>> {
     if (v) Codec<T>::check(*v, where);
   }
 };
+// An array of objects with a table of fields (a clip's events). The elements are read one by one
+// after the array's length is checked against kMaxClipEvents, so a hostile count costs nothing
+// before it is refused.
+template <HasSchema T>
+struct Codec<std::vector<T>> {
+  static std::vector<T> read(const json& v, const std::string& where, uint32_t version) {
+    const json& array = as_array(v, where);
+    if (array.size() > kMaxClipEvents) {
+      fail(where, num(uint64_t(array.size())) + " elements, at most " + num(uint64_t(kMaxClipEvents)));
+    }
+    std::vector<T> out;
+    out.reserve(array.size());
+    for (size_t i = 0; i < array.size(); ++i) out.push_back(Codec<T>::read(array[i], at(where, i), version));
+    return out;
+  }
+  static json write(const std::vector<T>& v) {
+    json out = json::array();
+    for (const T& element : v) out.push_back(Codec<T>::write(element));
+    return out;
+  }
+  static void check(const std::vector<T>& v, const std::string& where) {
+    if (v.size() > kMaxClipEvents) {
+      fail(where, num(uint64_t(v.size())) + " elements, at most " + num(uint64_t(kMaxClipEvents)));
+    }
+    for (size_t i = 0; i < v.size(); ++i) Codec<T>::check(v[i], at(where, i));
+  }
+};
 // An object with a table of fields: a JSON object holding them.
 template <HasSchema T>
 struct Codec<T> {
@@ -474,7 +501,18 @@ struct Schema<ClipAccuracy> {
   };
 };
 
-// A clip (its band, playback defaults, diagnostics and q16 ranges); check_clip adds the band.
+// A clip's named event (format version 4); check_clip adds its name's length, its time's range
+// and the events' order.
+template <>
+struct Schema<ClipEvent> {
+  static constexpr auto fields = std::tuple{
+      field("name", VATKIT_MEMBER(name)),
+      field("time", VATKIT_MEMBER(time_s), kNonNegative),
+  };
+};
+
+// A clip (its band, playback defaults, diagnostics and q16 ranges); check_clip adds the band and
+// the events' times. A later per-clip block (root motion) gets a key of its own beside "events".
 template <>
 struct Schema<VatClip> {
   static constexpr auto fields = std::tuple{
@@ -495,6 +533,7 @@ struct Schema<VatClip> {
       field("scaleRange", [](auto& c) { return std::tie(c.scale_min, c.scale_max); }),
       optional_field("error", VATKIT_MEMBER(accuracy), /*since=*/2),
       optional_field("seam", VATKIT_MEMBER(seam), /*since=*/3, WhenNotDefault{}, kNonNegative),
+      optional_field("events", VATKIT_MEMBER(events), /*since=*/4),
   };
 };
 

@@ -37,6 +37,27 @@ void check_clip(const VatClip& c, uint32_t frame_rows, const std::string& where)
     fail(where,
          "band firstRow " + num(c.first_row) + " + rows " + num(c.rows) + " runs past frameRows " + num(frame_rows));
   }
+  check_events(c, where + ".events");
+}
+
+// A clip's events: named (1 to kMaxEventNameBytes bytes), within the clip's duration, in time
+// order (events.h finds the ones crossed by a binary search and a walk).
+void check_events(const VatClip& c, const std::string& where) {
+  for (size_t i = 0; i < c.events.size(); ++i) {
+    const ClipEvent& e = c.events[i];
+    const std::string w = where + "[" + std::to_string(i) + "]";
+    if (e.name.empty()) fail(w + ".name", "empty, an event has a name");
+    if (e.name.size() > kMaxEventNameBytes) {
+      fail(w + ".name", num(uint64_t(e.name.size())) + " bytes, at most " + num(uint64_t(kMaxEventNameBytes)));
+    }
+    if (!(e.time_s >= 0.0f && e.time_s <= c.duration_s)) {
+      fail(w + ".time", num(e.time_s) + " is outside the clip's duration [0, " + num(c.duration_s) + "]");
+    }
+    if (i > 0 && e.time_s < c.events[i - 1].time_s) {
+      fail(w + ".time", num(e.time_s) + " is before the previous event's " + num(c.events[i - 1].time_s) +
+                            ": events are stored in time order");
+    }
+  }
 }
 
 // The clips' bands do not share frame rows (each row belongs to one clip, as clip_of_row

@@ -106,22 +106,46 @@ const json& required(const json& j, const char* key, const std::string& path) {
   return j[key];
 }
 
-ClipBand clip(const json& j, const std::string& path) {
-  only_fields(j, path, {"startFrame", "frames", "fps", "loopMode", "repetitions", "endMode", "speed"});
+// A clip's "events": names of 1 to kMaxEventNameBytes bytes, times in [0, duration], in order.
+FrameClipEvents clip_events(const json& j, const ClipBand& b, const std::string& path) {
+  FrameClipEvents out{b.first_row, b.rows, b.rows > 1 ? float(double(b.rows - 1) / double(b.fps)) : 0.0f, {}};
+  if (!j.is_array()) fail(path, "expected an array, got " + shown(j));
+  if (j.size() > kMaxClipEvents) fail(path, std::to_string(j.size()) + " events, at most 65536");
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string p = path + "[" + std::to_string(i) + "]";
+    only_fields(j[i], p, {"name", "time"});
+    const json& name = required(j[i], "name", p);
+    if (!name.is_string() || name.get<std::string>().empty() || name.get<std::string>().size() > kMaxEventNameBytes) {
+      fail(p + ".name", "expected a name of 1 to 256 bytes, got " + shown(name));
+    }
+    const float time = number(required(j[i], "time", p), p + ".time");
+    if (!(time >= 0.0f && time <= out.duration_s)) {
+      fail(p + ".time", float_text(time) + " is outside the clip's [0, " + float_text(out.duration_s) + "] s");
+    }
+    if (!out.events.empty() && time < out.events.back().time_s) fail(p + ".time", "before the previous event's");
+    out.events.push_back({name.get<std::string>(), time});
+  }
+  return out;
+}
+
+// A CLIP object; its events, if any, go to `events`.
+ClipBand clip(const json& j, const std::string& path, std::vector<FrameClipEvents>& events) {
+  only_fields(j, path, {"startFrame", "frames", "fps", "loopMode", "repetitions", "endMode", "speed", "events"});
   ClipBand b;
   b.first_row = row_count(required(j, "startFrame", path), path + ".startFrame");
   b.rows = row_count(required(j, "frames", path), path + ".frames");
   b.fps = number(required(j, "fps", path), path + ".fps");
   policy_fields(j, path, b.defaults);
+  if (j.contains("events")) events.push_back(clip_events(j["events"], b, path + ".events"));
   return b;
 }
 
-Instance instance(const json& j, const std::string& path) {
+Instance instance(const json& j, const std::string& path, std::vector<FrameClipEvents>& events) {
   only_fields(j, path,
               {"clip", "startTime", "speed", "loopMode", "repetitions", "endMode", "blend", "fadeDuration", "fadeCurve",
                "fadeStart", "fadeWeight", "from"});
   Instance in;
-  in.clip = clip(required(j, "clip", path), path + ".clip");
+  in.clip = clip(required(j, "clip", path), path + ".clip", events);
   in.start_time = number(required(j, "startTime", path), path + ".startTime");
   policy_fields(j, path, in.policy);
   if (j.contains("blend")) {
@@ -129,7 +153,7 @@ Instance instance(const json& j, const std::string& path) {
     const std::string bp = path + ".blend";
     only_fields(b, bp, {"clip", "weight", "sync", "weightFrom"});
     Blend bl;
-    bl.clip = clip(required(b, "clip", bp), bp + ".clip");
+    bl.clip = clip(required(b, "clip", bp), bp + ".clip", events);
     bl.weight = number(required(b, "weight", bp), bp + ".weight");
     if (b.contains("sync")) {
       if (b["sync"] == "phase") {
@@ -160,7 +184,7 @@ Instance instance(const json& j, const std::string& path) {
     const std::string fp = path + ".from";
     only_fields(f, fp, {"clip", "startTime", "speed", "loopMode", "repetitions", "endMode"});
     Outgoing o;
-    o.clip = clip(required(f, "clip", fp), fp + ".clip");
+    o.clip = clip(required(f, "clip", fp), fp + ".clip", events);
     o.start_time = number(required(f, "startTime", fp), fp + ".startTime");
     policy_fields(f, fp, o.policy);
     in.from = o;
@@ -194,13 +218,13 @@ std::string float_text(float value) {
 namespace {
 
 // One "set" entry: {"now", "instance"} or {"now", "control"}.
-FrameWrite frame_write(const json& j, const std::string& p) {
+FrameWrite frame_write(const json& j, const std::string& p, std::vector<FrameClipEvents>& events) {
   only_fields(j, p, {"now", "instance", "control"});
   FrameWrite w;
   w.now = number(required(j, "now", p), p + ".now");
   if (j.contains("control") == j.contains("instance")) fail(p, "needs either \"instance\" or \"control\"");
   if (j.contains("instance")) {
-    w.instance = instance(j["instance"], p + ".instance");
+    w.instance = instance(j["instance"], p + ".instance", events);
     return w;
   }
   const json& c = j["control"];
@@ -241,16 +265,17 @@ Result<FrameQuery> parse_frame_query(std::string_view line) {
     return Error{ErrorCode::Parse, "not a JSON value: " + detail::json_error_text(e.what())};
   }
   try {
-    only_fields(j, "line", {"instance", "time", "set", "expect"});
+    only_fields(j, "line", {"instance", "time", "set", "expect", "since"});
     FrameQuery q;
-    q.instance = instance(required(j, "instance", "line"), "instance");
+    q.instance = instance(required(j, "instance", "line"), "instance", q.clip_events);
     q.time = number(required(j, "time", "line"), "time");
+    if (j.contains("since")) q.since = number(j["since"], "since");
     if (j.contains("set")) {
       const json& s = j["set"];
       if (!s.is_array()) fail("set", "expected an array, got " + shown(s));
       for (size_t i = 0; i < s.size(); ++i) {
         const std::string p = "set[" + std::to_string(i) + "]";
-        q.writes.push_back(frame_write(s[i], p));
+        q.writes.push_back(frame_write(s[i], p, q.clip_events));
       }
     }
     if (j.contains("expect")) {
@@ -263,6 +288,38 @@ Result<FrameQuery> parse_frame_query(std::string_view line) {
   }
 }
 
+namespace {
+
+// The events a query's bands cross in (since, time], by name; more than kMaxFrameEvents is an
+// error, checked before the work.
+Result<std::vector<FrameEvent>> crossed_events(const FrameQuery& q, const Playback& pb) {
+  auto band_of = [&](const Track& t) {
+    for (const FrameClipEvents& c : q.clip_events) {
+      if (c.first_row == t.first_row && c.rows == t.rows)
+        return std::make_pair(&c, BandEvents{c.events, c.duration_s, 0});
+    }
+    return std::make_pair(static_cast<const FrameClipEvents*>(nullptr), BandEvents{});
+  };
+  const auto a = band_of(pb.primary);
+  const auto b = band_of(pb.second);
+  const double bound = events_crossed_bound(pb, a.second, b.second, *q.since, q.time);
+  if (bound > double(kMaxFrameEvents)) {
+    return Error{ErrorCode::Limit, "since: the bands may cross up to " + std::to_string(uint64_t(bound)) +
+                                       " events in (since, time], more than " + std::to_string(kMaxFrameEvents) +
+                                       " a line reports: ask for a shorter span"};
+  }
+  std::vector<FiredEvent> fired;
+  events_crossed(pb, a.second, b.second, *q.since, q.time, fired);
+  std::vector<FrameEvent> out;
+  for (const FiredEvent& f : fired) {
+    const FrameClipEvents* clip = f.band == 0 ? a.first : b.first;
+    out.push_back({clip->events[f.event].name, f.time, f.band, f.weight});
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
   FrameAnswer answer;
   Result<Playback> first = compile(q.instance);
@@ -270,6 +327,11 @@ Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
   if (q.writes.empty()) {
     answer.frame = resolve(*first, q.time);
     answer.ends_at = ends_at(*first);
+    if (q.since) {
+      Result<std::vector<FrameEvent>> events = crossed_events(q, *first);
+      if (!events) return events.error();
+      answer.events = std::move(*events);
+    }
     return answer;
   }
   InstanceTable table(1);
@@ -281,6 +343,11 @@ Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
   }
   answer.frame = resolve(table, 0, q.time);
   answer.ends_at = ends_at(table, 0);
+  if (q.since) {
+    Result<std::vector<FrameEvent>> events = crossed_events(q, playback(table, 0));
+    if (!events) return events.error();
+    answer.events = std::move(*events);
+  }
   return answer;
 }
 
@@ -334,8 +401,19 @@ std::string frame_json(const FrameAnswer& a) {
   append_band(out, a.frame.b, "B");
   out += "\"weight\": " + float_text(a.frame.weight) + ", ";
   out += std::string("\"kind\": \"") + to_string(a.frame.kind) + "\", ";
-  out += "\"endsAt\": " + (a.ends_at ? float_text(*a.ends_at) : std::string("null")) + "}";
-  return out;
+  out += "\"endsAt\": " + (a.ends_at ? float_text(*a.ends_at) : std::string("null"));
+  if (a.events) {
+    out += ", \"events\": [";
+    for (size_t i = 0; i < a.events->size(); ++i) {
+      const FrameEvent& e = (*a.events)[i];
+      out += std::string(i == 0 ? "" : ", ") +
+             "{\"name\": " + json(e.name).dump(-1, ' ', true, json::error_handler_t::replace) +
+             ", \"time\": " + float_text(e.time) + ", \"band\": \"" + (e.band == 0 ? "a" : "b") +
+             "\", \"weight\": " + float_text(e.weight) + "}";
+    }
+    out += "]";
+  }
+  return out + "}";
 }
 
 Result<void> check_frame_json(std::string_view expected, const FrameAnswer& answer) {

@@ -21,7 +21,11 @@
 // A FRAME (one line, in this order):
 //   {"row", "rowNext", "mix", "wraps", "finished", "phase",            primary band
 //    "rowB", "rowNextB", "mixB", "wrapsB", "finishedB", "phaseB",       second band
-//    "weight", "kind": "single"|"fade"|"blend", "endsAt": T|null}
+//    "weight", "kind": "single"|"fade"|"blend", "endsAt": T|null,
+//    "events": [{"name", "time", "band": "a"|"b", "weight"}]}    only when the query has "since"
+// A CLIP may carry "events": [{"name": N, "time": S}] (seconds into the band, in time order, within
+// (frames - 1) / fps); a query with "since": T0 reports the events its bands cross in (T0, time]
+// (vatkit/events.h), in order, each with the clock time it fired.
 // Floats are written as the shortest decimal that reads back as the same float32.
 #pragma once
 
@@ -30,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vatkit/events.h"
 #include "vatkit/playback.h"
 #include "vatkit/result.h"
 
@@ -43,11 +48,32 @@ struct FrameWrite {
   FrameControl control = FrameControl::None;  // "control"
 };
 
+// A clip object's "events" ([{"name", "time"}], seconds into the band, in time order), kept by
+// the band they belong to (a clip of the query is found by its startFrame and frames).
+struct FrameClipEvents {
+  uint32_t first_row = 0, rows = 1;
+  float duration_s = 0.0f;  // (frames - 1) / fps
+  std::vector<ClipEvent> events;
+};
+
 struct FrameQuery {
   Instance instance;
   float time = 0.0f;
   std::vector<FrameWrite> writes;     // "set"
   std::optional<std::string> expect;  // "expect", as compact JSON text
+  std::optional<float> since;         // "since": report the events crossed in (since, time]
+  std::vector<FrameClipEvents> clip_events;
+};
+
+// The most events one query line reports (a longer list is an error, before the work).
+inline constexpr size_t kMaxFrameEvents = 100000;
+
+// An event crossed (vatkit/events.h), by name.
+struct FrameEvent {
+  std::string name;
+  float time = 0.0f;  // the clock time it fired
+  uint8_t band = 0;   // 0: a, 1: b
+  float weight = 1.0f;
 };
 
 // Errors name the field ("instance.clip.fps: expected a number, got \"30\"").
@@ -59,6 +85,7 @@ Result<FrameQuery> parse_frame_query(std::string_view line);
 struct FrameAnswer {
   PlaybackSample frame;
   std::optional<float> ends_at;
+  std::optional<std::vector<FrameEvent>> events;  // with "since": events_crossed(since, time)
 };
 Result<FrameAnswer> run_frame_query(const FrameQuery& query);
 

@@ -363,6 +363,7 @@ VatSummary summarize(const Vat& vat, std::span<const ClipError> errors) {
     cs.defaults = clip.defaults;
     cs.max_delta = clip.max_delta;
     cs.seam = clip.seam.value_or(-1.0f);
+    cs.events = clip.events;
     cs.bounds = clip.bounds;
     if (c < errors.size()) {
       cs.measured = true;
@@ -519,6 +520,25 @@ std::string lods_table(const VatSummary& s) {
 
 }  // namespace
 
+namespace {
+
+// The clips' named events (format version 4), one line per clip that has any: "walk: step_l
+// 0.25 s, step_r 0.75 s". Nothing when no clip has events.
+std::string events_text(const VatSummary& s) {
+  std::string out;
+  for (const VatClipSummary& c : s.clips) {
+    if (c.events.empty()) continue;
+    std::string list = cat({c.name.empty() ? cat({"#", num(c.index)}) : printable(c.name), ": "});
+    for (size_t i = 0; i < c.events.size(); ++i) {
+      list.append(cat({i == 0 ? "" : ", ", printable(c.events[i].name), " ", sig3(c.events[i].time_s), " s"}));
+    }
+    labelled_line(out, out.empty() ? "events" : "", list);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string summary_text(const VatSummary& s) {
   std::string out = cat({s.source.empty() ? std::string_view("(vat)") : printable(s.source), "\n"});
   auto line = [&](const char* label, const std::string& text) { labelled_line(out, label, text); };
@@ -551,6 +571,7 @@ std::string summary_text(const VatSummary& s) {
   line("clips", cat({num(s.clips.size()), ", ", plural(s.frame_rows, "frame row", "frame rows"),
                      measured ? "; error in mm against the reference (max, 99th percentile)" : ""}));
   out.append(clips_table(s, measured));
+  out.append(events_text(s));
   if (!measured) {
     line("error",
          "not measured (baked without measuring, or a format version 1 file: `vatkit verify "
@@ -611,6 +632,12 @@ nlohmann::ordered_json bounds_json(const Bounds& b) {
   return {{"min", glb::json_array(b.min)}, {"max", glb::json_array(b.max)}};
 }
 
+nlohmann::ordered_json events_json(const std::vector<ClipEvent>& events) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const ClipEvent& e : events) out.push_back({{"name", e.name}, {"time_s", glb::json_number(e.time_s)}});
+  return out;
+}
+
 // The clip table as JSON (summary_json(VatSummary)): a clip's "error" is null when not measured,
 // its "seam" when not known.
 nlohmann::ordered_json clips_json(const std::vector<VatClipSummary>& clip_list) {
@@ -642,6 +669,7 @@ nlohmann::ordered_json clips_json(const std::vector<VatClipSummary>& clip_list) 
                        {"speed", glb::json_number(c.defaults.speed)}}},
                      {"max_delta", glb::json_number(c.max_delta)},
                      {"seam", c.seam >= 0 ? json(glb::json_number(c.seam)) : json()},
+                     {"events", events_json(c.events)},
                      {"bounds", bounds_json(c.bounds)},
                      {"measured", c.measured},
                      {"error", std::move(error)}});

@@ -9,7 +9,7 @@
 import { fail } from './errors.js';
 import { EXT_PATH, EXTENSION, GlbDocument, at, read } from './glb.js';
 
-const VERSIONS = [1, 2, 3];
+const VERSIONS = [1, 2, 3, 4];
 // Version 3: a delta vertex's texel column (docs/format.md, "Texel addresses").
 export const VERTEX_ADDRESS = '_VAT_VERTEX';
 const PRECISION_FORMAT = { f32: 'rgba32f', f16: 'rgba16f', q16: 'rgba16unorm' };
@@ -120,7 +120,23 @@ function clip(c, vat, f, where) {
   const scale = read.array(get('scaleRange'), f, `${where}.scaleRange`);
   if (scale.length !== 2) fail(f, `${where}.scaleRange`, `${scale.length} numbers, expected 2`);
   scale.forEach((x, i) => read.number(x, f, `${where}.scaleRange[${i}]`));
+  if (vat.version >= 4 && 'events' in c) events(c, f, `${where}.events`);
   return c;
+}
+
+// Version 4: a clip's named events, {name, time} in time order within its duration (the events
+// themselves are the application's: vatkit's events.h finds the ones an instance crosses).
+function events(c, f, where) {
+  let before = 0;
+  read.array(c.events, f, where).forEach((e, i) => {
+    const w = at(where, i);
+    read.object(e, f, w);
+    if (read.string(read.member(e, 'name', f, w), f, `${w}.name`).length === 0) fail(f, `${w}.name`, 'empty, an event has a name');
+    const time = read.number(read.member(e, 'time', f, w), f, `${w}.time`);
+    if (time < 0 || time > c.duration) fail(f, `${w}.time`, `${time} is outside the clip's duration [0, ${c.duration}]`);
+    if (time < before) fail(f, `${w}.time`, `${time} is before the previous event's ${before}: events are stored in time order`);
+    before = time;
+  });
 }
 
 // No two clips' bands share a frame row.
