@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -198,6 +199,35 @@ TEST(CliEvents, FrameReportsTheEventsCrossedSinceAPreviousTime) {
       R"( "startTime": 0}, "since": -1, "time": 1e9})";
   const CommandResult h = test::run_command("echo " + shell_quote(huge) + " | " + shell_quote(VATKIT_CLI) + " frame");
   test::expect_one_error_line(h, "line 1: since: the bands may cross up to 16777218 events");
+}
+
+TEST(CliEvents, FrameReportsTheEventsOfPausedResumedAndTurnedBackInstances) {
+  // A 1 s band at speed 1, its step at phase 0.25. Each write splits (since, time]: the step at
+  // 0.25 s; paused at 0.5 s (nothing until the resume at 2 s, which starts it again 1.5 s later);
+  // the step at c = 1.25 (2.75 s); turned back at 2.875 s (c = 1.375: start 2.25, rate -1), the
+  // step again at c = 0.75 of the turned play (3 s); then a backwards band at speed -2 alone.
+  const std::string clip =
+      R"("clip": {"startFrame": 0, "frames": 5, "fps": 4, "events": [{"name": "step", "time": 0.25}]})";
+  const std::string line =
+      R"({"instance": {)" + clip + R"(, "startTime": 0}, "since": 0, "time": 3.5, "set": [)" +
+      R"({"now": 0.5, "control": "pause"}, {"now": 2, "control": "resume"}, {"now": 2.875, "control": "turnBack"}]})";
+  const std::string backwards =
+      R"({"instance": {)" + clip + R"(, "startTime": 0, "speed": -2}, "since": 0, "time": 1})";
+  const CommandResult r = test::run_command("printf '%s\\n%s\\n' " + shell_quote(line) + " " + shell_quote(backwards) +
+                                            " | " + shell_quote(VATKIT_CLI) + " frame");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string first, second;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  const json a = json::parse(first, nullptr, false), b = json::parse(second, nullptr, false);
+  ASSERT_FALSE(a.is_discarded() || b.is_discarded()) << r.out;
+  EXPECT_EQ(a["events"], json::parse(R"([{"name": "step", "time": 0.25, "band": "a", "weight": 1},
+                                         {"name": "step", "time": 2.75, "band": "a", "weight": 1},
+                                         {"name": "step", "time": 3, "band": "a", "weight": 1}])"));
+  // Speed -2: the phase 0.25 is reached at c = 0.75, 1.75 (0.375 s, 0.875 s).
+  EXPECT_EQ(b["events"], json::parse(R"([{"name": "step", "time": 0.375, "band": "a", "weight": 1},
+                                         {"name": "step", "time": 0.875, "band": "a", "weight": 1}])"));
 }
 
 TEST(CliEvents, HelpDocumentsTheOptions) {

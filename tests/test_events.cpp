@@ -170,9 +170,126 @@ TEST(ClipEvents, PhaseSyncedBlendFiresAtTheFirstBandsRate) {
   EXPECT_EQ(fired[0].weight, 0.25f);
 }
 
+TEST(ClipEvents, BackwardsRepeatFiresInReverseAtTheMirroredPhases) {
+  Instance in;
+  in.clip = band();
+  in.start_time = 10.0f;
+  in.policy.speed = -1.0f;  // cycle rate -1: the phase runs 1 -> 0 in each cycle
+  const auto fired = crossed(in, 9.0f, 12.5f);
+  // end (phase 1) at c = 0, 1, 2 (10, 11, 12 s); step (phase 0.25) at c = 0.75, 1.75; start
+  // (phase 0) at c = 1, 2, each cycle's end, reported before the next cycle's end event.
+  EXPECT_EQ(times(fired), (std::vector<float>{10.0f, 10.75f, 11.0f, 11.0f, 11.75f, 12.0f, 12.0f}));
+  EXPECT_EQ(indices(fired), (std::vector<uint32_t>{2, 1, 0, 2, 1, 0, 2}));
+  EXPECT_EQ(fired[2].cycle, 0u);
+  EXPECT_EQ(fired[3].cycle, 1u);
+  EXPECT_EQ(resolve(in, 10.75f).a.phase, 0.25f);
+  EXPECT_EQ(resolve(in, 11.75f).a.phase, 0.25f);
+  EXPECT_EQ(resolve(in, 10.0f).a.phase, 1.0f);
+}
+
+TEST(ClipEvents, BackwardsOnceEndsOnItsStartEvent) {
+  Instance in;
+  in.clip = band();
+  in.policy.loop_mode = LoopMode::Once;
+  in.policy.speed = -1.0f;
+  // end at 0, step at 0.75, start at 1 = end_time, where the band holds phase 0.
+  const auto fired = crossed(in, -1.0f, 5.0f);
+  EXPECT_EQ(times(fired), (std::vector<float>{0.0f, 0.75f, 1.0f}));
+  EXPECT_EQ(indices(fired), (std::vector<uint32_t>{2, 1, 0}));
+  EXPECT_EQ(*ends_at(in), 1.0f);
+  EXPECT_EQ(resolve(in, 1.0f).a.phase, 0.0f);
+  EXPECT_TRUE(crossed(in, 1.0f, 5.0f).empty());
+  in.policy.end_mode = EndMode::Rewind;  // the jump back to the last row crosses nothing
+  EXPECT_EQ(times(crossed(in, -1.0f, 5.0f)), (std::vector<float>{0.0f, 0.75f, 1.0f}));
+  EXPECT_EQ(resolve(in, 1.0f).a.phase, 1.0f);
+}
+
+TEST(ClipEvents, BackwardsPingPongFiresTurningPointsOnce) {
+  Instance in;
+  in.clip = band();
+  in.policy.loop_mode = LoopMode::PingPong;
+  in.policy.repetitions = 3;
+  in.policy.speed = -1.0f;
+  // Traversal 0 runs 1 -> 0: end at 0, step 0.75, start 1; traversal 1 runs 0 -> 1: step at 1.25
+  // only (its ends are turning points, fired by the even traversals); traversal 2 runs 1 -> 0:
+  // end 2, step 2.75, start 3 (the end, phase 0).
+  const auto fired = crossed(in, -1.0f, 10.0f);
+  EXPECT_EQ(times(fired), (std::vector<float>{0.0f, 0.75f, 1.0f, 1.25f, 2.0f, 2.75f, 3.0f}));
+  EXPECT_EQ(indices(fired), (std::vector<uint32_t>{2, 1, 0, 1, 2, 1, 0}));
+  EXPECT_EQ(fired[3].cycle, 1u);
+  EXPECT_EQ(fired[4].cycle, 2u);
+  EXPECT_EQ(resolve(in, 1.25f).a.phase, 0.25f);
+  EXPECT_EQ(resolve(in, 3.0f).a.phase, 0.0f);
+  // Two traversals end on the last row: the end event at c = 2 is the last, in traversal 1.
+  in.policy.repetitions = 2;
+  const auto two = crossed(in, -1.0f, 10.0f);
+  EXPECT_EQ(times(two), (std::vector<float>{0.0f, 0.75f, 1.0f, 1.25f, 2.0f}));
+  EXPECT_EQ(two.back().event, 2u);
+  EXPECT_EQ(two.back().cycle, 1u);
+  EXPECT_EQ(resolve(in, 2.0f).a.phase, 1.0f);
+}
+
+TEST(ClipEvents, APausedPlaybackFiresNothingAfterItsHold) {
+  Instance in;
+  in.clip = band();
+  const Playback pb = paused(compile(in).value(), 1.25f);  // held exactly on the second step
+  std::vector<FiredEvent> fired;
+  events_crossed(pb, BandEvents{kEvents, 1.0f, 0}, {}, -1.0f, 100.0f, fired);
+  EXPECT_EQ(times(fired), (std::vector<float>{0.0f, 0.25f, 1.0f, 1.0f, 1.25f}));
+  fired.clear();
+  events_crossed(pb, BandEvents{kEvents, 1.0f, 0}, {}, 1.25f, 100.0f, fired);
+  EXPECT_TRUE(fired.empty());
+  EXPECT_EQ(events_crossed_bound(pb, BandEvents{kEvents, 1.0f, 0}, {}, 1.25f, 100.0f), 0.0);
+}
+
+TEST(ClipEvents, AResumedPlaybackGoesOnWithoutFiringTheHeldEventAgain) {
+  Instance in;
+  in.clip = band();
+  const Playback held = paused(compile(in).value(), 1.25f);
+  const Playback pb = resumed(held, 3.0f);  // starts 1.75 s later: at 3 s it shows the step's phase
+  ASSERT_EQ(pb.primary.start_time, 1.75f);
+  std::vector<FiredEvent> fired;
+  events_crossed(held, BandEvents{kEvents, 1.0f, 0}, {}, 1.0f, 3.0f, fired);  // the step at 1.25
+  events_crossed(pb, BandEvents{kEvents, 1.0f, 0}, {}, 3.0f, 5.0f, fired);
+  // The step at c = 1.25 is not fired again at 3 s; then end/start at c = 2 (3.75 s), step at
+  // c = 2.25 (4 s), end/start at c = 3 (4.75 s), step at c = 3.25 (5 s).
+  EXPECT_EQ(times(fired), (std::vector<float>{1.25f, 3.75f, 3.75f, 4.0f, 4.75f, 4.75f, 5.0f}));
+  EXPECT_EQ(indices(fired), (std::vector<uint32_t>{1, 2, 0, 1, 2, 0, 1}));
+}
+
+TEST(ClipEvents, TurningBackRefiresTheEventsInReverse) {
+  Instance in;
+  in.clip = band();
+  // At 2.5 s (c = 2.5, phase 0.5) the band turns: start 2, cycle rate -1, so the step passed at
+  // 2.25 s fires again at 2.75 s, then the cycle's start at 3 s, then the previous cycle's end...
+  const Playback pb = turned_back(compile(in).value(), 2.5f);
+  ASSERT_EQ(pb.primary.start_time, 2.0f);
+  ASSERT_EQ(pb.primary.cycle_rate, -1.0f);
+  std::vector<FiredEvent> fired;
+  events_crossed(pb, BandEvents{kEvents, 1.0f, 0}, {}, 2.5f, 4.0f, fired);
+  EXPECT_EQ(times(fired), (std::vector<float>{2.75f, 3.0f, 3.0f, 3.75f, 4.0f, 4.0f}));
+  EXPECT_EQ(indices(fired), (std::vector<uint32_t>{1, 0, 2, 1, 0, 2}));
+  // Turned exactly on the step (2.25 s, fired by the forward play): it does not fire again there.
+  const Playback on_step = turned_back(compile(in).value(), 2.25f);
+  fired.clear();
+  events_crossed(on_step, BandEvents{kEvents, 1.0f, 0}, {}, 2.25f, 3.0f, fired);
+  EXPECT_EQ(times(fired), (std::vector<float>{2.5f, 2.5f}));
+  EXPECT_EQ(indices(fired), (std::vector<uint32_t>{0, 2}));
+  // A finite play retraces to where it began and ends there: a Once turned at 0.5 s fires the
+  // step at 0.75 s and its start event at 1 s, its end (phase 0, its first row).
+  in.policy.loop_mode = LoopMode::Once;
+  const Playback once = turned_back(compile(in).value(), 0.5f);
+  fired.clear();
+  events_crossed(once, BandEvents{kEvents, 1.0f, 0}, {}, 0.5f, 5.0f, fired);
+  EXPECT_EQ(times(fired), (std::vector<float>{0.75f, 1.0f}));
+  EXPECT_EQ(indices(fired), (std::vector<uint32_t>{1, 0}));
+  EXPECT_EQ(once.primary.end_time, 1.0f);
+  EXPECT_EQ(resolve(once, 1.0f).a.phase, 0.0f);
+}
+
 // The GPU's elapsed cycles (playback.h), written out again.
 float cycles(const Track& t, float time) {
-  return std::min(std::max(time - t.start_time, 0.0f) * t.cycle_rate, 16777216.0f);
+  return std::min(std::max(time - t.start_time, 0.0f) * std::fabs(t.cycle_rate), 16777216.0f);
 }
 
 // At the returned time T the band has reached the event's position and one float before T it had
@@ -182,7 +299,8 @@ float cycles(const Track& t, float time) {
 // one float before T it had not; unless finished there (its last position, c = n), the band's phase
 // is the event's (modulo 1 for a Repeat's end) within the phase the clock's last step moved.
 void expect_agrees(const Track& track, const FiredEvent& f, double phi, const std::string& what) {
-  const bool backward = track.loop_mode == LoopMode::PingPong && f.cycle % 2 == 1;
+  // The phase falls in this cycle: a PingPong's odd traversal, or any cycle of a negative rate.
+  const bool backward = (track.loop_mode == LoopMode::PingPong && f.cycle % 2 == 1) != (track.cycle_rate < 0.0f);
   const double c = backward ? f.cycle + 1.0 - phi : f.cycle + phi;
   const float before = std::nextafter(f.time, -INFINITY);
   EXPECT_GE(double(cycles(track, f.time)), c) << what;
@@ -201,8 +319,9 @@ void expect_agrees(const Track& track, const FiredEvent& f, double phi, const st
                                              << f.cycle << ", u " << cycles(track, f.time) << ", step " << step;
 }
 
-// Over random instances (loop and end modes, repetitions, speeds, clocks) with a time-synced blend
-// whose band B has its own events: every event of both bands agrees with resolve_track.
+// Over random instances (loop and end modes, repetitions, speeds of either sign, clocks) with a
+// time-synced blend whose band B has its own events, some paused, resumed or turned back at a
+// random time: every event of both bands agrees with resolve_track, and none fires after a hold.
 TEST(ClipEvents, FiringTimesAgreeWithResolve) {
   std::mt19937 rng(20261203);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
@@ -217,7 +336,7 @@ TEST(ClipEvents, FiringTimesAgreeWithResolve) {
     Instance in;
     in.clip = band(0, 2 + rng() % 60, 10.0f + 50.0f * unit(rng));
     in.start_time = 1000.0f * unit(rng) - 500.0f;
-    in.policy.speed = 0.1f + 3.0f * unit(rng);
+    in.policy.speed = (rng() % 2 ? -1.0f : 1.0f) * (0.1f + 3.0f * unit(rng));
     in.policy.loop_mode = LoopMode(rng() % 3);
     in.policy.end_mode = EndMode(rng() % 2);
     if (rng() % 2) in.policy.repetitions = 1 + int32_t(rng() % 7);
@@ -231,11 +350,18 @@ TEST(ClipEvents, FiringTimesAgreeWithResolve) {
     Result<Playback> pb = compile(in);
     ASSERT_TRUE(pb.ok());
     const float t0 = in.start_time + 30.0f * unit(rng) - 5.0f;
+    const float control_at = t0 + 20.0f * unit(rng);
+    switch (trial % 4) {  // 0: as compiled
+      case 1: *pb = paused(*pb, control_at); break;
+      case 2: *pb = resumed(paused(*pb, control_at - 3.0f * unit(rng)), control_at); break;
+      case 3: *pb = turned_back(*pb, control_at); break;
+    }
     std::vector<FiredEvent> fired;
     events_crossed(*pb, BandEvents{ea, da, 0}, BandEvents{eb, db, 1}, t0, t0 + 20.0f, fired);
     for (size_t i = 0; i < fired.size(); ++i) {
       const FiredEvent& f = fired[i];
       if (i > 0) EXPECT_LE(fired[i - 1].time, f.time);
+      if (pb->hold) EXPECT_LE(f.time, *pb->hold);
       const std::string what = "trial " + std::to_string(trial) + " band " + std::to_string(f.band);
       if (f.band == 0) expect_agrees(pb->primary, f, event_phase(ea[f.event], da), what);
       if (f.band == 1) expect_agrees(pb->second, f, event_phase(eb[f.event], db), what);

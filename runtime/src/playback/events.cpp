@@ -11,12 +11,16 @@ namespace vatkit {
 
 namespace {
 
-// The crossing positions of one band in (lo, hi], in increasing order. Position j of cycle k is
-// event j (forward) or event E - 1 - j (a PingPong backward traversal), at c = k + phi or
-// k + 1 - phi; a backward traversal skips the turning points (phi 0 and 1: the forward ones have them).
+// The crossing positions of one band in (lo, hi], in increasing order. A cycle k whose phase runs
+// forward (0 -> 1) has event j at position j, c = k + phi; one whose phase runs back (a PingPong's
+// odd traversal, or any cycle of a band with a negative rate, the two cancelling) has event
+// E - 1 - j at position j, c = k + 1 - phi. An odd PingPong traversal skips the turning points
+// (phi 0 and 1: the even ones have them). A negative rate is thus the forward walk with every phase
+// mirrored, as resolve_track mirrors it.
 class Walk {
  public:
-  Walk(const Track& track, BandEvents band, float t0, float t1) : track_(track), band_(band) {
+  Walk(const Track& track, BandEvents band, float t0, float t1)
+      : track_(track), band_(band), mirrored_(track.cycle_rate < 0.0f) {
     const size_t count = band.events.size();
     if (count == 0 || track.cycle_rate == 0.0f || !(t0 < t1) || t1 < track.start_time) return;
     lo_ = t0 < track.start_time ? -1.0 : double(playback_detail::cycles_at(track, t0));
@@ -48,11 +52,14 @@ class Walk {
   size_t j_ = 0;    // the position in it
   double c_ = 0.0;
   bool live_ = false;
+  bool mirrored_;  // a negative rate: every phase mirrored
 
+  // An odd PingPong traversal (the one that does not fire the turning points).
   bool backward() const { return track_.loop_mode == LoopMode::PingPong && std::fmod(k_, 2.0) == 1.0; }
-  size_t index(size_t j) const { return backward() ? band_.events.size() - 1 - j : j; }
+  bool runs_back() const { return backward() != mirrored_; }  // the phase falls in cycle k_
+  size_t index(size_t j) const { return runs_back() ? band_.events.size() - 1 - j : j; }
   double phase(size_t j) const { return event_phase(band_.events[index(j)], band_.duration_s); }
-  double at(size_t j) const { return backward() ? k_ + 1.0 - phase(j) : k_ + phase(j); }
+  double at(size_t j) const { return runs_back() ? k_ + 1.0 - phase(j) : k_ + phase(j); }
   bool skipped(size_t j) const {
     if (!backward()) return false;
     const double p = phase(j);
@@ -72,7 +79,7 @@ class Walk {
     return a;
   }
   // Cycle n of a band of n repetitions never plays: its only position that fires is a PingPong's
-  // phase 0 at c = n, the end of backward traversal n - 1 (counted here in the forward one).
+  // turning point at c = n, the end of odd traversal n - 1 (counted here in the even one).
   bool past_last_cycle() const {
     if (track_.repetitions == kInfiniteRepetitions || k_ < double(track_.repetitions)) return false;
     return !(track_.loop_mode == LoopMode::PingPong && c_ == k_);
@@ -107,6 +114,7 @@ float band_weight(const Playback& pb, uint8_t band, float time) {
 
 double events_crossed_bound(const Playback& pb, const BandEvents& primary, const BandEvents& second, float t0,
                             float t1) {
+  t1 = instance_clock(pb, t1);
   auto bound = [&](const Track& t, const BandEvents& band) {
     if (band.events.empty() || t.cycle_rate == 0.0f || !(t0 < t1)) return 0.0;
     const double lo = std::floor(double(playback_detail::cycles_at(t, t0)));
@@ -129,6 +137,7 @@ float crossing_time(const Track& t, double c) {
 
 void events_crossed(const Playback& pb, const BandEvents& primary, const BandEvents& second, float t0, float t1,
                     std::vector<FiredEvent>& out) {
+  t1 = instance_clock(pb, t1);  // paused: nothing moves after the hold
   Walk walks[2] = {Walk(pb.primary, primary, t0, t1),
                    Walk(pb.second, pb.kind == MixKind::Single ? BandEvents{} : second, t0, t1)};
   const Track* tracks[2] = {&pb.primary, &pb.second};

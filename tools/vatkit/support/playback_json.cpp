@@ -1,6 +1,7 @@
 // JSON lines for playback queries (vatkit frame, conformance vectors). nlohmann_json stays in here.
 #include "playback_json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -290,9 +291,9 @@ Result<FrameQuery> parse_frame_query(std::string_view line) {
 
 namespace {
 
-// The events a query's bands cross in (since, time], by name; more than kMaxFrameEvents is an
-// error, checked before the work.
-Result<std::vector<FrameEvent>> crossed_events(const FrameQuery& q, const Playback& pb) {
+// Appends the events `pb`'s bands cross in (t0, t1], by name; more than kMaxFrameEvents in all is
+// an error, checked before the work.
+Result<void> crossed_events(const FrameQuery& q, const Playback& pb, float t0, float t1, std::vector<FrameEvent>& out) {
   auto band_of = [&](const Track& t) {
     for (const FrameClipEvents& c : q.clip_events) {
       if (c.first_row == t.first_row && c.rows == t.rows)
@@ -302,20 +303,19 @@ Result<std::vector<FrameEvent>> crossed_events(const FrameQuery& q, const Playba
   };
   const auto a = band_of(pb.primary);
   const auto b = band_of(pb.second);
-  const double bound = events_crossed_bound(pb, a.second, b.second, *q.since, q.time);
+  const double bound = events_crossed_bound(pb, a.second, b.second, t0, t1) + double(out.size());
   if (bound > double(kMaxFrameEvents)) {
     return Error{ErrorCode::Limit, "since: the bands may cross up to " + std::to_string(uint64_t(bound)) +
                                        " events in (since, time], more than " + std::to_string(kMaxFrameEvents) +
                                        " a line reports: ask for a shorter span"};
   }
   std::vector<FiredEvent> fired;
-  events_crossed(pb, a.second, b.second, *q.since, q.time, fired);
-  std::vector<FrameEvent> out;
+  events_crossed(pb, a.second, b.second, t0, t1, fired);
   for (const FiredEvent& f : fired) {
     const FrameClipEvents* clip = f.band == 0 ? a.first : b.first;
     out.push_back({clip->events[f.event].name, f.time, f.band, f.weight});
   }
-  return out;
+  return {};
 }
 
 }  // namespace
@@ -328,15 +328,24 @@ Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
     answer.frame = resolve(*first, q.time);
     answer.ends_at = ends_at(*first);
     if (q.since) {
-      Result<std::vector<FrameEvent>> events = crossed_events(q, *first);
-      if (!events) return events.error();
-      answer.events = std::move(*events);
+      answer.events.emplace();
+      if (auto r = crossed_events(q, *first, *q.since, q.time, *answer.events); !r) return r.error();
     }
     return answer;
   }
   InstanceTable table(1);
   write_playback(table, 0, *first);
+  // With "since", each write splits the span: the playback in force before a write at `now`
+  // reports (.., now], the one after it (now, ..] (a resumed or turned-back play's rewritten start
+  // times describe only what it plays from `now` on).
+  float from = q.since.value_or(q.time);
+  if (q.since) answer.events.emplace();
   for (size_t i = 0; i < q.writes.size(); ++i) {
+    const float cut = std::min(q.writes[i].now, q.time);
+    if (q.since && cut > from) {
+      if (auto r = crossed_events(q, playback(table, 0), from, cut, *answer.events); !r) return r.error();
+      from = cut;
+    }
     if (auto r = apply_write(table, q.writes[i]); !r) {
       return Error{r.error().code, "set[" + std::to_string(i) + "]: " + r.error().message};
     }
@@ -344,9 +353,7 @@ Result<FrameAnswer> run_frame_query(const FrameQuery& q) {
   answer.frame = resolve(table, 0, q.time);
   answer.ends_at = ends_at(table, 0);
   if (q.since) {
-    Result<std::vector<FrameEvent>> events = crossed_events(q, playback(table, 0));
-    if (!events) return events.error();
-    answer.events = std::move(*events);
+    if (auto r = crossed_events(q, playback(table, 0), from, q.time, *answer.events); !r) return r.error();
   }
   return answer;
 }

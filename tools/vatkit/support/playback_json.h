@@ -25,7 +25,8 @@
 //    "events": [{"name", "time", "band": "a"|"b", "weight"}]}    only when the query has "since"
 // A CLIP may carry "events": [{"name": N, "time": S}] (seconds into the band, in time order, within
 // (frames - 1) / fps); a query with "since": T0 reports the events its bands cross in (T0, time]
-// (vatkit/events.h), in order, each with the clock time it fired.
+// (vatkit/events.h), in order, each with the clock time it fired; with "set", each write at N splits
+// the span: the playback before it reports (.., N], the one after it (N, ..].
 // Floats are written as the shortest decimal that reads back as the same float32.
 #pragma once
 
@@ -85,7 +86,7 @@ Result<FrameQuery> parse_frame_query(std::string_view line);
 struct FrameAnswer {
   PlaybackSample frame;
   std::optional<float> ends_at;
-  std::optional<std::vector<FrameEvent>> events;  // with "since": events_crossed(since, time)
+  std::optional<std::vector<FrameEvent>> events;  // with "since": events_crossed(since, time), split at writes
 };
 Result<FrameAnswer> run_frame_query(const FrameQuery& query);
 
