@@ -1081,6 +1081,15 @@ std::vector<Candidate> candidates_for(const BakeOptions& options) {
 
 Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeReport* report);
 
+// The final bake's progress: "bake", by frame row.
+detail::Progress bake_progress(const BakeOptions& options, const std::vector<ClipPlan>& clips) {
+  detail::Progress progress;
+  progress.fn = &options.progress;
+  progress.stage = "bake";
+  progress.total = detail::total_rows(clips);
+  return progress;
+}
+
 }  // namespace
 
 // The asset as the bake sees it: with its animation pieces merged when asked (BakeOptions::
@@ -1144,10 +1153,7 @@ Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeRepor
       baker.reasons.push_back("rig cannot meet the budget: " + baker.why(clips.error()));
       continue;
     }
-    detail::Progress progress;
-    progress.fn = &options.progress;
-    progress.stage = "bake";
-    progress.total = detail::total_rows(*clips);
+    detail::Progress progress = bake_progress(options, *clips);
     clock.lap("search");
     // The rig's geometry is its own (a rig refused after this bake falls back to the delta,
     // which reads the rest geometry); the delta is always the last candidate.

@@ -159,6 +159,59 @@ void write_playback(InstanceTable& table, uint32_t index, const Playback& playba
   table.store(index, playback);
 }
 
+namespace {
+
+// The fade from what `old` shows at `now` into `next` (set_instance with a fade_duration): the
+// band or blend on screen keeps playing from where it is while `next` fades in over it.
+Result<Playback> transition(const Playback& old, const Playback& next, const Instance& in, float now) {
+  const PlaybackSample shown = resolve(old, now);
+  const bool two = shown.kind != MixKind::Single && shown.weight > 0.0f;
+  const float w = two ? shown.weight : 0.0f;
+  const Track& x = old.primary;
+  const Track& y = old.second;
+  // The band that dominates the screen; the tie goes to the primary (the incoming one of a fade).
+  const Track& dominant = two && w > 0.5f ? y : x;
+
+  Playback out;
+  if (next.kind != MixKind::Blend) {
+    const Track& n = next.primary;
+    if (two && n == x) {
+      out = fade(n, y, w, now, in);  // retarget: Y keeps fading from where it is
+    } else if (two && n == y) {
+      out = fade(n, x, 1.0f - w, now, in);  // turn back: X fades out from where it is
+    } else if (n == dominant) {
+      out = next;  // nothing to fade from (drops Y's weight, if any)
+    } else {
+      out = fade(n, dominant, 1.0f, now, in);  // fade in over the dominant band
+    }
+  } else {
+    const Track& a = next.primary;
+    const Track& b = next.second;
+    float from = 0.0f;
+    if (two && x == a && y == b) {
+      from = w;
+    } else if (two && x == b && y == a) {
+      from = 1.0f - w;
+    } else if (dominant == a) {
+      from = 0.0f;
+    } else if (dominant == b) {
+      from = 1.0f;
+    } else {
+      return Error{ErrorCode::Argument,
+                   "a fade into a blend needs the blend's band A or B on screen (a PlaybackSample holds two "
+                   "bands): fade to A first, then write the blend with weight_from 0 on FadeEnd"};
+    }
+    out = next;
+    out.weight_from = from;
+    out.ramp_start = now;
+    out.ramp_rate = static_cast<float>(1.0 / double(in.fade_duration));
+    out.curve = in.fade_curve;
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& in, float now) {
   assert(index < table.size());
   auto fail = [&](const std::string& what, ErrorCode code = ErrorCode::Argument) {
@@ -199,50 +252,9 @@ Result<void> set_instance(InstanceTable& table, uint32_t index, const Instance& 
     table.store(index, next);
     return {};
   }
-  const PlaybackSample shown = resolve(old, now);
-  const bool two = shown.kind != MixKind::Single && shown.weight > 0.0f;
-  const float w = two ? shown.weight : 0.0f;
-  const Track& x = old.primary;
-  const Track& y = old.second;
-  // The band that dominates the screen; the tie goes to the primary (the incoming one of a fade).
-  const Track& dominant = two && w > 0.5f ? y : x;
-
-  Playback out;
-  if (next.kind != MixKind::Blend) {
-    const Track& n = next.primary;
-    if (two && n == x) {
-      out = fade(n, y, w, now, in);  // retarget: Y keeps fading from where it is
-    } else if (two && n == y) {
-      out = fade(n, x, 1.0f - w, now, in);  // turn back: X fades out from where it is
-    } else if (n == dominant) {
-      out = next;  // nothing to fade from (drops Y's weight, if any)
-    } else {
-      out = fade(n, dominant, 1.0f, now, in);  // fade in over the dominant band
-    }
-  } else {
-    const Track& a = next.primary;
-    const Track& b = next.second;
-    float from = 0.0f;
-    if (two && x == a && y == b) {
-      from = w;
-    } else if (two && x == b && y == a) {
-      from = 1.0f - w;
-    } else if (dominant == a) {
-      from = 0.0f;
-    } else if (dominant == b) {
-      from = 1.0f;
-    } else {
-      return fail(
-          "a fade into a blend needs the blend's band A or B on screen (a PlaybackSample holds two "
-          "bands): fade to A first, then write the blend with weight_from 0 on FadeEnd");
-    }
-    out = next;
-    out.weight_from = from;
-    out.ramp_start = now;
-    out.ramp_rate = static_cast<float>(1.0 / double(in.fade_duration));
-    out.curve = in.fade_curve;
-  }
-  table.store(index, out);
+  Result<Playback> out = transition(old, next, in, now);
+  if (!out) return fail(out.error().message, out.error().code);
+  table.store(index, *out);
   return {};
 }
 
