@@ -861,8 +861,8 @@ struct RowSearch {
     return t ? t->err : 0.0f;
   }
 
-  // The rows the error model says meet the budget, from the failing measurement at `rows` (and
-  // the exponent from the one before it, where both ran to the end).
+  // The rows the error model says meet the budget, from the measurement at `rows` (fewer when it
+  // passed) and the exponent from the one before it, where both ran to the end.
   double predicted(uint32_t rows, const Tried* before = nullptr) const {
     const Tried* t = find(rows);
     double p = 2.0;
@@ -870,7 +870,7 @@ struct RowSearch {
       p = std::clamp(std::log(double(before->err) / t->err) / std::log(double(rows - 1) / (before->rows - 1)), 0.5,
                      2.0);
     }
-    const double ratio = t && t->err > budget_mm ? double(t->err) / budget_mm : 1.0;
+    const double ratio = t ? double(t->err) / budget_mm : 1.0;
     return 1.0 + std::ceil(double(rows - 1) * std::pow(ratio, 1.0 / p));
   }
 
@@ -977,8 +977,7 @@ struct RowSearch {
         if (*ok) hi = 1;
         continue;
       }
-      const double guess = 1.0 + std::ceil(double(hi - 1) * std::sqrt(double(err_of(hi)) / budget_mm));
-      const uint32_t next = iter < 2 ? uint32_t(std::clamp<double>(guess, lo + 1, hi - 1)) : lo + (hi - lo) / 2;
+      const uint32_t next = iter < 2 ? uint32_t(std::clamp<double>(predicted(hi), lo + 1, hi - 1)) : lo + (hi - lo) / 2;
       auto ok = eval(next);
       if (!ok) return ok.error();
       if (*ok) hi = next;
