@@ -46,9 +46,24 @@ if [[ ${VATKIT_SKIP_SANITIZE:-0} != 1 ]]; then
   # would take most of this stage and exercise no code the remaining tests do not. The web tests
   # (label web: JavaScript under Node and Chromium) and the engine tests (label engine: Godot) ran
   # there too.
-  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir "$san" --output-on-failure --parallel "$jobs" --timeout 1800 -LE 'web|python|engine' \
-      -E 'Lod.EveryLevelIsWithinItsBudget|Lod.LevelsKeepWhatMotionNeeds|CliBake.EveryEncodingAndPrecision|VatFile.RealBakesRoundTrip|Validator|CliBench.WithoutCulling|GlCulling.NeverDrops|BakeDeterminism'
+  # LeakSanitizer's own stop-the-world tracer sometimes crashes at process exit ("Tracer caught
+  # signal 11 ... LeakSanitizer has encountered a fatal error") after a test has passed: a known
+  # fault of the sanitizer runtime under load, not a leak report. When, and only when, that
+  # signature is in the output, the failed tests run once more and must pass; a real leak or
+  # failure repeats and still fails the stage.
+  san_log=$san/Testing/san-stage.log
+  mkdir -p "$san/Testing"
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  if ! ctest --test-dir "$san" --output-on-failure --parallel "$jobs" --timeout 1800 -LE 'web|python|engine' \
+      -E 'Lod.EveryLevelIsWithinItsBudget|Lod.LevelsKeepWhatMotionNeeds|CliBake.EveryEncodingAndPrecision|VatFile.RealBakesRoundTrip|Validator|CliBench.WithoutCulling|GlCulling.NeverDrops|BakeDeterminism' \
+      2>&1 | tee "$san_log"; then
+    if grep -q "LeakSanitizer has encountered a fatal error" "$san_log"; then
+      echo "== LeakSanitizer's tracer crashed at exit: running the failed tests once more"
+      ctest --test-dir "$san" --output-on-failure --timeout 1800 --rerun-failed
+    else
+      exit 1
+    fi
+  fi
 fi
 
 if [[ ${VATKIT_SKIP_FUZZ:-0} != 1 ]]; then
