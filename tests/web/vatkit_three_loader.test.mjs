@@ -229,7 +229,7 @@ describe('loadVat', () => {
       ['bad magic', (b) => { b[0] = 0x78; }, 'GLB', 'Parse'],
       ['truncated', (b) => b.slice(0, b.length - 16), 'GLB', 'Parse'],
       ['plane format', (b) => replaceText(b, '"format":"rgba32f"', '"format":"rgba16f"'), 'planes[0].format', 'Corrupt'],
-      ['version 5', (b) => replaceText(b, '"version":4', '"version":5'), `extensions.${EXT}.version`, 'Unsupported'],
+      ['version 6', (b) => replaceText(b, '"version":5', '"version":6'), `extensions.${EXT}.version`, 'Unsupported'],
       ['height', (b) => replaceText(b, '"height":324', '"height":325'), 'planes[0].height', 'Corrupt'],
     ];
     for (const [what, corrupt, object, code] of cases) {
