@@ -26,6 +26,8 @@ struct BakeCliOptions {
   std::vector<std::string> events;         // CLIP=NAME@SECONDS,..., one per occurrence
   std::string feet;                        // "", "auto" or LEFT,RIGHT
   bool no_source_events = false;
+  std::vector<std::string> root_motion;    // CLIP[=ROOT], one per occurrence
+  bool root_motion_vertical = false;
   bool no_normals = false;
   bool no_tangents = false;
   bool merge_clips = false;
