@@ -462,6 +462,7 @@ Result<Vat> load_or_bake(const std::string& file, const std::vector<std::string>
   options.encoding = encoding_choice(view.encoding);
   options.precision = precision_choice(view.precision);
   options.measure = false;
+  if (view.root_motion) options.root_motion = {RootMotionOption{"all", "auto"}};
   return bake(*asset, options);
 }
 

@@ -71,6 +71,7 @@ Result<void> check_source_file(const std::string& file);
 struct ViewBakeOptions {
   std::string encoding = "auto";
   std::string precision = "f32";
+  bool root_motion = false;  // bake every clip's root motion (--root-motion all)
 };
 void add_view_bake_options(CLI::App& app, ViewBakeOptions& options);
 

@@ -20,6 +20,8 @@
 #include "vatkit/gl/image.h"
 #include "vatkit/gl/render_target.h"
 #include "vatkit/gl/vat_gpu.h"
+#include "vatkit/instance_table.h"
+#include "vatkit/root_motion.h"
 #include "vatkit/vat_file.h"
 #include "video.h"
 
@@ -46,7 +48,34 @@ struct RenderOptions {
   bool no_shadows = false;
   std::string shading = "lit";
   std::string scene_out;
+  bool root_motion = false;  // --root-motion
 };
+
+// --root-motion: each instance stands at its spread world at the first frame's clock and from
+// there moves by its clip's root motion (root_motion.h), in its own heading: world(t) =
+// spread world x root_motion_between(playback, first clock, t).
+struct Movers {
+  std::vector<glm::mat4> base;
+  std::vector<Playback> playbacks;
+  float first = 0.0f;
+};
+
+Movers movers_of(const gl::Crowd& crowd, float first) {
+  Movers m;
+  m.first = first;
+  for (uint32_t i = 0; i < crowd.size(); ++i) {
+    m.base.push_back(crowd.world(i));
+    m.playbacks.push_back(playback(crowd.table(), i));
+  }
+  return m;
+}
+
+void move_crowd(const Vat& vat, const Movers& m, gl::Crowd& crowd, float t) {
+  for (uint32_t i = 0; i < m.base.size(); ++i) {
+    crowd.set_world(i, m.base[i] * root_motion_between(vat, m.playbacks[i], m.first, t).matrix());
+  }
+  crowd.recompute_bounds();
+}
 
 void append_matrix(std::string& out, const glm::mat4& m) {
   out += "[";
@@ -214,7 +243,8 @@ struct RenderSetup {
 
 // Renders options.frames frames into `out`, telling the progress bar (a terminal's stderr only).
 Result<void> render_frames(const RenderOptions& options, gl::Context& context, RenderSetup& setup, gl::Crowd& crowd,
-                           int width, int height, FrameOutput& out, std::vector<OutputFile>& files) {
+                           const Vat& vat, const Movers* movers, int width, int height, FrameOutput& out,
+                           std::vector<OutputFile>& files) {
   gl::Image image;
   image.width = width;
   image.height = height;
@@ -223,6 +253,7 @@ Result<void> render_frames(const RenderOptions& options, gl::Context& context, R
   const ProgressFn progress = bar.callback();
   for (uint32_t k = 0; k < options.frames; ++k) {
     const auto t = static_cast<float>(options.time_s + double(k) / options.fps);
+    if (movers) move_crowd(vat, *movers, crowd, t);
     setup.renderer.render(setup.target, crowd, setup.camera, t, setup.render_options);
     if (auto ok = context.check("render"); !ok) return ok.error();
     if (auto ok = setup.target.read_rgba8(image.pixels); !ok) return ok.error();
@@ -260,7 +291,9 @@ Result<void> run_render(const RenderOptions& options) {
   FrameOutput out;
   if (auto ok = open_frame_output(options, width, height, out); !ok) return ok.error();
 
-  Result<Vat> vat = load_or_bake(options.file, options.allow_roots, options.bake);
+  ViewBakeOptions bake_options = options.bake;
+  if (options.root_motion) bake_options.root_motion = true;
+  Result<Vat> vat = load_or_bake(options.file, options.allow_roots, bake_options);
   if (!vat) return vat.error();
 
   gl::HeadlessDesc context_options;
@@ -283,13 +316,20 @@ Result<void> run_render(const RenderOptions& options) {
   spread.seed = options.seed;
   if (auto ok = gl::spread_crowd(*crowd, spread); !ok) return ok.error();  // the list scene_json writes
 
+  std::optional<Movers> movers;
+  if (options.root_motion) {
+    // The camera frames the crowd halfway through the frames, where the walkers are on average.
+    movers = movers_of(*crowd, float(options.time_s));
+    move_crowd(*vat, *movers, *crowd, float(options.time_s + 0.5 * double(options.frames - 1) / options.fps));
+  }
   Result<RenderSetup> setup = set_up_rendering(options, *context, *crowd, width, height);
   if (!setup) return setup.error();
   std::vector<OutputFile> files;  // committed once the report reached stdout
   if (!options.scene_out.empty()) {
     if (auto ok = write_scene_file(options, *vat, width, height, setup->camera, spread, files); !ok) return ok.error();
   }
-  if (auto ok = render_frames(options, *context, *setup, *crowd, width, height, out, files); !ok) return ok;
+  if (auto ok = render_frames(options, *context, *setup, *crowd, *vat, movers ? &*movers : nullptr, width, height, out,
+                                 files); !ok) return ok;
   print_report(options, *vat, setup->renderer, *crowd, width, height, out.video != nullptr);
   return flush_stdout_then_commit(files);
 }
@@ -347,6 +387,10 @@ Command add_render_command(CLI::App& parent) {
                       ", capped to the driver's GL_MAX_SAMPLES)")
       ->check(CLI::Range(1, kMaxSamples))
       ->option_text("N");
+  app->add_flag("--root-motion", options->root_motion,
+                "Move each instance by its clip's root motion (docs/root-motion.md), in its own heading, from where "
+                "it stands at the first frame; a glTF input (the sample included) is baked with --root-motion all "
+                "(each clip's root joint, or its planted feet where the clip is made in place)");
   app->add_flag("--no-shadows", options->no_shadows, "Skip the shadow pass");
   app->add_option("--shading", options->shading,
                   "lit (default): materials, light, sky and shadows; normals: the view-space normal as colour "
@@ -370,6 +414,7 @@ Command add_render_command(CLI::App& parent) {
       "  vatkit render crowd.vat.glb --frames 60 --fps 30 -o frames/crowd.png\n"
       "  vatkit render --frames 75 --fps 25 --size 320x180 -o crowd.webp\n"
       "  vatkit render crowd.vat.glb --frames 90 --fps 30 --size 1280x720 -o crowd.mp4\n"
+      "  vatkit render --root-motion --frames 90 --size 640x360 -o walking.webp\n"
       "  vatkit render crowd.vat.glb --shading normals --scene-out scene.json -o normals.png");
   return {app, [options]() { return run_render(*options); }};
 }

@@ -114,72 +114,107 @@ std::string metres(double units, float metres_per_unit) {
   return text;
 }
 
-// The feet's root motion over a clip at n samples: where a foot is planted (feet.h's contacts),
-// the root moves against it (minus its horizontal velocity; both planted: their mean); between
-// contacts the velocity is linear in time (around the cycle's end for a repeating clip). The
-// positions are the velocities' trapezoid sums from 0.
-std::vector<glm::dvec2> feet_path(const Asset& asset, int clip, const FootJoints& feet, float size) {
-  const float duration = asset.animations[size_t(clip)].end_s;
-  const size_t n = sample_count(duration);
-  const double dt = double(duration) / double(n - 1);
-  SceneEvaluator ev(asset);
+// Whether a foot ("foot_l", "foot_r") is down at each of n samples dt apart, from its contact
+// events (each at a sample's time; a contact across the cycle's end is down at the start).
+std::vector<char> contact_flags(const std::vector<ClipEvent>& events, const std::string& foot, size_t n, double dt) {
+  bool on = false;
+  for (const ClipEvent& e : events) {  // the state at the start: the opposite of the first change
+    if (e.name.rfind(foot, 0) != 0) continue;
+    on = e.name == foot + "_up";
+    break;
+  }
+  std::vector<char> out(n, 0);
+  size_t next = 0;
+  for (size_t i = 0; i < n; ++i) {
+    while (next < events.size() && std::lround(double(events[next].time_s) / dt) <= long(i)) {
+      if (events[next].name == foot + "_down") on = true;
+      if (events[next].name == foot + "_up") on = false;
+      ++next;
+    }
+    out[i] = on;
+  }
+  return out;
+}
+
+// Each foot's horizontal position (x, z) and height at n samples over a clip.
+struct FeetSamples {
   std::vector<glm::dvec2> pos[2];
+  std::vector<double> height[2];
+};
+
+FeetSamples sample_feet(const Asset& asset, int clip, const FootJoints& feet, size_t n) {
+  const float duration = asset.animations[size_t(clip)].end_s;
+  SceneEvaluator ev(asset);
+  FeetSamples f;
   for (size_t i = 0; i < n; ++i) {
     ev.pose(clip, sample_time(duration, i, n));
     for (int k = 0; k < 2; ++k) {
       const glm::vec4 p = ev.world()[size_t(k == 0 ? feet.left : feet.right)][3];
-      pos[k].emplace_back(p.x, p.z);
+      f.pos[k].emplace_back(p.x, p.z);
+      f.height[k].push_back(p.y);
     }
   }
-  // Contacts as per-sample flags, from the events (each at a sample's time).
-  std::vector<char> down[2] = {std::vector<char>(n, 0), std::vector<char>(n, 0)};
-  const std::vector<ClipEvent> events = foot_contact_events(asset, clip, feet, size, /*repeats=*/true);
-  for (int k = 0; k < 2; ++k) {
-    const std::string name = k == 0 ? "foot_l" : "foot_r";
-    bool on = false;
-    for (const ClipEvent& e : events)  // the state at the clip's start: the opposite of its first change
-      if (e.name.rfind(name, 0) == 0) {
-        on = e.name == name + "_up";
-        break;
-      }
-    size_t next = 0;
-    for (size_t i = 0; i < n; ++i) {
-      while (next < events.size() && std::lround(double(events[next].time_s) / dt) <= long(i)) {
-        if (events[next].name == name + "_down") on = true;
-        if (events[next].name == name + "_up") on = false;
-        ++next;
-      }
-      down[k][i] = on;
+  return f;
+}
+
+// The root's velocity where a foot is planted: a planted foot of an in-place cycle slides back,
+// so a contact sample counts where its foot moves against the way the feet carry the body overall
+// (a foot may touch down still swinging forward), minus the foot's horizontal velocity; of two
+// such feet, the lower's (it bears the weight). Nothing elsewhere. Sample n - 1 is sample 0.
+std::vector<std::optional<glm::dvec2>> planted_velocity(const FeetSamples& f, const std::vector<char> (&down)[2],
+                                                        double dt) {
+  const size_t n = f.pos[0].size();
+  std::vector<glm::dvec2> back[2] = {std::vector<glm::dvec2>(n), std::vector<glm::dvec2>(n)};
+  glm::dvec2 overall(0.0);
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const size_t a = i == 0 ? n - 2 : i - 1, b = i + 1;
+    for (int k = 0; k < 2; ++k) {
+      back[k][i] = -(f.pos[k][b] - f.pos[k][a]) / (2.0 * dt);
+      if (down[k][i]) overall += back[k][i];
     }
   }
   std::vector<std::optional<glm::dvec2>> v(n);
-  for (size_t i = 0; i < n; ++i) {
-    const size_t a = i == 0 ? n - 2 : i - 1, b = i + 1 == n ? 1 : i + 1;  // a cycle: sample n - 1 is sample 0
-    glm::dvec2 sum(0.0);
-    int count = 0;
+  for (size_t i = 0; i + 1 < n; ++i) {
+    int best = -1;
     for (int k = 0; k < 2; ++k) {
-      if (!down[k][i]) continue;
-      sum -= (pos[k][b] - pos[k][a]) / (2.0 * dt);
-      ++count;
+      if (!down[k][i] || glm::dot(back[k][i], overall) <= 0.0) continue;
+      if (best < 0 || f.height[k][i] < f.height[size_t(best)][i]) best = k;
     }
-    if (count > 0) v[i] = sum / double(count);
+    if (best >= 0) v[i] = back[size_t(best)][i];
   }
-  // Fill the gaps: linear between the defined samples on either side, around the cycle.
+  return v;
+}
+
+// The velocities with the gaps filled: linear in time between the known samples on either side,
+// around the cycle (n - 1 samples; the last repeats the first). All zero where none is known.
+std::vector<glm::dvec2> fill_cycle(const std::vector<std::optional<glm::dvec2>>& v) {
+  const size_t n = v.size(), m = n - 1;
   std::vector<size_t> known;
-  for (size_t i = 0; i + 1 < n; ++i)
+  for (size_t i = 0; i < m; ++i)
     if (v[i]) known.push_back(i);
   std::vector<glm::dvec2> vel(n, glm::dvec2(0.0));
-  const size_t m = n - 1;  // samples per cycle
   for (size_t i = 0; i < m && !known.empty(); ++i) {
     auto after = std::lower_bound(known.begin(), known.end(), i);
     const size_t hi = after == known.end() ? known.front() + m : *after;
     const size_t lo = after == known.begin() ? known.back() : *(after - 1);
     const double lo_pos = after == known.begin() ? double(lo) - double(m) : double(lo);
     const double span = double(hi) - lo_pos;
-    const double f = span > 0.0 ? (double(i) - lo_pos) / span : 0.0;
-    vel[i] = v[i] ? *v[i] : *v[lo] + (*v[hi % m] - *v[lo]) * f;
+    const double t = span > 0.0 ? (double(i) - lo_pos) / span : 0.0;
+    vel[i] = v[i] ? *v[i] : *v[lo] + (*v[hi % m] - *v[lo]) * t;
   }
   vel[m] = vel[0];
+  return vel;
+}
+
+// The feet's root motion over a clip, at kFootSampleRate (root_motion.h, source Feet): the
+// planted velocities, filled, summed by trapezoids from 0. The clip is taken as a cycle.
+std::vector<glm::dvec2> feet_path(const Asset& asset, int clip, const FootJoints& feet, float size) {
+  const float duration = asset.animations[size_t(clip)].end_s;
+  const size_t n = sample_count(duration);
+  const double dt = double(duration) / double(n - 1);
+  const std::vector<ClipEvent> events = foot_contact_events(asset, clip, feet, size, /*repeats=*/true);
+  const std::vector<char> down[2] = {contact_flags(events, "foot_l", n, dt), contact_flags(events, "foot_r", n, dt)};
+  const std::vector<glm::dvec2> vel = fill_cycle(planted_velocity(sample_feet(asset, clip, feet, n), down, dt));
   std::vector<glm::dvec2> path(n, glm::dvec2(0.0));
   for (size_t i = 1; i < n; ++i) path[i] = path[i - 1] + 0.5 * (vel[i - 1] + vel[i]) * dt;
   return path;
@@ -231,7 +266,8 @@ Result<RootMotionPlan> plan_root_motion(const Asset& asset, const BakeOptions& o
       why = how + ", travels " + metres(moved, options.metres_per_unit);
       if (moved < double(kInPlaceFraction * plan.size)) {
         c.source = RootMotionSource::Feet;
-        why += ", under 10% of the asset's size: in place, so from the planted feet";
+        why = "the root joint \"" + printable(asset.nodes[size_t(auto_root)].name) + "\" (" + how + ") travels " +
+              metres(moved, options.metres_per_unit) + ", under 10% of the asset's size: the clip is in place";
       }
     } else {
       c.source = RootMotionSource::Feet;
@@ -241,7 +277,7 @@ Result<RootMotionPlan> plan_root_motion(const Asset& asset, const BakeOptions& o
       if (!feet) feet = find_feet(asset, options.feet);
       if (!*feet) return feet->error();
       plan.feet = **feet;
-      notes.push_back("root motion of clip \"" + printable(clip_label(asset, int(a))) + "\": the feet \"" +
+      notes.push_back("root motion of clip \"" + printable(clip_label(asset, int(a))) + "\": from the feet \"" +
                       printable(asset.nodes[size_t(plan.feet.left)].name) + "\", \"" +
                       printable(asset.nodes[size_t(plan.feet.right)].name) + "\" (" + why +
                       "); --root-motion CLIP=JOINT takes a joint's");
