@@ -761,6 +761,7 @@ TEST(VatFile, FuzzSeedsAreCurrent) {
     tiny.measured = true;
     tiny.seams = true;
     tiny.events = true;
+    tiny.root_motion = true;
     Synth rig;
     rig.encoding = Encoding::Rig;
     rig.precision = Precision::F16;
