@@ -172,7 +172,21 @@ struct Slip {
   double root_motion = 0.0;  // mean foot speed in contact, with root motion (size per second)
   double constant = 0.0;     // the same at the constant speed
   double speed = 0.0;        // that constant speed (size per second)
+  double sway = 0.0;         // the track's largest distance from the straight line of its cycle (sizes)
 };
+
+// How far a clip's root motion strays sideways from the straight line its cycle travels.
+double sway_of(const VatClip& c) {
+  const std::vector<float>& t = c.root_motion->track;
+  const glm::vec2 end(t[size_t(c.rows - 1) * 4], t[size_t(c.rows - 1) * 4 + 2]);
+  const glm::vec2 along = glm::length(end) > 0.0f ? glm::normalize(end) : glm::vec2(0.0f, 1.0f);
+  double most = 0.0;
+  for (uint32_t r = 0; r < c.rows; ++r) {
+    const glm::vec2 p(t[size_t(r) * 4], t[size_t(r) * 4 + 2]);
+    most = std::max(most, double(std::fabs(p.x * along.y - p.y * along.x)));
+  }
+  return most;
+}
 
 // A foot's horizontal world speed while it is within 0.5% of the asset's size of its lowest height, averaged
 // over 3 cycles sampled at 240 Hz, for the instance moved by `world_at`.
@@ -218,6 +232,7 @@ Slip measure_slip(const std::string& file, const std::string& clip) {
   const glm::vec3 velocity = cycle.translation / c.duration_s;
   Slip s;
   s.speed = double(glm::length(velocity)) / double(size);
+  s.sway = sway_of(c) / double(size);
   for (int foot : {feet->left, feet->right}) {
     const uint32_t slot = slot_of(vat, foot);
     s.root_motion += 0.5 * contact_speed(vat, pb, slot, seconds, size,
@@ -225,8 +240,8 @@ Slip measure_slip(const std::string& file, const std::string& clip) {
     s.constant += 0.5 * contact_speed(vat, pb, slot, seconds, size,
                                       [&](float t) { return glm::translate(glm::mat4(1.0f), velocity * t); });
   }
-  std::printf("| %s, %s | %.3f | %.3f | %.3f | %.2f |\n", file.c_str(), clip.c_str(), s.speed, s.root_motion,
-              s.constant, s.root_motion / s.constant);
+  std::printf("| %s, %s | %.3f | %.3f | %.3f | %.2f | %.3f |\n", file.c_str(), clip.c_str(), s.speed, s.root_motion,
+              s.constant, s.root_motion / s.constant, s.sway);
   return s;
 }
 
@@ -250,7 +265,8 @@ TEST(RootMotionSlip, FeetSlipWellUnderTheConstantSpeed) {
       {"quaternius/knight/KnightCharacter.glb", "HumanArmature|Run", 0.25},
       {"quaternius/platformer/Character.glb", "CharacterArmature|Walk", 0.25},
   };
-  std::printf("| asset, clip | mean speed (sizes/s) | slip with root motion | slip at constant speed | ratio |\n");
+  std::printf(
+      "| asset, clip | mean speed (sizes/s) | slip with root motion | slip at constant speed | ratio | sway (sizes) |\n");
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.file) + " " + c.clip);
     const Slip s = measure_slip(c.file, c.clip);
