@@ -114,7 +114,8 @@ TEST(RootMotion, TurnsComposeInTheInstanceFrame) {
   expect_delta(four, 0.0f, 0.0f, float(2.0 * M_PI), 1e-5f);
   // Consecutive windows compose to the whole: M(0, 2.7) = M(0, 1.3) M(1.3, 2.7).
   const glm::mat4 whole = between(walking(), 0.0f, 2.7f, square).matrix();
-  const glm::mat4 parts = between(walking(), 0.0f, 1.3f, square).matrix() * between(walking(), 1.3f, 2.7f, square).matrix();
+  const glm::mat4 parts =
+      between(walking(), 0.0f, 1.3f, square).matrix() * between(walking(), 1.3f, 2.7f, square).matrix();
   for (int c = 0; c < 4; ++c)
     for (int r = 0; r < 4; ++r) EXPECT_NEAR(whole[c][r], parts[c][r], 1e-5f);
 }

@@ -135,8 +135,9 @@ TEST(RootMotionCli, BakeStoresItAndBadOptionsAreOneLineAndNoFile) {
   namespace fs = std::filesystem;
   const fs::path dir = test::scratch_dir("cli_root_motion");
   const fs::path out = dir / "s.vat.glb";
-  const test::CommandResult r = test::vatkit_cli("bake -o " + test::shell_quote(out.string()) +
-                                     " --lods 0 --no-measure --clips walk,run --root-motion walk --root-motion run=feet");
+  const test::CommandResult r =
+      test::vatkit_cli("bake -o " + test::shell_quote(out.string()) +
+                       " --lods 0 --no-measure --clips walk,run --root-motion walk --root-motion run=feet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("root motion of clip \"walk\": from the feet \"foot.L\", \"foot.R\" (the root joint \"hips\""),
             std::string::npos)
@@ -159,11 +160,12 @@ TEST(RootMotionCli, BakeStoresItAndBadOptionsAreOneLineAndNoFile) {
   const fs::path bad = dir / "x.vat.glb";
   for (const auto& [option, message] : cases) {
     SCOPED_TRACE(option);
-    test::expect_one_error_line(test::vatkit_cli("bake -o " + test::shell_quote(bad.string()) + " --lods 0 --no-measure " + option),
-                                message);
+    test::expect_one_error_line(
+        test::vatkit_cli("bake -o " + test::shell_quote(bad.string()) + " --lods 0 --no-measure " + option), message);
     EXPECT_FALSE(fs::exists(bad));
   }
-  test::expect_help_documents({}, {{"bake", {"--root-motion", "--root-motion-vertical"}}, {"render", {"--root-motion"}}});
+  test::expect_help_documents({},
+                              {{"bake", {"--root-motion", "--root-motion-vertical"}}, {"render", {"--root-motion"}}});
 }
 
 // ---- foot slip ---------------------------------------------------------------------------------
@@ -203,7 +205,8 @@ double contact_speed(const Vat& vat, const Playback& pb, uint32_t slot, float se
   double sum = 0.0;
   int count = 0;
   if (std::getenv("SLIP_DEBUG"))
-    for (int i = 0; i < n; i += 4) std::printf("%d %.4f %.4f %.4f\n", i, p[size_t(i)].y - lowest, p[size_t(i)].z, p[size_t(i)].x);
+    for (int i = 0; i < n; i += 4)
+      std::printf("%d %.4f %.4f %.4f\n", i, p[size_t(i)].y - lowest, p[size_t(i)].z, p[size_t(i)].x);
   for (int i = 0; i < n; ++i) {
     if (p[size_t(i)].y > lowest + 0.005f * size || p[size_t(i + 1)].y > lowest + 0.005f * size) continue;
     const glm::vec3 d = p[size_t(i + 1)] - p[size_t(i)];
@@ -266,7 +269,8 @@ TEST(RootMotionSlip, FeetSlipWellUnderTheConstantSpeed) {
       {"quaternius/platformer/Character.glb", "CharacterArmature|Walk", 0.25},
   };
   std::printf(
-      "| asset, clip | mean speed (sizes/s) | slip with root motion | slip at constant speed | ratio | sway (sizes) |\n");
+      "| asset, clip | mean speed (sizes/s) | slip with root motion | slip at constant speed | ratio | sway (sizes) "
+      "|\n");
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.file) + " " + c.clip);
     const Slip s = measure_slip(c.file, c.clip);

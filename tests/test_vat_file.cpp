@@ -65,10 +65,10 @@ struct Synth {
   bool textured = true;
   std::vector<uint32_t> clip_rows = {5, 3, 1};
   uint32_t seed = 1;
-  bool lods = false;      // two levels of detail
-  bool measured = false;  // every clip but the last carries a measured error (VatClip::accuracy)
-  bool seams = false;     // every clip but the first carries its seam (VatClip::seam)
-  bool events = false;    // clips 0 and 1 carry named events (VatClip::events), clip 2 none
+  bool lods = false;         // two levels of detail
+  bool measured = false;     // every clip but the last carries a measured error (VatClip::accuracy)
+  bool seams = false;        // every clip but the first carries its seam (VatClip::seam)
+  bool events = false;       // clips 0 and 1 carry named events (VatClip::events), clip 2 none
   bool root_motion = false;  // clip 0 carries a joint's root motion, clip 1 the feet's, clip 2 none
   float metres_per_unit = 1.0f;
 };
@@ -180,7 +180,8 @@ Vat synthetic_vat(const Synth& o) {
     }
     if (o.root_motion && c == 1) {
       clip.root_motion = RootMotion{RootMotionSource::Feet, "", -1, false, {}};
-      for (uint32_t r = 0; r < clip.rows; ++r) clip.root_motion->track.insert(clip.root_motion->track.end(), {0.0f, 0.0f, 0.75f * float(r), 0.0f});
+      for (uint32_t r = 0; r < clip.rows; ++r)
+        clip.root_motion->track.insert(clip.root_motion->track.end(), {0.0f, 0.0f, 0.75f * float(r), 0.0f});
     }
     vat.clips.push_back(clip);
     row += clip.rows;
@@ -1044,8 +1045,8 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
        "extensions.VATKIT_vertex_animation.clips[0].rootMotion: expected an object"},
       {"root motion source",
        [](json& d, auto&) {
-         ext_of(d)["clips"][0]["rootMotion"] = json::parse(
-             R"({"source":"hips","joint":"h","node":0,"vertical":false,"track":[0,0,0,0,0,0,0,0]})");
+         ext_of(d)["clips"][0]["rootMotion"] =
+             json::parse(R"({"source":"hips","joint":"h","node":0,"vertical":false,"track":[0,0,0,0,0,0,0,0]})");
        },
        "clips[0].rootMotion.source: \"hips\" is not one of joint, feet"},
       {"root motion track short",

@@ -146,8 +146,9 @@ Result<void> parse_root_motion(const std::string& text, std::vector<RootMotionOp
   RootMotionOption o{text.substr(0, eq), eq == std::string::npos ? "auto" : text.substr(eq + 1)};
   if (o.clip.empty() || o.root.empty()) {
     return make_error(ErrorCode::Argument, "",
-                      "--root-motion " + text + ": expected CLIP[=ROOT] (CLIP a clip name, #INDEX or all; ROOT auto, "
-                                                "feet or a joint's name)");
+                      "--root-motion " + text +
+                          ": expected CLIP[=ROOT] (CLIP a clip name, #INDEX or all; ROOT auto, "
+                          "feet or a joint's name)");
   }
   out.push_back(std::move(o));
   return {};

@@ -26,7 +26,7 @@ struct BakeCliOptions {
   std::vector<std::string> events;         // CLIP=NAME@SECONDS,..., one per occurrence
   std::string feet;                        // "", "auto" or LEFT,RIGHT
   bool no_source_events = false;
-  std::vector<std::string> root_motion;    // CLIP[=ROOT], one per occurrence
+  std::vector<std::string> root_motion;  // CLIP[=ROOT], one per occurrence
   bool root_motion_vertical = false;
   bool no_normals = false;
   bool no_tangents = false;

@@ -329,7 +329,9 @@ Result<void> run_render(const RenderOptions& options) {
     if (auto ok = write_scene_file(options, *vat, width, height, setup->camera, spread, files); !ok) return ok.error();
   }
   if (auto ok = render_frames(options, *context, *setup, *crowd, *vat, movers ? &*movers : nullptr, width, height, out,
-                                 files); !ok) return ok;
+                              files);
+      !ok)
+    return ok;
   print_report(options, *vat, setup->renderer, *crowd, width, height, out.video != nullptr);
   return flush_stdout_then_commit(files);
 }

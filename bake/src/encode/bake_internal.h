@@ -154,9 +154,9 @@ struct RootChoice {
 struct RootMotionPlan {
   std::vector<RootChoice> clips;
   bool vertical = false;
-  FootJoints feet;            // for the Feet clips
-  float size = 0.0f;          // the asset's (MotionFacts::size)
-  int correction_node = -1;   // the node without_root_motion adds (-1: none added)
+  FootJoints feet;           // for the Feet clips
+  float size = 0.0f;         // the asset's (MotionFacts::size)
+  int correction_node = -1;  // the node without_root_motion adds (-1: none added)
 };
 // Resolves the options: the clips, the joint (named, or found: "auto"), joint or feet; one note
 // per clip saying what was chosen and why. Errors: an unknown clip or joint, no feet for "feet".

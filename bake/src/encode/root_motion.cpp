@@ -46,7 +46,8 @@ int find_root_joint(const Asset& asset, std::string& how) {
   };
   for (uint32_t j : joints) {
     const int d = joint_depth(asset, j);
-    if (best < 0 || d < best_depth || (d == best_depth && below(j) > below(uint32_t(best)))) best = int(j), best_depth = d;
+    if (best < 0 || d < best_depth || (d == best_depth && below(j) > below(uint32_t(best))))
+      best = int(j), best_depth = d;
   }
   how = "the skeleton's root";
   return best;
@@ -78,7 +79,8 @@ Frames node_frames(const Asset& asset, int clip, int node, bool vertical) {
     const glm::mat4& m = ev.world()[size_t(node)];
     glm::dvec3 p(m[3]);
     if (!vertical) p.y = 0.0;
-    const glm::dmat3 r(glm::normalize(glm::dvec3(m[0])), glm::normalize(glm::dvec3(m[1])), glm::normalize(glm::dvec3(m[2])));
+    const glm::dmat3 r(glm::normalize(glm::dvec3(m[0])), glm::normalize(glm::dvec3(m[1])),
+                       glm::normalize(glm::dvec3(m[2])));
     const glm::dquat q = glm::normalize(glm::quat_cast(r));
     if (i == 0) first = q;
     const glm::dquat rel = q * glm::inverse(first);
@@ -261,7 +263,8 @@ Result<RootMotionPlan> plan_root_motion(const Asset& asset, const BakeOptions& o
       c.node = *j;
       why = "named";
     } else if (root == "auto") {
-      if (auto_root < 0) return make_error(ErrorCode::Unsupported, asset.source, "--root-motion: the asset has no skin joints");
+      if (auto_root < 0)
+        return make_error(ErrorCode::Unsupported, asset.source, "--root-motion: the asset has no skin joints");
       const double moved = travel(node_frames(asset, int(a), auto_root, false));
       why = how + ", travels " + metres(moved, options.metres_per_unit);
       if (moved < double(kInPlaceFraction * plan.size)) {

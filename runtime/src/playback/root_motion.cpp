@@ -238,9 +238,7 @@ Motion forward_motion(const Playback& pb, const Band& A, const Band& B, float c0
   return out;
 }
 
-RootDelta to_delta(const Motion& m) {
-  return RootDelta{glm::vec3(float(m.x), float(m.y), float(m.z)), float(m.yaw)};
-}
+RootDelta to_delta(const Motion& m) { return RootDelta{glm::vec3(float(m.x), float(m.y), float(m.z)), float(m.yaw)}; }
 
 BandRoot root_of(const Vat& vat, const Track& t) {
   for (const VatClip& c : vat.clips) {
@@ -260,8 +258,7 @@ RootDelta root_motion_at_phase(const BandRoot& band, double phase) {
   return to_delta(Band{&t, band}.at(phase));
 }
 
-RootDelta root_motion_between(const Playback& pb, const BandRoot& primary, const BandRoot& second, float t0,
-                              float t1) {
+RootDelta root_motion_between(const Playback& pb, const BandRoot& primary, const BandRoot& second, float t0, float t1) {
   const Band A{&pb.primary, primary}, B{&pb.second, pb.kind == MixKind::Single ? BandRoot{} : second};
   const float c0 = instance_clock(pb, t0), c1 = instance_clock(pb, t1);
   if (c1 < c0) return to_delta(inverse(forward_motion(pb, A, B, c1, c0)));
@@ -269,8 +266,8 @@ RootDelta root_motion_between(const Playback& pb, const BandRoot& primary, const
 }
 
 RootDelta root_motion_between(const Vat& vat, const Playback& pb, float t0, float t1) {
-  return root_motion_between(pb, root_of(vat, pb.primary), pb.kind == MixKind::Single ? BandRoot{} : root_of(vat, pb.second),
-                             t0, t1);
+  return root_motion_between(pb, root_of(vat, pb.primary),
+                             pb.kind == MixKind::Single ? BandRoot{} : root_of(vat, pb.second), t0, t1);
 }
 
 RootVelocity root_velocity(const Playback& pb, const BandRoot& primary, const BandRoot& second, float t) {
