@@ -7,19 +7,15 @@
 #include <cmath>
 #include <vector>
 
+#include "playback_test_util.h"
 #include "vatkit/playback.h"
 #include "vatkit/root_motion.h"
 
 namespace vatkit {
 namespace {
 
-ClipBand band(uint32_t first_row = 0, uint32_t rows = 5, float fps = 4.0f) {
-  ClipBand b;
-  b.first_row = first_row;
-  b.rows = rows;
-  b.fps = fps;
-  return b;
-}
+// The 1 s band of 5 rows at 4 fps from `first_row`.
+ClipBand band(uint32_t first_row = 0) { return test::band(first_row, 5, 4.0f); }
 
 // One (x, y, z, yaw) per row: forward `step` per row, turning `turn` radians per row.
 std::vector<float> track(float step, float turn = 0.0f, uint32_t rows = 5) {

@@ -1001,6 +1001,11 @@ void expect_refused(const std::vector<uint8_t>& file, const std::vector<Mutation
   }
 }
 
+// A mutation giving clip 0 the root motion `text` (JSON).
+auto root_motion_is(const char* text) {
+  return [text](json& d, auto&) { ext_of(d)["clips"][0]["rootMotion"] = json::parse(text); };
+}
+
 TEST(VatFile, ResealedMutationsAreRefusedByName) {
   const std::vector<uint8_t> file = small_file();
   const std::vector<Mutation> mutations = {
@@ -1044,46 +1049,25 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
       {"root motion type", [](json& d, auto&) { ext_of(d)["clips"][0]["rootMotion"] = 3; },
        "extensions.VATKIT_vertex_animation.clips[0].rootMotion: expected an object"},
       {"root motion source",
-       [](json& d, auto&) {
-         ext_of(d)["clips"][0]["rootMotion"] =
-             json::parse(R"({"source":"hips","joint":"h","node":0,"vertical":false,"track":[0,0,0,0,0,0,0,0]})");
-       },
+       root_motion_is(R"({"source":"hips","joint":"h","node":0,"vertical":false,"track":[0,0,0,0,0,0,0,0]})"),
        "clips[0].rootMotion.source: \"hips\" is not one of joint, feet"},
       {"root motion track short",
-       [](json& d, auto&) {
-         ext_of(d)["clips"][0]["rootMotion"] =
-             json::parse(R"({"source":"joint","joint":"h","node":0,"vertical":false,"track":[0,0,0,0]})");
-       },
+       root_motion_is(R"({"source":"joint","joint":"h","node":0,"vertical":false,"track":[0,0,0,0]})"),
        "clips[0].rootMotion.track: 4 numbers, expected 4 per row (8 for 2 rows)"},
       {"root motion row 0",
-       [](json& d, auto&) {
-         ext_of(d)["clips"][0]["rootMotion"] =
-             json::parse(R"({"source":"joint","joint":"h","node":0,"vertical":false,"track":[0,0,0.5,0,0,0,0,0]})");
-       },
+       root_motion_is(R"({"source":"joint","joint":"h","node":0,"vertical":false,"track":[0,0,0.5,0,0,0,0,0]})"),
        "clips[0].rootMotion.track[2]: 0.5: row 0 of a root motion is (0, 0, 0, 0)"},
       {"root motion height",
-       [](json& d, auto&) {
-         ext_of(d)["clips"][0]["rootMotion"] =
-             json::parse(R"({"source":"joint","joint":"h","node":0,"vertical":false,"track":[0,0,0,0,0,1,0,0]})");
-       },
+       root_motion_is(R"({"source":"joint","joint":"h","node":0,"vertical":false,"track":[0,0,0,0,0,1,0,0]})"),
        "clips[0].rootMotion.track[5]: 1: a height in a root motion that is not vertical"},
       {"root motion huge",
-       [](json& d, auto&) {
-         ext_of(d)["clips"][0]["rootMotion"] =
-             json::parse(R"({"source":"feet","joint":"","node":-1,"vertical":false,"track":[0,0,0,0,2e9,0,0,0]})");
-       },
+       root_motion_is(R"({"source":"feet","joint":"","node":-1,"vertical":false,"track":[0,0,0,0,2e9,0,0,0]})"),
        "clips[0].rootMotion.track[4]: 2e+09 is out of range"},
       {"root motion not a number",
-       [](json& d, auto&) {
-         ext_of(d)["clips"][0]["rootMotion"] =
-             json::parse(R"({"source":"feet","joint":"","node":-1,"vertical":false,"track":[0,0,0,0,"1",0,0,0]})");
-       },
+       root_motion_is(R"({"source":"feet","joint":"","node":-1,"vertical":false,"track":[0,0,0,0,"1",0,0,0]})"),
        "clips[0].rootMotion.track[4]: expected a number"},
       {"root motion unnamed joint",
-       [](json& d, auto&) {
-         ext_of(d)["clips"][0]["rootMotion"] =
-             json::parse(R"({"source":"joint","joint":"","node":0,"vertical":false,"track":[0,0,0,0,0,0,0,0]})");
-       },
+       root_motion_is(R"({"source":"joint","joint":"","node":0,"vertical":false,"track":[0,0,0,0,0,0,0,0]})"),
        "clips[0].rootMotion.joint: empty for a joint's motion"},
       {"version 0", [](json& d, auto&) { ext_of(d)["version"] = 0; },
        "extensions.VATKIT_vertex_animation.version: 0 is not supported"},
