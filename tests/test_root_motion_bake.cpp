@@ -144,6 +144,10 @@ TEST(RootMotionCli, BakeStoresItAndBadOptionsAreOneLineAndNoFile) {
       << r.out;
   EXPECT_NE(r.out.find("root motion of clip \"run\": from the feet \"foot.L\", \"foot.R\" (named)"), std::string::npos)
       << r.out;
+  const test::CommandResult info = test::vatkit_cli("info " + test::shell_quote(out.string()));
+  EXPECT_NE(info.out.find("root motion walk: feet, "), std::string::npos) << info.out;
+  const test::CommandResult info_json = test::vatkit_cli("info --json " + test::shell_quote(out.string()));
+  EXPECT_NE(info_json.out.find("\"root_motion\""), std::string::npos) << info_json.out;
   Result<Vat> vat = load_vat(out);
   ASSERT_TRUE(vat.ok()) << vat.error().message;
   for (const VatClip& c : vat->clips) {
