@@ -115,6 +115,35 @@ TEST(RootMotionBake, AJointsMotionLeavesTheRowsAndComesBack) {
   }
 }
 
+TEST(RootMotionBake, ANamedJointWithItsHeight) {
+  // --root-motion walk=hips --root-motion-vertical: the hips' bob (0.95 - 0.035 sin^2, from 0.95 at
+  // the cycle's start) is in the track's y, and the rows keep the hips at their first height.
+  const Asset asset = walking_forward();
+  BakeOptions o;
+  o.clips = {"walk"};
+  o.measure = false;
+  o.lods = 0;
+  o.encoding = EncodingChoice::Rig;
+  o.root_motion = {RootMotionOption{"walk", "hips"}};
+  o.root_motion_vertical = true;
+  BakeReport report;
+  Result<Vat> vat = bake(asset, o, &report);
+  ASSERT_TRUE(vat.ok()) << vat.error().message;
+  const VatClip& clip = vat->clips[0];
+  ASSERT_TRUE(clip.root_motion && clip.root_motion->vertical);
+  EXPECT_NE(report.notes[0].find("joint \"hips\" (node 0, named)"), std::string::npos) << report.notes[0];
+  float lowest = 0.0f;
+  for (uint32_t r = 0; r < clip.rows; ++r) lowest = std::min(lowest, clip.root_motion->track[size_t(r) * 4 + 1]);
+  EXPECT_NEAR(lowest, -0.035f, 2e-3f);
+  const uint32_t hips = slot_of(*vat, 0);
+  const Playback pb = playing(*vat);
+  for (uint32_t r = 0; r < clip.rows; r += 3) {
+    const float time = float(r) / clip.fps;
+    const glm::mat4 in_place = mirror_joint(*vat, resolve(pb, time), glm::mat4(1.0f), hips).value();
+    EXPECT_NEAR(in_place[3].y, 0.95f, 1e-3f) << "row " << r;
+  }
+}
+
 TEST(RootMotionBake, BadOptionsAreOneLineErrors) {
   const Asset asset = load("<sample>");
   BakeOptions o;
