@@ -253,7 +253,7 @@ describe('texel addresses', () => {
   test('a shuffled version-3 delta file decodes the same pose through vatVertex', async () => {
     const name = 'delta_f16_lods';
     const { file } = await load(name);
-    assert.equal(file.ext.version, 4);
+    assert.equal(file.ext.version, 5);
     assert.equal(file.ext.vertexAddress, '_VAT_VERTEX');
     const n = file.json.accessors[file.json.meshes[0].primitives[0].attributes.POSITION].count;
     const src = permutation(n, 20261203);
