@@ -125,7 +125,8 @@ struct Band {
     turn(-yaw_here, v.x, v.z);  // into the body frame
     return v;
   }
-  // The clock times in (a, b) where this band crosses a row boundary, starts or ends.
+  // Where this band may change its velocity after a (before b): its start, its end and its first
+  // row boundary after a (next_break asks again from there, so a window costs O(rows crossed)).
   template <class F>
   void breaks(double a, double b, F&& add) const {
     if (!moves() || track->cycle_rate == 0.0f) return;
@@ -133,8 +134,10 @@ struct Band {
     const double rows_per_s = std::fabs(double(track->cycle_rate)) * last();
     add(start);
     if (track->end_time != kNever) add(double(track->end_time));
-    const double x0 = std::max(a - start, 0.0) * rows_per_s, x1 = std::max(b - start, 0.0) * rows_per_s;
-    for (double j = std::floor(x0) + 1.0; j < x1; j += 1.0) add(start + j / rows_per_s);
+    // The first row boundary after a (one more where rounding puts it at a itself).
+    const double j = std::floor(std::max(a - start, 0.0) * rows_per_s) + 1.0;
+    const double t = start + j / rows_per_s;
+    if (t < b) add(t > a ? t : start + (j + 1.0) / rows_per_s);
   }
 };
 
