@@ -92,6 +92,10 @@ TEST(RootMotionBake, AJointsMotionLeavesTheRowsAndComesBack) {
     EXPECT_NE(report.notes[0].find("root motion of clip \"walk\": joint \"hips\" (node 0, by name, travels 1.2 m)"),
               std::string::npos)
         << report.notes[0];
+    // measure_error (vatkit verify) poses the source in place as the bake did.
+    Result<std::vector<ClipError>> error = measure_error(asset, vat);
+    ASSERT_TRUE(error.ok()) << error.error().message;
+    EXPECT_LT(error->at(0).on_rows_max_mm, 0.1f);
     // The cycle's motion: 1.2 forward (the sway's x comes back), no turn left over.
     const std::vector<float>& t = clip.root_motion->track;
     const size_t last = (clip.rows - 1) * 4;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -166,6 +167,11 @@ Result<RootMotionPlan> plan_root_motion(const Asset& asset, const BakeOptions& o
 // node, animated in those clips by the inverse of the root's motion (keyed at kFootSampleRate,
 // linear), so that every bake path (delta, rig, measure, seams, feet) poses it in place.
 Asset without_root_motion(const Asset& asset, RootMotionPlan& plan);
+// The asset as `vat` was baked from `source`: without the joint's motion of every clip that
+// stores one (VatClip::root_motion, source Joint, its node; the height where the clips say so: one
+// bake takes it out of every such clip or none); nothing when
+// no clip does (or a clip names a node or animation `source` does not have).
+std::optional<Asset> as_baked(const Asset& source, const Vat& vat);
 // Stores each planned clip's track in `vat` (VatClip::root_motion), at the clip's row times.
 void attach_root_motion(const Asset& in_place, const RootMotionPlan& plan, Vat& vat);
 

@@ -336,6 +336,22 @@ Asset without_root_motion(const Asset& asset, RootMotionPlan& plan) {
   return out;
 }
 
+std::optional<Asset> as_baked(const Asset& source, const Vat& vat) {
+  RootMotionPlan plan;
+  for (const VatClip& c : vat.clips) {
+    if (!c.root_motion || c.root_motion->source != RootMotionSource::Joint) continue;
+    const RootMotion& m = *c.root_motion;
+    if (m.node < 0 || size_t(m.node) >= source.nodes.size() || c.source_animation < 0 ||
+        size_t(c.source_animation) >= source.animations.size()) {
+      return std::nullopt;
+    }
+    plan.clips.push_back(RootChoice{c.source_animation, RootMotionSource::Joint, m.node});
+    plan.vertical = plan.vertical || m.vertical;
+  }
+  if (plan.clips.empty()) return std::nullopt;
+  return without_root_motion(source, plan);
+}
+
 void attach_root_motion(const Asset& in_place, const RootMotionPlan& plan, Vat& vat) {
   for (const RootChoice& c : plan.clips) {
     for (VatClip& clip : vat.clips) {
