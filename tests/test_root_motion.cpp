@@ -161,6 +161,29 @@ TEST(RootMotion, AFadeBlendsTheVelocities) {
   EXPECT_NEAR(between(to_run, 0.0f, 1.0f, kRun, kWalk).translation.z, 1.5f, 1e-6f);
 }
 
+TEST(RootMotion, AFadeOfATurningWalkFollowsItsVelocity) {
+  // The definition integrated independently: the instance's frame stepped through root_velocity
+  // (midpoint rule, 20,000 steps) against root_motion_between's pieces, over a fade out of a walk
+  // that turns a quarter per cycle.
+  const std::vector<float> turning = track(0.25f, float(M_PI / 8.0));
+  const Playback pb = compiled(walk_to_idle(1.0f, FadeCurve::Smooth));
+  double x = 0.0, z = 0.0, yaw = 0.0;
+  const int steps = 20000;
+  for (int k = 0; k < steps; ++k) {
+    const float t = (float(k) + 0.5f) / float(steps);
+    const RootVelocity v = root_velocity(pb, BandRoot{kIdle, 5}, BandRoot{turning, 5}, t);
+    const double h = 1.0 / steps, mid = yaw + 0.5 * double(v.yaw_rate) * h;
+    x += (std::cos(mid) * v.linear.x + std::sin(mid) * v.linear.z) * h;
+    z += (-std::sin(mid) * v.linear.x + std::cos(mid) * v.linear.z) * h;
+    yaw += double(v.yaw_rate) * h;
+  }
+  const RootDelta d = root_motion_between(pb, BandRoot{kIdle, 5}, BandRoot{turning, 5}, 0.0f, 1.0f);
+  EXPECT_NEAR(d.translation.x, x, 1e-5);
+  EXPECT_NEAR(d.translation.z, z, 1e-5);
+  EXPECT_NEAR(d.yaw, yaw, 1e-6);
+  EXPECT_GT(std::fabs(d.translation.x), 0.01f);  // it turned while it walked
+}
+
 TEST(RootMotion, ABlendWeightsTheBands) {
   // A walk with a phase-synced run at weight 0.25: 0.75 x 1 + 0.25 x 2 per cycle.
   Instance in = walking();

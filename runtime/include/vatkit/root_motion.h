@@ -26,9 +26,9 @@
 // at h = 0; linear velocity and turn rate), and the instance's frame follows V (dM/dt = M V).
 // Where w is 0 over a stretch, this is the primary's motion above, exactly; elsewhere it is
 // integrated piecewise between the row boundaries of both bands and the ramp's ends, the turn in
-// closed form and the translation by 5-point Gauss-Legendre (exact where neither band turns; else
-// within about 1e-9 of the band's step per piece). Consecutive windows (t0, t1], (t1, t2] compose
-// to (t0, t2] (to rounding).
+// closed form and the translation by 5-point Gauss-Legendre (exact where neither band turns; a
+// fade of a walk turning a quarter per cycle agrees with a 20,000-step integration of V to 1e-9). Consecutive windows
+// (t0, t1], (t1, t2] compose to (t0, t2] (to rounding).
 //
 // Cost: O(1) for one band (or a window where the second band has no weight); while both bands
 // carry weight, O(rows either band crosses). Nothing is allocated. Pure: safe from any thread.
