@@ -102,11 +102,6 @@ Result<uint32_t> Crowd::attach(const PropMesh& mesh, const PropDesc& desc) {
   Impl& m = *impl_;
   if (Result<void> ok = check_mesh(m, mesh, desc); !ok) return ok.error();
   if (Result<void> ok = ensure_prop_programs(m); !ok) return ok.error();
-  if (m.lit_motion.program && !m.prop_lit_motion.program) {
-    Result<CrowdProgram> motion = build_crowd_program(*m.vat, false, false, ProgramVariant{true, true});
-    if (!motion) return motion.error();
-    m.prop_lit_motion = std::move(*motion);
-  }
   GpuProp prop;
   prop.desc = desc;
   const glm::mat4& ib = m.vat->metadata().slots[desc.slot].inverse_bind;
