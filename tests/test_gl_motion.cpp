@@ -1,10 +1,11 @@
 // Motion vectors (crowd.h, RenderOptions; RenderTargetDesc::motion_vectors): the motion target
 // against the CPU mirror.
 //
-// A small crowd is rendered at time t0 from camera A, then its instances move (one translated,
-// one turned), the camera moves, and it is rendered at t1 into a target with motion vectors. The
-// expectation is worked out on the CPU alone: every instance's vertices from mirror_vertices at
-// t1 (current worlds) and at t0 (previous worlds), projected by B's and A's view-projections; at
+// A small crowd, a box in every right hand (a prop), is rendered at time t0 from camera A, then
+// its instances move (one translated, one turned), the camera moves, and it is rendered at t1
+// into a target with motion vectors. The expectation is worked out on the CPU alone: every
+// instance's vertices from mirror_vertices at t1 (current worlds) and at t0 (previous worlds), the
+// box's placed by mirror_joint at both, projected by B's and A's view-projections; at
 // a sampled pixel centre, the front-most triangle covering it (rasterized on the CPU from the t1
 // positions) gives perspective-correct barycentrics, which interpolate both clip positions as
 // GL does; motion = (ndc_now - ndc_previous) * 0.5. Pixels within 10% (barycentric) of a
@@ -24,7 +25,9 @@
 
 #include "gl_test_support.h"
 #include "test_gl_crowd_util.h"
+#include "vatkit/decode.h"
 #include "vatkit/gl/crowd.h"
+#include "vatkit/gl/props.h"
 #include "vatkit/gl/render_target.h"
 #include "vatkit/gl/vat_gpu.h"
 #include "vatkit/instance_table.h"
@@ -40,30 +43,47 @@ using GlMotion = test::GlTest;
 constexpr int kWidth = 160;
 constexpr int kHeight = 120;
 
-// Every instance's triangles' clip positions now and a frame ago.
-struct ClipMesh {
-  std::vector<glm::vec4> now, previous;  // per instance per vertex
-  std::vector<glm::vec3> ndc;            // now, divided by w (w <= 0: behind the camera)
-  std::vector<uint32_t> indices;
-  uint32_t vertices = 0;
+// The triangles on screen, three corners each: clip positions now and a frame ago.
+struct ClipTriangles {
+  std::vector<glm::vec4> now, previous;
+  std::vector<glm::vec3> ndc;  // now, divided by w (NaN behind the camera)
+
+  // Triangles `indices` over world positions `p_now` and `p_previous`.
+  void add(std::span<const uint32_t> indices, std::span<const glm::vec3> p_now, std::span<const glm::vec3> p_previous,
+           const glm::mat4& vp_now, const glm::mat4& vp_previous) {
+    for (uint32_t i : indices) {
+      now.push_back(vp_now * glm::vec4(p_now[i], 1.0f));
+      previous.push_back(vp_previous * glm::vec4(p_previous[i], 1.0f));
+      const glm::vec4& c = now.back();
+      ndc.push_back(c.w > 0.0f ? glm::vec3(c) / c.w : glm::vec3(std::numeric_limits<float>::quiet_NaN()));
+    }
+  }
 };
 
-ClipMesh clip_mesh(const Vat& vat, const InstanceTable& table, std::span<const glm::mat4> world_now,
-                   std::span<const glm::mat4> world_previous, float t_now, float t_previous, const glm::mat4& vp_now,
-                   const glm::mat4& vp_previous) {
-  ClipMesh out;
-  out.vertices = vat.geometry.vertex_count();
-  out.indices = vat.geometry.indices;
-  std::vector<glm::vec3> p(out.vertices);
+// What a frame shows: every instance of the crowd at both times (mirror_vertices) and its prop
+// (the prop's vertices placed by mirror_joint x the offset at both times).
+struct Frames {
+  float t_now = 0.0f, t_previous = 0.0f;
+  std::span<const glm::mat4> world_now, world_previous;
+  glm::mat4 vp_now{1.0f}, vp_previous{1.0f};
+};
+
+ClipTriangles clip_triangles(const Vat& vat, const InstanceTable& table, const Frames& f, const gl::PropMesh& prop,
+                             const gl::PropDesc& desc) {
+  ClipTriangles out;
+  std::vector<glm::vec3> now(vat.geometry.vertex_count()), previous(now.size());
+  std::vector<glm::vec3> prop_now(prop.positions.size()), prop_previous(prop.positions.size());
   for (uint32_t i = 0; i < table.size(); ++i) {
-    EXPECT_TRUE(mirror_vertices(vat, table, i, t_now, world_now[i], 0, p).ok());
-    for (const glm::vec3& v : p) {
-      out.now.push_back(vp_now * glm::vec4(v, 1.0f));
-      const glm::vec4& c = out.now.back();
-      out.ndc.push_back(c.w > 0.0f ? glm::vec3(c) / c.w : glm::vec3(std::numeric_limits<float>::quiet_NaN()));
+    EXPECT_TRUE(mirror_vertices(vat, table, i, f.t_now, f.world_now[i], 0, now).ok());
+    EXPECT_TRUE(mirror_vertices(vat, table, i, f.t_previous, f.world_previous[i], 0, previous).ok());
+    out.add(vat.geometry.indices, now, previous, f.vp_now, f.vp_previous);
+    const glm::mat4 socket_now = mirror_joint(vat, table, i, f.t_now, f.world_now[i], desc.slot).value();
+    const glm::mat4 socket_previous = mirror_joint(vat, table, i, f.t_previous, f.world_previous[i], desc.slot).value();
+    for (size_t v = 0; v < prop.positions.size(); ++v) {
+      prop_now[v] = glm::vec3(socket_now * desc.offset * glm::vec4(prop.positions[v], 1.0f));
+      prop_previous[v] = glm::vec3(socket_previous * desc.offset * glm::vec4(prop.positions[v], 1.0f));
     }
-    EXPECT_TRUE(mirror_vertices(vat, table, i, t_previous, world_previous[i], 0, p).ok());
-    for (const glm::vec3& v : p) out.previous.push_back(vp_previous * glm::vec4(v, 1.0f));
+    out.add(prop.indices, prop_now, prop_previous, f.vp_now, f.vp_previous);
   }
   return out;
 }
@@ -73,38 +93,28 @@ float edge(const glm::vec2& a, const glm::vec2& b, const glm::vec2& p) {
 }
 
 // The expected motion at NDC point `at`: false where no triangle covers it clear of its edges.
-bool expected_motion(const ClipMesh& m, const glm::vec2& at, glm::vec2& motion) {
+bool expected_motion(const ClipTriangles& m, const glm::vec2& at, glm::vec2& motion) {
   float nearest = std::numeric_limits<float>::max();
   bool clear = false;
-  const size_t instances = m.now.size() / m.vertices;
-  for (size_t inst = 0; inst < instances; ++inst) {
-    const size_t base = inst * m.vertices;
-    for (size_t t = 0; t + 2 < m.indices.size(); t += 3) {
-      const glm::vec4* c[3];
-      const glm::vec3* s[3];
-      for (int k = 0; k < 3; ++k) {
-        c[k] = &m.now[base + m.indices[t + size_t(k)]];
-        s[k] = &m.ndc[base + m.indices[t + size_t(k)]];
-      }
-      const glm::vec2 s0(*s[0]), s1(*s[1]), s2(*s[2]);
-      const float area = edge(s0, s1, s2);  // NaN behind the camera: skipped below
-      if (!(std::fabs(area) >= 1e-12f)) continue;
-      const float b[3] = {edge(s1, s2, at) / area, edge(s2, s0, at) / area, edge(s0, s1, at) / area};
-      if (b[0] < 0.0f || b[1] < 0.0f || b[2] < 0.0f) continue;
-      const float z = b[0] * s[0]->z + b[1] * s[1]->z + b[2] * s[2]->z;
-      if (z >= nearest) continue;
-      nearest = z;
-      clear = std::min({b[0], b[1], b[2]}) > 0.1f;
-      // Perspective-correct weights, then both clip positions interpolated as GL does.
-      float l[3], sum = 0.0f;
-      for (int k = 0; k < 3; ++k) sum += l[k] = b[k] / c[k]->w;
-      glm::vec4 now(0.0f), previous(0.0f);
-      for (int k = 0; k < 3; ++k) {
-        now += (l[k] / sum) * *c[k];
-        previous += (l[k] / sum) * m.previous[base + m.indices[t + size_t(k)]];
-      }
-      motion = (glm::vec2(now) / now.w - glm::vec2(previous) / previous.w) * 0.5f;
+  for (size_t t = 0; t + 2 < m.now.size(); t += 3) {
+    const glm::vec2 s0(m.ndc[t]), s1(m.ndc[t + 1]), s2(m.ndc[t + 2]);
+    const float area = edge(s0, s1, s2);  // NaN behind the camera: skipped
+    if (!(std::fabs(area) >= 1e-12f)) continue;
+    const float b[3] = {edge(s1, s2, at) / area, edge(s2, s0, at) / area, edge(s0, s1, at) / area};
+    if (b[0] < 0.0f || b[1] < 0.0f || b[2] < 0.0f) continue;
+    const float z = b[0] * m.ndc[t].z + b[1] * m.ndc[t + 1].z + b[2] * m.ndc[t + 2].z;
+    if (z >= nearest) continue;
+    nearest = z;
+    clear = std::min({b[0], b[1], b[2]}) > 0.1f;
+    // Perspective-correct weights, then both clip positions interpolated as GL does.
+    float l[3], sum = 0.0f;
+    for (size_t k = 0; k < 3; ++k) sum += l[k] = b[k] / m.now[t + k].w;
+    glm::vec4 now(0.0f), previous(0.0f);
+    for (size_t k = 0; k < 3; ++k) {
+      now += (l[k] / sum) * m.now[t + k];
+      previous += (l[k] / sum) * m.previous[t + k];
     }
+    motion = (glm::vec2(now) / now.w - glm::vec2(previous) / previous.w) * 0.5f;
   }
   return clear;
 }
@@ -134,6 +144,13 @@ TEST_F(GlMotion, MotionTargetMatchesTheMirrorAtBothTimes) {
       ASSERT_TRUE(crowd.ok()) << crowd.error().message;
       write_instances(*vat, *crowd, size);
       if (HasFatalFailure()) return;
+      // A box in every right hand: props write motion vectors too.
+      const gl::PropMesh prop =
+          gl::box_prop(glm::vec3(0.04f, 0.08f, 0.04f) * size, glm::vec3(0.0f, 0.05f, 0.0f) * size);
+      gl::PropDesc prop_desc;
+      prop_desc.slot = uint32_t(find_slot(*vat, std::string("hand.R")).value());
+      prop_desc.offset = glm::rotate(glm::mat4(1.0f), 0.3f, glm::vec3(1.0f, 0.0f, 0.0f));
+      ASSERT_TRUE(crowd->attach(prop, prop_desc).ok());
       Result<gl::Renderer> renderer = gl::Renderer::create({256});
       ASSERT_TRUE(renderer.ok()) << renderer.error().message;
       gl::RenderTargetDesc desc{kWidth, kHeight};
@@ -160,8 +177,8 @@ TEST_F(GlMotion, MotionTargetMatchesTheMirrorAtBothTimes) {
       std::vector<float> motion(size_t(kWidth) * kHeight * 2);
       ASSERT_TRUE(target->read_motion(motion).ok());
 
-      const ClipMesh mesh = clip_mesh(*vat, crowd->table(), now, previous, t1, t0, b.projection(aspect) * b.view(),
-                                      a.projection(aspect) * a.view());
+      const Frames frames{t1, t0, now, previous, b.projection(aspect) * b.view(), a.projection(aspect) * a.view()};
+      const ClipTriangles mesh = clip_triangles(*vat, crowd->table(), frames, prop, prop_desc);
       size_t compared = 0, background = 0;
       float worst = 0.0f, largest = 0.0f;
       for (int row = 1; row < kHeight; row += 2) {

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include <glm/vec2.hpp>
@@ -92,6 +94,8 @@ struct ProgramVariant {
 Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose,
                                          const ProgramVariant& variant = {});
 Result<CullProgram> build_cull_program(const VatGpu& vat);
+// The decode chunk, then the embedded shader `shader` (gl/shaders/).
+std::string decode_chunk_then(std::string_view shader);
 
 // A buffer texture over an immutable, dynamic buffer.
 struct BufferTexture {

@@ -133,11 +133,13 @@ Result<CullProgram> build_cull_program(const VatGpu& vat) {
   return out;
 }
 
-std::string crowd_vertex_glsl() {
+std::string decode_chunk_then(std::string_view shader) {
   std::string text(detail::shader_text("vat_decode.glsl"));
   text += "\n";
-  text += detail::shader_text("crowd.vert");
+  text += detail::shader_text(shader);
   return text;
 }
+
+std::string crowd_vertex_glsl() { return decode_chunk_then("crowd.vert"); }
 
 }  // namespace vatkit::gl

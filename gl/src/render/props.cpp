@@ -5,7 +5,6 @@
 
 #include <glm/gtc/matrix_inverse.hpp>
 
-#include "objects/shaders.h"
 #include "render/crowd_internal.h"
 
 namespace vatkit::gl {
@@ -91,12 +90,7 @@ PropMesh sword_prop(float length) {
   return mesh;
 }
 
-std::string prop_vertex_glsl() {
-  std::string text(detail::shader_text("vat_decode.glsl"));
-  text += "\n";
-  text += detail::shader_text("prop.vert");
-  return text;
-}
+std::string prop_vertex_glsl() { return decode_chunk_then("prop.vert"); }
 
 Result<uint32_t> Crowd::attach(const PropMesh& mesh, const PropDesc& desc) {
   Impl& m = *impl_;
