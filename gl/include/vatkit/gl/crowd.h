@@ -302,7 +302,7 @@ class Renderer {
   // Syncs each crowd, renders the shadow pass, then clears `target` and draws the ground and the
   // crowds at clock time `time_s` from `camera`. Allocates nothing. Leaves `target` bound, no
   // program and no vertex array bound, blending, culling and polygon offset off, depth test on;
-  // the textures of units 0-15 are the renderer's.
+  // the textures of units 0-15 (and 16 when the target has motion vectors) are the renderer's.
   void render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera, float time_s,
               const RenderOptions& options = {});
   void render(const RenderTarget& target, Crowd& crowd, const Camera& camera, float time_s,
