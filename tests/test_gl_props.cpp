@@ -8,7 +8,8 @@
 //    diagonal of its bounds; the rotation columns scaled by that size, as a point that far from
 //    the joint would move), both encodings, every precision.
 //  - PropAppearsInTheRender: a bright box held in the right hand changes the picture where it is,
-//    the same with GPU culling as with direct draws, and not at all once detached.
+//    the same with GPU culling as with direct draws, and not at all once detached;
+//    PropCastsAShadowUnlessToldNot: in the shadow map too, unless PropDesc::casts_shadows is off.
 //  - GlPropsCli: `vatkit render --prop`.
 #include <gtest/gtest.h>
 
@@ -24,6 +25,7 @@
 #include "vatkit/decode.h"
 #include "vatkit/gl/capture.h"
 #include "vatkit/gl/crowd.h"
+#include "vatkit/gl/gl.h"
 #include "vatkit/gl/image.h"
 #include "vatkit/gl/props.h"
 #include "vatkit/gl/render_target.h"
@@ -195,6 +197,52 @@ TEST_F(GlProps, PropAppearsInTheRender) {
     crowd->detach_props();
     EXPECT_EQ(compare(without, frame(true)).changed, 0u);
   }
+}
+
+// The shadow map's texels that differ between two renders.
+size_t shadow_texels_changed(const std::vector<float>& a, const std::vector<float>& b) {
+  size_t n = 0;
+  for (size_t i = 0; i < a.size(); ++i) n += a[i] != b[i] ? 1 : 0;
+  return n;
+}
+
+// A prop casts a shadow (the shadow pass draws it for the light's culled list), unless its
+// PropDesc says not to.
+TEST_F(GlProps, PropCastsAShadowUnlessToldNot) {
+  const Vat* vat = test::test_bake(BakeKey{"sample", Encoding::Rig, Precision::F16});
+  ASSERT_NE(vat, nullptr);
+  Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
+  ASSERT_TRUE(gpu.ok()) << gpu.error().message;
+  Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, 4);
+  ASSERT_TRUE(crowd.ok()) << crowd.error().message;
+  ASSERT_TRUE(gl::spread_crowd(*crowd, gl::SpreadOptions{}).ok());
+  const int size = 512;
+  Result<gl::Renderer> renderer = gl::Renderer::create({size});
+  ASSERT_TRUE(renderer.ok()) << renderer.error().message;
+  Result<gl::RenderTarget> target = gl::RenderTarget::create({96, 64});
+  ASSERT_TRUE(target.ok());
+  gl::RenderOptions options;
+  options.shadow_bounds = crowd->world_bounds();  // the same light box with and without the prop
+  options.shadow_bounds.max.y += 1.0f;
+  const gl::Camera camera = gl::camera_for_bounds(crowd->world_bounds(), 1.5f);
+  auto shadow_map = [&] {
+    renderer->render(*target, *crowd, camera, 0.5f, options);
+    std::vector<float> depth(size_t(size) * size);
+    glGetTextureImage(renderer->shadow_map(), 0, GL_DEPTH_COMPONENT, GL_FLOAT, GLsizei(depth.size() * 4), depth.data());
+    return depth;
+  };
+  const std::vector<float> without = shadow_map();
+  gl::PropDesc desc;
+  desc.slot = uint32_t(find_slot(*vat, std::string("hand.R")).value());
+  ASSERT_TRUE(crowd->attach(gl::sword_prop(0.8f), desc).ok());
+  const size_t casting = shadow_texels_changed(without, shadow_map());
+  crowd->detach_props();
+  desc.casts_shadows = false;
+  ASSERT_TRUE(crowd->attach(gl::sword_prop(0.8f), desc).ok());
+  const size_t not_casting = shadow_texels_changed(without, shadow_map());
+  std::printf("[props] shadow-map texels changed by 4 swords: %zu casting, %zu not casting\n", casting, not_casting);
+  EXPECT_GT(casting, 100u);
+  EXPECT_EQ(not_casting, 0u);
 }
 
 TEST_F(GlProps, AttachRefusesABadSlotOrMesh) {
