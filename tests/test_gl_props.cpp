@@ -9,7 +9,8 @@
 //    the joint would move), both encodings, every precision.
 //  - PropAppearsInTheRender: a bright box held in the right hand changes the picture where it is,
 //    the same with GPU culling as with direct draws, and not at all once detached;
-//    PropCastsAShadowUnlessToldNot: in the shadow map too, unless PropDesc::casts_shadows is off.
+//    PropCastsAShadowUnlessToldNot: in the shadow map too, unless PropDesc::casts_shadows is off;
+//    PropFollowsEveryLevelOfDetail: drawn for the instances of every level the culling chose.
 //  - GlPropsCli: `vatkit render --prop`.
 #include <gtest/gtest.h>
 
@@ -197,6 +198,56 @@ TEST_F(GlProps, PropAppearsInTheRender) {
     crowd->detach_props();
     EXPECT_EQ(compare(without, frame(true)).changed, 0u);
   }
+}
+
+// Culled draws with levels of detail: the prop is drawn for the instances of every level (its
+// indirect commands take each level's count), so a crowd seen from afar shows as much of it with
+// levels as without.
+TEST_F(GlProps, PropFollowsEveryLevelOfDetail) {
+  const Vat* vat = test::test_bake(BakeKey{"sample", Encoding::Rig, Precision::F16, 16384, true, 30.0f, 3});
+  ASSERT_NE(vat, nullptr);
+  Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
+  ASSERT_TRUE(gpu.ok()) << gpu.error().message;
+  Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, 16);
+  ASSERT_TRUE(crowd.ok()) << crowd.error().message;
+  ASSERT_TRUE(gl::spread_crowd(*crowd, gl::SpreadOptions{}).ok());
+  gl::PropDesc desc;
+  desc.slot = uint32_t(find_slot(*vat, std::string("hand.R")).value());
+  desc.color = glm::vec4(1.0f, 0.0f, 0.0f, 1.0f);
+  ASSERT_TRUE(crowd->attach(gl::box_prop(glm::vec3(0.25f)), desc).ok());
+  Result<gl::Renderer> renderer = gl::Renderer::create({256});
+  ASSERT_TRUE(renderer.ok());
+  Result<gl::RenderTarget> target = gl::RenderTarget::create({160, 120});
+  ASSERT_TRUE(target.ok());
+  gl::Camera camera = gl::camera_for_bounds(crowd->world_bounds(), 160.0f / 120.0f);
+  camera.eye = camera.target + (camera.eye - camera.target) * 3.0f;
+  camera.fov_y_deg /= 3.0f;  // the same framing from three times as far
+  camera.far_plane *= 3.0f;
+  gl::RenderOptions options;
+  options.shadows = false;
+  options.light.sky = glm::vec3(1.0f);
+  options.lod_error_px = 4.0f;
+  auto red = [&](bool lod) {
+    options.lod = lod;
+    renderer->render(*target, *crowd, camera, 0.5f, options);
+    const gl::Image image = target->read_rgba8();
+    return compare(image, image).red;
+  };
+  const size_t with_levels = red(true);
+  Result<gl::CullingStats> stats = renderer->read_culling_stats(*crowd);
+  ASSERT_TRUE(stats.ok());
+  uint64_t coarse = 0;
+  for (size_t level = 1; level < stats->per_level.size(); ++level) coarse += stats->per_level[level];
+  const size_t without_levels = red(false);
+  std::printf(
+      "[props] from afar: %zu red pixels with levels (%llu of %llu instances coarser than the full mesh), %zu "
+      "without\n",
+      with_levels, static_cast<unsigned long long>(coarse), static_cast<unsigned long long>(stats->visible),
+      without_levels);
+  EXPECT_GT(coarse, 0u) << "no instance drew a coarser level: the test shows nothing";
+  EXPECT_GT(without_levels, 20u);
+  EXPECT_GE(double(with_levels), 0.9 * double(without_levels));
+  EXPECT_LE(double(with_levels), 1.1 * double(without_levels));
 }
 
 // The shadow map's texels that differ between two renders.
