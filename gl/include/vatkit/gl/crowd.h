@@ -300,7 +300,9 @@ class Renderer {
   ~Renderer();
 
   // Syncs each crowd, renders the shadow pass, then clears `target` and draws the ground and the
-  // crowds at clock time `time_s` from `camera`. Allocates nothing. Leaves `target` bound, no
+  // crowds (and their props) at clock time `time_s` from `camera`, with motion vectors where the
+  // target has them. Allocates nothing (except on a crowd's first render into a target with
+  // motion vectors: its motion programs and previous-world buffer). Leaves `target` bound, no
   // program and no vertex array bound, blending, culling and polygon offset off, depth test on;
   // the textures of units 0-15 (and 16 when the target has motion vectors) are the renderer's.
   void render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera, float time_s,
