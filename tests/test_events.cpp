@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "playback_vectors.h"
 #include "vatkit/events.h"
 #include "vatkit/instance_table.h"
 #include "vatkit/playback.h"
@@ -436,6 +437,31 @@ TEST(ClipEvents, TheVatOverloadFindsEachBandsClip) {
   EXPECT_EQ(fired[0].clip, 1u);
   EXPECT_EQ(vat.clips[fired[1].clip].events[fired[1].event].name, "step_r");
   EXPECT_EQ(fired[1].time, 0.75f);
+}
+
+// tests/conformance/events_v1.jsonl: queries answered by an independent Python model of the
+// definition (make_events_v1.py): every event time and weight bit for bit, names, bands, order.
+TEST(ClipEvents, LibraryMatchesTheEventVectors) {
+  size_t events = 0, second_band = 0, backwards = 0, controls = 0, partial_weight = 0, silent = 0;
+  const size_t n = test::check_vector_file("events_v1.jsonl", [&](const FrameQuery& q, const FrameAnswer& a) {
+    ASSERT_TRUE(a.events.has_value());
+    events += a.events->size();
+    silent += a.events->empty();
+    for (const FrameEvent& e : *a.events) {
+      second_band += e.band == 1;
+      partial_weight += e.weight < 1.0f;
+    }
+    backwards += q.instance.policy.speed.value_or(1.0f) < 0.0f;
+    controls += !q.writes.empty();
+  });
+  // The file covers what it claims to (see make_events_v1.py).
+  EXPECT_GE(n, 1000u);
+  EXPECT_GE(events, 2500u);
+  EXPECT_GE(second_band, 50u);
+  EXPECT_GE(partial_weight, 120u);
+  EXPECT_GE(backwards, 350u);
+  EXPECT_GE(controls, 70u);
+  EXPECT_GE(silent, 200u);
 }
 
 }  // namespace

@@ -828,6 +828,10 @@ TEST(PlaybackCli, FrameCommand) {
   r = test::run_command(test::shell_quote(cli) + " frame --check < " + test::shell_quote(controls));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "815 frames match\n");
+  const std::string events = std::string(VATKIT_SOURCE_DIR) + "/tests/conformance/events_v1.jsonl";
+  r = test::run_command(test::shell_quote(cli) + " frame --check < " + test::shell_quote(events));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "1003 frames match\n");
 }
 
 // 100,000 nested arrays in "instance", "expect" or "set": one error line naming the line, exit 1,

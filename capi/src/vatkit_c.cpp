@@ -19,6 +19,7 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include "vatkit/decode.h"
+#include "vatkit/events.h"
 #include "vatkit/instance_table.h"
 #include "vatkit/mirror.h"
 #include "vatkit/playback.h"
@@ -339,6 +340,29 @@ vatkit_status vatkit_vat_slot(const vatkit_vat* vat, uint32_t slot, vatkit_slot_
   });
 }
 
+vatkit_status vatkit_vat_clip_event_count(const vatkit_vat* vat, uint32_t clip, uint32_t* count) {
+  constexpr const char* function = "vatkit_vat_clip_event_count";
+  return guarded(function, [&] {
+    const vatkit::Vat& v = vat_of(vat, function);
+    check_index(clip, v.clips.size(), v.source, function, "clip", "clips");
+    need(count, function, "count") = uint32_t(v.clips[clip].events.size());
+  });
+}
+
+vatkit_status vatkit_vat_clip_event(const vatkit_vat* vat, uint32_t clip, uint32_t event, vatkit_clip_event* out) {
+  constexpr const char* function = "vatkit_vat_clip_event";
+  return guarded(function, [&] {
+    const vatkit::Vat& v = vat_of(vat, function);
+    vatkit_clip_event& info = need(out, function, "out");
+    check_index(clip, v.clips.size(), v.source, function, "clip", "clips");
+    const auto& events = v.clips[clip].events;
+    check_index(event, events.size(), v.source, function, "event", "events of the clip");
+    info = {};
+    info.name = events[event].name.c_str();
+    info.time_s = events[event].time_s;
+  });
+}
+
 vatkit_status vatkit_vat_find_slot(const vatkit_vat* vat, const char* name, uint32_t* slot) {
   constexpr const char* function = "vatkit_vat_find_slot";
   return guarded(function, [&] {
@@ -467,6 +491,26 @@ vatkit_status vatkit_table_resolve(const vatkit_instance_table* table, uint32_t 
     check_instance_index(t, index, function);
     check_finite(time, function, "time");
     need(out, function, "out") = to_c(vatkit::resolve(t.table, index, time));
+  });
+}
+
+vatkit_status vatkit_table_events_crossed(const vatkit_instance_table* table, uint32_t index, float t0, float t1,
+                                          vatkit_crossing* out, size_t capacity, size_t* count) {
+  constexpr const char* function = "vatkit_table_events_crossed";
+  return guarded(function, [&] {
+    const vatkit_instance_table& t = table_of(table, function);
+    check_instance_index(t, index, function);
+    check_finite(t0, function, "t0");
+    check_finite(t1, function, "t1");
+    need(count, function, "count");
+    if (capacity > 0) need(out, function, "out");
+    std::vector<vatkit::FiredEvent> fired;
+    vatkit::events_crossed(*t.vat, vatkit::playback(t.table, index), t0, t1, fired);
+    for (size_t i = 0; i < std::min(capacity, fired.size()); ++i) {
+      const vatkit::FiredEvent& e = fired[i];
+      out[i] = vatkit_crossing{e.time, e.clip, e.event, e.cycle, e.band, e.weight};
+    }
+    *count = fired.size();
   });
 }
 

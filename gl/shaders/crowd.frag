@@ -13,9 +13,18 @@ uniform float u_alpha_cutoff;
 uniform int u_shading;  // RenderOptions::shading: 0 lit, 1 view-space normals (three.js's MeshNormalMaterial)
 uniform mat4 u_view;    // the camera's view matrix
 
-out vec4 frag_color;
+layout(location = 0) out vec4 frag_color;
+#ifdef CROWD_MOTION
+in vec4 v_clip_now;
+in vec4 v_clip_previous;
+// (ndc_now - ndc_previous) * 0.5 (crowd.h, RenderOptions: the UV-space offset).
+layout(location = 1) out vec2 frag_motion;
+#endif
 
 void main() {
+#ifdef CROWD_MOTION
+  frag_motion = (v_clip_now.xy / v_clip_now.w - v_clip_previous.xy / v_clip_previous.w) * 0.5;
+#endif
   vec4 base = u_base_color_factor * v_color0;
   if (u_has_base_color_texture != 0) base *= texture(u_base_color_texture, v_texcoord0);
   if (u_alpha_mode == 1 && base.a < u_alpha_cutoff) discard;

@@ -48,6 +48,16 @@ uniform samplerBuffer u_crowd_weights1;
 #endif
 uniform float u_vat_time;                // the shared clock, seconds
 uniform mat4 u_view_projection;          // the camera's, or the light's in the shadow pass
+#ifdef CROWD_MOTION
+// Motion vectors (crowd.frag): the same vertex a render ago, decoded per vertex at the previous
+// time (never from the pose cache, which holds this render's), placed by the previous world
+// matrix and projected by the previous view-projection.
+uniform samplerBuffer u_crowd_previous_world;
+uniform float u_vat_previous_time;
+uniform mat4 u_previous_view_projection;
+out vec4 v_clip_now;
+out vec4 v_clip_previous;
+#endif
 
 out vec3 v_world_position;
 out vec3 v_world_normal;
@@ -88,6 +98,25 @@ void crowd_place(int logical, vec3 p, vec3 n, out vec3 wp, out vec3 wn) {
   float len2 = dot(wn, wn);
   wn = len2 >= 1.17549435e-38 ? wn * (1.0 / sqrt(len2)) : n;
 }
+
+#ifdef CROWD_MOTION
+vec3 crowd_place_previous(int logical, vec3 p) {
+  int base = logical * 4;
+  return texelFetch(u_crowd_previous_world, base).xyz * p.x + texelFetch(u_crowd_previous_world, base + 1).xyz * p.y +
+         texelFetch(u_crowd_previous_world, base + 2).xyz * p.z + texelFetch(u_crowd_previous_world, base + 3).xyz;
+}
+
+// The vertex's world position at the previous render (rest: its VatRest, filled by main).
+vec3 crowd_previous_position(int logical, VatRest rest) {
+#ifdef CROWD_STATIC
+  return crowd_place_previous(logical, rest.position);
+#else
+  vec3 p, n;
+  vat_decode(vat_resolve_instance(logical, u_vat_previous_time), int(a_vat_vertex), rest, p, n);
+  return crowd_place_previous(logical, p);
+#endif
+}
+#endif
 
 void main() {
   uvec2 entry = crowd_drawn_entry();
@@ -146,4 +175,24 @@ void main() {
   v_texcoord0 = a_texcoord0;
   v_color0 = a_color0;
   gl_Position = u_view_projection * vec4(wp, 1.0);
+#ifdef CROWD_MOTION
+  VatRest motion_rest;
+  motion_rest.position = a_position;
+  motion_rest.normal = a_normal;
+  motion_rest.tangent = a_tangent;
+  motion_rest.slots0 = uvec4(0u);
+  motion_rest.weights0 = vec4(0.0);
+  motion_rest.slots1 = uvec4(0u);
+  motion_rest.weights1 = vec4(0.0);
+#if defined(VAT_RIG) && !defined(CROWD_STATIC)
+  motion_rest.slots0 = texelFetch(u_crowd_slots0, gl_VertexID);
+  motion_rest.weights0 = texelFetch(u_crowd_weights0, gl_VertexID);
+#ifdef VAT_EIGHT_INFLUENCES
+  motion_rest.slots1 = texelFetch(u_crowd_slots1, gl_VertexID);
+  motion_rest.weights1 = texelFetch(u_crowd_weights1, gl_VertexID);
+#endif
+#endif
+  v_clip_now = gl_Position;
+  v_clip_previous = u_previous_view_projection * vec4(crowd_previous_position(logical, motion_rest), 1.0);
+#endif
 }

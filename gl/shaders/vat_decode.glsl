@@ -13,12 +13,15 @@
 //   VAT_TANGENT_PLANE               delta with a Tangent plane
 //   VAT_EIGHT_INFLUENCES            rig with a second set of 4 slots per vertex
 //   VAT_NO_INSTANCE_TABLE           leave out u_vat_instances and vat_resolve_instance()
+//   VAT_SOCKETS                     delta: read the Slots plane (socket joints) too, for
+//                                   vat_slot_matrix (props held by a joint; the rig has it always)
 // Textures (texelFetch only: no filtering, no mipmaps; the units are the caller's choice):
 //   u_vat_position, u_vat_normal, u_vat_tangent  delta planes          sampler2D / usampler2D (q16)
-//   u_vat_slots                                  rig Slots plane       sampler2D / usampler2D (q16)
+//   u_vat_slots                                  rig (or VAT_SOCKETS) Slots plane  sampler2D / usampler2D (q16)
 //   u_vat_row_ranges   q16 only: RGBA32F, 2 x frame_rows texels; texel (0, r) = (lo.xyz, scale_lo)
 //                      and (1, r) = (hi.xyz, scale_hi) of the clip holding row r: the delta_range
-//                      (delta) or translation_range and scale range (rig)
+//                      (delta) or translation_range and scale range (rig). A delta with a Slots
+//                      plane has 4 columns: (2, r) and (3, r) hold its translation and scale ranges
 //   u_vat_instances    the playback table: RGBA32F buffer texture, 6 texels per logical instance
 //                      (instance_table.h's packed row)
 // Uniforms: ivec2 u_vat_<plane>_layout = (width, rows_per_frame) of each plane the VAT has.
@@ -27,9 +30,12 @@
 //   VatPose vat_resolve(vec4 row[6], float time)                     a packed row -> pose
 //   void vat_decode(VatPose, int vertex, VatRest, out vec3 position, out vec3 normal)
 //   vec4 vat_decode_tangent(VatPose, int vertex, VatRest)
-// Rig only, for renderers that evaluate each instance's slots once per frame (vatkit's crowds do it
-// in their culling pass, gl/shaders/cull.comp) instead of once per vertex:
+// Rig (and delta with VAT_SOCKETS), for renderers that evaluate each instance's slots once per
+// frame (vatkit's crowds do it in their culling pass, gl/shaders/cull.comp) instead of once per
+// vertex, and for props held by a joint (decode.h's decode_joint_world is
+// vat_slot_matrix x inverse(inverse_bind); gl/shaders/prop.vert):
 //   mat4x3 vat_slot_matrix(VatPose, int slot)                        one slot's transform
+// Rig only:
 //   void vat_pack_slot(mat4x3, out vec4 r0, out vec4 r1, out vec4 r2) as three rows, for a buffer
 //   mat4x3 vat_unpack_slot(vec4 r0, vec4 r1, vec4 r2)
 //   void vat_decode_skinned(mat4x3 skin, VatRest, out vec3 position, out vec3 normal)
@@ -100,7 +106,7 @@ uniform VAT_PLANE_SAMPLER u_vat_tangent;
 uniform ivec2 u_vat_tangent_layout;
 #endif
 #endif
-#ifdef VAT_RIG
+#if defined(VAT_RIG) || defined(VAT_SOCKETS)
 uniform VAT_PLANE_SAMPLER u_vat_slots;
 uniform ivec2 u_vat_slots_layout;
 #endif
@@ -239,16 +245,21 @@ vec4 vat_decode_tangent(VatPose pose, int vertex, VatRest rest) {
 }
 #endif  // VAT_DELTA
 
-// ---- rig -----------------------------------------------------------------------------------
+// ---- slots (rig; delta with VAT_SOCKETS) --------------------------------------------------
 
-#ifdef VAT_RIG
+#if defined(VAT_RIG) || defined(VAT_SOCKETS)
 // One slot at one row (decode.cpp's slot_at): q = (x, y, z, w), ts = (translation, scale).
 void vat_slot_row(int row, int s, out vec4 q, out vec4 ts) {
   vec4 a = vat_fetch(u_vat_slots, u_vat_slots_layout, row, 2 * s);
   vec4 b = vat_fetch(u_vat_slots, u_vat_slots_layout, row, 2 * s + 1);
 #ifdef VAT_Q16
   vec4 lo, hi;
+#ifdef VAT_RIG
   vat_row_ranges(row, lo, hi);
+#else
+  lo = texelFetch(u_vat_row_ranges, ivec2(2, row), 0);  // a delta's slot ranges (columns 2, 3)
+  hi = texelFetch(u_vat_row_ranges, ivec2(3, row), 0);
+#endif
   q = 2.0 * a - 1.0;
   ts = vec4(lo.xyz + (hi.xyz - lo.xyz) * b.xyz, lo.w + (hi.w - lo.w) * b.w);
 #else
@@ -292,6 +303,11 @@ mat4x3 vat_slot_matrix(VatPose pose, int s) {
   m[3] = ts.xyz;
   return m;
 }
+#endif  // VAT_RIG || VAT_SOCKETS
+
+// ---- rig -----------------------------------------------------------------------------------
+
+#ifdef VAT_RIG
 
 // M = sum_k w_k M_k over the vertex's influences (weight 0 adds nothing and is skipped).
 mat4x3 vat_skin_matrix(VatPose pose, VatRest rest) {

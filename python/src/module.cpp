@@ -99,19 +99,39 @@ py::dict defaults_dict(const ClipDefaults& d) {
   return out;
 }
 
-ClipDefaults defaults_from(const py::dict& d) {
+// `value` as a T, or vatkit.Error (Argument) naming `what` and the type expected (pybind11's own
+// cast_error would surface as a bare RuntimeError).
+template <typename T>
+T typed(const py::handle& value, const std::string& what, const char* expected) {
+  // A Python-type target (py::dict) would convert anything dict() accepts: ask for the type itself.
+  bool ok = true;
+  if constexpr (std::is_base_of_v<py::object, T>) ok = py::isinstance<T>(value);
+  if (ok) {
+    try {
+      return value.cast<T>();
+    } catch (const py::cast_error&) {
+    }
+  }
+  argument_error(what + ": expected " + expected + ", got " +
+                 std::string(py::str(py::type::of(value).attr("__name__"))));
+}
+
+ClipDefaults defaults_from(const std::string& clip, const py::handle& spec) {
+  const std::string where = "clip_defaults['" + clip + "']";
   ClipDefaults out;
-  for (auto [key, value] : d) {
-    const auto name = key.cast<std::string>();
+  for (auto [key, value] : typed<py::dict>(spec, where, "a dict")) {
+    const auto name = typed<std::string>(key, where, "field names as str");
+    const std::string field = where + "['" + name + "']";
     if (name == "loop_mode") {
-      out.loop_mode =
-          parse_word("loop_mode", value.cast<std::string>(), {LoopMode::Repeat, LoopMode::Once, LoopMode::PingPong});
+      out.loop_mode = parse_word("loop_mode", typed<std::string>(value, field, "a str"),
+                                 {LoopMode::Repeat, LoopMode::Once, LoopMode::PingPong});
     } else if (name == "repetitions") {
-      out.repetitions = value.cast<int32_t>();
+      out.repetitions = typed<int32_t>(value, field, "an int");
     } else if (name == "end_mode") {
-      out.end_mode = parse_word("end_mode", value.cast<std::string>(), {EndMode::Clamp, EndMode::Rewind});
+      out.end_mode =
+          parse_word("end_mode", typed<std::string>(value, field, "a str"), {EndMode::Clamp, EndMode::Rewind});
     } else if (name == "speed") {
-      out.speed = value.cast<float>();
+      out.speed = typed<float>(value, field, "a number");
     } else {
       argument_error("clip_defaults: unknown field '" + name + "' (loop_mode, repetitions, end_mode, speed)");
     }
@@ -186,7 +206,8 @@ VatPtr bake_file(const std::optional<std::string>& path, const std::string& enco
   options.lods = lods;
   options.clips = clips;
   for (auto [name, spec] : clip_defaults) {
-    options.clip_defaults.emplace_back(name.cast<std::string>(), defaults_from(spec.cast<py::dict>()));
+    const auto clip = typed<std::string>(name, "clip_defaults", "clip names as str");
+    options.clip_defaults.emplace_back(clip, defaults_from(clip, spec));
   }
   options.normals = normals;
   options.tangents = tangents;

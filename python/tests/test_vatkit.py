@@ -187,6 +187,12 @@ def test_errors_carry_code_and_message(work, sample):
     expect_error("Argument", sample[0].pose, "nosuch", 0.0)
     expect_error("Argument", sample[0].pose, 3, 0.0)
     assert "fps" in expect_error("Argument", vatkit.resolve, {"clip": {"startFrame": 0, "frames": 2, "fps": "30"}}, 0)
+    # clip_defaults of the wrong shape or type: vatkit.Error naming the clip and field, not pybind11's RuntimeError.
+    assert "clip_defaults['run']" in expect_error("Argument", vatkit.bake, clip_defaults={"run": "once"}, **FAST)
+    assert "['speed']" in expect_error("Argument", vatkit.bake, clip_defaults={"run": {"speed": "fast"}}, **FAST)
+    assert "['repetitions']" in expect_error("Argument", vatkit.bake, clip_defaults={"run": {"repetitions": 1.5}},
+                                             **FAST)
+    assert "unknown field" in expect_error("Argument", vatkit.bake, clip_defaults={"run": {"loop": "once"}}, **FAST)
     assert issubclass(vatkit.Error, Exception)
 
 

@@ -438,6 +438,68 @@ static void test_sockets(const vatkit_vat* delta, const vatkit_vat* rig) {
 }
 
 /* A table keeps its Vat: freeing the Vat first is allowed (ASan would see a use after free). */
+/* Walk's one event, "step" at 0.2 s (make_files.cmake), played on repeat at speed 1 from clock 0:
+ * by the definition (docs/events.md) it fires at 0.2 + k * D in cycle k, D walk's duration. */
+static void test_events(const vatkit_vat* vat) {
+  uint32_t count32 = 99, k;
+  size_t count = 99;
+  float duration;
+  vatkit_clip_info walk;
+  vatkit_clip_event event;
+  vatkit_crossing crossed[4];
+  vatkit_instance_table* table = NULL;
+  vatkit_instance instance;
+  REQUIRE_OK(vatkit_vat_clip(vat, 1, &walk));
+  duration = walk.duration_s;
+  CHECK(strcmp(walk.name, "walk") == 0 && duration > 0.5f, "clip 1 is %s of %g s", walk.name, duration);
+  REQUIRE_OK(vatkit_vat_clip_event_count(vat, 0, &count32));
+  CHECK(count32 == 0, "idle has %u events", count32);
+  REQUIRE_OK(vatkit_vat_clip_event_count(vat, 1, &count32));
+  CHECK(count32 == 1, "walk has %u events", count32);
+  REQUIRE_OK(vatkit_vat_clip_event(vat, 1, 0, &event));
+  CHECK(strcmp(event.name, "step") == 0 && event.time_s == 0.2f, "event %s at %g", event.name, event.time_s);
+  CHECK(vatkit_vat_clip_event(vat, 1, 1, &event) == VATKIT_ERROR_ARGUMENT && one_line(vatkit_last_error()),
+        "event 1 of 1: %s", vatkit_last_error());
+
+  REQUIRE_OK(vatkit_table_create(vat, 2, &table));
+  memset(&instance, 0, sizeof instance);
+  instance.fields = VATKIT_FIELD_LOOP_MODE | VATKIT_FIELD_REPETITIONS | VATKIT_FIELD_SPEED;
+  instance.clip = 1;
+  instance.loop_mode = VATKIT_LOOP_REPEAT;
+  instance.repetitions = VATKIT_INFINITE_REPETITIONS;
+  instance.speed = 1.0f;
+  REQUIRE_OK(vatkit_table_set_instance(table, 1, &instance, 0.0f));
+  REQUIRE_OK(vatkit_table_events_crossed(table, 1, 0.0f, 2.5f * duration, crossed, 4, &count));
+  CHECK(count == 3, "%lu crossings in (0, 2.5 D]", (unsigned long)count);
+  for (k = 0; k < 3 && k < count; ++k) {
+    const float expected = 0.2f + (float)k * duration;
+    CHECK(fabsf(crossed[k].time - expected) < 1e-5f && crossed[k].clip == 1 && crossed[k].event == 0 &&
+              crossed[k].cycle == k && crossed[k].band == 0 && crossed[k].weight == 1.0f,
+          "crossing %u: %g (expected %g) clip %u event %u cycle %u band %u weight %g", k, crossed[k].time, expected,
+          crossed[k].clip, crossed[k].event, crossed[k].cycle, crossed[k].band, crossed[k].weight);
+  }
+  /* Consecutive frames report each crossing once; a short array gets the first and the full count. */
+  REQUIRE_OK(vatkit_table_events_crossed(table, 1, 0.2f + duration, 2.5f * duration, crossed, 4, &count));
+  CHECK(count == 1 && crossed[0].cycle == 2, "%lu crossings after the second (cycle %u)", (unsigned long)count,
+        crossed[0].cycle);
+  memset(crossed, 0, sizeof crossed);
+  REQUIRE_OK(vatkit_table_events_crossed(table, 1, 0.0f, 2.5f * duration, crossed, 1, &count));
+  CHECK(count == 3 && crossed[0].cycle == 0 && crossed[1].time == 0.0f, "capacity 1: count %lu", (unsigned long)count);
+  REQUIRE_OK(vatkit_table_events_crossed(table, 1, 0.0f, 2.5f * duration, NULL, 0, &count));
+  CHECK(count == 3, "capacity 0: count %lu", (unsigned long)count);
+  /* Instance 0 plays idle, which has no events. */
+  REQUIRE_OK(vatkit_table_events_crossed(table, 0, 0.0f, 10.0f, crossed, 4, &count));
+  CHECK(count == 0, "idle crossed %lu", (unsigned long)count);
+  CHECK(vatkit_table_events_crossed(table, 1, NAN, 1.0f, crossed, 4, &count) == VATKIT_ERROR_ARGUMENT &&
+            one_line(vatkit_last_error()),
+        "NaN t0: %s", vatkit_last_error());
+  CHECK(vatkit_table_events_crossed(table, 2, 0.0f, 1.0f, crossed, 4, &count) == VATKIT_ERROR_ARGUMENT,
+        "row 2 of 2: %s", vatkit_last_error());
+  CHECK(vatkit_table_events_crossed(table, 1, 0.0f, 1.0f, NULL, 4, &count) == VATKIT_ERROR_ARGUMENT,
+        "NULL out with capacity 4: %s", vatkit_last_error());
+  vatkit_table_free(table);
+}
+
 static void test_table_keeps_its_vat(void) {
   vatkit_vat* vat = load("rig.vat.glb");
   vatkit_instance_table* table = NULL;
@@ -551,6 +613,7 @@ int main(int argc, char** argv) {
   test_clip_pose(delta, "delta_walk.json", 1e-6f);
   test_clip_pose(rig, "rig_walk.json", 1e-6f);
   test_cross_fade(delta);
+  test_events(delta);
   test_table_keeps_its_vat();
   test_resize_trims_what_is_waiting(delta);
   test_sockets(delta, rig);

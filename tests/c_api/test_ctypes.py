@@ -73,6 +73,15 @@ class Event(ctypes.Structure):
     _fields_ = [("time", ctypes.c_float), ("index", ctypes.c_uint32), ("kind", ctypes.c_int32)]
 
 
+class ClipEvent(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("time_s", ctypes.c_float), ("reserved", ctypes.c_int32)]
+
+
+class Crossing(ctypes.Structure):
+    _fields_ = [("time", ctypes.c_float), ("clip", ctypes.c_uint32), ("event", ctypes.c_uint32),
+                ("cycle", ctypes.c_uint32), ("band", ctypes.c_uint32), ("weight", ctypes.c_float)]
+
+
 # Constants of the header, written out as a binding in another language would.
 OK, ERROR_IO, ERROR_PARSE, ERROR_CORRUPT, ERROR_ARGUMENT = 0, 1, 2, 6, 7
 LOOP_REPEAT, LOOP_ONCE, LOOP_PINGPONG = 0, 1, 2
@@ -115,6 +124,8 @@ def signatures():
         "vatkit_vat_find_clip": (i32, [P, ctypes.c_char_p, ctypes.POINTER(u32)]),
         "vatkit_vat_slot": (i32, [P, u32, ctypes.POINTER(SlotInfo)]),
         "vatkit_vat_find_slot": (i32, [P, ctypes.c_char_p, ctypes.POINTER(u32)]),
+        "vatkit_vat_clip_event_count": (i32, [P, u32, ctypes.POINTER(u32)]),
+        "vatkit_vat_clip_event": (i32, [P, u32, u32, ctypes.POINTER(ClipEvent)]),
         "vatkit_clip_sample": (i32, [P, u32, f, sample_p]),
         "vatkit_mirror_vertices": (i32, [P, sample_p, c_float_p, u32, u32, c_float_p, c_float_p]),
         "vatkit_mirror_joint": (i32, [P, sample_p, c_float_p, u32, c_float_p]),
@@ -128,6 +139,7 @@ def signatures():
         "vatkit_table_turn_back": (i32, [P, u32, f]),
         "vatkit_table_resolve": (i32, [P, u32, f, sample_p]),
         "vatkit_table_ends_at": (i32, [P, u32, c_float_p]),
+        "vatkit_table_events_crossed": (i32, [P, u32, f, f, ctypes.POINTER(Crossing), ctypes.c_size_t, size_p]),
         "vatkit_table_floats": (c_float_p, [P, size_p]),
         "vatkit_table_take_dirty": (i32, [P, u32, ctypes.POINTER(RowRange), ctypes.c_size_t, size_p]),
         "vatkit_table_pop_events": (i32, [P, f, ctypes.POINTER(Event), ctypes.c_size_t, size_p]),
@@ -239,7 +251,8 @@ class CApi(unittest.TestCase):
         e = self.info["clips"][clip]
         d = e["defaults"]
         return {"startFrame": e["first_row"], "frames": e["rows"], "fps": e["fps"], "loopMode": d["loop_mode"],
-                "repetitions": d["repetitions"], "endMode": d["end_mode"], "speed": d["speed"]}
+                "repetitions": d["repetitions"], "endMode": d["end_mode"], "speed": d["speed"],
+                "events": [{"name": v["name"], "time": v["time_s"]} for v in e.get("events", [])]}
 
     def writes(self):
         """(now, C instance, the same instance as `vatkit frame` JSON) per write of one instance:
@@ -313,6 +326,45 @@ class CApi(unittest.TestCase):
                 self.assertEqual(ends.value, FLT_MAX if e["endsAt"] is None else f32(e["endsAt"]), f"at {t}")
             finally:
                 self.lib.vatkit_table_free(table)
+
+    def test_events_crossed_match_vatkit_frame(self):
+        """The crossings of walk's "step" in consecutive windows (t0, t1] under the writes up to t1
+        (a fade into walk; a ping-pong of run blended in phase with walk), as `vatkit frame` with
+        "since" reports them: times, bands and weights; names through vatkit_vat_clip_event."""
+        names = {}
+        for clip in range(3):
+            count = ctypes.c_uint32()
+            self.check_ok(self.lib.vatkit_vat_clip_event_count(self.vats["delta"], clip, ctypes.byref(count)))
+            for k in range(count.value):
+                e = ClipEvent()
+                self.check_ok(self.lib.vatkit_vat_clip_event(self.vats["delta"], clip, k, ctypes.byref(e)))
+                names[(clip, k)] = e.name.decode()
+        self.assertEqual(names, {(1, 0): "step"})
+        crossed = set()
+        for writes, times in ((self.writes(), [0.0, 1.0, 1.23, 1.5, 1.99, 2.0, 2.35, 2.5, 3.2, 5.0]),
+                              (self.ramp_writes(), [0.0, 0.6, 0.8, 1.3, 1.7, 2.0, 2.5, 4.0, 7.0])):
+            for t0, t1 in zip(times, times[1:]):
+                done = [w for w in writes if w[0] <= t1]
+                query = {"instance": done[0][2], "time": t1, "since": t0}
+                if len(done) > 1:
+                    query["set"] = [{"now": now, "instance": j} for now, _, j in done[1:]]
+                want = json.loads(cli_json("frame", stdin=json.dumps(query) + "\n"))["events"]
+                table = ctypes.c_void_p()
+                self.check_ok(self.lib.vatkit_table_create(self.vats["delta"], 1, ctypes.byref(table)))
+                try:
+                    for now, instance, _ in done:
+                        self.check_ok(self.lib.vatkit_table_set_instance(table, 0, ctypes.byref(instance), now))
+                    out, count = (Crossing * 64)(), ctypes.c_size_t()
+                    self.check_ok(self.lib.vatkit_table_events_crossed(table, 0, t0, t1, out, 64, ctypes.byref(count)))
+                finally:
+                    self.lib.vatkit_table_free(table)
+                got = [{"name": names[(c.clip, c.event)], "time": c.time, "band": "ab"[c.band], "weight": c.weight}
+                       for c in out[:count.value]]
+                want = [{k: f32(v) if isinstance(v, float) else v for k, v in e.items() if k in got[0]} for e in want] \
+                    if got else want
+                self.assertEqual(got, want, f"({t0}, {t1}]")
+                crossed |= {(c["band"], c["weight"] < 1) for c in got}
+        self.assertEqual(crossed, {("a", True), ("b", True)})  # crossed in both bands, during the fade and blend
 
     def test_instance_table_bytes_follow_the_documented_layout(self):
         """Rows of 24 floats, six texels (instance_table.h): after the fade write of writes()."""

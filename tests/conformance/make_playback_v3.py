@@ -239,17 +239,18 @@ def turn_back(pb, now):
     return r
 
 
+def apply_control(pb, control, now):
+    if control == "pause":
+        return dict(pb, hold=now) if pb["hold"] is None or pb["hold"] > now else pb
+    if control == "resume":
+        return resume(pb, now)
+    return turn_back(pb, now)
+
+
 def answer(query):
     pb = compile_instance(query["instance"])
     for w in query.get("set", []):
-        now = f32(w["now"])
-        if w["control"] == "pause":
-            if pb["hold"] is None or pb["hold"] > now:
-                pb = dict(pb, hold=now)
-        elif w["control"] == "resume":
-            pb = resume(pb, now)
-        else:
-            pb = turn_back(pb, now)
+        pb = apply_control(pb, w["control"], f32(w["now"]))
     return sample(pb, f32(query["time"]))
 
 

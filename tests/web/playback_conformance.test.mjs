@@ -25,6 +25,7 @@ import {
   sampleFields,
   unpack,
 } from '../../web/vatkit-three/src/playback.js';
+import { eventsCrossed } from '../../web/vatkit-three/src/events.js';
 
 function readVectors(name) {
   return readFileSync(fileURLToPath(new URL(`../conformance/${name}`, import.meta.url)), 'utf8')
@@ -36,6 +37,9 @@ const queries = readVectors('playback_v2.jsonl');
 // Version 3: the controls (negative speed, pause, resume, turnBack), answered by an independent
 // Python model (tests/conformance/make_playback_v3.py).
 const controls = readVectors('playback_v3.jsonl');
+// Clip events: queries with "since", answered by an independent Python model of events.h's
+// definition (tests/conformance/make_events_v1.py).
+const eventVectors = readVectors('events_v1.jsonl');
 
 // run_frame_query: the instance compiled and resolved, or written to a one-row table and then
 // replayed through setInstance.
@@ -102,6 +106,72 @@ test('every controls vector (version 3) matches bit for bit', (t) => {
   assert.deepEqual(mismatches.slice(0, 10), [], `${mismatches.length} of ${controls.length} vectors differ`);
   assert.ok(controls.length >= 700 && seen.pauses >= 100 && seen.turns >= 200 && seen.backwards >= 300, JSON.stringify(seen));
   t.diagnostic(`${controls.length} of ${controls.length} controls vectors match`);
+});
+
+// The bands' events of a query (its clips' "events", found by band as `vatkit frame` finds them),
+// and the instance without them (compile reads playback fields only).
+function queryBands(instance) {
+  const bands = new Map();
+  const strip = (clip) => {
+    if (!clip?.events) return clip;
+    const { events, ...rest } = clip;
+    const duration = clip.frames > 1 ? Math.fround((clip.frames - 1) / Math.fround(clip.fps)) : 0;
+    bands.set(`${clip.startFrame}/${clip.frames}`, { events, duration, clip: 0 });
+    return rest;
+  };
+  const bare = { ...instance, clip: strip(instance.clip) };
+  if (instance.blend) bare.blend = { ...instance.blend, clip: strip(instance.blend.clip) };
+  if (instance.from) bare.from = { ...instance.from, clip: strip(instance.from.clip) };
+  return { bare, bands };
+}
+
+// run_frame_query with "since": each write splits the span, the playback before it reporting
+// (.., now], the one after it (now, ..].
+function answerEvents(query) {
+  const { bare, bands } = queryBands(query.instance);
+  const table = new InstanceTable(1);
+  table.writePlayback(0, compile(bare));
+  const time = Math.fround(query.time);
+  let from = Math.fround(query.since);
+  const out = [];
+  const cross = (t0, t1) => {
+    const pb = table.playback(0);
+    const band = (t) => bands.get(`${t.firstRow}/${t.rows}`) ?? null;
+    for (const e of eventsCrossed(pb, band(pb.primary), band(pb.second), t0, t1)) {
+      const b = e.band === 0 ? band(pb.primary) : band(pb.second);
+      out.push({ name: b.events[e.event].name, time: e.time, band: 'ab'[e.band], weight: e.weight });
+    }
+  };
+  for (const write of query.set ?? []) {
+    const cut = Math.min(Math.fround(write.now), time);
+    if (cut > from) {
+      cross(from, cut);
+      from = cut;
+    }
+    table[write.control](0, write.now);
+  }
+  cross(from, time);
+  return out;
+}
+
+test('every event vector matches: times and weights bit for bit, names, bands, order', (t) => {
+  const mismatches = [];
+  let events = 0;
+  let second = 0;
+  for (const query of eventVectors) {
+    const got = answerEvents(query);
+    const want = query.expect.events;
+    events += want.length;
+    second += want.filter((e) => e.band === 'b').length;
+    const diff = want.length === got.length ? [] : [`${want.length} events expected, got ${got.length}`];
+    want.forEach((w, i) => {
+      if (got[i]) diff.push(...differences(w, got[i]).map((d) => `[${i}] ${d}`));
+    });
+    if (diff.length) mismatches.push(`line ${query.line}: ${diff.slice(0, 3).join('; ')}`);
+  }
+  assert.deepEqual(mismatches.slice(0, 10), [], `${mismatches.length} of ${eventVectors.length} vectors differ`);
+  assert.ok(eventVectors.length >= 1000 && events >= 2500 && second >= 50, `${eventVectors.length} ${events} ${second}`);
+  t.diagnostic(`${eventVectors.length} event vectors (${events} events) match`);
 });
 
 test('pack and unpack are exact inverses, and the packed row resolves the same', () => {

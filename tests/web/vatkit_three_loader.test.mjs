@@ -24,7 +24,8 @@ const { loadVat } = await import(join(web, 'vatkit-three', 'src', 'loader.js'));
 const { VatError } = await import(join(web, 'vatkit-three', 'src', 'errors.js'));
 const { injectDecode } = await import(join(web, 'vatkit-three', 'src', 'material.js'));
 const { VatCrowd, selectLod } = await import(join(web, 'vatkit-three', 'src', 'crowd.js'));
-const { clipBand } = await import(join(web, 'vatkit-three', 'src', 'playback.js'));
+const { InstanceTable, clipBand } = await import(join(web, 'vatkit-three', 'src', 'playback.js'));
+const { clipEventsCrossed } = await import(join(web, 'vatkit-three', 'src', 'events.js'));
 const { permutation, withVerticesMoved } = await import('./vertex_order.mjs');
 
 const vatkit = process.env.VATKIT_BIN ?? process.argv.find((a) => a.endsWith('vatkit'));
@@ -248,6 +249,27 @@ describe('loadVat', () => {
 });
 
 // ---- texel addresses (format version 3) ------------------------------------------------------
+
+describe('clip events', () => {
+  test("a baked event fires at its time in every cycle, named, through clipEventsCrossed", async () => {
+    const out = join(work, 'fox_events.vat.glb');
+    execFileSync(vatkit, ['bake', fox, '-o', out, '--lods', '0', '--no-measure', '--event', 'Walk=mark@0.3'], { stdio: 'pipe' });
+    const asset = await loadVat(new Uint8Array(readFileSync(out)), { name: 'fox_events.vat.glb' });
+    const walk = asset.clips.findIndex((c) => c.name === 'Walk');
+    assert.deepEqual(asset.clips[walk].events, [{ name: 'mark', time: 0.3 }]);
+    const table = new InstanceTable(1);
+    table.setInstance(0, { clip: clipBand(asset.extension, 'Walk'), startTime: 0, loopMode: 'repeat', speed: 1 }, 0);
+    const d = asset.clips[walk].duration;
+    // Repeat at speed 1 from 0: the event at phase 0.3 / d fires at 0.3 + k d (docs/events.md).
+    const fired = clipEventsCrossed(asset.clips, table.playback(0), 0, 2.5 * d);
+    assert.deepEqual(fired.map((e) => [e.name, e.clip, e.cycle, e.band, e.weight]), [0, 1, 2].map((k) => ['mark', walk, k, 0, 1]));
+    fired.forEach((e, k) => assert.ok(Math.abs(e.time - (0.3 + k * d)) < 1e-5, `${e.time} vs ${0.3 + k * d}`));
+    // Consecutive frames report each crossing once.
+    let count = 0;
+    for (let f = 0; f < 150; ++f) count += clipEventsCrossed(asset.clips, table.playback(0), f / 60, (f + 1) / 60).length;
+    assert.equal(count, clipEventsCrossed(asset.clips, table.playback(0), 0, 150 / 60).length);
+  });
+});
 
 describe('texel addresses', () => {
   test('a shuffled version-3 delta file decodes the same pose through vatVertex', async () => {

@@ -14,6 +14,7 @@
 #include "bake_options.h"
 #include "cli.h"
 #include "playback_json.h"
+#include "render_prop.h"
 #include "vatkit/bake.h"
 #include "vatkit/gl/context.h"
 #include "vatkit/gl/crowd.h"
@@ -48,6 +49,7 @@ struct RenderOptions {
   bool no_shadows = false;
   std::string shading = "lit";
   std::string scene_out;
+  std::string prop;          // --prop SPEC (render_prop.h)
   bool root_motion = false;  // --root-motion
 };
 
@@ -315,6 +317,11 @@ Result<void> run_render(const RenderOptions& options) {
   spread.layout = options.layout == "random" ? gl::CrowdLayout::Random : gl::CrowdLayout::Grid;
   spread.seed = options.seed;
   if (auto ok = gl::spread_crowd(*crowd, spread); !ok) return ok.error();  // the list scene_json writes
+  if (!options.prop.empty()) {
+    Result<PropChoice> prop = parse_prop(options.prop, *vat, options.allow_roots);
+    if (!prop) return prop.error();
+    if (Result<uint32_t> attached = crowd->attach(prop->mesh, prop->desc); !attached) return attached.error();
+  }
 
   std::optional<Movers> movers;
   if (options.root_motion) {
@@ -400,6 +407,10 @@ Command add_render_command(CLI::App& parent) {
                   "MeshNormalMaterial draws it")
       ->check(CLI::IsMember({"lit", "normals"}))
       ->option_text("lit|normals");
+  app->add_option("--prop", options->prop,
+                  "Give every instance a prop held by a joint: sword, box or a glTF file (its meshes at rest, "
+                  "in their own units), then @JOINT (default: the joint named like a right hand)")
+      ->option_text("sword|box|FILE[@JOINT]");
   app->add_option("--scene-out", options->scene_out,
                   "Also write the scene as JSON: camera matrices, and each instance's world matrix and "
                   "playback, for drawing the same picture in another renderer")

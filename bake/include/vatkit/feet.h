@@ -10,7 +10,10 @@
 // then gaps of one sample between contacts are closed, and a contact of one sample is dropped, as
 // is one whose mean speed is over kContactSpeedFraction of the foot's largest (the swinging foot
 // of a run may pass as low; a planted foot of an in-place cycle slides back at the body's speed,
-// slower than the swing). A repeating clip is taken as a cycle (a
+// slower than the swing), and one whose horizontal travel points against that of the foot's
+// longest contact, where that one travels over kContactSlideFraction of the height range (the
+// planted foot of an in-place cycle slides back with the ground; a run's swinging foot that
+// touches down in passing moves forward). A repeating clip is taken as a cycle (a
 // contact across its end wraps around); a foot whose height range is under kMinLiftFraction of
 // the asset's size never lifts: it gets no events. Each contact gives "<foot>_down" where it
 // starts and "<foot>_up" where it ends, each at the sample time, in [0, duration].
@@ -31,6 +34,7 @@ inline constexpr float kFootSampleRate = 120.0f;
 inline constexpr float kContactHeightFraction = 0.2f;
 inline constexpr float kContactClimbFraction = 0.5f;
 inline constexpr float kContactSpeedFraction = 0.75f;
+inline constexpr float kContactSlideFraction = 0.1f;
 inline constexpr float kMinLiftFraction = 0.01f;
 
 struct FootJoints {

@@ -175,9 +175,9 @@ void for_each_run(const std::vector<uint8_t>& on, bool repeats, F&& f) {
 }
 
 // Whether each of m samples of a foot is in contact (feet.h): low and moving little up or down,
-// gaps of one sample closed; then a contact of one sample, or one whose mean speed is over
-// kContactSpeedFraction of the foot's largest (a swinging foot passing low), is dropped. Empty
-// when the foot never lifts.
+// gaps of one sample closed; then a contact of one sample, one whose mean speed is over
+// kContactSpeedFraction of the foot's largest, or one that travels against the longest contact's
+// slide (a swinging foot passing low) is dropped. Empty when the foot never lifts.
 std::vector<uint8_t> contact_samples(const std::vector<glm::vec3>& p, size_t m, bool repeats, float size) {
   const FootTrack t = measure_foot(p, m, repeats);
   if (!(t.hi - t.lo >= kMinLiftFraction * size)) return {};
@@ -191,13 +191,30 @@ std::vector<uint8_t> contact_samples(const std::vector<glm::vec3>& p, size_t m, 
     const size_t before = i > 0 ? i - 1 : (repeats ? m - 1 : m), after = i + 1 < m ? i + 1 : (repeats ? 0 : m);
     if (!on[i] && before < m && after < m && on[before] && on[after]) closed[i] = 1;
   }
-  std::vector<uint8_t> kept(m, 0);
+  // The runs the speed rule keeps, with their horizontal travel.
+  struct Run {
+    size_t first, length;
+    glm::vec2 moved;
+  };
+  std::vector<Run> runs;
   for_each_run(closed, repeats, [&](size_t first, size_t length) {
     float speed = 0.0f;
     for (size_t k = 0; k < length; ++k) speed += t.speed[(first + k) % m];
     if (length < 2 || speed > kContactSpeedFraction * t.max_speed * float(length)) return;
-    for (size_t k = 0; k < length; ++k) kept[(first + k) % m] = 1;
+    const glm::vec3 d = p[(first + length - 1) % m] - p[first];
+    runs.push_back({first, length, glm::vec2(d.x, d.z)});
   });
+  // Where the longest contact slides (an in-place cycle's planted foot moves back with the ground),
+  // a run that moves against it is a swing.
+  const auto longest =
+      std::max_element(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.length < b.length; });
+  const glm::vec2 slide = longest == runs.end() ? glm::vec2(0.0f) : longest->moved;
+  const bool slides = glm::length(slide) > kContactSlideFraction * (t.hi - t.lo);
+  std::vector<uint8_t> kept(m, 0);
+  for (const Run& r : runs) {
+    if (slides && glm::dot(r.moved, slide) < 0.0f) continue;
+    for (size_t k = 0; k < r.length; ++k) kept[(r.first + k) % m] = 1;
+  }
   if (std::all_of(closed.begin(), closed.end(), [](uint8_t c) { return c != 0; })) return closed;  // never lifts off
   return kept;
 }

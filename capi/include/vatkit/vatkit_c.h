@@ -163,6 +163,20 @@ VATKIT_C_API vatkit_status vatkit_vat_slot(const vatkit_vat* vat, uint32_t slot,
 /* The first slot whose joint is named `name` (sockets: "hand_r"). */
 VATKIT_C_API vatkit_status vatkit_vat_find_slot(const vatkit_vat* vat, const char* name, uint32_t* slot);
 
+/* ---- clip events ------------------------------------------------------------------------------- */
+
+/* A named event of a clip (a footstep, a hit frame) at a time within it. */
+typedef struct vatkit_clip_event {
+  const char* name;  /* non-empty; lives as long as the Vat */
+  float time_s;      /* seconds into the clip, 0 <= time_s <= duration_s; a clip's events are in time order */
+  int32_t reserved;  /* 0 */
+} vatkit_clip_event; /* 16 bytes with 8-byte pointers */
+
+/* How many events clip `clip` carries (0 for most clips: events are given at bake time). */
+VATKIT_C_API vatkit_status vatkit_vat_clip_event_count(const vatkit_vat* vat, uint32_t clip, uint32_t* count);
+VATKIT_C_API vatkit_status vatkit_vat_clip_event(const vatkit_vat* vat, uint32_t clip, uint32_t event,
+                                                 vatkit_clip_event* out);
+
 /* ---- playback samples -------------------------------------------------------------------------- */
 
 /* One band at one time (vatkit::BandSample). */
@@ -290,6 +304,25 @@ VATKIT_C_API vatkit_status vatkit_table_resolve(const vatkit_instance_table* tab
                                                 vatkit_sample* out);
 /* The clock time instance `index`'s clip finishes, or VATKIT_NEVER (an endless loop, speed 0). */
 VATKIT_C_API vatkit_status vatkit_table_ends_at(const vatkit_instance_table* table, uint32_t index, float* time);
+
+/* One crossing of a clip event by an instance (docs/events.md: exact fire times across loops,
+ * ping-pong, speed, backwards play, pauses, fades and blends; the C++ events_crossed). */
+typedef struct vatkit_crossing {
+  float time;      /* the clock time it fired */
+  uint32_t clip;   /* the clip whose event it is */
+  uint32_t event;  /* the event's index in that clip (vatkit_vat_clip_event) */
+  uint32_t cycle;  /* the cycle (a ping-pong's traversal) it fired in */
+  uint32_t band;   /* 0: the instance's primary clip; 1: the second (a fade's outgoing clip, a blend's B) */
+  float weight;    /* that band's weight at `time`, > 0 */
+} vatkit_crossing; /* 24 bytes */
+
+/* The events instance `index` crosses with t0 < time <= t1 (finite), in firing order: call it
+ * once per frame with (previous frame's time, this frame's time] and each crossing is reported
+ * once. *count is how many there are; the first min(*count, capacity) are written to `out` (out
+ * may be NULL when capacity is 0): a caller whose array was too small calls again with a larger
+ * one. Pure: the table is not changed. */
+VATKIT_C_API vatkit_status vatkit_table_events_crossed(const vatkit_instance_table* table, uint32_t index, float t0,
+                                                       float t1, vatkit_crossing* out, size_t capacity, size_t* count);
 
 /* The rows the GPU reads: 24 floats per instance (six RGBA32F texels), vatkit_table_size() rows,
  * *float_count = 24 * size. The pointer is the table's own memory (no copy): valid until

@@ -2,11 +2,33 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <span>
 
 #include "vatkit/gl/gl.h"
 
 namespace vatkit::gl {
 namespace {
+
+// Level 0 of `texture` into `out`. A pack buffer bound by the caller would receive the pixels
+// instead of `out`: unbound meanwhile. The pack alignment does not matter for 4- and 8-byte pixels.
+template <typename T>
+void read_texture(GLuint texture, GLenum format, GLenum type, std::span<T> out) {
+  GLint pack_buffer = 0;
+  glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer);
+  if (pack_buffer) glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  glGetTextureImage(texture, 0, format, type, static_cast<GLsizei>(out.size_bytes()), out.data());
+  if (pack_buffer) glBindBuffer(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
+}
+
+// GL's bottom-up rows into top-first order, `row` elements each.
+template <typename T>
+void flip_rows(std::span<T> pixels, size_t row, size_t rows) {
+  for (size_t top = 0, bottom = rows - 1; top < bottom; ++top, --bottom) {
+    std::swap_ranges(pixels.begin() + static_cast<std::ptrdiff_t>(top * row),
+                     pixels.begin() + static_cast<std::ptrdiff_t>((top + 1) * row),
+                     pixels.begin() + static_cast<std::ptrdiff_t>(bottom * row));
+  }
+}
 
 std::string size_text(const RenderTargetDesc& desc) {
   return "render target " + std::to_string(desc.width) + "x" + std::to_string(desc.height) +
@@ -26,6 +48,8 @@ Result<RenderTarget> RenderTarget::create(const RenderTargetDesc& desc) {
     return make_error(ErrorCode::Limit, name, "size must be 1.." + std::to_string(max_size) + " on each side");
   if (desc.samples < 1 || desc.samples > std::max(1, max_samples))
     return make_error(ErrorCode::Limit, name, "samples must be 1.." + std::to_string(std::max(1, max_samples)));
+  if (desc.motion_vectors && desc.samples != 1)
+    return make_error(ErrorCode::Argument, name, "motion vectors need a single-sample target");
 
   RenderTarget target;
   target.desc_ = desc;
@@ -37,6 +61,12 @@ Result<RenderTarget> RenderTarget::create(const RenderTargetDesc& desc) {
     if (desc.depth) {
       target.depth_ = create_texture_2d(GL_DEPTH_COMPONENT32F, desc.width, desc.height);
       glNamedFramebufferTexture(draw, GL_DEPTH_ATTACHMENT, target.depth_.id(), 0);
+    }
+    if (desc.motion_vectors) {
+      target.motion_ = create_texture_2d(GL_RG32F, desc.width, desc.height);
+      glNamedFramebufferTexture(draw, GL_COLOR_ATTACHMENT1, target.motion_.id(), 0);
+      const GLenum buffers[2] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
+      glNamedFramebufferDrawBuffers(draw, 2, buffers);
     }
   } else {
     target.msaa_color_ = create_renderbuffer();
@@ -75,6 +105,10 @@ void RenderTarget::clear(float r, float g, float b, float a) const {
     const GLfloat one = 1.0f;
     glClearNamedFramebufferfv(draw_framebuffer_.id(), GL_DEPTH, 0, &one);
   }
+  if (desc_.motion_vectors) {
+    const GLfloat zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    glClearNamedFramebufferfv(draw_framebuffer_.id(), GL_COLOR, 1, zero);
+  }
 }
 
 void RenderTarget::resolve() const {
@@ -92,18 +126,23 @@ Result<void> RenderTarget::read_rgba8(std::span<uint8_t> rgba) const {
         "readback needs " + std::to_string(bytes) + " bytes, got a span of " + std::to_string(rgba.size()));
   }
   resolve();
-  // A pack buffer bound by the caller would receive the pixels instead of `rgba`; the pack
-  // alignment does not matter for 4-byte pixels.
-  GLint pack_buffer = 0;
-  glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer);
-  if (pack_buffer) glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-  glGetTextureImage(color_.id(), 0, GL_RGBA, GL_UNSIGNED_BYTE, static_cast<GLsizei>(bytes), rgba.data());
-  if (pack_buffer) glBindBuffer(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
-  for (size_t top = 0, bottom = size_t(desc_.height) - 1; top < bottom; ++top, --bottom) {
-    std::swap_ranges(rgba.begin() + static_cast<std::ptrdiff_t>(top * row),
-                     rgba.begin() + static_cast<std::ptrdiff_t>((top + 1) * row),
-                     rgba.begin() + static_cast<std::ptrdiff_t>(bottom * row));
+  read_texture(color_.id(), GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+  flip_rows(rgba, row, size_t(desc_.height));
+  return {};
+}
+
+Result<void> RenderTarget::read_motion(std::span<float> xy) const {
+  const size_t row = size_t(desc_.width) * 2;
+  const size_t floats = row * size_t(desc_.height);
+  if (!desc_.motion_vectors)
+    return make_error(ErrorCode::Argument, size_text(desc_), "the target has no motion vectors");
+  if (xy.size() != floats) {
+    return make_error(
+        ErrorCode::Argument, size_text(desc_),
+        "motion readback needs " + std::to_string(floats) + " floats, got a span of " + std::to_string(xy.size()));
   }
+  read_texture(motion_.id(), GL_RG, GL_FLOAT, xy);
+  flip_rows(xy, row, size_t(desc_.height));
   return {};
 }
 

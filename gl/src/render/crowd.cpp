@@ -167,12 +167,14 @@ size_t Crowd::sync() {
         end = m.world_dirty[i] + 1;
         m.world_dirty_flag[m.world_dirty[i]] = 0;
       }
+      keep_previous_worlds(m, first, end);
       glNamedBufferSubData(m.world_gpu.buffer.id(), GLintptr(first * kWorldBytes),
                            GLsizeiptr((end - first) * kWorldBytes), &m.worlds[first]);
       bytes += (end - first) * kWorldBytes;
     }
     m.world_dirty.clear();
   }
+  finish_previous_worlds(m);
   if (m.drawn_dirty) {
     glNamedBufferSubData(m.drawn_gpu.buffer.id(), 0, GLsizeiptr(size_t(m.drawn_count) * 4), m.drawn.data());
     bytes += size_t(m.drawn_count) * 4;

@@ -5,7 +5,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
+
+#include <glm/vec2.hpp>
 
 #include "vatkit/gl/crowd.h"
 #include "vatkit/gl/gl.h"
@@ -19,9 +23,10 @@ constexpr int kUnitWorld = 6;
 constexpr int kUnitDrawn = 7;
 constexpr int kUnitBaseColor = 8;
 constexpr int kUnitShadow = 9;
-constexpr int kUnitRowBounds = 10;   // cull.comp's u_cull_row_bounds
-constexpr int kUnitCache = 11;       // crowd.vert's u_crowd_pose_cache
-constexpr int kUnitInfluences = 12;  // crowd.vert's u_crowd_slots0, weights0, slots1, weights1 (12-15)
+constexpr int kUnitRowBounds = 10;      // cull.comp's u_cull_row_bounds
+constexpr int kUnitCache = 11;          // crowd.vert's u_crowd_pose_cache
+constexpr int kUnitInfluences = 12;     // crowd.vert's u_crowd_slots0, weights0, slots1, weights1 (12-15)
+constexpr int kUnitPreviousWorld = 16;  // CROWD_MOTION: u_crowd_previous_world
 
 // GPU culling: two passes (the camera's, the shadow map's), at most kMaxLevels levels of detail
 // (cull.comp's u_lod_screen_size), 64 invocations per work group, at most 65535 groups a dispatch.
@@ -66,6 +71,8 @@ struct LightingSlots {
 struct CrowdProgram {
   Program program;
   GLint view_projection = -1, time = -1;
+  GLint previous_time = -1, previous_view_projection = -1;  // CROWD_MOTION
+  GLint prop_slot = -1, prop_joint = -1, prop_offset = -1;  // props (prop.vert)
   MaterialUniforms material;
   LightingSlots lighting;
   UniformCache uniforms;
@@ -78,13 +85,39 @@ void set_crowd_samplers(GLuint p);
 // slot transforms (3 texels per slot), a delta's resolved pose (2 texels).
 bool uses_cache(const VatGpu& vat);
 size_t cache_texels(const VatGpu& vat);
-Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose);
+// What else a crowd program is built as: with motion vectors (CROWD_MOTION), or a prop's
+// (prop.vert with VAT_SOCKETS instead of crowd.vert).
+struct ProgramVariant {
+  bool motion = false;
+  bool prop = false;
+};
+Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose,
+                                         const ProgramVariant& variant = {});
 Result<CullProgram> build_cull_program(const VatGpu& vat);
+// The decode chunk, then the embedded shader `shader` (gl/shaders/).
+std::string decode_chunk_then(std::string_view shader);
 
 // A buffer texture over an immutable, dynamic buffer.
 struct BufferTexture {
   Buffer buffer;
   Texture texture;
+};
+
+// A prop attached to a crowd (props.cpp): its mesh and, per culling pass and level, an indirect
+// command whose instance count is copied from the crowd's culling counters.
+struct GpuProp {
+  PropDesc desc;
+  glm::mat4 joint{1.0f};  // inverse(inverse_bind) of the slot, as decode_joint_world
+  Buffer positions, normals, indices, commands;
+  VertexArray vertex_array;
+  uint32_t index_count = 0;
+};
+
+// The previous render, for motion vectors.
+struct MotionFrame {
+  bool on = false;
+  float previous_time = 0.0f;
+  glm::mat4 previous_view_projection{1.0f};
 };
 
 struct Crowd::Impl {
@@ -124,7 +157,32 @@ struct Crowd::Impl {
   bool culled = false;         // the last render culled this crowd
   uint32_t culled_levels = 1;  // levels drawn by the last culled render (1 without LOD)
   bool culled_shadow = false;
+
+  // Props (props.cpp): programs built on the first attach.
+  std::vector<GpuProp> props;
+  CrowdProgram prop_lit, prop_shadow, prop_lit_motion;
+
+  // Motion vectors: the programs and the previous world matrices, made on the first render into
+  // a target with a motion attachment. sync() keeps previous_world_gpu one sync behind world_gpu:
+  // before a range of worlds is uploaded it is copied there, and the ranges uploaded by the
+  // previous sync are copied again (their previous is now their current).
+  CrowdProgram lit_motion, static_lit_motion;
+  BufferTexture previous_world_gpu;
+  std::vector<glm::uvec2> moved, moved_before;  // [first, end) ranges of world uploads
 };
+
+// Props: what the renderer calls (props.cpp). draw_props draws every prop of `m` with `prog`
+// (the lit, lit-motion or shadow program; its lighting and motion uniforms set by the caller),
+// instanced over the drawn list or, with cull_pass >= 0, that pass's culled list.
+void draw_props(Crowd::Impl& m, CrowdProgram& prog, const glm::mat4& view_projection, float time_s, bool shadow_pass,
+                int cull_pass, GLuint shadow_map, RenderStats& stats);
+// Motion vectors (motion.cpp): builds the crowd's motion programs and previous-world buffer on
+// first use; sets a program's previous time and view-projection.
+Result<void> ensure_motion(Crowd::Impl& m);
+void set_motion_uniforms(CrowdProgram& prog, const MotionFrame& motion);
+// sync()'s part for the previous world matrices: before uploading worlds [first, end).
+void keep_previous_worlds(Crowd::Impl& m, uint32_t first, uint32_t end);
+void finish_previous_worlds(Crowd::Impl& m);
 
 // Texture names by unit, for units 0-15.
 using UnitTable = std::array<GLuint, 16>;

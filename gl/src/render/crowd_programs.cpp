@@ -34,19 +34,24 @@ void set_crowd_samplers(GLuint p) {
   sampler("u_crowd_slots1", kUnitInfluences + 2);
   sampler("u_crowd_weights1", kUnitInfluences + 3);
   sampler("u_base_color_texture", kUnitBaseColor);
+  sampler("u_crowd_previous_world", kUnitPreviousWorld);
 }
 
 bool uses_cache(const VatGpu& vat) { return vat.encoding() == Encoding::Delta || !vat.metadata().slots.empty(); }
 size_t cache_texels(const VatGpu& vat) { return vat.encoding() == Encoding::Rig ? vat.metadata().slots.size() * 3 : 2; }
 
-Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose) {
+Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose,
+                                         const ProgramVariant& variant) {
   ProgramDesc desc;
-  desc.name = std::string("crowd") + (static_pose ? " static" : "") + (shadow ? " shadow" : "") + " (" +
-              to_string(vat.encoding()) + " " + to_string(vat.precision()) + ")";
+  desc.name = std::string(variant.prop ? "prop" : "crowd") + (static_pose ? " static" : "") +
+              (shadow ? " shadow" : "") + (variant.motion ? " motion" : "") + " (" + to_string(vat.encoding()) + " " +
+              to_string(vat.precision()) + ")";
   desc.draw_parameters = true;
   desc.defines = vat.defines();
   if (static_pose) desc.defines.push_back("CROWD_STATIC");
-  std::string vertex = crowd_vertex_glsl();
+  if (variant.motion) desc.defines.push_back("CROWD_MOTION");
+  if (variant.prop) desc.defines.push_back("VAT_SOCKETS");
+  std::string vertex = variant.prop ? prop_vertex_glsl() : crowd_vertex_glsl();
   std::string fragment;
   if (shadow) {
     fragment = detail::shader_text("shadow.frag");
@@ -66,6 +71,11 @@ Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool st
   if (slot_count >= 0) glProgramUniform1i(p, slot_count, int(vat.metadata().slots.size()));
   out.view_projection = glGetUniformLocation(p, "u_view_projection");
   out.time = glGetUniformLocation(p, "u_vat_time");
+  out.previous_time = glGetUniformLocation(p, "u_vat_previous_time");
+  out.previous_view_projection = glGetUniformLocation(p, "u_previous_view_projection");
+  out.prop_slot = glGetUniformLocation(p, "u_prop_slot");
+  out.prop_joint = glGetUniformLocation(p, "u_prop_joint");
+  out.prop_offset = glGetUniformLocation(p, "u_prop_offset");
   out.material = MaterialUniforms::find(p);
   out.lighting.find(p);
   return out;
@@ -123,11 +133,13 @@ Result<CullProgram> build_cull_program(const VatGpu& vat) {
   return out;
 }
 
-std::string crowd_vertex_glsl() {
+std::string decode_chunk_then(std::string_view shader) {
   std::string text(detail::shader_text("vat_decode.glsl"));
   text += "\n";
-  text += detail::shader_text("crowd.vert");
+  text += detail::shader_text(shader);
   return text;
 }
+
+std::string crowd_vertex_glsl() { return decode_chunk_then("crowd.vert"); }
 
 }  // namespace vatkit::gl

@@ -25,6 +25,11 @@ struct Renderer::Impl {
   glm::mat4 view{1.0f};  // the camera's, for Shading::Normals
   float shadow_texel_world = 0.0f;
   RenderStats stats;
+  // Motion vectors: this render's previous time and camera; the last render's, kept for the next.
+  MotionFrame motion;
+  bool has_last = false;
+  float last_time = 0.0f;
+  glm::mat4 last_view_projection{1.0f};
 
   // render()'s steps, in order.
   void fit_light(const Bounds& caster, const glm::vec3& direction);
@@ -34,6 +39,8 @@ struct Renderer::Impl {
   void draw_ground(const Bounds& scene, float tile, const glm::mat4& view_projection, const RenderOptions& options);
   void draw_lit(std::span<Crowd* const> crowds, const glm::mat4& view_projection, float time_s, int cull_pass,
                 const RenderOptions& options);
+  void begin_motion(std::span<Crowd* const> crowds, const RenderTarget& target, const glm::mat4& view_projection,
+                    float time_s, const RenderOptions& options);
 };
 
 Renderer::Renderer() = default;
@@ -217,6 +224,7 @@ void Renderer::Impl::draw_shadows(std::span<Crowd* const> crowds, float time_s, 
   for (Crowd* c : crowds) {
     Crowd::Impl& cm = *c->impl_;
     draw_crowd(cm, cm.use_static ? cm.static_shadow : cm.shadow, light_vp, time_s, true, false, cull_pass, 0, stats);
+    if (!cm.props.empty()) draw_props(cm, cm.prop_shadow, light_vp, time_s, true, cull_pass, 0, stats);
   }
   glDisable(GL_POLYGON_OFFSET_FILL);
 }
@@ -236,7 +244,17 @@ void Renderer::Impl::draw_ground(const Bounds& scene, float tile, const glm::mat
   u.set(g, ground_tile, tile);
   glUseProgram(g);
   glBindVertexArray(empty_vao.id());
+  GLint framebuffer = 0;
+  if (motion.on) {
+    // The ground writes no motion (its target keeps the cleared (0, 0)).
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &framebuffer);
+    glNamedFramebufferDrawBuffer(GLuint(framebuffer), GL_COLOR_ATTACHMENT0);
+  }
   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  if (motion.on) {
+    const GLenum buffers[2] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
+    glNamedFramebufferDrawBuffers(GLuint(framebuffer), 2, buffers);
+  }
   ++stats.draw_calls;
   stats.triangles += 2;
 }
@@ -259,13 +277,27 @@ void Renderer::Impl::draw_lit(std::span<Crowd* const> crowds, const glm::mat4& v
       if (blend_pass && !blend_state) {
         glEnable(GL_BLEND);
         glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);  // keep alpha 1
+        if (motion.on) glDisablei(GL_BLEND, 1);  // motion vectors are written, not blended
         glDepthMask(GL_FALSE);
         blend_state = true;
       }
-      CrowdProgram& prog = cm.use_static ? cm.static_lit : cm.lit;
+      const bool motion_on = motion.on && cm.previous_world_gpu.buffer;
+      CrowdProgram& prog =
+          motion_on ? (cm.use_static ? cm.static_lit_motion : cm.lit_motion) : (cm.use_static ? cm.static_lit : cm.lit);
       set_lighting(prog.lighting, prog.uniforms, prog.program.id(), options.light, options.shadows, light_vp,
                    shadow_texel_world, options.shading, view);
+      if (motion_on) {
+        set_motion_uniforms(prog, motion);
+        glBindTextureUnit(kUnitPreviousWorld, cm.previous_world_gpu.texture.id());
+      }
       draw_crowd(cm, prog, view_projection, time_s, false, blend_pass != 0, cull_pass, shadow_depth.id(), stats);
+      if (!blend_pass && !cm.props.empty()) {
+        CrowdProgram& props = motion_on ? cm.prop_lit_motion : cm.prop_lit;
+        set_lighting(props.lighting, props.uniforms, props.program.id(), options.light, options.shadows, light_vp,
+                     shadow_texel_world, options.shading, view);
+        if (motion_on) set_motion_uniforms(props, motion);
+        draw_props(cm, props, view_projection, time_s, false, cull_pass, shadow_depth.id(), stats);
+      }
     }
   }
 }
@@ -295,6 +327,7 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
   const float aspect = float(target.width()) / float(target.height());
   const glm::mat4 view_projection = camera.projection(aspect) * camera.view();
   m.cull(crowds, target, camera, view_projection, time_s, options);
+  m.begin_motion(crowds, target, view_projection, time_s, options);
 
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
@@ -317,6 +350,27 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
   // restore a dead name.
   glUseProgram(0);
   glBindVertexArray(0);
+}
+
+// Motion vectors: the previous render's time and camera (or the caller's), the crowds' motion
+// programs; and this render's, kept for the next.
+void Renderer::Impl::begin_motion(std::span<Crowd* const> crowds, const RenderTarget& target,
+                                  const glm::mat4& view_projection, float time_s, const RenderOptions& options) {
+  motion.on = target.has_motion();
+  if (motion.on) {
+    motion.previous_time = !std::isnan(options.previous_time_s) ? options.previous_time_s
+                           : has_last                           ? last_time
+                                                                : time_s;
+    motion.previous_view_projection = options.override_previous_view_projection ? options.previous_view_projection
+                                      : has_last                                ? last_view_projection
+                                                                                : view_projection;
+    // A crowd whose motion programs fail to build (GLSL errors, reported when the crowd was
+    // made for its other programs) is drawn without motion.
+    for (Crowd* c : crowds) (void)ensure_motion(*c->impl_);
+  }
+  has_last = true;
+  last_time = time_s;
+  last_view_projection = view_projection;
 }
 
 const RenderStats& Renderer::stats() const { return impl_->stats; }

@@ -108,8 +108,8 @@ struct VatGpu::Upload {
   // Planes, straight from their bytes (a loaded .vat.glb: no further copy on the CPU).
   Result<void> planes() {
     for (const Plane& p : vat.planes) {
-      // A delta's Slots plane only serves CPU sockets: the vertex shader never reads it.
-      if (!rig && p.semantic == PlaneSemantic::Slots) continue;
+      // A delta's Slots plane (socket joints) is uploaded too: props held by a joint read it
+      // (VAT_SOCKETS, props.h); the characters' vertex shaders never do.
       if (p.width == 0 || p.height == 0)
         return make_error(ErrorCode::Corrupt, where, std::string("plane ") + to_string(p.semantic) + " is empty");
       if (p.width > uint32_t(max_texture) || p.height > uint32_t(max_texture)) {
@@ -143,17 +143,21 @@ struct VatGpu::Upload {
                         std::to_string(vat.frame_rows) + " frame rows: over this GPU's texture limit of " +
                             std::to_string(max_texture));
     }
-    std::vector<glm::vec4> ranges(size_t(vat.frame_rows) * 2, glm::vec4(0.0f));
+    // A delta with socket joints: two more columns, its Slots plane's ranges (vat_decode.glsl).
+    const size_t columns = !rig && vat.plane(PlaneSemantic::Slots) != nullptr ? 4 : 2;
+    std::vector<glm::vec4> ranges(size_t(vat.frame_rows) * columns, glm::vec4(0.0f));
     for (const VatClip& c : vat.clips) {
       const Bounds& r = rig ? c.translation_range : c.delta_range;
-      const glm::vec4 lo(r.min, c.scale_min), hi(r.max, c.scale_max);
+      const Bounds& t = c.translation_range;
+      const glm::vec4 texels[4] = {glm::vec4(r.min, c.scale_min), glm::vec4(r.max, c.scale_max),
+                                   glm::vec4(t.min, c.scale_min), glm::vec4(t.max, c.scale_max)};
       for (uint32_t k = 0; k < c.rows && c.first_row + k < vat.frame_rows; ++k) {
-        ranges[size_t(c.first_row + k) * 2] = lo;
-        ranges[size_t(c.first_row + k) * 2 + 1] = hi;
+        for (size_t col = 0; col < columns; ++col) ranges[size_t(c.first_row + k) * columns + col] = texels[col];
       }
     }
-    out.row_ranges_ = create_texture_2d(GL_RGBA32F, 2, int(vat.frame_rows), 1);
-    glTextureSubImage2D(out.row_ranges_.id(), 0, 0, 0, 2, GLsizei(vat.frame_rows), GL_RGBA, GL_FLOAT, ranges.data());
+    out.row_ranges_ = create_texture_2d(GL_RGBA32F, int(columns), int(vat.frame_rows), 1);
+    glTextureSubImage2D(out.row_ranges_.id(), 0, 0, 0, GLsizei(columns), GLsizei(vat.frame_rows), GL_RGBA, GL_FLOAT,
+                        ranges.data());
     out.gpu_bytes_ += ranges.size() * sizeof(glm::vec4);
     return {};
   }

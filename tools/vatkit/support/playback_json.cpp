@@ -423,6 +423,31 @@ std::string frame_json(const FrameAnswer& a) {
   return out + "}";
 }
 
+namespace {
+
+// Equal JSON values, numbers compared as float32 bits (-0 distinct from 0) at any depth (the
+// "events" array's times and weights), everything else exactly.
+bool same_as_float32(const json& w, const json& g) {
+  if (w.is_number() && g.is_number()) {
+    const auto wf = static_cast<float>(w.get<double>());
+    const auto gf = static_cast<float>(g.get<double>());
+    return std::memcmp(&wf, &gf, 4) == 0;
+  }
+  if (w.is_array() && g.is_array()) {
+    return w.size() == g.size() && std::equal(w.begin(), w.end(), g.begin(), same_as_float32);
+  }
+  if (w.is_object() && g.is_object()) {
+    if (w.size() != g.size()) return false;
+    for (auto it = w.begin(); it != w.end(); ++it) {
+      if (!g.contains(it.key()) || !same_as_float32(it.value(), g[it.key()])) return false;
+    }
+    return true;
+  }
+  return w == g;
+}
+
+}  // namespace
+
 Result<void> check_frame_json(std::string_view expected, const FrameAnswer& answer) {
   if (!detail::json_depth_ok(expected)) return Error{ErrorCode::Limit, std::string("expect: ") + detail::kJsonTooDeep};
   const json want = json::parse(expected.begin(), expected.end(), nullptr, false);
@@ -432,15 +457,9 @@ Result<void> check_frame_json(std::string_view expected, const FrameAnswer& answ
     if (!want.contains(it.key())) return Error{ErrorCode::Argument, "expect: missing " + shown_key(it.key())};
     const json& w = want[it.key()];
     const json& g = it.value();
-    bool same = false;
-    if (w.is_number() && g.is_number()) {
-      const auto wf = static_cast<float>(w.get<double>());
-      const auto gf = static_cast<float>(g.get<double>());
-      same = std::memcmp(&wf, &gf, 4) == 0;
-    } else {
-      same = w == g;
+    if (!same_as_float32(w, g)) {
+      return Error{ErrorCode::Argument, it.key() + ": expected " + shown(w) + ", got " + shown(g)};
     }
-    if (!same) return Error{ErrorCode::Argument, it.key() + ": expected " + shown(w) + ", got " + shown(g)};
   }
   for (auto it = want.begin(); it != want.end(); ++it) {
     if (!got.contains(it.key())) return Error{ErrorCode::Argument, "expect: unknown field " + shown_key(it.key())};

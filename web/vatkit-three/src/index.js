@@ -4,3 +4,4 @@ export { loadVat } from './loader.js';
 export { applyVat, injectDecode, vatShadowMaterials, vatUniforms } from './material.js';
 export { VatCrowd, selectLod } from './crowd.js';
 export { InstanceTable, clipBand } from './playback.js';
+export { clipEventsCrossed, eventsCrossed } from './events.js';

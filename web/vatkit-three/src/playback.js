@@ -269,8 +269,9 @@ function nextDown(x) {
 }
 
 // The smallest float t > lo with pred(t), for a predicate monotone in t and false at lo; kNever
-// when it is false even at FLT_MAX. Binary search over the floats' order (32 steps).
-function smallestTime(lo, pred) {
+// when it is false even at FLT_MAX. Binary search over the floats' order (32 steps). Exported for
+// events.js (event fire times), not part of the package's index.
+export function smallestTime(lo, pred) {
   if (!pred(kNever)) return kNever;
   let loKey = orderKey(lo);
   let hiKey = orderKey(kNever);
@@ -285,7 +286,8 @@ function smallestTime(lo, pred) {
 // ---- tracks -------------------------------------------------------------------------------------
 
 // The GPU's elapsed cycles: min(max(time - start, 0) * rate, 2^24), std::max/min's order kept.
-function cyclesAt(t, time) {
+// Exported for events.js.
+export function cyclesAt(t, time) {
   let e = f32(time - t.startTime);
   e = e < 0 ? 0 : e;
   const u = f32(e * Math.abs(t.cycleRate));

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -42,6 +43,7 @@
 #include <glm/mat4x4.hpp>
 
 #include "vatkit/gl/objects.h"
+#include "vatkit/gl/props.h"
 #include "vatkit/gl/render_target.h"
 #include "vatkit/gl/vat_gpu.h"
 #include "vatkit/instance_table.h"
@@ -155,6 +157,19 @@ class Crowd {
   void prepare_vertex_program(uint32_t program, float time_s, const glm::mat4& view_projection) const;
   void bind_vertex_textures();
 
+  // Props (props.h): a rigid mesh held by a joint of every instance, posed on the GPU from the
+  // instance's playback (the same resolve and slot decode as the character), drawn by the
+  // renderer after the crowd in the lit and shadow passes, for the instances the crowd's culling
+  // kept (every drawn instance without culling). Returns the prop's index. Builds its programs and
+  // uploads the mesh; nothing per frame on the CPU. Errors: a slot out of range, an empty or
+  // inconsistent mesh (an index past the vertices, normals not one per position), GLSL errors.
+  Result<uint32_t> attach(const PropMesh& mesh, const PropDesc& desc);
+  void detach_props();
+  uint32_t prop_count() const;
+  // For a program of one's own over prop_vertex_glsl() (the capture of the parity tests): as
+  // prepare_vertex_program, plus prop `prop`'s slot, joint and offset uniforms.
+  void prepare_prop_program(uint32_t program, uint32_t prop, float time_s, const glm::mat4& view_projection) const;
+
   struct Impl;
 
  private:
@@ -235,6 +250,20 @@ struct RenderOptions {
   // detail.
   bool lod = true;
   float lod_error_px = 1.0f;
+
+  // Motion vectors, written where the target has a motion attachment (RenderTargetDesc::
+  // motion_vectors): per pixel of a crowd or prop, (ndc_now - ndc_previous) * 0.5, the surface
+  // point's normalized device xy now minus the same point's a frame ago, halved: the UV-space
+  // offset (y up, GL's convention) that TAA and upscalers (FSR 2, DLSS) take, as
+  // uv_previous = uv_now - motion. The previous position decodes the VAT at previous_time_s,
+  // placed by the instance's world matrix of the previous render (the crowd keeps it: set_world
+  // between two renders moves an instance) and projected by the previous render's camera (the
+  // renderer keeps it; pass previous_view_projection to override). The ground and the
+  // background write (0, 0). A first render (nothing previous) uses the current time and camera.
+  // NaN previous_time_s: the time of the previous render.
+  float previous_time_s = std::numeric_limits<float>::quiet_NaN();
+  bool override_previous_view_projection = false;
+  glm::mat4 previous_view_projection{1.0f};
 };
 
 struct RenderStats {
@@ -271,9 +300,11 @@ class Renderer {
   ~Renderer();
 
   // Syncs each crowd, renders the shadow pass, then clears `target` and draws the ground and the
-  // crowds at clock time `time_s` from `camera`. Allocates nothing. Leaves `target` bound, no
+  // crowds (and their props) at clock time `time_s` from `camera`, with motion vectors where the
+  // target has them. Allocates nothing (except on a crowd's first render into a target with
+  // motion vectors: its motion programs and previous-world buffer). Leaves `target` bound, no
   // program and no vertex array bound, blending, culling and polygon offset off, depth test on;
-  // the textures of units 0-15 are the renderer's.
+  // the textures of units 0-15 (and 16 when the target has motion vectors) are the renderer's.
   void render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera, float time_s,
               const RenderOptions& options = {});
   void render(const RenderTarget& target, Crowd& crowd, const Camera& camera, float time_s,

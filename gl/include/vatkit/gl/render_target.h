@@ -1,4 +1,5 @@
-// vatkit/gl/render_target.h: an offscreen framebuffer (RGBA8 colour + depth) with readback.
+// vatkit/gl/render_target.h: an offscreen framebuffer (RGBA8 colour + depth, optionally motion
+// vectors) with readback.
 //
 // Colour is GL_RGBA8 (linear values: no sRGB conversion on write or read), depth is
 // GL_DEPTH_COMPONENT32F. With samples > 1 drawing goes into multisampled renderbuffers and
@@ -24,6 +25,9 @@ struct RenderTargetDesc {
   int height = 0;
   int samples = 1;    // 1: no multisampling; 2, 4, 8 ... up to ContextLimits::max_samples
   bool depth = true;  // a depth buffer (cleared by clear())
+  // A second colour attachment, GL_RG32F, for motion vectors (crowd.h, RenderOptions): drawn
+  // as fragment output 1, cleared to (0, 0), read with read_motion. Single-sample targets only.
+  bool motion_vectors = false;
 };
 
 class RenderTarget {
@@ -48,17 +52,23 @@ class RenderTarget {
   Result<void> read_rgba8(std::span<uint8_t> rgba) const;
   // The same into a new Image.
   Image read_rgba8() const;
+  // The motion attachment's (x, y) pairs, width * height * 2 floats, top row first. Errors:
+  // a target without one, a span of the wrong size.
+  Result<void> read_motion(std::span<float> xy) const;
 
   int width() const { return desc_.width; }
   int height() const { return desc_.height; }
   int samples() const { return desc_.samples; }
   uint32_t framebuffer() const { return draw_framebuffer_.id(); }  // the one bind() binds
   uint32_t color_texture() const { return color_.id(); }           // single-sample RGBA8
+  uint32_t motion_texture() const { return motion_.id(); }         // GL_RG32F, 0 when none
+  bool has_motion() const { return desc_.motion_vectors; }
 
  private:
   RenderTargetDesc desc_;
   Texture color_;            // resolved colour (or drawn directly when single-sample)
   Texture depth_;            // single-sample depth
+  Texture motion_;           // motion vectors (RenderTargetDesc::motion_vectors)
   Renderbuffer msaa_color_;  // multisampled only
   Renderbuffer msaa_depth_;
   Framebuffer draw_framebuffer_;
