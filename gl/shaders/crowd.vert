@@ -28,7 +28,8 @@ layout(location = 8) in vec4 a_weights1;
 // the address vat_decode reads, as an engine's shader passes it; not gl_VertexID.
 layout(location = 9) in float a_vat_vertex;
 
-uniform samplerBuffer u_crowd_world;     // 4 texels (the columns) per logical instance
+uniform samplerBuffer u_crowd_world;     // 4 texels (the columns) per logical instance; CROWD_PLACEMENT: 1
+uniform samplerBuffer u_crowd_tint;      // RGBA8 per logical instance (Crowd::set_tint), times the vertex colour
 uniform usamplerBuffer u_crowd_drawn;    // per draw slot: logical instance index (, cache entry + 1)
 #if !defined(CROWD_STATIC)
 uniform samplerBuffer u_crowd_pose_cache;   // rig: 3 texels per slot per entry (vat_pack_slot); delta: 2 (the pose)
@@ -53,6 +54,7 @@ out vec3 v_world_position;
 out vec3 v_world_normal;
 out vec2 v_texcoord0;
 out vec4 v_color0;
+flat out uint v_instance;  // the logical instance index (the shading hook's VatkitShadeInput::instance)
 
 // (logical instance index, cache entry + 1 or 0) of this draw slot.
 uvec2 crowd_drawn_entry() {
@@ -71,12 +73,22 @@ void crowd_add_slot(inout vec4 r0, inout vec4 r1, inout vec4 r2, int base, uint 
 #endif
 
 // World placement as mirror.h's mirror_vertices: p_w = W p, n_w = normalize(cof(W3) n).
+// CROWD_PLACEMENT (CrowdTransforms::PositionHeading): W = translate(xyz) x rotate_y(w).
 void crowd_place(int logical, vec3 p, vec3 n, out vec3 wp, out vec3 wn) {
+#ifdef CROWD_PLACEMENT
+  vec4 placement = texelFetch(u_crowd_world, logical);
+  float hs = sin(placement.w), hc = cos(placement.w);
+  vec3 c0 = vec3(hc, 0.0, -hs);
+  vec3 c1 = vec3(0.0, 1.0, 0.0);
+  vec3 c2 = vec3(hs, 0.0, hc);
+  vec3 c3 = placement.xyz;
+#else
   int base = logical * 4;
   vec3 c0 = texelFetch(u_crowd_world, base + 0).xyz;
   vec3 c1 = texelFetch(u_crowd_world, base + 1).xyz;
   vec3 c2 = texelFetch(u_crowd_world, base + 2).xyz;
   vec3 c3 = texelFetch(u_crowd_world, base + 3).xyz;
+#endif
   wp = c0 * p.x + c1 * p.y + c2 * p.z + c3;
   vec3 n0 = cross(c1, c2), n1 = cross(c2, c0), n2 = cross(c0, c1);
   if (dot(c0, n0) < 0.0) {
@@ -144,6 +156,7 @@ void main() {
   v_world_position = wp;
   v_world_normal = wn;
   v_texcoord0 = a_texcoord0;
-  v_color0 = a_color0;
+  v_color0 = a_color0 * texelFetch(u_crowd_tint, logical);
+  v_instance = uint(logical);
   gl_Position = u_view_projection * vec4(wp, 1.0);
 }

@@ -28,7 +28,18 @@
 layout(local_size_x = 64) in;
 
 layout(std430, binding = 0) readonly buffer CullDrawn { uint cull_drawn[]; };     // logical indices
+#ifdef CROWD_PLACEMENT
+// CrowdTransforms::PositionHeading: (position, heading about +Y) per logical index.
+layout(std430, binding = 1) readonly buffer CullWorld { vec4 cull_placement[]; };
+mat4 cull_world_matrix(uint logical) {
+  vec4 p = cull_placement[logical];
+  float s = sin(p.w), c = cos(p.w);
+  return mat4(vec4(c, 0.0, -s, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(s, 0.0, c, 0.0), vec4(p.xyz, 1.0));
+}
+#else
 layout(std430, binding = 1) readonly buffer CullWorld { mat4 cull_world[]; };     // by logical index
+mat4 cull_world_matrix(uint logical) { return cull_world[logical]; }
+#endif
 layout(std430, binding = 3) buffer CullCounters { uint cull_counters[]; };        // per pass, level
 #ifdef CROWD_POSE_CACHE
 layout(std430, binding = 2) writeonly buffer CullOut { uvec2 cull_out[]; };       // level segments
@@ -69,7 +80,7 @@ void cull_row_box(int row, out vec3 lo, out vec3 hi) {
 bool cull_instance(uint slot, out uint logical, out mat4 w, out VatPose pose, out int level) {
   logical = cull_drawn[slot];
   level = 0;
-  w = cull_world[logical];
+  w = cull_world_matrix(logical);
   vec3 lo, hi;
   if (u_cull_static != 0) {
     lo = u_cull_static_min;

@@ -20,6 +20,7 @@ constexpr int kUnitDrawn = 7;
 constexpr int kUnitBaseColor = 8;
 constexpr int kUnitShadow = 9;
 constexpr int kUnitRowBounds = 10;   // cull.comp's u_cull_row_bounds
+constexpr int kUnitTint = 10;        // crowd.vert's u_crowd_tint (the draw programs; row bounds are the culling pass's)
 constexpr int kUnitCache = 11;       // crowd.vert's u_crowd_pose_cache
 constexpr int kUnitInfluences = 12;  // crowd.vert's u_crowd_slots0, weights0, slots1, weights1 (12-15)
 
@@ -78,8 +79,9 @@ void set_crowd_samplers(GLuint p);
 // slot transforms (3 texels per slot), a delta's resolved pose (2 texels).
 bool uses_cache(const VatGpu& vat);
 size_t cache_texels(const VatGpu& vat);
-Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose);
-Result<CullProgram> build_cull_program(const VatGpu& vat);
+// `desc`: the transforms (CROWD_PLACEMENT) and, for the lit program, the shading hook.
+Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose, const CrowdDesc& desc);
+Result<CullProgram> build_cull_program(const VatGpu& vat, const CrowdDesc& desc);
 
 // A buffer texture over an immutable, dynamic buffer.
 struct BufferTexture {
@@ -89,18 +91,29 @@ struct BufferTexture {
 
 struct Crowd::Impl {
   const VatGpu* vat = nullptr;
-  uint32_t count = 0;
+  uint32_t count = 0;  // capacity: what every per-instance buffer holds
+  uint32_t live = 0;   // live instances, 0 .. live - 1
+  CrowdDesc desc;      // shade_glsl and transforms, for the programs built later (static pose)
   InstanceTable table;
+  // Matrix crowds: worlds; PositionHeading: placements (x, y, z, heading). world_stride is the
+  // bytes per instance of world_gpu.
   std::vector<glm::mat4> worlds;
+  std::vector<glm::vec4> placements;
+  size_t world_stride = sizeof(glm::mat4);
   std::vector<uint8_t> world_dirty_flag;
   std::vector<uint32_t> world_dirty;
+  uint32_t bulk_first = 0, bulk_end = 0;  // a dirty range of worlds (set_placements)
+  std::vector<uint32_t> tints;            // RGBA8 per instance
+  uint32_t tint_first = 0, tint_end = 0;  // their dirty range
   std::vector<uint32_t> drawn;
+  bool drawn_all = true;  // the drawn list is "every live instance"
   bool drawn_dirty = false;
   uint32_t drawn_count = 0;
   std::vector<RowRange> ranges;  // reused by sync()
   Bounds bounds;
+  float footprint_radius = 0.0f;  // largest distance of the VAT's box from the Y axis (placement bounds)
 
-  BufferTexture table_gpu, world_gpu, drawn_gpu;
+  BufferTexture table_gpu, world_gpu, drawn_gpu, tint_gpu;
   CrowdProgram lit, shadow;
 
   // Static pose (CROWD_STATIC): its buffers, vertex array and programs.

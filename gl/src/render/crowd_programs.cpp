@@ -34,18 +34,25 @@ void set_crowd_samplers(GLuint p) {
   sampler("u_crowd_slots1", kUnitInfluences + 2);
   sampler("u_crowd_weights1", kUnitInfluences + 3);
   sampler("u_base_color_texture", kUnitBaseColor);
+  sampler("u_crowd_tint", kUnitTint);
 }
 
 bool uses_cache(const VatGpu& vat) { return vat.encoding() == Encoding::Delta || !vat.metadata().slots.empty(); }
 size_t cache_texels(const VatGpu& vat) { return vat.encoding() == Encoding::Rig ? vat.metadata().slots.size() * 3 : 2; }
 
-Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose) {
+Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose, const CrowdDesc& crowd) {
   ProgramDesc desc;
   desc.name = std::string("crowd") + (static_pose ? " static" : "") + (shadow ? " shadow" : "") + " (" +
               to_string(vat.encoding()) + " " + to_string(vat.precision()) + ")";
   desc.draw_parameters = true;
   desc.defines = vat.defines();
   if (static_pose) desc.defines.push_back("CROWD_STATIC");
+  if (crowd.transforms == CrowdTransforms::PositionHeading) desc.defines.push_back("CROWD_PLACEMENT");
+  const bool hook = !shadow && !crowd.shade_glsl.empty();
+  if (hook) {
+    desc.defines.push_back("VATKIT_SHADE_HOOK");
+    desc.name += " with the caller's vatkit_shade";
+  }
   std::string vertex = crowd_vertex_glsl();
   std::string fragment;
   if (shadow) {
@@ -53,6 +60,7 @@ Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool st
   } else {
     fragment =
         std::string(detail::shader_text("lighting.glsl")) + "\n" + std::string(detail::shader_text("crowd.frag"));
+    if (hook) fragment += "\n#line 1\n" + crowd.shade_glsl;
   }
   desc.shaders = {{ShaderStage::Vertex, std::move(vertex), ""}, {ShaderStage::Fragment, std::move(fragment), ""}};
   Result<Program> built = build_program(desc);
@@ -71,10 +79,11 @@ Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool st
   return out;
 }
 
-Result<CullProgram> build_cull_program(const VatGpu& vat) {
+Result<CullProgram> build_cull_program(const VatGpu& vat, const CrowdDesc& crowd) {
   ProgramDesc desc;
   desc.name = std::string("crowd cull (") + to_string(vat.encoding()) + " " + to_string(vat.precision()) + ")";
   desc.defines = vat.defines();
+  if (crowd.transforms == CrowdTransforms::PositionHeading) desc.defines.push_back("CROWD_PLACEMENT");
   if (uses_cache(vat)) desc.defines.push_back("CROWD_POSE_CACHE");
   std::string text(detail::shader_text("vat_decode.glsl"));
   text += "\n";
