@@ -128,7 +128,9 @@ glm::vec4 agent_at(uint32_t k, uint32_t columns, float t) {
 
 enum class AgentPath { Matrices, Placements, Bulk };
 const char* path_name(AgentPath p) {
-  return p == AgentPath::Matrices ? "set_world (matrix)" : p == AgentPath::Placements ? "set_placement" : "set_placements";
+  return p == AgentPath::Matrices     ? "set_world (matrix)"
+         : p == AgentPath::Placements ? "set_placement"
+                                      : "set_placements";
 }
 
 struct AgentRow {

@@ -123,6 +123,7 @@ const VatGpu& Crowd::vat() const { return *impl_->vat; }
 InstanceTable& Crowd::table() { return impl_->table; }
 const InstanceTable& Crowd::table() const { return impl_->table; }
 CrowdTransforms Crowd::transforms() const { return impl_->desc.transforms; }
+uint32_t Crowd::lit_program() const { return impl_->lit.program.id(); }
 
 namespace {
 

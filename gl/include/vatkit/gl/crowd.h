@@ -206,6 +206,10 @@ class Crowd {
   void prepare_vertex_program(uint32_t program, float time_s, const glm::mat4& view_projection) const;
   void bind_vertex_textures();
 
+  // The lit program (the one CrowdDesc::shade_glsl is compiled into): for glProgramUniform* on
+  // uniforms the caller's hook declares.
+  uint32_t lit_program() const;
+
   struct Impl;
 
  private:
