@@ -88,6 +88,23 @@ gl::Camera camera_for(std::span<gl::Crowd* const> crowds) {
   return gl::camera_for_bounds(b, float(kW) / float(kH), 0.0f, 10.0f);
 }
 
+// A target, a renderer and a camera framing the crowds given.
+struct Stage {
+  gl::RenderTarget target;
+  gl::Renderer renderer;
+  gl::Camera camera;
+
+  // `crowd` at `time_s` with plain_options(), read back.
+  gl::Image draw(gl::Crowd& crowd, float time_s = 0.4f) {
+    renderer.render(target, crowd, camera, time_s, plain_options());
+    return target.read_rgba8();
+  }
+};
+
+Stage make_stage(std::span<gl::Crowd* const> framed) {
+  return Stage{gl::RenderTarget::create({kW, kH, 1}).value(), gl::Renderer::create({256}).value(), camera_for(framed)};
+}
+
 // Two different files in one render: every pixel is what the crowd that covers it draws alone
 // (they stand apart), and both show.
 TEST_F(GlEmbed, MixedCrowdsDrawEachAsAlone) {
@@ -99,11 +116,11 @@ TEST_F(GlEmbed, MixedCrowdsDrawEachAsAlone) {
   ASSERT_TRUE(ca.ok() && cb.ok());
   place_row(*ca, *a->vat, -2.6f);
   place_row(*cb, *b->vat, 0.8f);
-  Result<gl::RenderTarget> target = gl::RenderTarget::create({kW, kH, 1});
-  Result<gl::Renderer> renderer = gl::Renderer::create({256});
-  ASSERT_TRUE(target.ok() && renderer.ok());
   gl::Crowd* both[2] = {&*ca, &*cb};
-  const gl::Camera camera = camera_for(both);
+  Stage stage = make_stage(both);
+  auto* target = &stage.target;
+  auto* renderer = &stage.renderer;
+  const gl::Camera& camera = stage.camera;
   renderer->render(*target, both, camera, 0.4f, plain_options());
   const gl::Image mixed = target->read_rgba8();
   // Each crowd was culled on its own: both of its instances passed the camera's frustum.
@@ -134,11 +151,11 @@ TEST_F(GlEmbed, TintMultipliesTheBaseColour) {
   Result<gl::Crowd> crowd = gl::Crowd::create(a->gpu, 2);
   ASSERT_TRUE(crowd.ok());
   place_row(*crowd, *a->vat, -0.6f);
-  Result<gl::RenderTarget> target = gl::RenderTarget::create({kW, kH, 1});
-  Result<gl::Renderer> renderer = gl::Renderer::create({256});
-  ASSERT_TRUE(target.ok() && renderer.ok());
   gl::Crowd* one[1] = {&*crowd};
-  const gl::Camera camera = camera_for(one);
+  Stage stage = make_stage(one);
+  auto* target = &stage.target;
+  auto* renderer = &stage.renderer;
+  const gl::Camera& camera = stage.camera;
   renderer->render(*target, *crowd, camera, 0.4f, plain_options());
   const gl::Image untinted = target->read_rgba8();
   crowd->set_tint(0, glm::vec4(1.0f));
@@ -173,12 +190,13 @@ TEST_F(GlEmbed, DrawsIntoTheCallersFramebufferOverItsScene) {
   Result<gl::Crowd> crowd = gl::Crowd::create(a->gpu, 3);
   ASSERT_TRUE(crowd.ok());
   place_row(*crowd, *a->vat, -1.2f);
-  Result<gl::RenderTarget> own = gl::RenderTarget::create({kW, kH, 1});
-  Result<gl::RenderTarget> callers = gl::RenderTarget::create({kW, kH, 1});
-  Result<gl::Renderer> renderer = gl::Renderer::create({256});
-  ASSERT_TRUE(own.ok() && callers.ok() && renderer.ok());
   gl::Crowd* one[1] = {&*crowd};
-  const gl::Camera camera = camera_for(one);
+  Stage stage = make_stage(one);
+  auto* own = &stage.target;
+  auto* renderer = &stage.renderer;
+  const gl::Camera& camera = stage.camera;
+  Result<gl::RenderTarget> callers = gl::RenderTarget::create({kW, kH, 1});
+  ASSERT_TRUE(callers.ok());
   renderer->render(*own, *crowd, camera, 0.4f, plain_options());
   const gl::Image expected = own->read_rgba8();
 
@@ -247,17 +265,16 @@ TEST_F(GlEmbed, TheCallersProjectionPlacesTheCrowd) {
   Result<gl::Crowd> crowd = gl::Crowd::create(a->gpu, 1);
   ASSERT_TRUE(crowd.ok());
   place_row(*crowd, *a->vat, 0.0f);  // clip 0 from time 0
-  Result<gl::RenderTarget> target = gl::RenderTarget::create({kW, kH, 1});
-  Result<gl::Renderer> renderer = gl::Renderer::create({256});
-  ASSERT_TRUE(target.ok() && renderer.ok());
+  gl::Crowd* one[1] = {&*crowd};
+  Stage stage = make_stage(one);  // its camera unused: the caller's matrices below
+  auto* target = &stage.target;
   gl::FrameView view;
   view.framebuffer = target->framebuffer();
   view.width = kW;
   view.height = kH;
   view.view = glm::lookAt(glm::vec3(0.5f, 1.2f, 4.0f), glm::vec3(0.5f, 1.0f, 0.0f), glm::vec3(0, 1, 0));
   view.projection = glm::frustum(-0.02f, 0.08f, -0.03f, 0.05f, 0.1f, 50.0f);
-  gl::Crowd* one[1] = {&*crowd};
-  renderer->render(view, one, 0.0f, plain_options());
+  stage.renderer.render(view, one, 0.0f, plain_options());
   const gl::Image image = target->read_rgba8();
 
   std::vector<glm::vec3> positions, normals;
@@ -304,11 +321,11 @@ vec4 vatkit_shade(VatkitShadeInput s) {
   Result<gl::Crowd> same = gl::Crowd::create(a->gpu, 2, passthrough);
   ASSERT_TRUE(plain.ok() && hook.ok() && same.ok()) << (hook ? "" : hook.error().message);
   for (gl::Crowd* c : {&*plain, &*hook, &*same}) place_row(*c, *a->vat, -0.6f);
-  Result<gl::RenderTarget> target = gl::RenderTarget::create({kW, kH, 1});
-  Result<gl::Renderer> renderer = gl::Renderer::create({256});
-  ASSERT_TRUE(target.ok() && renderer.ok());
   gl::Crowd* one[1] = {&*plain};
-  const gl::Camera camera = camera_for(one);
+  Stage stage = make_stage(one);
+  auto* target = &stage.target;
+  auto* renderer = &stage.renderer;
+  const gl::Camera& camera = stage.camera;
   renderer->render(*target, *plain, camera, 0.4f, plain_options());
   const gl::Image lit = target->read_rgba8();
   renderer->render(*target, *same, camera, 0.4f, plain_options());
@@ -350,11 +367,11 @@ TEST_F(GlEmbed, SpawnAndDespawnKeepTheOthers) {
   EXPECT_EQ(crowd->size(), 4u);
   EXPECT_EQ(crowd->capacity(), 8u);
   place_row(*crowd, *a->vat, -1.8f);
-  Result<gl::RenderTarget> target = gl::RenderTarget::create({kW, kH, 1});
-  Result<gl::Renderer> renderer = gl::Renderer::create({256});
-  ASSERT_TRUE(target.ok() && renderer.ok());
   gl::Crowd* one[1] = {&*crowd};
-  const gl::Camera camera = camera_for(one);
+  Stage stage = make_stage(one);
+  auto* target = &stage.target;
+  auto* renderer = &stage.renderer;
+  const gl::Camera& camera = stage.camera;
   renderer->render(*target, *crowd, camera, 0.4f, plain_options());
   const gl::Image four = target->read_rgba8();
 
@@ -411,11 +428,11 @@ TEST_F(GlEmbed, InPlaceUpdatesUploadOnlyWhatChanged) {
   }
   placed->set_placements(0, agents);
   for (uint32_t k = 0; k < n; ++k) matrices->set_placement(k, glm::vec3(agents[k]), agents[k].w);
-  Result<gl::RenderTarget> target = gl::RenderTarget::create({kW, kH, 1});
-  Result<gl::Renderer> renderer = gl::Renderer::create({256});
-  ASSERT_TRUE(target.ok() && renderer.ok());
   gl::Crowd* one[1] = {&*matrices};
-  const gl::Camera camera = camera_for(one);
+  Stage stage = make_stage(one);
+  auto* target = &stage.target;
+  auto* renderer = &stage.renderer;
+  const gl::Camera& camera = stage.camera;
   renderer->render(*target, *matrices, camera, 0.4f, plain_options());
   EXPECT_EQ(renderer->stats().uploaded_bytes, n * 64u);
   const gl::Image by_matrix = target->read_rgba8();
