@@ -29,7 +29,8 @@ Result<void> run_mixed_bench(const CrowdBenchOptions& options);
 
 // Per size: N agents moving every frame, three ways: set_world with a full matrix (64 bytes an
 // agent), set_placement per agent, set_placements over all (16 bytes an agent); median CPU time
-// of the updates and of Renderer::render (which uploads), and the bytes uploaded per frame.
+// of the updates, of their upload (Crowd::sync) and of the rest of Renderer::render (culling and
+// draw submission), and the bytes uploaded per frame.
 Result<void> run_agents_bench(const CrowdBenchOptions& options);
 
 }  // namespace vatkit::cli

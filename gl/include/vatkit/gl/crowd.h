@@ -1,7 +1,8 @@
 // vatkit/gl/crowd.h: crowds of VAT-animated instances, lit, shadowed, drawn with OpenGL.
 //
 // A Crowd is one uploaded VAT (vat_gpu.h) drawn N times:
-//  - per-instance world matrices (set_world), and the playback table (the runtime's InstanceTable,
+//  - per-instance world matrices (set_world; or position + heading, set_placement, 16 bytes), tints
+//    (set_tint), and the playback table (the runtime's InstanceTable,
 //    instance_table.h: set_instance(crowd.table(), i, instance, now)), both keyed by the LOGICAL
 //    instance index and uploaded as buffer textures;
 //  - the drawn list: which logical instances the draw covers, in which order (set_drawn). The
@@ -11,7 +12,9 @@
 //  - one shared clock: the time passed to Renderer::render, in seconds on the table's clock.
 // Nothing is uploaded or allocated per render when nothing changed: sync() (called by render)
 // uploads only the dirty rows of the table (take_dirty) and the matrices set since the last
-// render, as ranges.
+// render, as ranges. A crowd holds up to capacity() instances, size() of them live: spawn() and
+// despawn() (a swap-remove) change the live count without re-creating anything.
+// Several crowds (several VATs) are drawn by one Renderer::render: a mixed crowd.
 //
 // A Renderer draws crowds with simple lighting: base colour (factor x sRGB texture x vertex
 // colour), one directional light with a shadow map whose casters decode the VAT too, hemispheric
