@@ -105,6 +105,32 @@ Stage make_stage(std::span<gl::Crowd* const> framed) {
   return Stage{gl::RenderTarget::create({kW, kH, 1}).value(), gl::Renderer::create({256}).value(), camera_for(framed)};
 }
 
+// The sample character (rig f16) uploaded, `n` of it in a row from x0 (place_row), and a stage
+// framing them. Made in place: the crowd refers to the fixture's VatGpu.
+struct SampleScene {
+  Fixture fixture;
+  std::optional<gl::Crowd> crowd;
+  std::optional<Stage> stage;
+
+  auto parts() { return std::tuple(&fixture, &*crowd, &stage->target, &stage->renderer); }
+};
+
+std::unique_ptr<SampleScene> sample_scene(uint32_t n, float x0, const gl::CrowdDesc& desc = {}) {
+  std::optional<Fixture> fixture = upload({"sample", Encoding::Rig, Precision::F16});
+  if (!fixture) return nullptr;
+  auto scene = std::make_unique<SampleScene>(SampleScene{std::move(*fixture), std::nullopt, std::nullopt});
+  Result<gl::Crowd> crowd = gl::Crowd::create(scene->fixture.gpu, n, desc);
+  if (!crowd) {
+    ADD_FAILURE() << crowd.error().message;
+    return nullptr;
+  }
+  scene->crowd = std::move(*crowd);
+  place_row(*scene->crowd, *scene->fixture.vat, x0);
+  gl::Crowd* one[1] = {&*scene->crowd};
+  scene->stage = make_stage(one);
+  return scene;
+}
+
 // Two different files in one render: every pixel is what the crowd that covers it draws alone
 // (they stand apart), and both show.
 TEST_F(GlEmbed, MixedCrowdsDrawEachAsAlone) {
@@ -146,16 +172,10 @@ TEST_F(GlEmbed, MixedCrowdsDrawEachAsAlone) {
 // A tint multiplies the base colour: white changes no pixel, pure red zeroes green and blue
 // wherever the crowd is drawn (lit colour = base x light, channel by channel).
 TEST_F(GlEmbed, TintMultipliesTheBaseColour) {
-  std::optional<Fixture> a = upload({"sample", Encoding::Rig, Precision::F16});
-  ASSERT_TRUE(a);
-  Result<gl::Crowd> crowd = gl::Crowd::create(a->gpu, 2);
-  ASSERT_TRUE(crowd.ok());
-  place_row(*crowd, *a->vat, -0.6f);
-  gl::Crowd* one[1] = {&*crowd};
-  Stage stage = make_stage(one);
-  auto* target = &stage.target;
-  auto* renderer = &stage.renderer;
-  const gl::Camera& camera = stage.camera;
+  std::unique_ptr<SampleScene> scene = sample_scene(2, -0.6f);
+  ASSERT_TRUE(scene);
+  auto [a, crowd, target, renderer] = scene->parts();
+  const gl::Camera& camera = scene->stage->camera;
   renderer->render(*target, *crowd, camera, 0.4f, plain_options());
   const gl::Image untinted = target->read_rgba8();
   crowd->set_tint(0, glm::vec4(1.0f));
@@ -185,16 +205,11 @@ TEST_F(GlEmbed, TintMultipliesTheBaseColour) {
 // The caller's scene (a clear colour and a far triangle) stays where the crowd does not cover
 // it; where it does, the pixels are those vatkit's own target gets from the same matrices.
 TEST_F(GlEmbed, DrawsIntoTheCallersFramebufferOverItsScene) {
-  std::optional<Fixture> a = upload({"sample", Encoding::Rig, Precision::F16});
-  ASSERT_TRUE(a);
-  Result<gl::Crowd> crowd = gl::Crowd::create(a->gpu, 3);
-  ASSERT_TRUE(crowd.ok());
-  place_row(*crowd, *a->vat, -1.2f);
-  gl::Crowd* one[1] = {&*crowd};
-  Stage stage = make_stage(one);
-  auto* own = &stage.target;
-  auto* renderer = &stage.renderer;
-  const gl::Camera& camera = stage.camera;
+  std::unique_ptr<SampleScene> posed = sample_scene(3, -1.2f);
+  ASSERT_TRUE(posed);
+  auto [a, crowd, own, renderer] = posed->parts();
+  gl::Crowd* one[1] = {crowd};
+  const gl::Camera& camera = posed->stage->camera;
   Result<gl::RenderTarget> callers = gl::RenderTarget::create({kW, kH, 1});
   ASSERT_TRUE(callers.ok());
   renderer->render(*own, *crowd, camera, 0.4f, plain_options());
@@ -363,20 +378,14 @@ vec4 vatkit_shade(VatkitShadeInput s) {
 // what a fresh crowd holding the survivors in their new order draws, and uploads only the
 // moved instance (its matrix and playback row).
 TEST_F(GlEmbed, SpawnAndDespawnKeepTheOthers) {
-  std::optional<Fixture> a = upload({"sample", Encoding::Rig, Precision::F16});
-  ASSERT_TRUE(a);
   gl::CrowdDesc desc;
   desc.capacity = 8;
-  Result<gl::Crowd> crowd = gl::Crowd::create(a->gpu, 4, desc);
-  ASSERT_TRUE(crowd.ok());
+  std::unique_ptr<SampleScene> scene = sample_scene(4, -1.8f, desc);
+  ASSERT_TRUE(scene);
+  auto [a, crowd, target, renderer] = scene->parts();
+  const gl::Camera& camera = scene->stage->camera;
   EXPECT_EQ(crowd->size(), 4u);
   EXPECT_EQ(crowd->capacity(), 8u);
-  place_row(*crowd, *a->vat, -1.8f);
-  gl::Crowd* one[1] = {&*crowd};
-  Stage stage = make_stage(one);
-  auto* target = &stage.target;
-  auto* renderer = &stage.renderer;
-  const gl::Camera& camera = stage.camera;
   renderer->render(*target, *crowd, camera, 0.4f, plain_options());
   const gl::Image four = target->read_rgba8();
 
