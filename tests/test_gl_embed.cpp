@@ -423,6 +423,14 @@ TEST_F(GlEmbed, SpawnAndDespawnKeepTheOthers) {
   Result<uint32_t> over = crowd->spawn();
   ASSERT_FALSE(over.ok());
   EXPECT_NE(over.error().message.find("full"), std::string::npos);
+  // Empty: nothing drawn, no GL error; then one again.
+  while (crowd->size() > 0) crowd->despawn(0);
+  renderer->render(*target, *crowd, camera, 0.4f, plain_options());
+  EXPECT_EQ(renderer->read_culling_stats(*crowd).value().visible, 0u);
+  EXPECT_EQ(covered(target->read_rgba8()), 0u);
+  ASSERT_TRUE(crowd->spawn().ok());
+  renderer->render(*target, *crowd, camera, 0.4f, plain_options());
+  EXPECT_EQ(renderer->read_culling_stats(*crowd).value().instances, 1u);
 }
 
 // Only what changed is uploaded, to the byte: matrices 64 bytes an instance, placements 16,

@@ -143,7 +143,8 @@ class Crowd {
   // Spawn and despawn without re-creating the crowd. spawn() makes instance size() live (the
   // identity matrix, a white tint, its table row as the last instance there left it: write it
   // with set_instance) and returns its index; errors when the crowd is full. despawn(i) is a
-  // swap-remove: the last live instance moves into index i (its world, tint and playback row,
+  // swap-remove (i < size(); a crowd may shrink to 0 live instances and grow again): the last
+  // live instance moves into index i (its world, tint and playback row,
   // uploaded by the next sync()) and the crowd shrinks by one; it returns the index that moved
   // (the old last, size() after the call), or i itself when i was the last. Every other
   // instance keeps its index and its data untouched. With the default drawn list ("all") the
