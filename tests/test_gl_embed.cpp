@@ -488,6 +488,41 @@ TEST_F(GlEmbed, InPlaceUpdatesUploadOnlyWhatChanged) {
   EXPECT_EQ(renderer->stats().uploaded_bytes, 0u);
 }
 
+// set_motion: the shaders move the agents by the clock (position and heading), drawing what
+// set_placement draws at placement_at's values; 32 bytes an agent when the motion is set, then
+// nothing while they keep their course.
+TEST_F(GlEmbed, MotionIsIntegratedOnTheGpu) {
+  gl::CrowdDesc compact;
+  compact.transforms = gl::CrowdTransforms::PositionHeading;
+  std::unique_ptr<SampleScene> scene = sample_scene(3, -1.2f, compact);
+  ASSERT_TRUE(scene);
+  auto [a, moving, target, renderer] = scene->parts();
+  const gl::Camera& camera = scene->stage->camera;
+  renderer->render(*target, *moving, camera, 0.2f, plain_options());  // the placements uploaded
+  const gl::Image start = target->read_rgba8();
+  for (uint32_t k = 0; k < 3; ++k) {
+    moving->set_motion(k, glm::vec3(0.5f - 0.4f * float(k), 0.0f, -0.3f), 0.8f - 0.7f * float(k), 0.2f);
+  }
+  renderer->render(*target, *moving, camera, 0.2f, plain_options());
+  EXPECT_EQ(renderer->stats().uploaded_bytes, 3u * 32u);
+  EXPECT_EQ(target->read_rgba8().pixels, start.pixels) << "no time has passed since the motion's start";
+  renderer->render(*target, *moving, camera, 0.9f, plain_options());
+  EXPECT_EQ(renderer->stats().uploaded_bytes, 0u);
+  const gl::Image moved = target->read_rgba8();
+  EXPECT_GT(test::image_diff(start, moved).differing, 0.01) << "the agents should have moved";
+
+  Result<gl::Crowd> still = gl::Crowd::create(a->gpu, 3, compact);
+  ASSERT_TRUE(still.ok());
+  place_row(*still, *a->vat, -1.2f);
+  for (uint32_t k = 0; k < 3; ++k) {
+    const glm::vec4 p = moving->placement_at(k, 0.9f);
+    EXPECT_NEAR(p.w, (0.8f - 0.7f * float(k)) * 0.7f, 1e-5f);
+    still->set_placement(k, glm::vec3(p), p.w);
+  }
+  renderer->render(*target, *still, camera, 0.9f, plain_options());
+  EXPECT_LT(test::image_diff(moved, target->read_rgba8()).differing, 0.002);
+}
+
 // `vatkit render A B`: instances dealt round-robin over the files (the report names both), a
 // picture unlike either file's alone on the same grid; fewer instances than files is refused.
 TEST(GlEmbedCli, RendersAMixedCrowd) {

@@ -29,6 +29,10 @@ layout(location = 8) in vec4 a_weights1;
 layout(location = 9) in float a_vat_vertex;
 
 uniform samplerBuffer u_crowd_world;     // 4 texels (the columns) per logical instance; CROWD_PLACEMENT: 1
+#ifdef CROWD_PLACEMENT
+// Crowd::set_motion: (velocity, turn rate) and (since, -, -, -) per logical instance.
+layout(std430, binding = 6) readonly buffer CrowdMotion { vec4 crowd_motion[]; };
+#endif
 uniform samplerBuffer u_crowd_tint;      // RGBA8 per logical instance (Crowd::set_tint), times the vertex colour
 uniform usamplerBuffer u_crowd_drawn;    // per draw slot: logical instance index (, cache entry + 1)
 #if !defined(CROWD_STATIC)
@@ -76,7 +80,9 @@ void crowd_add_slot(inout vec4 r0, inout vec4 r1, inout vec4 r2, int base, uint 
 // CROWD_PLACEMENT (CrowdTransforms::PositionHeading): W = translate(xyz) x rotate_y(w).
 void crowd_place(int logical, vec3 p, vec3 n, out vec3 wp, out vec3 wn) {
 #ifdef CROWD_PLACEMENT
-  vec4 placement = texelFetch(u_crowd_world, logical);
+  // Dead reckoning from the motion's start: zero motion leaves the placement as set.
+  vec4 placement = texelFetch(u_crowd_world, logical) +
+                   crowd_motion[logical * 2] * (u_vat_time - crowd_motion[logical * 2 + 1].x);
   float hs = sin(placement.w), hc = cos(placement.w);
   vec3 c0 = vec3(hc, 0.0, -hs);
   vec3 c1 = vec3(0.0, 1.0, 0.0);

@@ -31,14 +31,10 @@ layout(std430, binding = 0) readonly buffer CullDrawn { uint cull_drawn[]; };   
 #ifdef CROWD_PLACEMENT
 // CrowdTransforms::PositionHeading: (position, heading about +Y) per logical index.
 layout(std430, binding = 1) readonly buffer CullWorld { vec4 cull_placement[]; };
-mat4 cull_world_matrix(uint logical) {
-  vec4 p = cull_placement[logical];
-  float s = sin(p.w), c = cos(p.w);
-  return mat4(vec4(c, 0.0, -s, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(s, 0.0, c, 0.0), vec4(p.xyz, 1.0));
-}
+// Crowd::set_motion: (velocity, turn rate) and (since, -, -, -) per logical index.
+layout(std430, binding = 6) readonly buffer CullMotion { vec4 cull_motion[]; };
 #else
 layout(std430, binding = 1) readonly buffer CullWorld { mat4 cull_world[]; };     // by logical index
-mat4 cull_world_matrix(uint logical) { return cull_world[logical]; }
 #endif
 layout(std430, binding = 3) buffer CullCounters { uint cull_counters[]; };        // per pass, level
 #ifdef CROWD_POSE_CACHE
@@ -70,6 +66,17 @@ uniform float u_lod_radius;               // VatGpu::lod_radius
 uniform vec3 u_lod_centre;                // centre of the VAT's bounds, object space
 uniform float u_lod_texel;                // shadow pass: world size of a shadow-map texel times the
                                           // error budget; 0: the camera's level alone
+
+// The instance's world matrix (CROWD_PLACEMENT: built from its placement moved by its motion).
+#ifdef CROWD_PLACEMENT
+mat4 cull_world_matrix(uint logical) {
+  vec4 p = cull_placement[logical] + cull_motion[logical * 2u] * (u_vat_time - cull_motion[logical * 2u + 1u].x);
+  float s = sin(p.w), c = cos(p.w);
+  return mat4(vec4(c, 0.0, -s, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(s, 0.0, c, 0.0), vec4(p.xyz, 1.0));
+}
+#else
+mat4 cull_world_matrix(uint logical) { return cull_world[logical]; }
+#endif
 
 void cull_row_box(int row, out vec3 lo, out vec3 hi) {
   lo = texelFetch(u_cull_row_bounds, row * 2).xyz;

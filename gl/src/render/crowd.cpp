@@ -30,6 +30,7 @@ void bind_crowd_textures(const Crowd::Impl& m) {
   for (size_t unit = 0; unit < t.size(); ++unit) {
     if (t[unit] != 0) glBindTextureUnit(GLuint(unit), t[unit]);
   }
+  if (m.motion_gpu) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMotionBinding, m.motion_gpu.id());
 }
 
 }  // namespace
@@ -73,6 +74,8 @@ Result<Crowd> Crowd::create(const VatGpu& vat, uint32_t live_count, const CrowdD
   if (placed) {
     m.placements.assign(instance_count, glm::vec4(0.0f));
     m.world_stride = sizeof(glm::vec4);
+    m.motions.assign(size_t(instance_count) * 2, glm::vec4(0.0f));
+    m.motion_gpu = create_buffer(m.motions.size() * sizeof(glm::vec4), m.motions.data(), GL_DYNAMIC_STORAGE_BIT);
   } else {
     m.worlds.assign(instance_count, glm::mat4(1.0f));
   }
@@ -212,6 +215,24 @@ void Crowd::set_placements(uint32_t first, std::span<const glm::vec4> placements
   m.bounds = unite(m.bounds, unite(placed_bounds(m, lo), placed_bounds(m, hi)));
 }
 
+void Crowd::set_motion(uint32_t index, const glm::vec3& velocity, float turn_rate, float since) {
+  Impl& m = *impl_;
+  if (m.desc.transforms != CrowdTransforms::PositionHeading) return;
+  m.motions[size_t(index) * 2] = glm::vec4(velocity, turn_rate);
+  m.motions[size_t(index) * 2 + 1] = glm::vec4(since, 0.0f, 0.0f, 0.0f);
+  grow_range(m.motion_first, m.motion_end, index, index + 1);
+}
+
+glm::vec4 Crowd::placement_at(uint32_t index, float time_s) const {
+  const Impl& m = *impl_;
+  if (m.desc.transforms != CrowdTransforms::PositionHeading) {
+    const glm::mat4& w = m.worlds[index];
+    return glm::vec4(glm::vec3(w[3]), std::atan2(w[2].x, w[2].z));
+  }
+  const glm::vec4& motion = m.motions[size_t(index) * 2];
+  return m.placements[index] + motion * (time_s - m.motions[size_t(index) * 2 + 1].x);
+}
+
 void Crowd::set_tint(uint32_t index, const glm::vec4& rgba) {
   Impl& m = *impl_;
   m.tints[index] = pack_tint(rgba);
@@ -232,6 +253,7 @@ Result<uint32_t> Crowd::spawn() {
   const uint32_t index = m.live++;
   if (m.desc.transforms == CrowdTransforms::PositionHeading) {
     set_placement(index, glm::vec3(0.0f), 0.0f);
+    set_motion(index, glm::vec3(0.0f), 0.0f, 0.0f);
   } else {
     set_world(index, glm::mat4(1.0f));
   }
@@ -246,6 +268,8 @@ uint32_t Crowd::despawn(uint32_t index) {
   if (index != last) {
     if (m.desc.transforms == CrowdTransforms::PositionHeading) {
       m.placements[index] = m.placements[last];
+      const glm::vec4 motion = m.motions[size_t(last) * 2], since = m.motions[size_t(last) * 2 + 1];
+      set_motion(index, glm::vec3(motion), motion.w, since.x);
     } else {
       m.worlds[index] = m.worlds[last];
     }
@@ -359,6 +383,14 @@ size_t Crowd::sync() {
     bytes += r.count * kRowBytes;
   }
   bytes += sync_worlds(m);
+  if (m.motion_first < m.motion_end) {
+    constexpr size_t kMotionBytes = 2 * sizeof(glm::vec4);
+    glNamedBufferSubData(m.motion_gpu.id(), GLintptr(m.motion_first * kMotionBytes),
+                         GLsizeiptr((m.motion_end - m.motion_first) * kMotionBytes),
+                         &m.motions[size_t(m.motion_first) * 2]);
+    bytes += (m.motion_end - m.motion_first) * kMotionBytes;
+    m.motion_first = m.motion_end = 0;
+  }
   if (m.tint_first < m.tint_end) {
     glNamedBufferSubData(m.tint_gpu.buffer.id(), GLintptr(m.tint_first * kTintBytes),
                          GLsizeiptr((m.tint_end - m.tint_first) * kTintBytes), &m.tints[m.tint_first]);

@@ -36,7 +36,8 @@ constexpr uint32_t kCacheCounter = kMaxLevels;
 constexpr uint32_t kCullGroupSize = 64;
 constexpr uint32_t kCullMaxGroups = 65535;
 constexpr size_t kCommandBytes = 5 * sizeof(uint32_t);  // DrawElementsIndirectCommand
-constexpr GLsizei kStorageBindings = 6;                 // the culling passes' storage buffers, bindings 0-5
+constexpr GLsizei kStorageBindings = 7;                 // the culling passes' storage buffers, bindings 0-6
+constexpr GLuint kMotionBinding = 6;                    // CROWD_PLACEMENT's motion buffer (cull.comp, crowd.vert)
 
 struct CullProgram {
   Program program;
@@ -103,6 +104,11 @@ struct Crowd::Impl {
   std::vector<uint8_t> world_dirty_flag;
   std::vector<uint32_t> world_dirty;
   uint32_t bulk_first = 0, bulk_end = 0;  // a dirty range of worlds (set_placements)
+  // PositionHeading: per instance (velocity, turn rate), (since, 0, 0, 0): set_motion; and its
+  // dirty range. motion_gpu is made for such crowds only.
+  std::vector<glm::vec4> motions;
+  uint32_t motion_first = 0, motion_end = 0;
+  Buffer motion_gpu;
   std::vector<uint32_t> tints;            // RGBA8 per instance
   uint32_t tint_first = 0, tint_end = 0;  // their dirty range
   std::vector<uint32_t> drawn;

@@ -132,6 +132,7 @@ void draw_crowd(Crowd::Impl& m, CrowdProgram& prog, const glm::mat4& view_projec
   }
   units[kUnitShadow] = shadow_map;
   glBindTextures(0, GLsizei(units.size()), units.data());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMotionBinding, m.motion_gpu.id());  // 0 for Matrix crowds
   prog.uniforms.set(p, prog.view_projection, view_projection);
   prog.uniforms.set(p, prog.time, time_s);
   if (shadow_pass && cull_pass >= 0) {
@@ -331,6 +332,7 @@ void Renderer::Impl::draw_frame(std::span<Crowd* const> crowds, const Eye& eye, 
   glDisable(GL_BLEND);
   glDepthMask(GL_TRUE);
   glDisable(GL_CULL_FACE);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMotionBinding, 0);
   // Nothing of ours stays bound: a program or vertex array deleted while still bound would live
   // on until unbound, and a caller that saved and restores "the current program" would then
   // restore a dead name.

@@ -178,6 +178,20 @@ class Crowd {
   void set_placement(uint32_t index, const glm::vec3& position, float heading);
   void set_placements(uint32_t first, std::span<const glm::vec4> placements);
 
+  // PositionHeading crowds: motion integrated on the GPU (dead reckoning). From clock time
+  // `since` (Renderer::render's time_s clock) the shaders place instance `index` at
+  //   placement + (velocity, turn_rate) x (time_s - since)
+  // (position moving at `velocity` world units per second, heading turning at `turn_rate`
+  // radians per second): an agent that keeps its course costs no upload at all per frame, and 32
+  // bytes when its motion changes (the dirty range of motions, uploaded by sync()). Zero motion
+  // (the default, spawn()'s) leaves the placement as set. The crowd's world_bounds() (the light's
+  // box, the ground) do not follow the motion: set placements now and then, or fix
+  // RenderOptions::shadow_bounds. Ignored by Matrix crowds.
+  void set_motion(uint32_t index, const glm::vec3& velocity, float turn_rate, float since);
+  // (x, y, z, heading) where the shaders place the instance at `time_s` (Matrix crowds: the
+  // matrix's translation and turn about +Y).
+  glm::vec4 placement_at(uint32_t index, float time_s) const;
+
   // Draw these logical instances (each < size(), repeats allowed), in this order; an empty span
   // restores "all, in logical order". Uploaded by the next sync().
   Result<void> set_drawn(std::span<const uint32_t> logical);
