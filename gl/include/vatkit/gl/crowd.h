@@ -1,7 +1,8 @@
 // vatkit/gl/crowd.h: crowds of VAT-animated instances, lit, shadowed, drawn with OpenGL.
 //
 // A Crowd is one uploaded VAT (vat_gpu.h) drawn N times:
-//  - per-instance world matrices (set_world; or position + heading, set_placement, 16 bytes), tints
+//  - per-instance world matrices (set_world; or position + heading, set_placement, 16 bytes, which
+//    the shaders may also move by the clock: set_motion), tints
 //    (set_tint), and the playback table (the runtime's InstanceTable,
 //    instance_table.h: set_instance(crowd.table(), i, instance, now)), both keyed by the LOGICAL
 //    instance index and uploaded as buffer textures;
