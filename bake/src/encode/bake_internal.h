@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,23 @@ Result<std::function<void(uint32_t clip, float time_s, std::span<glm::vec3> posi
     const Asset& source, const Vat& vat);
 
 Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& vat, const MeasureRequest& request);
+
+// measure_subset.cpp: a few of a VAT's vertices that stand for all of them in the frame-rate
+// search's tries: for each joint the vertices it moves most that lie furthest along the axes and
+// diagonals, its most blended vertex, each morph target's furthest vertex, and about `spread`
+// vertices evenly over the rest (every vertex when `spread` is at least their number).
+// measure_clips(subset.asset, subset_vat(vat, subset)) gives each kept vertex the error the whole
+// measurement gives it, so its max is a lower bound of the whole's. Nullopt where the VAT's
+// sources do not match the asset's primitives (measure_clips says why).
+struct VertexSubset {
+  Asset asset;                              // the source, each measured primitive cut to its kept vertices
+  std::vector<std::vector<uint32_t>> kept;  // per Vat source range: the vertices kept, ascending
+  uint32_t count = 0;                       // vertices kept
+  uint32_t whole = 0;                       // vertices of the VAT's sources
+};
+std::optional<VertexSubset> choose_vertex_subset(const Asset& source, const Vat& vat, uint32_t spread);
+// The VAT with only the subset's vertices (its per-vertex planes copied, one frame row each).
+Vat subset_vat(const Vat& vat, const VertexSubset& subset);
 
 // ---- the bake ----------------------------------------------------------------------------------
 
