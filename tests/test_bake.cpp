@@ -1047,7 +1047,7 @@ TEST(BakeFrameRateSearch, SubsetMeasuresEachVertexAsTheWholeDoes) {
       const auto whole = measure_ok(a, v);
       for (uint32_t spread : {1u << 30, 64u}) {
         SCOPED_TRACE(std::string(to_string(v.encoding)) + " " + to_string(p) + " spread " + std::to_string(spread));
-        auto subset = detail::choose_vertex_subset(a, v, spread);
+        auto subset = detail::choose_vertex_subset(a, v.geometry, spread);
         ASSERT_TRUE(subset.has_value());
         const bool all = spread > v.geometry.vertex_count();
         EXPECT_EQ(subset->count == subset->whole, all);
@@ -1069,6 +1069,44 @@ TEST(BakeFrameRateSearch, SubsetMeasuresEachVertexAsTheWholeDoes) {
           EXPECT_GT(s.between_rows_max_mm, 0.5f * whole[0].between_rows_max_mm);  // it stands for the whole
         }
       }
+    }
+  }
+}
+
+// A delta at f32 or f16 bakes the search's tries on the subset's vertices alone: the texels the
+// whole bake gives those vertices, bit for bit.
+TEST(BakeFrameRateSearch, SubsetDeltaBakeHoldsTheWholeBakesTexels) {
+  const Asset& a = shared_asset("khronos/CesiumMan.glb");
+  for (Precision p : {Precision::F32, Precision::F16}) {
+    SCOPED_TRACE(to_string(p));
+    const BakeOptions o = options_for(EncodingChoice::Delta, p);
+    auto setup = detail::prepare_bake(a, o);
+    ASSERT_TRUE(setup.ok());
+    detail::ClipPlan plan;
+    plan.duration_s = a.animations[0].end_s - a.animations[0].start_s;
+    plan.rows = 41;
+    detail::Progress quiet;
+    auto whole = detail::bake_delta(*setup, {plan}, quiet, false);
+    ASSERT_TRUE(whole.ok());
+    auto subset = detail::choose_vertex_subset(a, setup->rest, 256);
+    ASSERT_TRUE(subset.has_value());
+    detail::BakeSetup own_setup = detail::subset_setup(*setup, *subset);
+    auto own = detail::bake_delta(own_setup, {plan}, quiet, false);
+    ASSERT_TRUE(own.ok());
+    const Vat cut = detail::subset_vat(*whole, *subset);
+    ASSERT_EQ(own->geometry.vertex_count(), subset->count);
+    ASSERT_EQ(own->planes.size(), cut.planes.size());
+    for (size_t i = 0; i < cut.planes.size(); ++i) {
+      const Plane &x = own->planes[i], &y = cut.planes[i];
+      if (y.semantic == PlaneSemantic::Slots) continue;
+      ASSERT_EQ(x.format, y.format);
+      const uint32_t tb = texel_bytes(x.format);
+      size_t differ = 0;
+      for (uint32_t row = 0; row < plan.rows; ++row)
+        for (uint32_t v = 0; v < subset->count; ++v)
+          differ += std::memcmp(x.data.data() + (size_t(row) * x.rows_per_frame * x.width + v) * tb,
+                                y.data.data() + (size_t(row) * y.rows_per_frame * y.width + v) * tb, tb) != 0;
+      EXPECT_EQ(differ, 0u) << "plane " << i;
     }
   }
 }
@@ -1128,7 +1166,7 @@ TEST(BakeFrameRateSearch, ConfirmsOnEveryVertexWhatTheSubsetPassed) {
     o.max_error_mm = 1.0f;
     const Vat v = bake_ok(a, o);
     // The subset misses the moving vertex, and sees no error at any rate: the test tests the confirmation.
-    auto subset = detail::choose_vertex_subset(a, v, 256);
+    auto subset = detail::choose_vertex_subset(a, v.geometry, 256);
     ASSERT_TRUE(subset.has_value());
     ASSERT_LT(subset->count * 3, subset->whole * 2);
     EXPECT_FALSE(std::binary_search(subset->kept[0].begin(), subset->kept[0].end(), hidden));

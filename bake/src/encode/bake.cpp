@@ -642,9 +642,11 @@ struct Baker {
   std::vector<std::string> row_notes;  // fixed_rate_rows' notes
   std::vector<std::string> reasons;    // Auto: why each candidate was taken or left
   std::string candidate_precision;     // Auto: the candidate's precision where not the requested one
-  // The search's vertex subset per encoding (RowSearch): made from the first try's VAT; nullopt
-  // where a subset would save too little.
-  std::map<Encoding, std::optional<detail::VertexSubset>> subsets;
+  // The search's vertex subset (RowSearch), made at its first try; none where it would save too
+  // little. A delta at f32 or f16 bakes its tries on `subset_delta`, the subset's own setup.
+  bool subset_made = false;
+  std::optional<detail::VertexSubset> subset;
+  std::optional<detail::BakeSetup> subset_delta;
   // search_clips: each clip's whole measurement at the rows found, what the final bake's
   // measurement of that clip gives (BakeFrameRateSearch.ReportsWhatAFreshMeasurementGives).
   std::vector<ClipError> searched;
@@ -867,45 +869,74 @@ struct RowSearch {
     return baker.bake_encoding(e, {p}, quiet, false);
   }
 
-  // The encoding's subset, made from its first try's VAT; null once the search measures every vertex.
-  const detail::VertexSubset* subset_for(const Vat& vat) {
+  // The subset (Baker::subset, made at the first try); null once the search measures every vertex.
+  const detail::VertexSubset* subset() {
     if (whole) return nullptr;
-    auto it = baker.subsets.find(e);
-    if (it == baker.subsets.end()) {
-      auto subset = detail::choose_vertex_subset(baker.asset, vat, kSubsetSpread);
+    if (!baker.subset_made) {
+      baker.subset_made = true;
+      // The rig's geometry has the rest geometry's sources (a rig-only bake takes the latter's).
+      const VatGeometry& g = e == Encoding::Rig ? baker.setup.rig_geometry : baker.setup.rest;
+      baker.subset = detail::choose_vertex_subset(baker.asset, g, kSubsetSpread);
       // Less than a third saved does not pay for the whole measurement that confirms a pass.
-      if (subset && uint64_t(subset->count) * 3 > uint64_t(subset->whole) * 2) subset.reset();
-      if (std::getenv("VATKIT_DEBUG_SEARCH"))
-        std::fprintf(stderr, "search subset %u of %u vertices\n", subset ? subset->count : 0u,
-                     subset ? subset->whole : 0u);
-      it = baker.subsets.emplace(e, std::move(subset)).first;
+      if (baker.subset && uint64_t(baker.subset->count) * 3 > uint64_t(baker.subset->whole) * 2) baker.subset.reset();
+      if (std::getenv("VATKIT_DEBUG_SEARCH") && baker.subset)
+        std::fprintf(stderr, "search subset %u of %u vertices\n", baker.subset->count, baker.subset->whole);
     }
-    return it->second ? &*it->second : nullptr;
+    return baker.subset ? &*baker.subset : nullptr;
+  }
+
+  // A try's VAT on the subset's vertices alone, where the texels of a vertex are its own (delta at
+  // f32 or f16; q16's ranges are the clip's over every vertex); else nullopt.
+  std::optional<Result<Vat>> bake_on_subset(uint32_t rows, const detail::VertexSubset& sub) {
+    if (e != Encoding::Delta || baker.setup.options->precision == Precision::Q16) return std::nullopt;
+    ClipPlan p = clip;
+    p.rows = rows;
+    if (auto fit = detail::check_fits(baker.setup, e, {p}); !fit) return Result<Vat>(fit.error());
+    if (!baker.subset_delta) baker.subset_delta = detail::subset_setup(baker.setup, sub);
+    detail::Progress quiet;
+    return detail::bake_delta(*baker.subset_delta, {p}, quiet, false);
+  }
+
+  // The try's measurement: on the subset's vertices while there is one.
+  Result<std::vector<detail::ClipMeasure>> measure_try(uint32_t rows, float abort_mm, std::optional<Vat>& whole_vat) {
+    const detail::VertexSubset* sub = subset();
+    if (auto own = sub ? bake_on_subset(rows, *sub) : std::nullopt) {
+      if (!*own) return own->error();
+      return baker.measure_against(sub->asset, **own, abort_mm, "search");
+    }
+    auto vat = bake_at(rows);
+    if (!vat) return vat.error();
+    whole_vat = std::move(*vat);
+    return sub ? baker.measure_against(sub->asset, detail::subset_vat(*whole_vat, *sub), abort_mm, "search")
+               : baker.measure(*whole_vat, abort_mm, "search");
   }
 
   // Bakes and measures the clip at `rows`; `predict`: the error feeds a prediction.
   Result<bool> eval(uint32_t rows, bool predict = false) {
     if (const Tried* t = find(rows); t && (t->exact || !predict || t->pass)) return t->pass;
-    auto vat = bake_at(rows);
-    if (!vat) return vat.error();
-    const float abort_mm = budget_mm * (predict ? kPredictAbort : 1.0f);
-    const detail::VertexSubset* sub = subset_for(*vat);
-    auto m = sub ? baker.measure_against(sub->asset, detail::subset_vat(*vat, *sub), abort_mm, "search")
-                 : baker.measure(*vat, abort_mm, "search");
+    const auto t0 = std::chrono::steady_clock::now();
+    std::optional<Vat> vat;  // the whole VAT where the try baked one
+    auto m = measure_try(rows, budget_mm * (predict ? kPredictAbort : 1.0f), vat);
     if (!m) return m.error();
     const detail::ClipMeasure& cm = (*m)[0];
     const bool pass = !cm.exceeded && cm.max_mm() <= budget_mm;
-    std::erase_if(tried, [&](const Tried& t) { return t.rows == rows; });
-    tried.push_back(Tried{rows, pass, cm.max_mm(), !cm.exceeded, cm.error.on_rows_max_mm, !sub, cm.error});
-    if (pass && sub && (!kept || rows < kept_rows)) {
+    record(rows, cm, !whole && baker.subset);
+    if (pass && !whole && baker.subset && vat && (!kept || rows < kept_rows)) {
       kept = std::move(*vat);
       kept_rows = rows;
     }
     if (std::getenv("VATKIT_DEBUG_SEARCH")) {
-      std::fprintf(stderr, "search %s rows %u err %g%s pass %d%s\n", clip.name.c_str(), rows, cm.max_mm(),
-                   cm.exceeded ? " or more" : "", int(pass), sub ? " (subset)" : "");
+      std::fprintf(stderr, "search %s rows %u err %g%s pass %d%s %.0f us\n", clip.name.c_str(), rows, cm.max_mm(),
+                   cm.exceeded ? " or more" : "", int(pass), !whole && baker.subset ? " (subset)" : "",
+                   std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     }
     return pass;
+  }
+
+  void record(uint32_t rows, const detail::ClipMeasure& cm, bool on_subset) {
+    const bool pass = !cm.exceeded && cm.max_mm() <= budget_mm;
+    std::erase_if(tried, [&](const Tried& t) { return t.rows == rows; });
+    tried.push_back(Tried{rows, pass, cm.max_mm(), !cm.exceeded, cm.error.on_rows_max_mm, !on_subset, cm.error});
   }
 
   // Whether `rows` meets the budget on every vertex, with that measurement into `measured`: the
@@ -915,24 +946,29 @@ struct RowSearch {
       *measured = t->error;
       return true;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     Result<Vat> vat = kept && kept_rows == rows ? Result<Vat>(std::move(*kept)) : bake_at(rows);
     kept.reset();
     if (!vat) return vat.error();
-    auto m = baker.measure(*vat, budget_mm, "search");
+    // Measured on to kPredictAbort times the budget: a failure's error feeds the search that follows.
+    auto m = baker.measure(*vat, budget_mm * kPredictAbort, "search");
     if (!m) return m.error();
     const detail::ClipMeasure& cm = (*m)[0];
     *measured = cm.error;
+    record(rows, cm, false);
     if (std::getenv("VATKIT_DEBUG_SEARCH")) {
-      std::fprintf(stderr, "search %s rows %u confirmed %d (%g mm%s)\n", clip.name.c_str(), rows,
-                   int(!cm.exceeded && cm.max_mm() <= budget_mm), cm.max_mm(), cm.exceeded ? " or more" : "");
+      std::fprintf(stderr, "search %s rows %u confirmed %d (%g mm%s) %.0f us\n", clip.name.c_str(), rows,
+                   int(!cm.exceeded && cm.max_mm() <= budget_mm), cm.max_mm(), cm.exceeded ? " or more" : "",
+                   std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     }
     return !cm.exceeded && cm.max_mm() <= budget_mm;
   }
 
-  // After a count that passed on the subset failed on the whole: start again on every vertex.
+  // After a count that passed on the subset failed on the whole: on, measuring every vertex. The
+  // subset's failures stand (its errors are lower bounds); its passes go.
   void measure_every_vertex() {
     whole = true;
-    tried.clear();
+    std::erase_if(tried, [](const Tried& t) { return !t.whole && t.pass; });
     kept.reset();
   }
 
@@ -1085,7 +1121,6 @@ Result<uint32_t> Baker::search_rows(Encoding e, const ClipPlan& clip, float budg
       " fps" + (max_rows < rate_rows ? " (the texture size limit's " + std::to_string(max_rows) + " rows)" : "");
   RowSearch search{*this, e, clip, budget_mm, max_rows, max_rate, {}};
   if (max_rows <= 1) {
-    search.whole = true;
     auto vat = search.bake_at(1);
     if (!vat) return vat.error();
     auto m = measure(*vat, 0.0f, "search");

@@ -138,21 +138,41 @@ Asset cut_asset(const Asset& source, const std::map<std::array<uint32_t, 2>, std
   return out;
 }
 
+// The geometry with only the subset's vertices (no triangles); the kept vertices' indices in it
+// into `vertices`, in its merged order.
+VatGeometry cut_geometry(const VatGeometry& whole, const VertexSubset& subset, std::vector<uint32_t>& vertices) {
+  VatGeometry g = whole;
+  g.sources.clear();
+  for (size_t s = 0; s < whole.sources.size(); ++s) {
+    SourceRange r = whole.sources[s];
+    for (uint32_t v : subset.kept[s]) vertices.push_back(r.first_vertex + v);
+    r.first_vertex = uint32_t(vertices.size() - subset.kept[s].size());
+    r.vertex_count = r.source_vertex_count = uint32_t(subset.kept[s].size());
+    g.sources.push_back(r);
+  }
+  for (auto* v : {&g.positions, &g.normals, &g.bind_positions, &g.bind_normals}) keep_only(*v, vertices);
+  for (auto* v : {&g.tangents, &g.bind_tangents, &g.slot_weights0, &g.slot_weights1}) keep_only(*v, vertices);
+  keep_only(g.texcoords0, vertices), keep_only(g.colors0, vertices);
+  keep_only(g.slots0, vertices), keep_only(g.slots1, vertices);
+  g.indices.clear(), g.groups.clear(), g.lods.clear();
+  return g;
+}
+
 }  // namespace
 
-std::optional<VertexSubset> choose_vertex_subset(const Asset& source, const Vat& vat, uint32_t spread) {
+std::optional<VertexSubset> choose_vertex_subset(const Asset& source, const VatGeometry& geometry, uint32_t spread) {
   std::map<std::array<uint32_t, 2>, std::vector<uint32_t>> kept;
   uint64_t whole = 0;
-  for (const SourceRange& s : vat.geometry.sources) whole += s.vertex_count;
+  for (const SourceRange& s : geometry.sources) whole += s.vertex_count;
   const uint32_t stride = uint32_t(std::max<uint64_t>(1, whole / std::max(spread, 1u)));
-  for (const SourceRange& s : vat.geometry.sources) {
+  for (const SourceRange& s : geometry.sources) {
     if (s.mesh >= source.meshes.size() || s.primitive >= source.meshes[s.mesh].primitives.size()) return std::nullopt;
     const Primitive& p = source.meshes[s.mesh].primitives[s.primitive];
     if (p.vertex_count() != s.vertex_count) return std::nullopt;  // measure_clips says why
     if (!kept.count({s.mesh, s.primitive})) kept[{s.mesh, s.primitive}] = pick_vertices(p, stride);
   }
   VertexSubset out;
-  for (const SourceRange& s : vat.geometry.sources) {
+  for (const SourceRange& s : geometry.sources) {
     out.kept.push_back(kept[{s.mesh, s.primitive}]);
     out.count += uint32_t(out.kept.back().size());
   }
@@ -161,23 +181,24 @@ std::optional<VertexSubset> choose_vertex_subset(const Asset& source, const Vat&
   return out;
 }
 
+BakeSetup subset_setup(const BakeSetup& whole, const VertexSubset& subset) {
+  BakeSetup out;
+  out.asset = &subset.asset;
+  out.options = whole.options;
+  out.threads = whole.threads;
+  out.name = whole.name;
+  std::vector<uint32_t> vertices;
+  out.rest = cut_geometry(whole.rest, subset, vertices);
+  out.rest_world = whole.rest_world;
+  out.tangents = whole.tangents;
+  out.joint_slots = whole.joint_slots;
+  return out;
+}
+
 Vat subset_vat(const Vat& vat, const VertexSubset& subset) {
   std::vector<uint32_t> vertices;  // the kept vertices in the VAT's merged order
   Vat out = vat;
-  out.geometry.sources.clear();
-  for (size_t s = 0; s < vat.geometry.sources.size(); ++s) {
-    SourceRange r = vat.geometry.sources[s];
-    for (uint32_t v : subset.kept[s]) vertices.push_back(r.first_vertex + v);
-    r.first_vertex = uint32_t(vertices.size() - subset.kept[s].size());
-    r.vertex_count = r.source_vertex_count = uint32_t(subset.kept[s].size());
-    out.geometry.sources.push_back(r);
-  }
-  VatGeometry& g = out.geometry;
-  for (auto* v : {&g.positions, &g.normals, &g.bind_positions, &g.bind_normals}) keep_only(*v, vertices);
-  for (auto* v : {&g.tangents, &g.bind_tangents, &g.slot_weights0, &g.slot_weights1}) keep_only(*v, vertices);
-  keep_only(g.texcoords0, vertices), keep_only(g.colors0, vertices);
-  keep_only(g.slots0, vertices), keep_only(g.slots1, vertices);
-  g.indices.clear(), g.groups.clear(), g.lods.clear();
+  out.geometry = cut_geometry(vat.geometry, subset, vertices);
   // The per-vertex planes, texel by texel into planes one frame row high; their own storage.
   auto bytes = std::make_shared<std::vector<std::vector<uint8_t>>>();
   for (Plane& p : out.planes) {
