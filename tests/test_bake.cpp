@@ -1117,16 +1117,10 @@ TEST(BakeFrameRateSearch, SubsetDeltaBakeHoldsTheWholeBakesTexels) {
 Asset one_moving_vertex(uint32_t hidden) {
   Asset a;
   a.source = "grid.gltf";
-  Node still;
-  still.name = "still";
-  Node turning;
-  turning.name = "turning";
-  turning.parent = 0;
-  Node m;
-  m.name = "grid";
-  m.mesh = 0;
-  m.skin = 0;
-  a.nodes = {still, turning, m};
+  a.nodes.resize(3);  // "still" (the root), "turning" (its child), "grid" (the skinned mesh)
+  a.nodes[0].name = "still", a.nodes[1].name = "turning", a.nodes[2].name = "grid";
+  a.nodes[1].parent = 0;
+  a.nodes[2].mesh = a.nodes[2].skin = 0;
   Mesh mesh;
   Primitive p;
   constexpr uint32_t n = 64;
