@@ -830,9 +830,10 @@ struct Baker {
 // measurements where there are two). So a measurement that only needs a verdict stops at the first
 // sample above the budget, and one that feeds a prediction stops only above kPredictAbort times
 // the budget (then its error is a lower bound, and the rows grow at least by sqrt(kPredictAbort)).
-// And the tries measure a subset of the vertices (detail::VertexSubset): its error is a lower
-// bound of the whole's, so its failures are failures; the count the phases end on is confirmed
-// by measuring every vertex, and where that fails the search starts again measuring every vertex.
+// And the tries measure a subset of the vertices (detail::VertexSubset; a delta at f32 or f16
+// bakes only those): its error is a lower bound of the whole's, so its failures are failures. The
+// count the phases end on is confirmed by measuring every vertex (that measurement is the bake's
+// report); where it fails, the search goes on measuring every vertex, the subset's failures kept.
 struct RowSearch {
   static constexpr float kPredictAbort = 16.0f;
   static constexpr uint32_t kSubsetSpread = 256;  // VertexSubset's evenly spread vertices
