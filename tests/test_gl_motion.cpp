@@ -119,6 +119,61 @@ bool expected_motion(const ClipTriangles& m, const glm::vec2& at, glm::vec2& mot
   return clear;
 }
 
+// Every other pixel of `target`'s motion attachment against the CPU's expectation from `mesh`:
+// within 2e-5 where a triangle covers the pixel clear of its edges, (0, 0) on the background.
+void expect_motion_matches(const gl::RenderTarget& target, const ClipTriangles& mesh, const std::string& what) {
+  std::vector<float> motion(size_t(kWidth) * kHeight * 2);
+  ASSERT_TRUE(target.read_motion(motion).ok());
+  size_t compared = 0, background = 0;
+  float worst = 0.0f, largest = 0.0f;
+  for (int row = 1; row < kHeight; row += 2) {
+    for (int col = 1; col < kWidth; col += 2) {
+      const glm::vec2 at((float(col) + 0.5f) / kWidth * 2.0f - 1.0f,
+                         (float(kHeight - 1 - row) + 0.5f) / kHeight * 2.0f - 1.0f);
+      const glm::vec2 got(motion[(size_t(row) * kWidth + size_t(col)) * 2],
+                          motion[(size_t(row) * kWidth + size_t(col)) * 2 + 1]);
+      glm::vec2 want(0.0f);
+      if (!expected_motion(mesh, at, want)) {
+        if (want == glm::vec2(0.0f) && got == glm::vec2(0.0f)) ++background;
+        continue;
+      }
+      const float err = glm::length(got - want);
+      worst = std::max(worst, err);
+      largest = std::max(largest, glm::length(want));
+      ++compared;
+      EXPECT_LE(err, 2e-5f) << "pixel " << col << "," << row << " got " << got.x << "," << got.y << " want " << want.x
+                            << "," << want.y;
+    }
+  }
+  std::printf("[motion] %s: %zu pixels compared, max error %.3g (largest motion %.3g), %zu background\n", what.c_str(),
+              compared, worst, largest, background);
+  EXPECT_GT(compared, 100u);
+  EXPECT_GT(largest, 0.01f);  // the motion is not trivial
+  EXPECT_GT(background, 100u);
+}
+
+gl::PropMesh hand_box(float size) {
+  return gl::box_prop(glm::vec3(0.04f, 0.08f, 0.04f) * size, glm::vec3(0.0f, 0.05f, 0.0f) * size);
+}
+
+gl::PropDesc hand_box_desc(const Vat& vat) {
+  gl::PropDesc desc;
+  desc.slot = uint32_t(find_slot(vat, std::string("hand.R")).value());
+  desc.offset = glm::rotate(glm::mat4(1.0f), 0.3f, glm::vec3(1.0f, 0.0f, 0.0f));
+  return desc;
+}
+
+Result<gl::RenderTarget> motion_target() {
+  gl::RenderTargetDesc desc{kWidth, kHeight};
+  desc.motion_vectors = true;
+  return gl::RenderTarget::create(desc);
+}
+
+// A placement (x, y, z, heading) as the shaders build it: translate x rotate_y.
+glm::mat4 placement_matrix(const glm::vec4& p) {
+  return glm::rotate(glm::translate(glm::mat4(1.0f), glm::vec3(p)), p.w, glm::vec3(0.0f, 1.0f, 0.0f));
+}
+
 void write_instances(const Vat& vat, gl::Crowd& crowd, float size) {
   for (uint32_t i = 0; i < crowd.size(); ++i) {
     Instance in;
@@ -145,17 +200,12 @@ TEST_F(GlMotion, MotionTargetMatchesTheMirrorAtBothTimes) {
       write_instances(*vat, *crowd, size);
       if (HasFatalFailure()) return;
       // A box in every right hand: props write motion vectors too.
-      const gl::PropMesh prop =
-          gl::box_prop(glm::vec3(0.04f, 0.08f, 0.04f) * size, glm::vec3(0.0f, 0.05f, 0.0f) * size);
-      gl::PropDesc prop_desc;
-      prop_desc.slot = uint32_t(find_slot(*vat, std::string("hand.R")).value());
-      prop_desc.offset = glm::rotate(glm::mat4(1.0f), 0.3f, glm::vec3(1.0f, 0.0f, 0.0f));
+      const gl::PropMesh prop = hand_box(size);
+      const gl::PropDesc prop_desc = hand_box_desc(*vat);
       ASSERT_TRUE(crowd->attach(prop, prop_desc).ok());
       Result<gl::Renderer> renderer = gl::Renderer::create({256});
       ASSERT_TRUE(renderer.ok()) << renderer.error().message;
-      gl::RenderTargetDesc desc{kWidth, kHeight};
-      desc.motion_vectors = true;
-      Result<gl::RenderTarget> target = gl::RenderTarget::create(desc);
+      Result<gl::RenderTarget> target = motion_target();
       ASSERT_TRUE(target.ok()) << target.error().message;
       const float aspect = float(kWidth) / float(kHeight);
       const gl::Camera a = gl::camera_for_bounds(crowd->world_bounds(), aspect, 20.0f, 15.0f);
@@ -174,40 +224,55 @@ TEST_F(GlMotion, MotionTargetMatchesTheMirrorAtBothTimes) {
       crowd->set_world(2, glm::rotate(previous[2], 0.08f, glm::vec3(0.0f, 1.0f, 0.0f)));
       for (uint32_t i = 0; i < crowd->size(); ++i) now[i] = crowd->world(i);
       renderer->render(*target, *crowd, b, t1, options);
-      std::vector<float> motion(size_t(kWidth) * kHeight * 2);
-      ASSERT_TRUE(target->read_motion(motion).ok());
-
       const Frames frames{t1, t0, now, previous, b.projection(aspect) * b.view(), a.projection(aspect) * a.view()};
-      const ClipTriangles mesh = clip_triangles(*vat, crowd->table(), frames, prop, prop_desc);
-      size_t compared = 0, background = 0;
-      float worst = 0.0f, largest = 0.0f;
-      for (int row = 1; row < kHeight; row += 2) {
-        for (int col = 1; col < kWidth; col += 2) {
-          const glm::vec2 at((float(col) + 0.5f) / kWidth * 2.0f - 1.0f,
-                             (float(kHeight - 1 - row) + 0.5f) / kHeight * 2.0f - 1.0f);
-          const glm::vec2 got(motion[(size_t(row) * kWidth + size_t(col)) * 2],
-                              motion[(size_t(row) * kWidth + size_t(col)) * 2 + 1]);
-          glm::vec2 want(0.0f);
-          const bool covered = expected_motion(mesh, at, want);
-          if (!covered) {
-            if (want == glm::vec2(0.0f) && got == glm::vec2(0.0f)) ++background;
-            continue;
-          }
-          const float err = glm::length(got - want);
-          worst = std::max(worst, err);
-          largest = std::max(largest, glm::length(want));
-          ++compared;
-          EXPECT_LE(err, 2e-5f) << "pixel " << col << "," << row << " got " << got.x << "," << got.y << " want "
-                                << want.x << "," << want.y;
-        }
-      }
-      std::printf("[motion] %s %s: %zu pixels compared, max error %.3g (largest motion %.3g), %zu background\n",
-                  test::short_name(e), culling ? "culled" : "direct", compared, worst, largest, background);
-      EXPECT_GT(compared, 100u);
-      EXPECT_GT(largest, 0.01f);  // the motion is not trivial
-      EXPECT_GT(background, 100u);
+      expect_motion_matches(*target, clip_triangles(*vat, crowd->table(), frames, prop, prop_desc),
+                            std::string(test::short_name(e)) + (culling ? " culled" : " direct"));
     }
   }
+}
+
+// A crowd of positions + headings (CrowdTransforms::PositionHeading): one agent dead-reckoned on
+// the GPU (set_motion), one moved by set_placement between the renders, each with a box in hand.
+// The previous placements are the previous render's (the placement buffer's copy, moved by the
+// motion at the previous time), so the expectation places the mirror's vertices by
+// placement_at(i, t) at both times.
+TEST_F(GlMotion, MotionFollowsPlacementsAndGpuMotion) {
+  const Vat* vat = test::test_bake(BakeKey{"sample", Encoding::Delta, Precision::F32});
+  ASSERT_NE(vat, nullptr);
+  const float size = glm::length(vat->bounds.max - vat->bounds.min);
+  Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
+  ASSERT_TRUE(gpu.ok()) << gpu.error().message;
+  gl::CrowdDesc crowd_desc;
+  crowd_desc.transforms = gl::CrowdTransforms::PositionHeading;
+  Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, 4, crowd_desc);
+  ASSERT_TRUE(crowd.ok()) << crowd.error().message;
+  write_instances(*vat, *crowd, size);
+  if (HasFatalFailure()) return;
+  const gl::PropMesh prop = hand_box(size);
+  const gl::PropDesc prop_desc = hand_box_desc(*vat);
+  ASSERT_TRUE(crowd->attach(prop, prop_desc).ok());
+  crowd->set_motion(1, glm::vec3(0.3f, 0.0f, 0.2f) * size, 1.5f, 0.5f);
+  Result<gl::Renderer> renderer = gl::Renderer::create({256});
+  ASSERT_TRUE(renderer.ok()) << renderer.error().message;
+  Result<gl::RenderTarget> target = motion_target();
+  ASSERT_TRUE(target.ok()) << target.error().message;
+  const float aspect = float(kWidth) / float(kHeight);
+  const gl::Camera camera = gl::camera_for_bounds(crowd->world_bounds(), aspect, 20.0f, 15.0f);
+  const glm::mat4 vp = camera.projection(aspect) * camera.view();
+  gl::RenderOptions options;
+  options.ground = false;
+  options.shadows = false;
+  const float t0 = 0.7f, t1 = 0.75f;
+  renderer->render(*target, *crowd, camera, t0, options);
+  std::vector<glm::mat4> previous(crowd->size()), now(crowd->size());
+  for (uint32_t i = 0; i < crowd->size(); ++i) previous[i] = placement_matrix(crowd->placement_at(i, t0));
+  const glm::vec4 p2 = crowd->placement_at(2, t0);
+  crowd->set_placement(2, glm::vec3(p2) + glm::vec3(0.0f, 0.0f, 0.03f) * size, p2.w - 0.1f);
+  for (uint32_t i = 0; i < crowd->size(); ++i) now[i] = placement_matrix(crowd->placement_at(i, t1));
+  EXPECT_NE(now[1], previous[1]);  // the GPU's motion moved it
+  renderer->render(*target, *crowd, camera, t1, options);
+  const Frames frames{t1, t0, now, previous, vp, vp};
+  expect_motion_matches(*target, clip_triangles(*vat, crowd->table(), frames, prop, prop_desc), "placements");
 }
 
 TEST_F(GlMotion, StillSceneHasNoMotion) {

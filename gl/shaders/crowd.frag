@@ -4,6 +4,7 @@ in vec3 v_world_position;
 in vec3 v_world_normal;
 in vec2 v_texcoord0;
 in vec4 v_color0;
+flat in uint v_instance;
 
 uniform vec4 u_base_color_factor;        // linear
 uniform int u_has_base_color_texture;
@@ -21,6 +22,19 @@ in vec4 v_clip_previous;
 layout(location = 1) out vec2 frag_motion;
 #endif
 
+#ifdef VATKIT_SHADE_HOOK
+// CrowdDesc::shade_glsl: the caller's function, appended after this file (docs/rendering.md).
+struct VatkitShadeInput {
+  vec4 base_color;      // linear: material factor x texture x vertex colour x instance tint
+  vec3 world_position;
+  vec3 normal;          // world space, unit, facing the viewer on double-sided faces
+  vec2 texcoord0;
+  uint instance;        // logical instance index
+  vec4 lit;             // what vatkit would write: sRGB-encoded lit colour, alpha as below
+};
+vec4 vatkit_shade(VatkitShadeInput s);
+#endif
+
 void main() {
 #ifdef CROWD_MOTION
   frag_motion = (v_clip_now.xy / v_clip_now.w - v_clip_previous.xy / v_clip_previous.w) * 0.5;
@@ -36,4 +50,7 @@ void main() {
   }
   vec3 color = shade(base.rgb, n, v_world_position);
   frag_color = vec4(linear_to_srgb(color), u_alpha_mode == 2 ? base.a : 1.0);
+#ifdef VATKIT_SHADE_HOOK
+  frag_color = vatkit_shade(VatkitShadeInput(base, v_world_position, n, v_texcoord0, v_instance, frag_color));
+#endif
 }

@@ -1,5 +1,5 @@
 // crowd.vert: one VAT instance's vertex (vatkit::gl::Crowd). Prepended by the library with the
-// decode defines and vat_decode.glsl; CROWD_STATIC draws attributes 0/1 as they are instead of
+// decode defines, vat_decode.glsl and crowd_world.glsl; CROWD_STATIC draws attributes 0/1 as they are instead of
 // decoding (the reference frame of the parity tests, a benchmark's static floor).
 //
 // Per-instance data is read by the LOGICAL instance index: the draw slot (gl_BaseInstanceARB +
@@ -28,7 +28,8 @@ layout(location = 8) in vec4 a_weights1;
 // the address vat_decode reads, as an engine's shader passes it; not gl_VertexID.
 layout(location = 9) in float a_vat_vertex;
 
-uniform samplerBuffer u_crowd_world;     // 4 texels (the columns) per logical instance
+uniform samplerBuffer u_crowd_world;     // crowd_world.glsl: a matrix (4 texels) or a placement per logical instance
+uniform samplerBuffer u_crowd_tint;      // RGBA8 per logical instance (Crowd::set_tint), times the vertex colour
 uniform usamplerBuffer u_crowd_drawn;    // per draw slot: logical instance index (, cache entry + 1)
 #if !defined(CROWD_STATIC)
 uniform samplerBuffer u_crowd_pose_cache;   // rig: 3 texels per slot per entry (vat_pack_slot); delta: 2 (the pose)
@@ -63,6 +64,7 @@ out vec3 v_world_position;
 out vec3 v_world_normal;
 out vec2 v_texcoord0;
 out vec4 v_color0;
+flat out uint v_instance;  // the logical instance index (the shading hook's VatkitShadeInput::instance)
 
 // (logical instance index, cache entry + 1 or 0) of this draw slot.
 uvec2 crowd_drawn_entry() {
@@ -82,12 +84,9 @@ void crowd_add_slot(inout vec4 r0, inout vec4 r1, inout vec4 r2, int base, uint 
 
 // World placement as mirror.h's mirror_vertices: p_w = W p, n_w = normalize(cof(W3) n).
 void crowd_place(int logical, vec3 p, vec3 n, out vec3 wp, out vec3 wn) {
-  int base = logical * 4;
-  vec3 c0 = texelFetch(u_crowd_world, base + 0).xyz;
-  vec3 c1 = texelFetch(u_crowd_world, base + 1).xyz;
-  vec3 c2 = texelFetch(u_crowd_world, base + 2).xyz;
-  vec3 c3 = texelFetch(u_crowd_world, base + 3).xyz;
-  wp = c0 * p.x + c1 * p.y + c2 * p.z + c3;
+  mat4 w = crowd_world(u_crowd_world, logical, u_vat_time);
+  vec3 c0 = w[0].xyz, c1 = w[1].xyz, c2 = w[2].xyz;
+  wp = c0 * p.x + c1 * p.y + c2 * p.z + w[3].xyz;
   vec3 n0 = cross(c1, c2), n1 = cross(c2, c0), n2 = cross(c0, c1);
   if (dot(c0, n0) < 0.0) {
     n0 = -n0;
@@ -101,9 +100,8 @@ void crowd_place(int logical, vec3 p, vec3 n, out vec3 wp, out vec3 wn) {
 
 #ifdef CROWD_MOTION
 vec3 crowd_place_previous(int logical, vec3 p) {
-  int base = logical * 4;
-  return texelFetch(u_crowd_previous_world, base).xyz * p.x + texelFetch(u_crowd_previous_world, base + 1).xyz * p.y +
-         texelFetch(u_crowd_previous_world, base + 2).xyz * p.z + texelFetch(u_crowd_previous_world, base + 3).xyz;
+  mat4 w = crowd_world(u_crowd_previous_world, logical, u_vat_previous_time);
+  return w[0].xyz * p.x + w[1].xyz * p.y + w[2].xyz * p.z + w[3].xyz;
 }
 
 // The vertex's world position at the previous render (rest: its VatRest, filled by main).
@@ -173,7 +171,8 @@ void main() {
   v_world_position = wp;
   v_world_normal = wn;
   v_texcoord0 = a_texcoord0;
-  v_color0 = a_color0;
+  v_color0 = a_color0 * texelFetch(u_crowd_tint, logical);
+  v_instance = uint(logical);
   gl_Position = u_view_projection * vec4(wp, 1.0);
 #ifdef CROWD_MOTION
   VatRest motion_rest;

@@ -28,7 +28,12 @@
 layout(local_size_x = 64) in;
 
 layout(std430, binding = 0) readonly buffer CullDrawn { uint cull_drawn[]; };     // logical indices
+#ifdef CROWD_PLACEMENT
+// CrowdTransforms::PositionHeading: (position, heading about +Y) per logical index (crowd_world.glsl).
+layout(std430, binding = 1) readonly buffer CullWorld { vec4 cull_placement[]; };
+#else
 layout(std430, binding = 1) readonly buffer CullWorld { mat4 cull_world[]; };     // by logical index
+#endif
 layout(std430, binding = 3) buffer CullCounters { uint cull_counters[]; };        // per pass, level
 #ifdef CROWD_POSE_CACHE
 layout(std430, binding = 2) writeonly buffer CullOut { uvec2 cull_out[]; };       // level segments
@@ -60,6 +65,13 @@ uniform vec3 u_lod_centre;                // centre of the VAT's bounds, object 
 uniform float u_lod_texel;                // shadow pass: world size of a shadow-map texel times the
                                           // error budget; 0: the camera's level alone
 
+// The instance's world matrix (CROWD_PLACEMENT: built from its placement moved by its motion).
+#ifdef CROWD_PLACEMENT
+mat4 cull_world_matrix(uint logical) { return crowd_placement_world(cull_placement[logical], int(logical), u_vat_time); }
+#else
+mat4 cull_world_matrix(uint logical) { return cull_world[logical]; }
+#endif
+
 void cull_row_box(int row, out vec3 lo, out vec3 hi) {
   lo = texelFetch(u_cull_row_bounds, row * 2).xyz;
   hi = texelFetch(u_cull_row_bounds, row * 2 + 1).xyz;
@@ -69,7 +81,7 @@ void cull_row_box(int row, out vec3 lo, out vec3 hi) {
 bool cull_instance(uint slot, out uint logical, out mat4 w, out VatPose pose, out int level) {
   logical = cull_drawn[slot];
   level = 0;
-  w = cull_world[logical];
+  w = cull_world_matrix(logical);
   vec3 lo, hi;
   if (u_cull_static != 0) {
     lo = u_cull_static_min;

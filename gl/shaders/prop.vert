@@ -1,5 +1,5 @@
 // prop.vert: a prop's vertex (vatkit::gl props, props.h). Prepended by the library with the
-// decode defines, VAT_SOCKETS and vat_decode.glsl.
+// decode defines, VAT_SOCKETS, vat_decode.glsl and crowd_world.glsl.
 //
 // Draw slot gl_BaseInstanceARB + gl_InstanceID names the instance through the crowd's drawn list
 // (or its culled list: the entry's first component is the logical index), as crowd.vert. The
@@ -10,7 +10,7 @@
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 
-uniform samplerBuffer u_crowd_world;   // 4 texels (the columns) per logical instance
+uniform samplerBuffer u_crowd_world;   // crowd_world.glsl: a matrix or a placement per logical instance
 uniform usamplerBuffer u_crowd_drawn;  // per draw slot: logical instance index (, cache entry + 1)
 uniform float u_vat_time;
 uniform mat4 u_view_projection;
@@ -31,12 +31,6 @@ out vec2 v_texcoord0;
 out vec4 v_color0;
 out mat4 v_socket;  // W_instance * joint world (transform feedback: the parity test)
 
-mat4 prop_world(samplerBuffer worlds, int logical) {
-  int base = logical * 4;
-  return mat4(texelFetch(worlds, base), texelFetch(worlds, base + 1), texelFetch(worlds, base + 2),
-              texelFetch(worlds, base + 3));
-}
-
 // mirror_joint(vat, resolve(table, logical, time), world, slot).
 mat4 prop_socket(int logical, float time, mat4 world) {
   VatPose pose = vat_resolve_instance(logical, time);
@@ -45,7 +39,7 @@ mat4 prop_socket(int logical, float time, mat4 world) {
 
 void main() {
   int logical = int(texelFetch(u_crowd_drawn, gl_BaseInstanceARB + gl_InstanceID).x);
-  mat4 socket = prop_socket(logical, u_vat_time, prop_world(u_crowd_world, logical));
+  mat4 socket = prop_socket(logical, u_vat_time, crowd_world(u_crowd_world, logical, u_vat_time));
   mat4 m = socket * u_prop_offset;
   vec3 wp = (m * vec4(a_position, 1.0)).xyz;
   vec3 c0 = m[0].xyz, c1 = m[1].xyz, c2 = m[2].xyz;
@@ -65,7 +59,7 @@ void main() {
   v_color0 = vec4(1.0);
   gl_Position = u_view_projection * vec4(wp, 1.0);
 #ifdef CROWD_MOTION
-  mat4 previous = prop_socket(logical, u_vat_previous_time, prop_world(u_crowd_previous_world, logical));
+  mat4 previous = prop_socket(logical, u_vat_previous_time, crowd_world(u_crowd_previous_world, logical, u_vat_previous_time));
   v_clip_now = gl_Position;
   v_clip_previous = u_previous_view_projection * (previous * (u_prop_offset * vec4(a_position, 1.0)));
 #endif

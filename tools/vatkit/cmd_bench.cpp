@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_crowds.h"
 #include "cli.h"
 #include "live_skinning.h"
 #include "vatkit/bake.h"
@@ -82,6 +83,8 @@ struct BenchOptions {
   uint64_t seed = 1;
   bool verify_live = false;
   size_t pose_cache_mb = gl::CrowdDesc{}.instance_cache_bytes >> 20;
+  std::string mode = "variants";  // or mixed, agents (bench_crowds.h)
+  uint32_t characters = 4;
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -720,6 +723,23 @@ Result<void> run_bench(const BenchOptions& options) {
   return {};
 }
 
+// --mode mixed | agents: bench_crowds.cpp, with this command's sizes, frames and target.
+Result<void> run_crowd_bench(const BenchOptions& options) {
+  CrowdBenchOptions crowd;
+  crowd.file = options.file;
+  crowd.allow_roots = options.allow_roots;
+  if (auto ok = parse_size("bench", options.size, "1920x1080", crowd.width, crowd.height); !ok) return ok.error();
+  if (auto ok = check_target_size("bench", crowd.width, crowd.height, 1); !ok) return ok.error();
+  Result<std::vector<uint32_t>> counts = parse_instances(options.instances);
+  if (!counts) return counts.error();
+  crowd.counts = *counts;
+  crowd.frames = options.frames;
+  crowd.warmup = options.warmup;
+  crowd.seed = options.seed;
+  crowd.characters = options.characters;
+  return options.mode == "mixed" ? run_mixed_bench(crowd) : run_agents_bench(crowd);
+}
+
 }  // namespace
 
 Command add_bench_command(CLI::App& parent) {
@@ -789,6 +809,16 @@ Command add_bench_command(CLI::App& parent) {
       ->option_text("N");
   app->add_option("--seed", options->seed, "Seed of the crowd's clips, phases and speeds (default 1)")
       ->option_text("S");
+  app->add_option("--mode", options->mode,
+                  "variants (default): the table of variants below; mixed: one character against --characters "
+                  "crowds with the same triangles (shadows on); agents: N agents moved every frame through full "
+                  "matrices against position + heading, CPU ms and bytes uploaded per frame")
+      ->check(CLI::IsMember({"variants", "mixed", "agents"}))
+      ->option_text("variants|mixed|agents");
+  app->add_option("--characters", options->characters,
+                  "--mode mixed: crowds (uploads of the character) the instances are dealt over (default 4; 2 to 64)")
+      ->check(CLI::Range(uint32_t(2), uint32_t(64)))
+      ->option_text("N");
   app->add_flag("--verify-live", options->verify_live,
                 "Before timing, check the live-skinning path against the reference skinner and the rig "
                 "decode (16 instances, 3 times); fail if it is off the reference");
@@ -805,8 +835,10 @@ Command add_bench_command(CLI::App& parent) {
       "Examples:\n"
       "  vatkit bench --instances 1k,10k --frames 30\n"
       "  vatkit bench Fox.glb --camera person --instances 100k,1M --variants static,rig,delta-q16\n"
-      "  vatkit bench --no-culling --json bench.json");
-  return {app, [options]() { return run_bench(*options); }};
+      "  vatkit bench --no-culling --json bench.json\n"
+      "  vatkit bench --mode mixed --instances 10k,100k\n"
+      "  vatkit bench --mode agents --instances 100k");
+  return {app, [options]() { return options->mode == "variants" ? run_bench(*options) : run_crowd_bench(*options); }};
 }
 
 }  // namespace vatkit::cli

@@ -1,7 +1,9 @@
-// vatkit render [FILE] [--instances N] [--time T] [--size WxH] [--layout grid|random] [--seed S]
+// vatkit render [FILE...] [--instances N] [--tint none|palette] [--time T] [--size WxH] [--layout grid|random] [--seed
+// S]
 // [--frames K --fps F] [-o OUT.png|OUT.mp4|OUT.webp]: a crowd of desynchronised instances rendered
 // headless (vatkit::gl: EGL, VAT decode on the GPU, shadows) and written as PNG, or the K frames as
-// one video (video/video.h).
+// one video (video/video.h). Several files make a mixed crowd: instance i of the spread is drawn
+// with file i mod F (round-robin), one Crowd per file, all in one Renderer::render.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -9,7 +11,9 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "bake_options.h"
 #include "cli.h"
@@ -32,7 +36,9 @@ namespace {
 constexpr double kMaxTime = 1e7;  // seconds either side of 0, for --time and every frame's clock
 
 struct RenderOptions {
-  std::string file;
+  std::string file;                // the first of `files` (the one the report and --scene-out name)
+  std::vector<std::string> files;  // empty: the built-in sample
+  std::string tint = "none";
   std::vector<std::string> allow_roots;
   uint32_t instances = 64;
   double time_s = 1.0;
@@ -49,35 +55,9 @@ struct RenderOptions {
   bool no_shadows = false;
   std::string shading = "lit";
   std::string scene_out;
-  std::string prop;          // --prop SPEC (render_prop.h)
   bool root_motion = false;  // --root-motion
+  std::string prop;          // --prop SPEC (render_prop.h)
 };
-
-// --root-motion: each instance stands at its spread world at the first frame's clock and from
-// there moves by its clip's root motion (root_motion.h), in its own heading: world(t) =
-// spread world x root_motion_between(playback, first clock, t).
-struct Movers {
-  std::vector<glm::mat4> base;
-  std::vector<Playback> playbacks;
-  float first = 0.0f;
-};
-
-Movers movers_of(const gl::Crowd& crowd, float first) {
-  Movers m;
-  m.first = first;
-  for (uint32_t i = 0; i < crowd.size(); ++i) {
-    m.base.push_back(crowd.world(i));
-    m.playbacks.push_back(playback(crowd.table(), i));
-  }
-  return m;
-}
-
-void move_crowd(const Vat& vat, const Movers& m, gl::Crowd& crowd, float t) {
-  for (uint32_t i = 0; i < m.base.size(); ++i) {
-    crowd.set_world(i, m.base[i] * root_motion_between(vat, m.playbacks[i], m.first, t).matrix());
-  }
-  crowd.recompute_bounds();
-}
 
 void append_matrix(std::string& out, const glm::mat4& m) {
   out += "[";
@@ -170,20 +150,24 @@ Result<void> write_scene_file(const RenderOptions& options, const Vat& vat, int 
 }
 
 // The line on stdout: what was written, from what, how large and how many triangles.
-void print_report(const RenderOptions& options, const Vat& vat, gl::Renderer& renderer, const gl::Crowd& crowd,
-                  int width, int height, bool video) {
+void print_report(const RenderOptions& options, const std::vector<Vat>& vats, gl::Renderer& renderer,
+                  std::span<gl::Crowd* const> crowds, int width, int height, bool video) {
   uint64_t triangles = renderer.stats().triangles;
-  if (Result<gl::CullingStats> culled = renderer.read_culling_stats(crowd)) {
-    triangles += culled->triangles + culled->shadow_triangles;
+  for (const gl::Crowd* crowd : crowds) {
+    if (Result<gl::CullingStats> culled = renderer.read_culling_stats(*crowd)) {
+      triangles += culled->triangles + culled->shadow_triangles;
+    }
   }
+  const Vat& vat = vats[0];
+  std::string source = printable(vat.source);
+  for (size_t f = 1; f < vats.size(); ++f) source += " + " + printable(vats[f].source);
   char rate[48] = "";
   if (video) std::snprintf(rate, sizeof(rate), " at %g fps", options.fps);
   std::printf("%s: %u instance%s of %s (%s %s, %zu clip%s), %dx%d, %u frame%s%s, %llu triangles per frame\n",
               printable(video ? options.output : frame_path(options.output, options.frames, 0)).c_str(),
-              options.instances, options.instances == 1 ? "" : "s", printable(vat.source).c_str(),
-              to_string(vat.encoding), to_string(vat.precision), vat.clips.size(), vat.clips.size() == 1 ? "" : "s",
-              width, height, options.frames, options.frames == 1 ? "" : "s", rate,
-              static_cast<unsigned long long>(triangles));
+              options.instances, options.instances == 1 ? "" : "s", source.c_str(), to_string(vat.encoding),
+              to_string(vat.precision), vat.clips.size(), vat.clips.size() == 1 ? "" : "s", width, height,
+              options.frames, options.frames == 1 ? "" : "s", rate, static_cast<unsigned long long>(triangles));
 }
 
 // Where the frames go: PNG files written as they come (OUT.png, or OUT-0000.png ... for a
@@ -243,10 +227,53 @@ struct RenderSetup {
   gl::RenderOptions render_options;
 };
 
+// --root-motion: each instance stands at its spread world at the first frame's clock and from
+// there moves by its clip's root motion (root_motion.h), in its own heading: world(t) =
+// spread world x root_motion_between(playback, first clock, t).
+struct Movers {
+  struct Instance {
+    gl::Crowd* crowd;
+    uint32_t index;
+    const Vat* vat;
+    glm::mat4 base;
+    Playback playback;
+  };
+  std::vector<Instance> instances;
+  float first = 0.0f;
+};
+
+Movers movers_of(const std::vector<Vat>& vats, std::span<gl::Crowd* const> crowds, float first) {
+  Movers m;
+  m.first = first;
+  for (size_t c = 0; c < crowds.size(); ++c) {
+    for (uint32_t i = 0; i < crowds[c]->size(); ++i) {
+      m.instances.push_back({crowds[c], i, &vats[c], crowds[c]->world(i), playback(crowds[c]->table(), i)});
+    }
+  }
+  return m;
+}
+
+void move_crowds(const Movers& m, std::span<gl::Crowd* const> crowds, float t) {
+  for (const Movers::Instance& in : m.instances) {
+    in.crowd->set_world(in.index, in.base * root_motion_between(*in.vat, in.playback, m.first, t).matrix());
+  }
+  for (gl::Crowd* c : crowds) c->recompute_bounds();
+}
+
+// The union of the crowds' world bounds.
+Bounds union_bounds(std::span<gl::Crowd* const> crowds) {
+  Bounds out{glm::vec3(1.0f), glm::vec3(-1.0f)};
+  for (const gl::Crowd* c : crowds) {
+    const Bounds b = c->world_bounds();
+    out = out.min.x > out.max.x ? b : Bounds{glm::min(out.min, b.min), glm::max(out.max, b.max)};
+  }
+  return out;
+}
+
 // Renders options.frames frames into `out`, telling the progress bar (a terminal's stderr only).
-Result<void> render_frames(const RenderOptions& options, gl::Context& context, RenderSetup& setup, gl::Crowd& crowd,
-                           const Vat& vat, const Movers* movers, int width, int height, FrameOutput& out,
-                           std::vector<OutputFile>& files) {
+Result<void> render_frames(const RenderOptions& options, gl::Context& context, RenderSetup& setup,
+                           std::span<gl::Crowd* const> crowds, const Movers* movers, int width, int height,
+                           FrameOutput& out, std::vector<OutputFile>& files) {
   gl::Image image;
   image.width = width;
   image.height = height;
@@ -255,8 +282,8 @@ Result<void> render_frames(const RenderOptions& options, gl::Context& context, R
   const ProgressFn progress = bar.callback();
   for (uint32_t k = 0; k < options.frames; ++k) {
     const auto t = static_cast<float>(options.time_s + double(k) / options.fps);
-    if (movers) move_crowd(vat, *movers, crowd, t);
-    setup.renderer.render(setup.target, crowd, setup.camera, t, setup.render_options);
+    if (movers) move_crowds(*movers, crowds, t);
+    setup.renderer.render(setup.target, crowds, setup.camera, t, setup.render_options);
     if (auto ok = context.check("render"); !ok) return ok.error();
     if (auto ok = setup.target.read_rgba8(image.pixels); !ok) return ok.error();
     if (auto ok = add_frame(options, k, image.view(), out, files); !ok) return ok;
@@ -266,7 +293,7 @@ Result<void> render_frames(const RenderOptions& options, gl::Context& context, R
   return finish_frame_output(out, files);
 }
 
-Result<RenderSetup> set_up_rendering(const RenderOptions& options, const gl::Context& context, const gl::Crowd& crowd,
+Result<RenderSetup> set_up_rendering(const RenderOptions& options, const gl::Context& context, const Bounds& bounds,
                                      int width, int height) {
   Result<gl::Renderer> renderer = gl::Renderer::create();
   if (!renderer) return renderer.error();
@@ -278,25 +305,102 @@ Result<RenderSetup> set_up_rendering(const RenderOptions& options, const gl::Con
   }
   Result<gl::RenderTarget> target = gl::RenderTarget::create({width, height, samples});
   if (!target) return target.error();
-  const gl::Camera camera = gl::camera_for_bounds(crowd.world_bounds(), float(width) / float(height));
+  const gl::Camera camera = gl::camera_for_bounds(bounds, float(width) / float(height));
   gl::RenderOptions render_options;
   render_options.shadows = !options.no_shadows;
   render_options.shading = options.shading == "normals" ? gl::Shading::Normals : gl::Shading::Lit;
   return RenderSetup{std::move(*renderer), std::move(*target), camera, render_options};
 }
 
-Result<void> run_render(const RenderOptions& options) {
+// The crowds of a render: one per file, instance i of the spread (over every instance) drawn
+// with file i mod F. One file keeps spread_crowd's own layout; several share one grid whose
+// spacing suits the widest character.
+struct Crowds {
+  std::vector<gl::VatGpu> gpus;
+  std::vector<gl::Crowd> crowds;
+  std::vector<gl::Crowd*> pointers;
+  Bounds bounds{glm::vec3(1.0f), glm::vec3(-1.0f)};
+};
+
+float mixed_spacing(const std::vector<Vat>& vats) {
+  float footprint = 1e-3f;
+  for (const Vat& vat : vats) {
+    const glm::vec3 extent = vat.bounds.max - vat.bounds.min;
+    footprint = std::max({footprint, extent.x, extent.z});
+  }
+  return footprint * 1.3f;
+}
+
+Result<void> make_crowds(const RenderOptions& options, const std::vector<Vat>& vats, const gl::SpreadOptions& spread,
+                         Crowds& out) {
+  const auto files = uint32_t(vats.size());
+  for (const Vat& vat : vats) {
+    Result<gl::VatGpu> gpu = gl::VatGpu::upload(vat);
+    if (!gpu) return gpu.error();
+    out.gpus.push_back(std::move(*gpu));
+  }
+  for (uint32_t f = 0; f < files; ++f) {
+    const uint32_t count = (options.instances - f + files - 1) / files;
+    Result<gl::Crowd> crowd = gl::Crowd::create(out.gpus[f], count);
+    if (!crowd) return crowd.error();
+    if (files == 1) {
+      if (auto ok = gl::spread_crowd(*crowd, spread); !ok) return ok.error();  // the list scene_json writes
+    } else {
+      Result<std::vector<gl::SpreadInstance>> all = gl::spread_instances(vats[f], options.instances, spread);
+      if (!all) return all.error();
+      for (uint32_t k = 0; k < count; ++k) {
+        const gl::SpreadInstance& s = (*all)[size_t(k) * files + f];
+        crowd->set_world(k, s.world);
+        if (auto ok = set_instance(crowd->table(), k, s.instance, spread.now); !ok) return ok.error();
+      }
+      crowd->recompute_bounds();
+    }
+    if (options.tint == "palette") {
+      for (uint32_t k = 0; k < count; ++k) crowd->set_tint(k, gl::palette_tint(k * files + f));
+    }
+    if (!options.prop.empty()) {  // each file's own joint (a mixed crowd: each names it alike)
+      Result<PropChoice> prop = parse_prop(options.prop, vats[f], options.allow_roots);
+      if (!prop) return prop.error();
+      if (Result<uint32_t> attached = crowd->attach(prop->mesh, prop->desc); !attached) return attached.error();
+    }
+    out.crowds.push_back(std::move(*crowd));
+  }
+  for (gl::Crowd& c : out.crowds) out.pointers.push_back(&c);
+  out.bounds = union_bounds(out.pointers);
+  return {};
+}
+
+Result<void> check_files(const RenderOptions& options) {
+  if (options.files.size() > 1 && options.instances < options.files.size()) {
+    return make_error(ErrorCode::Argument, "render",
+                      "--instances " + std::to_string(options.instances) + " is fewer than the " +
+                          std::to_string(options.files.size()) + " files: every file needs an instance");
+  }
+  if (options.files.size() > 1 && !options.scene_out.empty()) {
+    return make_error(ErrorCode::Argument, "render", "--scene-out describes one file's crowd; give one file");
+  }
+  return {};
+}
+
+Result<void> run_render(RenderOptions options) {
   int width = 0, height = 0;
   if (auto ok = parse_size("render", options.size, "960x540", width, height); !ok) return ok.error();
   if (auto ok = check_target_size("render", width, height, options.samples); !ok) return ok.error();
   if (auto ok = check_render_options(options); !ok) return ok.error();
+  if (auto ok = check_files(options); !ok) return ok.error();
   FrameOutput out;
   if (auto ok = open_frame_output(options, width, height, out); !ok) return ok.error();
 
+  if (options.files.empty()) options.files.emplace_back();  // the built-in sample
+  options.file = options.files[0];
+  std::vector<Vat> vats;
   ViewBakeOptions bake_options = options.bake;
-  if (options.root_motion) bake_options.root_motion = true;
-  Result<Vat> vat = load_or_bake(options.file, options.allow_roots, bake_options);
-  if (!vat) return vat.error();
+  bake_options.root_motion = options.root_motion;
+  for (const std::string& file : options.files) {
+    Result<Vat> vat = load_or_bake(file, options.allow_roots, bake_options);
+    if (!vat) return vat.error();
+    vats.push_back(std::move(*vat));
+  }
 
   gl::HeadlessDesc context_options;
   Result<gl::Context> context = gl::Context::create_headless(context_options);
@@ -309,37 +413,32 @@ Result<void> run_render(const RenderOptions& options) {
                           std::to_string(kMaxSoftwareInstances) + " on a software renderer (" +
                           printable(context->info().renderer) + ")");
   }
-  Result<gl::VatGpu> gpu = gl::VatGpu::upload(*vat);
-  if (!gpu) return gpu.error();
-  Result<gl::Crowd> crowd = gl::Crowd::create(*gpu, options.instances);
-  if (!crowd) return crowd.error();
   gl::SpreadOptions spread;
   spread.layout = options.layout == "random" ? gl::CrowdLayout::Random : gl::CrowdLayout::Grid;
   spread.seed = options.seed;
-  if (auto ok = gl::spread_crowd(*crowd, spread); !ok) return ok.error();  // the list scene_json writes
-  if (!options.prop.empty()) {
-    Result<PropChoice> prop = parse_prop(options.prop, *vat, options.allow_roots);
-    if (!prop) return prop.error();
-    if (Result<uint32_t> attached = crowd->attach(prop->mesh, prop->desc); !attached) return attached.error();
-  }
+  if (vats.size() > 1) spread.spacing = mixed_spacing(vats);
+  Crowds crowds;
+  if (auto ok = make_crowds(options, vats, spread, crowds); !ok) return ok.error();
 
   std::optional<Movers> movers;
   if (options.root_motion) {
     // The camera frames the crowd halfway through the frames, where the walkers are on average.
-    movers = movers_of(*crowd, float(options.time_s));
-    move_crowd(*vat, *movers, *crowd, float(options.time_s + 0.5 * double(options.frames - 1) / options.fps));
+    movers = movers_of(vats, crowds.pointers, float(options.time_s));
+    move_crowds(*movers, crowds.pointers, float(options.time_s + 0.5 * double(options.frames - 1) / options.fps));
+    crowds.bounds = union_bounds(crowds.pointers);
   }
-  Result<RenderSetup> setup = set_up_rendering(options, *context, *crowd, width, height);
+  Result<RenderSetup> setup = set_up_rendering(options, *context, crowds.bounds, width, height);
   if (!setup) return setup.error();
   std::vector<OutputFile> files;  // committed once the report reached stdout
   if (!options.scene_out.empty()) {
-    if (auto ok = write_scene_file(options, *vat, width, height, setup->camera, spread, files); !ok) return ok.error();
+    if (auto ok = write_scene_file(options, vats[0], width, height, setup->camera, spread, files); !ok)
+      return ok.error();
   }
-  if (auto ok = render_frames(options, *context, *setup, *crowd, *vat, movers ? &*movers : nullptr, width, height, out,
-                              files);
+  if (auto ok = render_frames(options, *context, *setup, crowds.pointers, movers ? &*movers : nullptr, width, height,
+                              out, files);
       !ok)
     return ok;
-  print_report(options, *vat, setup->renderer, *crowd, width, height, out.video != nullptr);
+  print_report(options, vats, setup->renderer, crowds.pointers, width, height, out.video != nullptr);
   return flush_stdout_then_commit(files);
 }
 }  // namespace
@@ -350,10 +449,11 @@ Command add_render_command(CLI::App& parent) {
       "render",
       "Render a crowd of desynchronised instances headless (OpenGL, EGL) and write a PNG, PNG frames or a "
       "video (.mp4, .webp)");
-  app->add_option("file", options->file,
+  app->add_option("file", options->files,
                   "Input: a .vat.glb, or a glTF 2.0 file (.gltf/.glb) baked on the fly; the built-in "
-                  "sample character when left out")
-      ->option_text("FILE");
+                  "sample character when left out. Several files: a mixed crowd, instance i drawn with file "
+                  "i mod F (round-robin) on one shared grid")
+      ->option_text("FILE...");
   add_allow_root_option(app, options->allow_roots);
   app->add_option("-n,--instances", options->instances,
                   "Number of instances (default 64; 1 to " + std::to_string(kMaxInstances) + ", at most " +
@@ -401,6 +501,11 @@ Command add_render_command(CLI::App& parent) {
                 "it stands at the first frame; a glTF input (the sample included) is baked with --root-motion all "
                 "(each clip's root joint, or its planted feet where the clip is made in place)");
   app->add_flag("--no-shadows", options->no_shadows, "Skip the shadow pass");
+  app->add_option("--tint", options->tint,
+                  "none (default), or palette: instance i's base colour times the i-th (mod 8) colour of "
+                  "vatkit's palette (gl::palette_tint)")
+      ->check(CLI::IsMember({"none", "palette"}))
+      ->option_text("none|palette");
   app->add_option("--shading", options->shading,
                   "lit (default): materials, light, sky and shadows; normals: the view-space normal as colour "
                   "(n * 0.5 + 0.5, unlit, black background, no ground or shadows), as three.js's "
@@ -427,8 +532,8 @@ Command add_render_command(CLI::App& parent) {
       "  vatkit render crowd.vat.glb --frames 60 --fps 30 -o frames/crowd.png\n"
       "  vatkit render --frames 75 --fps 25 --size 320x180 -o crowd.webp\n"
       "  vatkit render crowd.vat.glb --frames 90 --fps 30 --size 1280x720 -o crowd.mp4\n"
-      "  vatkit render --root-motion --frames 90 --size 640x360 -o walking.webp\n"
-      "  vatkit render crowd.vat.glb --shading normals --scene-out scene.json -o normals.png");
+      "  vatkit render crowd.vat.glb --shading normals --scene-out scene.json -o normals.png\n"
+      "  vatkit render knight.vat.glb fox.vat.glb --instances 400 --tint palette -o mixed.png");
   return {app, [options]() { return run_render(*options); }};
 }
 

@@ -10,8 +10,10 @@
 #include <cstdlib>
 #include <limits>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <new>
+#include <optional>
 #include <utility>
 
 #include "decode/codec.h"
@@ -640,6 +642,14 @@ struct Baker {
   std::vector<std::string> row_notes;  // fixed_rate_rows' notes
   std::vector<std::string> reasons;    // Auto: why each candidate was taken or left
   std::string candidate_precision;     // Auto: the candidate's precision where not the requested one
+  // The search's vertex subset (RowSearch), made at its first try; none where it would save too
+  // little. A delta at f32 or f16 bakes its tries on `subset_delta`, the subset's own setup.
+  bool subset_made = false;
+  std::optional<detail::VertexSubset> subset;
+  std::optional<detail::BakeSetup> subset_delta;
+  // search_clips: each clip's whole measurement at the rows found, what the final bake's
+  // measurement of that clip gives (BakeFrameRateSearch.ReportsWhatAFreshMeasurementGives).
+  std::vector<ClipError> searched;
 
   // Auto kept the rig at another precision than the requested one: says so, with what the delta
   // at the requested precision would have cost in bytes.
@@ -681,6 +691,11 @@ struct Baker {
 
   Result<std::vector<detail::ClipMeasure>> measure(const Vat& vat, float abort_above_mm, const std::string& stage,
                                                    uint32_t between = 3) {
+    return measure_against(asset, vat, abort_above_mm, stage, between);
+  }
+  // `source`: the asset, or a search subset's cut of it (detail::VertexSubset).
+  Result<std::vector<detail::ClipMeasure>> measure_against(const Asset& source, const Vat& vat, float abort_above_mm,
+                                                           const std::string& stage, uint32_t between = 3) {
     const auto t0 = std::chrono::steady_clock::now();
     detail::MeasureRequest req;
     req.between_samples = between;
@@ -688,7 +703,7 @@ struct Baker {
     req.abort_above_mm = abort_above_mm;
     req.progress = options.progress;
     req.progress_stage = stage;
-    auto r = detail::measure_clips(asset, vat, req);
+    auto r = detail::measure_clips(source, vat, req);
     measure_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }
@@ -702,13 +717,15 @@ struct Baker {
   // (the source rate), its multiples, and its divisors (every d-th key on a row); (2) otherwise
   // search upward from 30 fps with the smooth-motion model (error ~ 1 / rate^2) until a rate
   // passes; (3) then bisect below the passing count until n passes and n - 1 fails (RowSearch).
-  Result<uint32_t> search_rows(Encoding e, const ClipPlan& clip, float budget_mm, float* best_error_mm);
+  // `measured`: the whole measurement at the rows found.
+  Result<uint32_t> search_rows(Encoding e, const ClipPlan& clip, float budget_mm, ClipError* measured);
 
-  // Every clip's rows for options.max_error_mm (search_rows), reporting progress per clip.
+  // Every clip's rows for options.max_error_mm (search_rows), reporting progress per clip; their
+  // measurements into `searched`.
   Result<std::vector<ClipPlan>> search_clips(Encoding e, std::vector<ClipPlan> clips) {
+    searched.assign(clips.size(), ClipError{});
     for (size_t c = 0; c < clips.size(); ++c) {
-      float best = 0.0f;
-      auto rows = search_rows(e, clips[c], options.max_error_mm, &best);
+      auto rows = search_rows(e, clips[c], options.max_error_mm, &searched[c]);
       if (!rows) return rows.error();
       clips[c].rows = *rows;
       if (options.progress) options.progress("search", float(c + 1) / float(clips.size()));
@@ -725,20 +742,21 @@ struct Baker {
   // Auto, with the delta still to come: whether the rig represents the poses within `budget`.
   // Without a target error it is judged on the rows (what a rig cannot represent); the search
   // already judged it otherwise. The verdict joins `reasons`; the measurement is kept.
+  // `measured` may hold the search's measurements already (the same numbers).
   Result<bool> rig_within_budget(const Vat& vat, float budget, Measured& measured) {
-    auto m = measure(vat, 0.0f, "measure");
-    if (!m) return m.error();
+    if (!measured.have) {
+      if (auto m = measure_all(vat, measured); !m) return m.error();
+    }
     float worst = 0.0f;
     std::string worst_clip;
-    for (auto& c : *m) {
-      const float err = options.max_error_mm > 0.0f ? c.max_mm() : c.error.on_rows_max_mm;
+    for (const ClipError& c : measured.clips) {
+      const float err =
+          options.max_error_mm > 0.0f ? std::max(c.on_rows_max_mm, c.between_rows_max_mm) : c.on_rows_max_mm;
       if (err >= worst) {
         worst = err;
-        worst_clip = c.error.clip;
+        worst_clip = c.clip;
       }
-      measured.clips.push_back(c.error);
     }
-    measured.have = true;
     const std::string rig = candidate_precision.empty() ? "rig" : "rig at " + candidate_precision;
     if (worst > budget) {
       reasons.push_back(rig + " error " + detail::fmt("%.3g", worst) + " mm (clip \"" + worst_clip +
@@ -812,14 +830,21 @@ struct Baker {
 // measurements where there are two). So a measurement that only needs a verdict stops at the first
 // sample above the budget, and one that feeds a prediction stops only above kPredictAbort times
 // the budget (then its error is a lower bound, and the rows grow at least by sqrt(kPredictAbort)).
+// And the tries measure a subset of the vertices (detail::VertexSubset; a delta at f32 or f16
+// bakes only those): its error is a lower bound of the whole's, so its failures are failures. The
+// count the phases end on is confirmed by measuring every vertex (that measurement is the bake's
+// report); where it fails, the search goes on measuring every vertex, the subset's failures kept.
 struct RowSearch {
   static constexpr float kPredictAbort = 16.0f;
+  static constexpr uint32_t kSubsetSpread = 256;  // VertexSubset's evenly spread vertices
   struct Tried {
     uint32_t rows;
     bool pass;
     float err;      // max error, or a lower bound when it stopped early
     bool exact;     // err is the max (the measurement ran to the end)
     float on_rows;  // the error on the rows themselves (a lower bound when it stopped early)
+    bool whole;     // every vertex measured (else a subset: err and on_rows are lower bounds)
+    ClipError error;
   };
   Baker& baker;
   Encoding e;
@@ -828,6 +853,9 @@ struct RowSearch {
   uint32_t max_rows;
   std::string max_rate;  // what limits the rows, for the message of a search that fails
   std::vector<Tried> tried;
+  bool whole = false;       // every try measures every vertex
+  std::optional<Vat> kept;  // the VAT of the fewest rows that passed on a subset
+  uint32_t kept_rows = 0;
 
   const Tried* find(uint32_t rows) const {
     for (const Tried& t : tried)
@@ -835,30 +863,128 @@ struct RowSearch {
     return nullptr;
   }
 
-  // Bakes and measures the clip at `rows`; `predict`: the error feeds a prediction.
-  Result<bool> eval(uint32_t rows, bool predict = false) {
-    if (const Tried* t = find(rows); t && (t->exact || !predict || t->pass)) return t->pass;
+  Result<Vat> bake_at(uint32_t rows) {
     ClipPlan p = clip;
     p.rows = rows;
     detail::Progress quiet;
-    auto vat = baker.bake_encoding(e, {p}, quiet, false);
+    return baker.bake_encoding(e, {p}, quiet, false);
+  }
+
+  // The subset (Baker::subset, made at the first try); null once the search measures every vertex.
+  const detail::VertexSubset* subset() {
+    if (whole) return nullptr;
+    if (!baker.subset_made) {
+      baker.subset_made = true;
+      // The rig's geometry has the rest geometry's sources (a rig-only bake takes the latter's).
+      const VatGeometry& g = e == Encoding::Rig ? baker.setup.rig_geometry : baker.setup.rest;
+      baker.subset = detail::choose_vertex_subset(baker.asset, g, kSubsetSpread);
+      // Less than a third saved does not pay for the whole measurement that confirms a pass.
+      if (baker.subset && uint64_t(baker.subset->count) * 3 > uint64_t(baker.subset->whole) * 2) baker.subset.reset();
+      if (std::getenv("VATKIT_DEBUG_SEARCH") && baker.subset)
+        std::fprintf(stderr, "search subset %u of %u vertices\n", baker.subset->count, baker.subset->whole);
+    }
+    return baker.subset ? &*baker.subset : nullptr;
+  }
+
+  // A try's VAT on the subset's vertices alone, where the texels of a vertex are its own (delta at
+  // f32 or f16; q16's ranges are the clip's over every vertex); else nullopt.
+  std::optional<Result<Vat>> bake_on_subset(uint32_t rows, const detail::VertexSubset& sub) {
+    if (e != Encoding::Delta || baker.setup.options->precision == Precision::Q16) return std::nullopt;
+    ClipPlan p = clip;
+    p.rows = rows;
+    if (auto fit = detail::check_fits(baker.setup, e, {p}); !fit) return Result<Vat>(fit.error());
+    if (!baker.subset_delta) baker.subset_delta = detail::subset_setup(baker.setup, sub);
+    detail::Progress quiet;
+    return detail::bake_delta(*baker.subset_delta, {p}, quiet, false);
+  }
+
+  // The try's measurement: on the subset's vertices while there is one.
+  Result<std::vector<detail::ClipMeasure>> measure_try(uint32_t rows, float abort_mm, std::optional<Vat>& whole_vat) {
+    const detail::VertexSubset* sub = subset();
+    if (auto own = sub ? bake_on_subset(rows, *sub) : std::nullopt) {
+      if (!*own) return own->error();
+      return baker.measure_against(sub->asset, **own, abort_mm, "search");
+    }
+    auto vat = bake_at(rows);
     if (!vat) return vat.error();
-    auto m = baker.measure(*vat, budget_mm * (predict ? kPredictAbort : 1.0f), "search");
+    whole_vat = std::move(*vat);
+    return sub ? baker.measure_against(sub->asset, detail::subset_vat(*whole_vat, *sub), abort_mm, "search")
+               : baker.measure(*whole_vat, abort_mm, "search");
+  }
+
+  // Bakes and measures the clip at `rows`; `predict`: the error feeds a prediction.
+  Result<bool> eval(uint32_t rows, bool predict = false) {
+    if (const Tried* t = find(rows); t && (t->exact || !predict || t->pass)) return t->pass;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::optional<Vat> vat;  // the whole VAT where the try baked one
+    auto m = measure_try(rows, budget_mm * (predict ? kPredictAbort : 1.0f), vat);
     if (!m) return m.error();
     const detail::ClipMeasure& cm = (*m)[0];
     const bool pass = !cm.exceeded && cm.max_mm() <= budget_mm;
-    std::erase_if(tried, [&](const Tried& t) { return t.rows == rows; });
-    tried.push_back(Tried{rows, pass, cm.max_mm(), !cm.exceeded, cm.error.on_rows_max_mm});
+    record(rows, cm, !whole && baker.subset);
+    if (pass && !whole && baker.subset && vat && (!kept || rows < kept_rows)) {
+      kept = std::move(*vat);
+      kept_rows = rows;
+    }
     if (std::getenv("VATKIT_DEBUG_SEARCH")) {
-      std::fprintf(stderr, "search %s rows %u err %g%s pass %d\n", clip.name.c_str(), rows, cm.max_mm(),
-                   cm.exceeded ? " or more" : "", int(pass));
+      std::fprintf(stderr, "search %s rows %u err %g%s pass %d%s %.0f us\n", clip.name.c_str(), rows, cm.max_mm(),
+                   cm.exceeded ? " or more" : "", int(pass), !whole && baker.subset ? " (subset)" : "",
+                   std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     }
     return pass;
   }
 
-  float err_of(uint32_t rows) const {
-    const Tried* t = find(rows);
-    return t ? t->err : 0.0f;
+  void record(uint32_t rows, const detail::ClipMeasure& cm, bool on_subset) {
+    const bool pass = !cm.exceeded && cm.max_mm() <= budget_mm;
+    std::erase_if(tried, [&](const Tried& t) { return t.rows == rows; });
+    tried.push_back(Tried{rows, pass, cm.max_mm(), !cm.exceeded, cm.error.on_rows_max_mm, !on_subset, cm.error});
+  }
+
+  // Whether `rows` meets the budget on every vertex, with that measurement into `measured`: the
+  // try's own where it measured them all, else the whole measurement of its VAT.
+  Result<bool> confirm(uint32_t rows, ClipError* measured) {
+    if (const Tried* t = find(rows); t && t->whole && t->pass) {
+      *measured = t->error;
+      return true;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    Result<Vat> vat = kept && kept_rows == rows ? Result<Vat>(std::move(*kept)) : bake_at(rows);
+    kept.reset();
+    if (!vat) return vat.error();
+    // Measured on to kPredictAbort times the budget: a failure's error feeds the search that follows.
+    auto m = baker.measure(*vat, budget_mm * kPredictAbort, "search");
+    if (!m) return m.error();
+    const detail::ClipMeasure& cm = (*m)[0];
+    *measured = cm.error;
+    record(rows, cm, false);
+    if (std::getenv("VATKIT_DEBUG_SEARCH")) {
+      std::fprintf(stderr, "search %s rows %u confirmed %d (%g mm%s) %.0f us\n", clip.name.c_str(), rows,
+                   int(!cm.exceeded && cm.max_mm() <= budget_mm), cm.max_mm(), cm.exceeded ? " or more" : "",
+                   std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return !cm.exceeded && cm.max_mm() <= budget_mm;
+  }
+
+  // After a count that passed on the subset failed on the whole: on, measuring every vertex. The
+  // subset's failures stand (its errors are lower bounds); its passes go.
+  void measure_every_vertex() {
+    whole = true;
+    std::erase_if(tried, [](const Tried& t) { return !t.whole && t.pass; });
+    kept.reset();
+  }
+
+  // " or more" where `t`'s error is a lower bound.
+  static const char* bound(const Tried& t) { return t.exact && t.whole ? "" : " or more"; }
+
+  // The three phases: a count n that passes (on the subset while there is one), n - 1 failing.
+  Result<uint32_t> run() {
+    auto hi = on_key_grid();
+    if (hi && *hi == 0) {
+      if (auto f = floor_failure()) return *f;
+      hi = upward();
+    }
+    if (hi) hi = down_to_edge(*hi);
+    return hi;
   }
 
   // The rows the error model says meet the budget, from the measurement at `rows` (fewer when it
@@ -879,8 +1005,8 @@ struct RowSearch {
   std::optional<Error> floor_failure() const {
     for (const Tried& t : tried) {
       if (t.on_rows > budget_mm)
-        return failure("on its rows at " + rate_of(t.rows) + ": " + detail::fmt("%.3g", t.on_rows) + " mm" +
-                       (t.exact ? "" : " or more") + ", which no rate lowers");
+        return failure("on its rows at " + rate_of(t.rows) + ": " + detail::fmt("%.3g", t.on_rows) + " mm" + bound(t) +
+                       ", which no rate lowers");
     }
     return std::nullopt;
   }
@@ -947,7 +1073,7 @@ struct RowSearch {
       if (auto f = floor_failure()) return *f;
       const Tried* t = find(guess);
       if (guess >= max_rows) {
-        return failure("at " + max_rate + ": " + detail::fmt("%.3g", t->err) + " mm" + (t->exact ? "" : " or more"));
+        return failure("at " + max_rate + ": " + detail::fmt("%.3g", t->err) + " mm" + bound(*t));
       }
       // The model's count, grown by at least 2x when the error is a lower bound, by a row otherwise.
       const double at_least = t->exact ? double(guess) + 1.0 : double(guess - 1) * 2.0 + 1.0;
@@ -986,25 +1112,31 @@ struct RowSearch {
   }
 };
 
-Result<uint32_t> Baker::search_rows(Encoding e, const ClipPlan& clip, float budget_mm, float* best_error_mm) {
+Result<uint32_t> Baker::search_rows(Encoding e, const ClipPlan& clip, float budget_mm, ClipError* measured) {
   // Rates up to max_search_fps, and never more rows than the texture holds.
   const uint64_t rate_rows = detail::rows_at_fps(clip.duration_s, options.max_search_fps);
   const uint32_t max_rows = uint32_t(std::min<uint64_t>(rate_rows, options.max_texture_size));
-  if (max_rows <= 1) return 1u;
   const std::string max_rate =
       detail::fmt("%g",
                   max_rows < rate_rows ? double(max_rows - 1) / clip.duration_s : double(options.max_search_fps)) +
       " fps" + (max_rows < rate_rows ? " (the texture size limit's " + std::to_string(max_rows) + " rows)" : "");
   RowSearch search{*this, e, clip, budget_mm, max_rows, max_rate, {}};
-  auto hi = search.on_key_grid();
-  if (hi && *hi == 0) {
-    if (auto f = search.floor_failure()) return *f;
-    hi = search.upward();
+  if (max_rows <= 1) {
+    auto vat = search.bake_at(1);
+    if (!vat) return vat.error();
+    auto m = measure(*vat, 0.0f, "search");
+    if (!m) return m.error();
+    *measured = (*m)[0].error;
+    return 1u;
   }
-  if (hi) hi = search.down_to_edge(*hi);
-  if (!hi) return hi.error();
-  if (best_error_mm) *best_error_mm = search.err_of(*hi);
-  return *hi;
+  for (;;) {
+    auto hi = search.run();
+    if (!hi) return hi.error();
+    auto ok = search.confirm(*hi, measured);
+    if (!ok) return ok.error();
+    if (*ok) return *hi;
+    search.measure_every_vertex();
+  }
 }
 
 // Keeps in the file what was measured (`vatkit info` prints it); a measurement that is not a
@@ -1179,6 +1311,11 @@ Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeRepor
       continue;
     }
     Measured measured;
+    if (options.max_error_mm > 0.0f && (options.measure || (options.encoding == EncodingChoice::Auto && !last))) {
+      // The search measured each clip at its rows: what measuring this bake gives.
+      measured.clips = baker.searched;
+      measured.have = true;
+    }
     if (options.encoding == EncodingChoice::Auto && !last) {
       auto within = baker.rig_within_budget(*vat, budget, measured);
       if (!within) return within.error();

@@ -112,6 +112,22 @@ Result<std::function<void(uint32_t clip, float time_s, std::span<glm::vec3> posi
 
 Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& vat, const MeasureRequest& request);
 
+// measure_subset.cpp: a few of a VAT's vertices (those of `geometry`'s sources) that stand for all of them in the
+// frame-rate search's tries: for each joint the vertices it moves most that lie furthest along the axes and diagonals,
+// its most blended vertex, each morph target's furthest vertex, and about `spread` vertices evenly over the rest (every
+// vertex when `spread` is at least their number). measure_clips(subset.asset, subset_vat(vat, subset)) gives each kept
+// vertex the error the whole measurement gives it, so its max is a lower bound of the whole's. Nullopt where the VAT's
+// sources do not match the asset's primitives (measure_clips says why).
+struct VertexSubset {
+  Asset asset;                              // the source, each measured primitive cut to its kept vertices
+  std::vector<std::vector<uint32_t>> kept;  // per Vat source range: the vertices kept, ascending
+  uint32_t count = 0;                       // vertices kept
+  uint32_t whole = 0;                       // vertices of the VAT's sources
+};
+std::optional<VertexSubset> choose_vertex_subset(const Asset& source, const VatGeometry& geometry, uint32_t spread);
+// The VAT with only the subset's vertices (its per-vertex planes copied, one frame row each).
+Vat subset_vat(const Vat& vat, const VertexSubset& subset);
+
 // ---- the bake ----------------------------------------------------------------------------------
 
 // One clip to bake: which animation, how many rows.
@@ -339,6 +355,10 @@ void prepare_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips);
 // takes its arrays instead of a copy (a copy into fresh memory pays a page fault per page, a large
 // share of a one-shot bake). Search bakes copy.
 Result<Vat> bake_delta(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress, bool take_geometry);
+// measure_subset.cpp: the delta bake's setup for only the subset's vertices (`subset` and `whole`
+// must outlive it): at f32 and f16, where each vertex's texels depend on that vertex alone, its
+// bake holds the texels the whole bake gives those vertices, measured against subset.asset.
+BakeSetup subset_setup(const BakeSetup& whole, const VertexSubset& subset);
 Result<Vat> bake_rig(BakeSetup& setup, const std::vector<ClipPlan>& clips, Progress& progress, bool take_geometry);
 
 // Every array of `from` moved out, except the index buffer and draw groups, copied: what the

@@ -23,9 +23,10 @@ constexpr int kUnitWorld = 6;
 constexpr int kUnitDrawn = 7;
 constexpr int kUnitBaseColor = 8;
 constexpr int kUnitShadow = 9;
-constexpr int kUnitRowBounds = 10;      // cull.comp's u_cull_row_bounds
-constexpr int kUnitCache = 11;          // crowd.vert's u_crowd_pose_cache
-constexpr int kUnitInfluences = 12;     // crowd.vert's u_crowd_slots0, weights0, slots1, weights1 (12-15)
+constexpr int kUnitRowBounds = 10;   // cull.comp's u_cull_row_bounds
+constexpr int kUnitTint = 10;        // crowd.vert's u_crowd_tint (the draw programs; row bounds are the culling pass's)
+constexpr int kUnitCache = 11;       // crowd.vert's u_crowd_pose_cache
+constexpr int kUnitInfluences = 12;  // crowd.vert's u_crowd_slots0, weights0, slots1, weights1 (12-15)
 constexpr int kUnitPreviousWorld = 16;  // CROWD_MOTION: u_crowd_previous_world
 
 // GPU culling: two passes (the camera's, the shadow map's), at most kMaxLevels levels of detail
@@ -40,7 +41,8 @@ constexpr uint32_t kCacheCounter = kMaxLevels;
 constexpr uint32_t kCullGroupSize = 64;
 constexpr uint32_t kCullMaxGroups = 65535;
 constexpr size_t kCommandBytes = 5 * sizeof(uint32_t);  // DrawElementsIndirectCommand
-constexpr GLsizei kStorageBindings = 6;                 // the culling passes' storage buffers, bindings 0-5
+constexpr GLsizei kStorageBindings = 7;                 // the culling passes' storage buffers, bindings 0-6
+constexpr GLuint kMotionBinding = 6;                    // CROWD_PLACEMENT's motion buffer (cull.comp, crowd.vert)
 
 struct CullProgram {
   Program program;
@@ -91,10 +93,11 @@ struct ProgramVariant {
   bool motion = false;
   bool prop = false;
 };
-Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose,
+// `desc`: the transforms (CROWD_PLACEMENT) and, for the lit program, the shading hook.
+Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose, const CrowdDesc& desc,
                                          const ProgramVariant& variant = {});
-Result<CullProgram> build_cull_program(const VatGpu& vat);
-// The decode chunk, then the embedded shader `shader` (gl/shaders/).
+Result<CullProgram> build_cull_program(const VatGpu& vat, const CrowdDesc& desc);
+// The decode chunk and crowd_world.glsl, then the embedded shader `shader` (gl/shaders/).
 std::string decode_chunk_then(std::string_view shader);
 
 // A buffer texture over an immutable, dynamic buffer.
@@ -122,18 +125,34 @@ struct MotionFrame {
 
 struct Crowd::Impl {
   const VatGpu* vat = nullptr;
-  uint32_t count = 0;
+  uint32_t count = 0;  // capacity: what every per-instance buffer holds
+  uint32_t live = 0;   // live instances, 0 .. live - 1
+  CrowdDesc desc;      // shade_glsl and transforms, for the programs built later (static pose)
   InstanceTable table;
+  // Matrix crowds: worlds; PositionHeading: placements (x, y, z, heading). world_stride is the
+  // bytes per instance of world_gpu.
   std::vector<glm::mat4> worlds;
+  std::vector<glm::vec4> placements;
+  size_t world_stride = sizeof(glm::mat4);
   std::vector<uint8_t> world_dirty_flag;
   std::vector<uint32_t> world_dirty;
+  uint32_t bulk_first = 0, bulk_end = 0;  // a dirty range of worlds (set_placements)
+  // PositionHeading: per instance (velocity, turn rate), (since, 0, 0, 0): set_motion; and its
+  // dirty range. motion_gpu is made for such crowds only.
+  std::vector<glm::vec4> motions;
+  uint32_t motion_first = 0, motion_end = 0;
+  Buffer motion_gpu;
+  std::vector<uint32_t> tints;            // RGBA8 per instance
+  uint32_t tint_first = 0, tint_end = 0;  // their dirty range
   std::vector<uint32_t> drawn;
+  bool drawn_all = true;  // the drawn list is "every live instance"
   bool drawn_dirty = false;
   uint32_t drawn_count = 0;
   std::vector<RowRange> ranges;  // reused by sync()
   Bounds bounds;
+  float footprint_radius = 0.0f;  // largest distance of the VAT's box from the Y axis (placement bounds)
 
-  BufferTexture table_gpu, world_gpu, drawn_gpu;
+  BufferTexture table_gpu, world_gpu, drawn_gpu, tint_gpu;
   CrowdProgram lit, shadow;
 
   // Static pose (CROWD_STATIC): its buffers, vertex array and programs.

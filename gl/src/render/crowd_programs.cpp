@@ -35,12 +35,13 @@ void set_crowd_samplers(GLuint p) {
   sampler("u_crowd_weights1", kUnitInfluences + 3);
   sampler("u_base_color_texture", kUnitBaseColor);
   sampler("u_crowd_previous_world", kUnitPreviousWorld);
+  sampler("u_crowd_tint", kUnitTint);
 }
 
 bool uses_cache(const VatGpu& vat) { return vat.encoding() == Encoding::Delta || !vat.metadata().slots.empty(); }
 size_t cache_texels(const VatGpu& vat) { return vat.encoding() == Encoding::Rig ? vat.metadata().slots.size() * 3 : 2; }
 
-Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose,
+Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool static_pose, const CrowdDesc& crowd,
                                          const ProgramVariant& variant) {
   ProgramDesc desc;
   desc.name = std::string(variant.prop ? "prop" : "crowd") + (static_pose ? " static" : "") +
@@ -51,6 +52,13 @@ Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool st
   if (static_pose) desc.defines.push_back("CROWD_STATIC");
   if (variant.motion) desc.defines.push_back("CROWD_MOTION");
   if (variant.prop) desc.defines.push_back("VAT_SOCKETS");
+  if (crowd.transforms == CrowdTransforms::PositionHeading) desc.defines.push_back("CROWD_PLACEMENT");
+  // The caller's shading hook colours the characters (a prop keeps its own colour).
+  const bool hook = !shadow && !variant.prop && !crowd.shade_glsl.empty();
+  if (hook) {
+    desc.defines.push_back("VATKIT_SHADE_HOOK");
+    desc.name += " with the caller's vatkit_shade";
+  }
   std::string vertex = variant.prop ? prop_vertex_glsl() : crowd_vertex_glsl();
   std::string fragment;
   if (shadow) {
@@ -58,6 +66,7 @@ Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool st
   } else {
     fragment =
         std::string(detail::shader_text("lighting.glsl")) + "\n" + std::string(detail::shader_text("crowd.frag"));
+    if (hook) fragment += "\n#line 1\n" + crowd.shade_glsl;
   }
   desc.shaders = {{ShaderStage::Vertex, std::move(vertex), ""}, {ShaderStage::Fragment, std::move(fragment), ""}};
   Result<Program> built = build_program(desc);
@@ -81,15 +90,13 @@ Result<CrowdProgram> build_crowd_program(const VatGpu& vat, bool shadow, bool st
   return out;
 }
 
-Result<CullProgram> build_cull_program(const VatGpu& vat) {
+Result<CullProgram> build_cull_program(const VatGpu& vat, const CrowdDesc& crowd) {
   ProgramDesc desc;
   desc.name = std::string("crowd cull (") + to_string(vat.encoding()) + " " + to_string(vat.precision()) + ")";
   desc.defines = vat.defines();
+  if (crowd.transforms == CrowdTransforms::PositionHeading) desc.defines.push_back("CROWD_PLACEMENT");
   if (uses_cache(vat)) desc.defines.push_back("CROWD_POSE_CACHE");
-  std::string text(detail::shader_text("vat_decode.glsl"));
-  text += "\n";
-  text += detail::shader_text("cull.comp");
-  desc.shaders = {{ShaderStage::Compute, std::move(text), ""}};
+  desc.shaders = {{ShaderStage::Compute, decode_chunk_then("cull.comp"), ""}};
   Result<Program> built = build_program(desc);
   if (!built) return built.error();
   CullProgram out;
@@ -135,6 +142,8 @@ Result<CullProgram> build_cull_program(const VatGpu& vat) {
 
 std::string decode_chunk_then(std::string_view shader) {
   std::string text(detail::shader_text("vat_decode.glsl"));
+  text += "\n";
+  text += detail::shader_text("crowd_world.glsl");
   text += "\n";
   text += detail::shader_text(shader);
   return text;

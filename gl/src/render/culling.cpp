@@ -113,7 +113,8 @@ void cull_crowd(Crowd::Impl& m, int pass, const glm::mat4& view_projection, cons
   // Whole buffers with base offsets as uniforms: bound ranges would need the SSBO offset alignment.
   const GLuint storage[kStorageBindings] = {m.drawn_gpu.buffer.id(), m.world_gpu.buffer.id(),
                                             m.cull_out[pass].id(),   m.cull_counters.id(),
-                                            m.cull_commands.id(),    cache_capacity > 0 ? m.cache[pass].id() : 0u};
+                                            m.cull_commands.id(),    cache_capacity > 0 ? m.cache[pass].id() : 0u,
+                                            m.motion_gpu.id()};
   glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, kStorageBindings, storage);
   u.set(p, c.cull_counter_base, uint32_t(pass) * kCounters);
   const uint32_t per_dispatch = kCullMaxGroups * kCullGroupSize;

@@ -6,23 +6,24 @@ namespace vatkit::gl {
 
 Result<void> ensure_motion(Crowd::Impl& m) {
   if (!m.lit_motion.program) {
-    Result<CrowdProgram> lit = build_crowd_program(*m.vat, false, false, ProgramVariant{true, false});
+    Result<CrowdProgram> lit = build_crowd_program(*m.vat, false, false, m.desc, ProgramVariant{true, false});
     if (!lit) return lit.error();
     m.lit_motion = std::move(*lit);
   }
   if (m.use_static && !m.static_lit_motion.program) {
-    Result<CrowdProgram> lit = build_crowd_program(*m.vat, false, true, ProgramVariant{true, false});
+    Result<CrowdProgram> lit = build_crowd_program(*m.vat, false, true, m.desc, ProgramVariant{true, false});
     if (!lit) return lit.error();
     m.static_lit_motion = std::move(*lit);
   }
   if (!m.props.empty() && !m.prop_lit_motion.program) {
-    Result<CrowdProgram> lit = build_crowd_program(*m.vat, false, false, ProgramVariant{true, true});
+    Result<CrowdProgram> lit = build_crowd_program(*m.vat, false, false, m.desc, ProgramVariant{true, true});
     if (!lit) return lit.error();
     m.prop_lit_motion = std::move(*lit);
   }
   if (!m.previous_world_gpu.buffer) {
     // Made after this render's sync: the previous worlds start as the current ones.
-    const auto bytes = GLsizeiptr(size_t(m.count) * sizeof(glm::mat4));
+    // The layout of the current ones: a matrix, or a position + heading, per instance.
+    const auto bytes = GLsizeiptr(size_t(m.count) * m.world_stride);
     m.previous_world_gpu.buffer = create_buffer(size_t(bytes), nullptr, 0);
     glCopyNamedBufferSubData(m.world_gpu.buffer.id(), m.previous_world_gpu.buffer.id(), 0, 0, bytes);
     m.previous_world_gpu.texture = create_texture(GL_TEXTURE_BUFFER);
@@ -40,9 +41,9 @@ void set_motion_uniforms(CrowdProgram& prog, const MotionFrame& motion) {
 namespace {
 
 void copy_worlds(Crowd::Impl& m, uint32_t first, uint32_t end) {
-  constexpr size_t kWorldBytes = sizeof(glm::mat4);
-  glCopyNamedBufferSubData(m.world_gpu.buffer.id(), m.previous_world_gpu.buffer.id(), GLintptr(first * kWorldBytes),
-                           GLintptr(first * kWorldBytes), GLsizeiptr((end - first) * kWorldBytes));
+  const size_t stride = m.world_stride;
+  glCopyNamedBufferSubData(m.world_gpu.buffer.id(), m.previous_world_gpu.buffer.id(), GLintptr(first * stride),
+                           GLintptr(first * stride), GLsizeiptr((end - first) * stride));
 }
 
 }  // namespace

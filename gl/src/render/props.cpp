@@ -56,9 +56,9 @@ Result<void> check_mesh(const Crowd::Impl& m, const PropMesh& mesh, const PropDe
 // The prop's programs, on the first attach.
 Result<void> ensure_prop_programs(Crowd::Impl& m) {
   if (m.prop_lit.program) return {};
-  Result<CrowdProgram> lit = build_crowd_program(*m.vat, false, false, ProgramVariant{false, true});
+  Result<CrowdProgram> lit = build_crowd_program(*m.vat, false, false, m.desc, ProgramVariant{false, true});
   if (!lit) return lit.error();
-  Result<CrowdProgram> shadow = build_crowd_program(*m.vat, true, false, ProgramVariant{false, true});
+  Result<CrowdProgram> shadow = build_crowd_program(*m.vat, true, false, m.desc, ProgramVariant{false, true});
   if (!shadow) return shadow.error();
   m.prop_lit = std::move(*lit);
   m.prop_shadow = std::move(*shadow);

@@ -30,17 +30,30 @@ struct Renderer::Impl {
   bool has_last = false;
   float last_time = 0.0f;
   glm::mat4 last_view_projection{1.0f};
+  Bounds scene;       // of the last prepare(): the crowds' box, for the ground
+  float tile = 1.0f;  // the ground's checker size
 
-  // render()'s steps, in order.
+  // What a frame is seen from: the camera's matrices, or the caller's (FrameView).
+  struct Eye {
+    glm::mat4 view{1.0f};
+    glm::mat4 view_projection{1.0f};
+    glm::vec3 position{0.0f};
+    float focal_px = 1.0f;  // pixels per unit at distance 1: height / (2 tan(fovy / 2))
+  };
+
+  // render()'s steps, in order: prepare (sync, light, culling, motion, shadow pass), then
+  // draw_frame into the bound target; `motion_target`: it has a motion-vector attachment.
+  void prepare(std::span<Crowd* const> crowds, const Eye& eye, float time_s, const RenderOptions& options,
+               bool motion_target = false);
+  void draw_frame(std::span<Crowd* const> crowds, const Eye& eye, float time_s, const RenderOptions& options);
   void fit_light(const Bounds& caster, const glm::vec3& direction);
-  void cull(std::span<Crowd* const> crowds, const RenderTarget& target, const Camera& camera,
-            const glm::mat4& view_projection, float time_s, const RenderOptions& options);
+  void cull(std::span<Crowd* const> crowds, const Eye& eye, float time_s, const RenderOptions& options);
   void draw_shadows(std::span<Crowd* const> crowds, float time_s, int cull_pass);
   void draw_ground(const Bounds& scene, float tile, const glm::mat4& view_projection, const RenderOptions& options);
   void draw_lit(std::span<Crowd* const> crowds, const glm::mat4& view_projection, float time_s, int cull_pass,
                 const RenderOptions& options);
-  void begin_motion(std::span<Crowd* const> crowds, const RenderTarget& target, const glm::mat4& view_projection,
-                    float time_s, const RenderOptions& options);
+  void begin_motion(std::span<Crowd* const> crowds, bool motion_target, const glm::mat4& view_projection, float time_s,
+                    const RenderOptions& options);
 };
 
 Renderer::Renderer() = default;
@@ -127,6 +140,7 @@ void draw_crowd(Crowd::Impl& m, CrowdProgram& prog, const glm::mat4& view_projec
   }
   units[kUnitShadow] = shadow_map;
   glBindTextures(0, GLsizei(units.size()), units.data());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMotionBinding, m.motion_gpu.id());  // 0 for Matrix crowds
   prog.uniforms.set(p, prog.view_projection, view_projection);
   prog.uniforms.set(p, prog.time, time_s);
   if (shadow_pass && cull_pass >= 0) {
@@ -189,21 +203,19 @@ void Renderer::Impl::fit_light(const Bounds& caster, const glm::vec3& direction)
 }
 
 // GPU culling: per crowd, the camera's pass and (with shadows) the light's, before any drawing.
-void Renderer::Impl::cull(std::span<Crowd* const> crowds, const RenderTarget& target, const Camera& camera,
-                          const glm::mat4& view_projection, float time_s, const RenderOptions& options) {
+void Renderer::Impl::cull(std::span<Crowd* const> crowds, const Eye& eye, float time_s, const RenderOptions& options) {
   if (!options.gpu_culling) {
     for (Crowd* c : crowds) c->impl_->culled = false;
     return;
   }
   LodView lod;
   lod.enabled = options.lod;
-  lod.eye = camera.eye;
-  lod.pixels = float(target.height()) / (2.0f * std::tan(glm::radians(camera.fov_y_deg) * 0.5f)) /
-               std::max(options.lod_error_px, 1e-6f);
+  lod.eye = eye.position;
+  lod.pixels = eye.focal_px / std::max(options.lod_error_px, 1e-6f);
   for (Crowd* c : crowds) {
     Crowd::Impl& cm = *c->impl_;
     cm.culled_shadow = false;
-    cull_crowd(cm, kCullCamera, view_projection, lod, time_s);
+    cull_crowd(cm, kCullCamera, eye.view_projection, lod, time_s);
     if (options.shadows) {
       // Casters a shadow-map texel already blurs take the level whose error fits in it.
       LodView light = lod;
@@ -302,49 +314,59 @@ void Renderer::Impl::draw_lit(std::span<Crowd* const> crowds, const glm::mat4& v
   }
 }
 
-void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera, float time_s,
-                      const RenderOptions& requested) {
-  Impl& m = *impl_;
+namespace {
+
+// Shading::Normals implies no ground, no shadows and a black background.
+RenderOptions effective(const RenderOptions& requested) {
   RenderOptions options = requested;
   if (options.shading == Shading::Normals) {
     options.shadows = false;
     options.ground = false;
     options.background = glm::vec3(0.0f);
   }
-  m.view = camera.view();
-  m.stats = RenderStats{};
-  Bounds scene{glm::vec3(1.0f), glm::vec3(-1.0f)};
-  float tile = 0.0f;  // checker size: half the tallest character
+  return options;
+}
+
+}  // namespace
+
+// Syncs the crowds, fits the light, culls and draws the shadow map; leaves the depth state of
+// the lit pass set and the shadow framebuffer bound (with shadows).
+void Renderer::Impl::prepare(std::span<Crowd* const> crowds, const Eye& eye, float time_s, const RenderOptions& options,
+                             bool motion_target) {
+  view = eye.view;
+  stats = RenderStats{};
+  scene = Bounds{glm::vec3(1.0f), glm::vec3(-1.0f)};
+  tile = 0.0f;  // checker size: half the tallest character
   for (Crowd* c : crowds) {
-    m.stats.uploaded_bytes += c->sync();
+    stats.uploaded_bytes += c->sync();
     scene = unite(scene, c->world_bounds());
     tile = std::max(tile, (c->vat().bounds().max.y - c->vat().bounds().min.y) * 0.5f);
   }
   if (empty_bounds(scene)) scene = Bounds{glm::vec3(-1.0f), glm::vec3(1.0f)};
   if (!(tile > 0.0f)) tile = 1.0f;
-  m.fit_light(empty_bounds(options.shadow_bounds) ? scene : options.shadow_bounds, options.light.direction);
-
-  const float aspect = float(target.width()) / float(target.height());
-  const glm::mat4 view_projection = camera.projection(aspect) * camera.view();
-  m.cull(crowds, target, camera, view_projection, time_s, options);
-  m.begin_motion(crowds, target, view_projection, time_s, options);
+  fit_light(empty_bounds(options.shadow_bounds) ? scene : options.shadow_bounds, options.light.direction);
+  cull(crowds, eye, time_s, options);
+  begin_motion(crowds, motion_target, eye.view_projection, time_s, options);
 
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
   glDisable(GL_CULL_FACE);
-  if (options.shadows) m.draw_shadows(crowds, time_s, options.gpu_culling ? kCullShadow : -1);
+  if (options.shadows) draw_shadows(crowds, time_s, options.gpu_culling ? kCullShadow : -1);
+}
 
-  // Lit pass.
-  const glm::vec3 bg = options.background;
-  target.clear(bg.x, bg.y, bg.z, 1.0f);
-  glBindTextureUnit(kUnitShadow, m.shadow_depth.id());
-  if (options.ground) m.draw_ground(scene, tile, view_projection, options);
-  m.draw_lit(crowds, view_projection, time_s, options.gpu_culling ? kCullCamera : -1, options);
+// The lit pass into the bound framebuffer: the ground, then the crowds; then the state render()
+// documents.
+void Renderer::Impl::draw_frame(std::span<Crowd* const> crowds, const Eye& eye, float time_s,
+                                const RenderOptions& options) {
+  glBindTextureUnit(kUnitShadow, shadow_depth.id());
+  if (options.ground) draw_ground(scene, tile, eye.view_projection, options);
+  draw_lit(crowds, eye.view_projection, time_s, options.gpu_culling ? kCullCamera : -1, options);
   glDisable(GL_BLEND);
   glDepthMask(GL_TRUE);
   glDisable(GL_CULL_FACE);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMotionBinding, 0);
   // Nothing of ours stays bound: a program or vertex array deleted while still bound would live
   // on until unbound, and a caller that saved and restores "the current program" would then
   // restore a dead name.
@@ -354,9 +376,9 @@ void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds
 
 // Motion vectors: the previous render's time and camera (or the caller's), the crowds' motion
 // programs; and this render's, kept for the next.
-void Renderer::Impl::begin_motion(std::span<Crowd* const> crowds, const RenderTarget& target,
-                                  const glm::mat4& view_projection, float time_s, const RenderOptions& options) {
-  motion.on = target.has_motion();
+void Renderer::Impl::begin_motion(std::span<Crowd* const> crowds, bool motion_target, const glm::mat4& view_projection,
+                                  float time_s, const RenderOptions& options) {
+  motion.on = motion_target;
   if (motion.on) {
     motion.previous_time = !std::isnan(options.previous_time_s) ? options.previous_time_s
                            : has_last                           ? last_time
@@ -371,6 +393,83 @@ void Renderer::Impl::begin_motion(std::span<Crowd* const> crowds, const RenderTa
   has_last = true;
   last_time = time_s;
   last_view_projection = view_projection;
+}
+
+void Renderer::render(const RenderTarget& target, std::span<Crowd* const> crowds, const Camera& camera, float time_s,
+                      const RenderOptions& requested) {
+  Impl& m = *impl_;
+  const RenderOptions options = effective(requested);
+  const float aspect = float(target.width()) / float(target.height());
+  Impl::Eye eye;
+  eye.view = camera.view();
+  eye.view_projection = camera.projection(aspect) * eye.view;
+  eye.position = camera.eye;
+  eye.focal_px = float(target.height()) / (2.0f * std::tan(glm::radians(camera.fov_y_deg) * 0.5f));
+  m.prepare(crowds, eye, time_s, options, target.has_motion());
+  const glm::vec3 bg = options.background;
+  if (options.clear) {
+    target.clear(bg.x, bg.y, bg.z, 1.0f);
+  } else {
+    target.bind();
+  }
+  m.draw_frame(crowds, eye, time_s, options);
+}
+
+namespace {
+
+Renderer::Impl::Eye frame_eye(const FrameView& view) {
+  Renderer::Impl::Eye eye;
+  eye.view = view.view;
+  eye.view_projection = view.projection * view.view;
+  eye.position = glm::vec3(glm::inverse(view.view)[3]);
+  eye.focal_px = float(view.height) * view.projection[1][1] * 0.5f;
+  return eye;
+}
+
+void bind_view(const FrameView& view) {
+  glBindFramebuffer(GL_FRAMEBUFFER, view.framebuffer);
+  glViewport(view.x, view.y, view.width, view.height);
+}
+
+}  // namespace
+
+void Renderer::cull(std::span<Crowd* const> crowds, const FrameView& view, float time_s, const RenderOptions& options) {
+  GLint framebuffer = 0, viewport[4] = {};
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &framebuffer);
+  glGetIntegerv(GL_VIEWPORT, viewport);
+  impl_->prepare(crowds, frame_eye(view), time_s, effective(options));
+  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, GLuint(framebuffer));
+  glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+  glUseProgram(0);
+  glBindVertexArray(0);
+}
+
+void Renderer::draw(std::span<Crowd* const> crowds, const FrameView& view, float time_s, const RenderOptions& options) {
+  bind_view(view);
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+  glDisable(GL_CULL_FACE);
+  impl_->draw_frame(crowds, frame_eye(view), time_s, effective(options));
+}
+
+void Renderer::render(const FrameView& view, std::span<Crowd* const> crowds, float time_s,
+                      const RenderOptions& requested) {
+  const RenderOptions options = effective(requested);
+  cull(crowds, view, time_s, options);
+  if (options.clear) {
+    // The viewport's rectangle only: the rest of the caller's framebuffer stays.
+    bind_view(view);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(view.x, view.y, view.width, view.height);
+    const float color[4] = {options.background.x, options.background.y, options.background.z, 1.0f};
+    const float one = 1.0f;
+    glClearNamedFramebufferfv(view.framebuffer, GL_COLOR, 0, color);
+    glClearNamedFramebufferfv(view.framebuffer, GL_DEPTH, 0, &one);
+    glDisable(GL_SCISSOR_TEST);
+  }
+  draw(crowds, view, time_s, options);
 }
 
 const RenderStats& Renderer::stats() const { return impl_->stats; }

@@ -89,4 +89,13 @@ Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options) {
   return {};
 }
 
+glm::vec4 palette_tint(uint32_t k) {
+  // Light linear tints (each channel at least 0.45), so that the material stays readable.
+  static constexpr float kPalette[8][3] = {{1.00f, 1.00f, 1.00f}, {1.00f, 0.55f, 0.50f}, {0.55f, 0.80f, 1.00f},
+                                           {0.60f, 1.00f, 0.55f}, {1.00f, 0.90f, 0.45f}, {0.85f, 0.60f, 1.00f},
+                                           {0.50f, 1.00f, 0.95f}, {1.00f, 0.70f, 0.90f}};
+  const float* c = kPalette[k % 8u];
+  return glm::vec4(c[0], c[1], c[2], 1.0f);
+}
+
 }  // namespace vatkit::gl

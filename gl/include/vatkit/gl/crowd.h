@@ -1,7 +1,9 @@
 // vatkit/gl/crowd.h: crowds of VAT-animated instances, lit, shadowed, drawn with OpenGL.
 //
 // A Crowd is one uploaded VAT (vat_gpu.h) drawn N times:
-//  - per-instance world matrices (set_world), and the playback table (the runtime's InstanceTable,
+//  - per-instance world matrices (set_world; or position + heading, set_placement, 16 bytes, which
+//    the shaders may also move by the clock: set_motion), tints
+//    (set_tint), and the playback table (the runtime's InstanceTable,
 //    instance_table.h: set_instance(crowd.table(), i, instance, now)), both keyed by the LOGICAL
 //    instance index and uploaded as buffer textures;
 //  - the drawn list: which logical instances the draw covers, in which order (set_drawn). The
@@ -11,7 +13,9 @@
 //  - one shared clock: the time passed to Renderer::render, in seconds on the table's clock.
 // Nothing is uploaded or allocated per render when nothing changed: sync() (called by render)
 // uploads only the dirty rows of the table (take_dirty) and the matrices set since the last
-// render, as ranges.
+// render, as ranges. A crowd holds up to capacity() instances, size() of them live: spawn() and
+// despawn() (a swap-remove) change the live count without re-creating anything.
+// Several crowds (several VATs) are drawn by one Renderer::render: a mixed crowd.
 //
 // A Renderer draws crowds with simple lighting: base colour (factor x sRGB texture x vertex
 // colour), one directional light with a shadow map whose casters decode the VAT too, hemispheric
@@ -84,7 +88,26 @@ struct Light {
 
 // ---- crowd -----------------------------------------------------------------------------------
 
+// How a crowd's instances are placed in the world.
+enum class CrowdTransforms : uint8_t {
+  Matrix = 0,  // a full world matrix per instance (set_world): 64 bytes uploaded per change
+  // Position and heading per instance (set_placement): W = translate(position) x rotate_y(heading),
+  // 16 bytes uploaded per change; the shaders build the matrix. For agents that walk and turn on
+  // the ground (no scale, no tilt): a game moving 100k agents every frame uploads 1.6 MB, not 6.4.
+  PositionHeading = 1,
+};
+
 struct CrowdDesc {
+  // Instances the crowd can hold: spawn() adds instances up to it without re-creating the crowd.
+  // 0: the instance count given to create (no room to grow).
+  uint32_t capacity = 0;
+  CrowdTransforms transforms = CrowdTransforms::Matrix;
+  // The caller's shading hook (docs/rendering.md): GLSL source that defines
+  //   vec4 vatkit_shade(VatkitShadeInput s)
+  // compiled into this crowd's lit fragment program after vatkit's own (lighting.glsl's shade(),
+  // shadow_visibility() and linear_to_srgb() are in scope); its result is written to the target
+  // as it is. Empty: vatkit's lighting. GLSL errors fail create().
+  std::string shade_glsl;
   // GPU culling: memory for the instance cache, per culling pass (camera, shadow), allocated on the
   // pass's first culled render, for at most as many instances as the crowd has. The culling pass
   // writes there, once per render, what every vertex of a visible instance would otherwise work
@@ -104,10 +127,11 @@ struct CrowdDesc {
 
 class Crowd {
  public:
-  // `instance_count` instances (>= 1), every world matrix the identity, every table row unwritten
-  // (it shows frame row 0), the drawn list every instance in logical order. Builds the VAT's
-  // programs (decode chunk + crowd shaders). `vat` is referenced and must outlive the crowd.
-  // Errors: a count of 0 or above the buffer texture limit, GLSL errors (quoted).
+  // `instance_count` live instances (>= 1) and room for desc.capacity (when larger), every world
+  // matrix the identity, every tint white, every table row unwritten (it shows frame row 0), the
+  // drawn list every live instance in logical order. Builds the VAT's programs (decode chunk +
+  // crowd shaders). `vat` is referenced and must outlive the crowd.
+  // Errors: a count of 0 or a capacity above the buffer texture limit, GLSL errors (quoted).
   static Result<Crowd> create(const VatGpu& vat, uint32_t instance_count, const CrowdDesc& desc = {});
 
   Crowd();
@@ -115,16 +139,61 @@ class Crowd {
   Crowd& operator=(Crowd&&) noexcept;
   ~Crowd();
 
-  uint32_t size() const;
+  uint32_t size() const;      // live instances: logical indices 0 .. size() - 1
+  uint32_t capacity() const;  // instances the buffers hold (CrowdDesc::capacity)
   const VatGpu& vat() const;
+
+  // Spawn and despawn without re-creating the crowd. spawn() makes instance size() live (the
+  // identity matrix, a white tint, its table row as the last instance there left it: write it
+  // with set_instance) and returns its index; errors when the crowd is full. despawn(i) is a
+  // swap-remove (i < size(); a crowd may shrink to 0 live instances and grow again): the last
+  // live instance moves into index i (its world, tint and playback row,
+  // uploaded by the next sync()) and the crowd shrinks by one; it returns the index that moved
+  // (the old last, size() after the call), or i itself when i was the last. Every other
+  // instance keeps its index and its data untouched. With the default drawn list ("all") the
+  // draws follow the live count; a list set with set_drawn is the caller's to keep in step.
+  Result<uint32_t> spawn();
+  uint32_t despawn(uint32_t index);
+
+  // A per-instance colour multiplied into the material's base colour (linear RGBA, each 0..1,
+  // stored as 8 bits): palette and team colours in one crowd. White (the default) changes
+  // nothing. Uploaded by the next sync(), dirty range only.
+  void set_tint(uint32_t index, const glm::vec4& rgba);
+  glm::vec4 tint(uint32_t index) const;
 
   // The playback table (frame_rows = the VAT's): write it with set_instance / write_playback /
   // rebase_clock; the next sync() uploads the rows it marked dirty.
   InstanceTable& table();
   const InstanceTable& table() const;
 
+  // CrowdTransforms::Matrix: the instance's world matrix. PositionHeading: the matrix's
+  // translation and its turn about +Y (atan2 of the third column's x and z) are kept, the rest
+  // (scale, tilt) dropped. Only changed instances are uploaded (sync()).
   void set_world(uint32_t index, const glm::mat4& world);
-  const glm::mat4& world(uint32_t index) const;
+  // The instance's world matrix (PositionHeading: built from its placement).
+  glm::mat4 world(uint32_t index) const;
+  CrowdTransforms transforms() const;
+
+  // PositionHeading crowds: W = translate(position) x rotate_y(heading radians). set_placements
+  // writes `placements.size()` consecutive instances from `first` ((x, y, z, heading) each): a
+  // copy and one dirty range, the cheapest way to move every agent each frame. In a Matrix crowd
+  // they set the same matrices through set_world. Indices must be below capacity().
+  void set_placement(uint32_t index, const glm::vec3& position, float heading);
+  void set_placements(uint32_t first, std::span<const glm::vec4> placements);
+
+  // PositionHeading crowds: motion integrated on the GPU (dead reckoning). From clock time
+  // `since` (Renderer::render's time_s clock) the shaders place instance `index` at
+  //   placement + (velocity, turn_rate) x (time_s - since)
+  // (position moving at `velocity` world units per second, heading turning at `turn_rate`
+  // radians per second): an agent that keeps its course costs no upload at all per frame, and 32
+  // bytes when its motion changes (the dirty range of motions, uploaded by sync()). Zero motion
+  // (the default, spawn()'s) leaves the placement as set. The crowd's world_bounds() (the light's
+  // box, the ground) do not follow the motion: set placements now and then, or fix
+  // RenderOptions::shadow_bounds. Ignored by Matrix crowds.
+  void set_motion(uint32_t index, const glm::vec3& velocity, float turn_rate, float since);
+  // (x, y, z, heading) where the shaders place the instance at `time_s` (Matrix crowds: the
+  // matrix's translation and turn about +Y).
+  glm::vec4 placement_at(uint32_t index, float time_s) const;
 
   // Draw these logical instances (each < size(), repeats allowed), in this order; an empty span
   // restores "all, in logical order". Uploaded by the next sync().
@@ -136,8 +205,9 @@ class Crowd {
   Bounds world_bounds() const;
   void recompute_bounds();
 
-  // Uploads the dirty table rows, world matrices and drawn list; returns the bytes uploaded.
-  // Allocates nothing once the internal range list has grown to its working size.
+  // Uploads the dirty table rows, world matrices (or placements), tints and drawn list, each as
+  // ranges of changed instances (nearby changes merged); returns the bytes uploaded. Allocates
+  // nothing once the internal range list has grown to its working size.
   size_t sync();
 
   // Draws a fixed object-space mesh (one position and one normal per VAT vertex, merged order)
@@ -169,6 +239,9 @@ class Crowd {
   // For a program of one's own over prop_vertex_glsl() (the capture of the parity tests): as
   // prepare_vertex_program, plus prop `prop`'s slot, joint and offset uniforms.
   void prepare_prop_program(uint32_t program, uint32_t prop, float time_s, const glm::mat4& view_projection) const;
+  // The lit program (the one CrowdDesc::shade_glsl is compiled into): for glProgramUniform* on
+  // uniforms the caller's hook declares.
+  uint32_t lit_program() const;
 
   struct Impl;
 
@@ -209,6 +282,10 @@ Result<std::vector<SpreadInstance>> spread_instances(const Vat& vat, uint32_t co
 // refuses.
 Result<void> spread_crowd(Crowd& crowd, const SpreadOptions& options = {});
 
+// The k-th colour (k mod 8) of a fixed palette of light linear tints (white first), for
+// set_tint: `vatkit render --tint palette` gives instance i palette_tint(i).
+glm::vec4 palette_tint(uint32_t k);
+
 // ---- renderer --------------------------------------------------------------------------------
 
 struct RendererDesc {
@@ -228,7 +305,10 @@ struct RenderOptions {
   Light light;
   Shading shading = Shading::Lit;  // Normals implies no ground, no shadows and a black background
   bool shadows = true;
-  bool ground = true;                         // a plane under the crowds, receiving shadows
+  bool ground = true;  // a plane under the crowds, receiving shadows
+  // Clear colour (to `background`) and depth before drawing. false: draw over what the target
+  // (the caller's framebuffer) holds, depth-tested against its depth.
+  bool clear = true;
   glm::vec3 background{0.62f, 0.70f, 0.80f};  // sRGB clear colour
   // The box the shadow map covers (world space); empty (min > max) means the crowds' bounds. Fix
   // it to compare shadow maps of different poses.
@@ -289,6 +369,17 @@ struct CullingStats {
   uint64_t cache_capacity = 0;  // entries per pass; 0 for static poses, or off
 };
 
+// Drawing inside a caller's own frame: its framebuffer (any complete FBO, or 0 for the default
+// one), the viewport inside it, and its view and projection (OpenGL clip space). The level of
+// detail reads the projection as a perspective one: pixels per unit at distance 1 are
+// height * projection[1][1] / 2, the eye is the view's inverse translation.
+struct FrameView {
+  uint32_t framebuffer = 0;
+  int x = 0, y = 0, width = 1, height = 1;  // viewport, pixels
+  glm::mat4 view{1.0f};
+  glm::mat4 projection{1.0f};
+};
+
 class Renderer {
  public:
   // Needs a current context. Errors: a shadow map size above the texture limit, GLSL errors.
@@ -309,6 +400,17 @@ class Renderer {
               const RenderOptions& options = {});
   void render(const RenderTarget& target, Crowd& crowd, const Camera& camera, float time_s,
               const RenderOptions& options = {});
+
+  // Embedding (docs/rendering.md, "Inside a game's renderer"). render(view, ...) is cull() then
+  // draw(), clearing the viewport first only if options.clear. cull() syncs the crowds, runs the
+  // culling and level-of-detail passes (compute) and the shadow pass; it binds its shadow
+  // framebuffer on the way and restores the caller's draw framebuffer and viewport. draw() binds
+  // view.framebuffer and the viewport and draws the ground (options.ground) and the crowds of the
+  // last cull(), depth-tested, without clearing: call it inside the caller's pass. Both leave the
+  // state render() documents. The crowds and options of draw() must be those of the cull() before.
+  void render(const FrameView& view, std::span<Crowd* const> crowds, float time_s, const RenderOptions& options = {});
+  void cull(std::span<Crowd* const> crowds, const FrameView& view, float time_s, const RenderOptions& options = {});
+  void draw(std::span<Crowd* const> crowds, const FrameView& view, float time_s, const RenderOptions& options = {});
 
   const RenderStats& stats() const;
   // The counts of the last render's GPU culling for `crowd` (which must have been rendered in it
