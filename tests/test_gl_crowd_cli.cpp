@@ -69,6 +69,26 @@ TEST(GlCrowdCli, SeedAndTimeChangeThePictureAndRunsRepeat) {
   EXPECT_NE(time.pixels, base.pixels) << "--time changed nothing";
 }
 
+// --root-motion: at the first frame every instance stands where the layout puts it (the same
+// picture as without: the feet's root motion leaves the sample's rows as they are); a second later
+// the walkers and runners have moved on.
+TEST(GlCrowdCli, RootMotionMovesTheWalkersFromTheirPlaces) {
+  const fs::path dir = test::scratch_dir("render_cli_root_motion");
+  auto render = [&](const std::string& options, const char* name) {
+    const CommandResult r = vatkit_gl_cli("render --encoding rig --instances 6 --size 96x64 --time 0 " + options +
+                                          " -o " + shell_quote((dir / name).string()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  };
+  render("", "still.png");
+  render("--root-motion", "start.png");
+  EXPECT_EQ(expect_picture(dir / "start.png", 96, 64).pixels, expect_picture(dir / "still.png", 96, 64).pixels);
+  render("--frames 2 --fps 1", "still.png");
+  render("--frames 2 --fps 1 --root-motion", "moving.png");
+  EXPECT_NE(expect_picture(dir / "moving-0001.png", 96, 64).pixels,
+            expect_picture(dir / "still-0001.png", 96, 64).pixels)
+      << "--root-motion moved nothing";
+}
+
 TEST(GlCrowdCli, WritesASequenceThatMoves) {
   const fs::path dir = test::scratch_dir("render_cli_sequence");
   const CommandResult r =

@@ -65,10 +65,11 @@ struct Synth {
   bool textured = true;
   std::vector<uint32_t> clip_rows = {5, 3, 1};
   uint32_t seed = 1;
-  bool lods = false;      // two levels of detail
-  bool measured = false;  // every clip but the last carries a measured error (VatClip::accuracy)
-  bool seams = false;     // every clip but the first carries its seam (VatClip::seam)
-  bool events = false;    // clips 0 and 1 carry named events (VatClip::events), clip 2 none
+  bool lods = false;         // two levels of detail
+  bool measured = false;     // every clip but the last carries a measured error (VatClip::accuracy)
+  bool seams = false;        // every clip but the first carries its seam (VatClip::seam)
+  bool events = false;       // clips 0 and 1 carry named events (VatClip::events), clip 2 none
+  bool root_motion = false;  // clip 0 carries a joint's root motion, clip 1 the feet's, clip 2 none
   float metres_per_unit = 1.0f;
 };
 
@@ -169,6 +170,19 @@ Vat synthetic_vat(const Synth& o) {
     // Two footsteps (one at the clip's start) and a hit at the clip's very end.
     if (o.events && c == 0) clip.events = {{"step_l", 0.0f}, {"step_r", 0.5f * clip.duration_s}};
     if (o.events && c == 1) clip.events = {{"hit", clip.duration_s}};
+    // A joint's motion forward and turning (with a height), and the feet's straight ahead.
+    if (o.root_motion && c == 0) {
+      clip.root_motion = RootMotion{RootMotionSource::Joint, "hips", 3, true, {}};
+      for (uint32_t r = 0; r < clip.rows; ++r) {
+        const float k = float(r);
+        clip.root_motion->track.insert(clip.root_motion->track.end(), {0.125f * k, 0.0625f * k, 0.5f * k, -0.25f * k});
+      }
+    }
+    if (o.root_motion && c == 1) {
+      clip.root_motion = RootMotion{RootMotionSource::Feet, "", -1, false, {}};
+      for (uint32_t r = 0; r < clip.rows; ++r)
+        clip.root_motion->track.insert(clip.root_motion->track.end(), {0.0f, 0.0f, 0.75f * float(r), 0.0f});
+    }
     vat.clips.push_back(clip);
     row += clip.rows;
   }
@@ -267,6 +281,7 @@ void expect_same_vat(const Vat& a, const Vat& b) {
     }
     EXPECT_EQ(x.seam, y.seam);
     EXPECT_EQ(x.events, y.events);
+    EXPECT_EQ(x.root_motion, y.root_motion);
   }
   const VatGeometry &g = a.geometry, &h = b.geometry;
   expect_same_array(g.positions, h.positions, "positions");
@@ -667,13 +682,15 @@ std::vector<std::pair<const char*, Synth>> golden_variants(uint32_t version) {
   rig.metres_per_unit = 0.01f;  // an asset modelled in centimetres (the delta keeps glTF's metres)
   if (version == 3) return {{"v3_delta_f16.vat.glb", delta}, {"v3_rig_q16.vat.glb", rig}};
   delta.events = rig.events = true;
-  return {{"v4_delta_f16.vat.glb", delta}, {"v4_rig_q16.vat.glb", rig}};
+  if (version == 4) return {{"v4_delta_f16.vat.glb", delta}, {"v4_rig_q16.vat.glb", rig}};
+  delta.root_motion = rig.root_motion = true;
+  return {{"v5_delta_f16.vat.glb", delta}, {"v5_rig_q16.vat.glb", rig}};
 }
 
-TEST(VatFile, GoldenFilesOfVersion4) {
-  static_assert(kVatFormatVersion == 4, "a new version needs its golden files (tests/golden/README.md)");
+TEST(VatFile, GoldenFilesOfVersion5) {
+  static_assert(kVatFormatVersion == 5, "a new version needs its golden files (tests/golden/README.md)");
   const bool regenerate = std::getenv("VATKIT_REGENERATE_GOLDEN") != nullptr;
-  for (const auto& [name, synth] : golden_variants(4)) {
+  for (const auto& [name, synth] : golden_variants(5)) {
     SCOPED_TRACE(name);
     const Vat vat = synthetic_vat(synth);
     const std::vector<uint8_t> bytes = write_ok(vat);
@@ -689,8 +706,8 @@ TEST(VatFile, GoldenFilesOfVersion4) {
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     expect_same_vat(vat, *loaded);
     // ...and writing that Vat today reproduces it byte for byte. A failure here means the format
-    // changed: if on purpose, bump kVatFormatVersion and add v5 golden files (README.md).
-    EXPECT_EQ(bytes, golden) << "the writer no longer produces format version 4's bytes";
+    // changed: if on purpose, bump kVatFormatVersion and add v6 golden files (README.md).
+    EXPECT_EQ(bytes, golden) << "the writer no longer produces format version 5's bytes";
     EXPECT_EQ(write_ok(*loaded), golden);
     // The delta's vertices carry their texel addresses, 0..V-1, named by the extension; the rig's
     // do not.
@@ -703,14 +720,20 @@ TEST(VatFile, GoldenFilesOfVersion4) {
     EXPECT_EQ(clips[0]["events"], json::parse(R"([{"name":"step_l","time":0.0},{"name":"step_r","time":0.1}])"));
     EXPECT_EQ(clips[1]["events"], json::parse(R"([{"name":"hit","time":0.1}])"));
     EXPECT_FALSE(clips[2].contains("events"));
+    // Clip 0 carries a joint's motion, clip 1 the feet's, clip 2 none.
+    EXPECT_EQ(clips[0]["rootMotion"]["source"], "joint");
+    EXPECT_EQ(clips[0]["rootMotion"]["track"].size(), 12u);
+    EXPECT_EQ(clips[1]["rootMotion"]["source"], "feet");
+    EXPECT_FALSE(clips[2].contains("rootMotion"));
   }
 }
 
 TEST(VatFile, GoldenFilesOfOlderVersionsStillLoad) {
-  // Versions 2, 3 and 4 only added properties: a version-1 file loads as the Vat it was made from
+  // Versions 2 to 5 only added properties: a version-1 file loads as the Vat it was made from
   // (no clip has a measured error), a version-2 or -1 delta file addresses texels by the vertex
-  // index, a version-3 file has no clip events, and writing any again gives a current file of it.
-  for (uint32_t version : {1u, 2u, 3u}) {
+  // index, a version-3 file has no clip events, a version-4 file no root motion, and writing any
+  // again gives a current file of it.
+  for (uint32_t version : {1u, 2u, 3u, 4u}) {
     for (const auto& [name, synth] : golden_variants(version)) {
       SCOPED_TRACE(name);
       const Vat vat = synthetic_vat(synth);
@@ -739,6 +762,7 @@ TEST(VatFile, FuzzSeedsAreCurrent) {
     tiny.measured = true;
     tiny.seams = true;
     tiny.events = true;
+    tiny.root_motion = true;
     Synth rig;
     rig.encoding = Encoding::Rig;
     rig.precision = Precision::F16;
@@ -977,11 +1001,16 @@ void expect_refused(const std::vector<uint8_t>& file, const std::vector<Mutation
   }
 }
 
+// A mutation giving clip 0 the root motion `text` (JSON).
+auto root_motion_is(const char* text) {
+  return [text](json& d, auto&) { ext_of(d)["clips"][0]["rootMotion"] = json::parse(text); };
+}
+
 TEST(VatFile, ResealedMutationsAreRefusedByName) {
   const std::vector<uint8_t> file = small_file();
   const std::vector<Mutation> mutations = {
-      {"version", [](json& d, auto&) { ext_of(d)["version"] = 5; },
-       "extensions.VATKIT_vertex_animation.version: 5 is not supported"},
+      {"version", [](json& d, auto&) { ext_of(d)["version"] = 6; },
+       "extensions.VATKIT_vertex_animation.version: 6 is not supported"},
       {"events type", [](json& d, auto&) { ext_of(d)["clips"][0]["events"] = 3; },
        "extensions.VATKIT_vertex_animation.clips[0].events: expected an array"},
       {"event type", [](json& d, auto&) { ext_of(d)["clips"][0]["events"] = json::array({"step"}); },
@@ -1017,6 +1046,29 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
       {"event of a one-row clip",
        [](json& d, auto&) { ext_of(d)["clips"][1]["events"] = json::parse(R"([{"name":"a","time":0.001}])"); },
        "clips[1].events[0].time: 0.00100000005 is outside the clip's duration [0, 0]"},
+      {"root motion type", [](json& d, auto&) { ext_of(d)["clips"][0]["rootMotion"] = 3; },
+       "extensions.VATKIT_vertex_animation.clips[0].rootMotion: expected an object"},
+      {"root motion source",
+       root_motion_is(R"({"source":"hips","joint":"h","node":0,"vertical":false,"track":[0,0,0,0,0,0,0,0]})"),
+       "clips[0].rootMotion.source: \"hips\" is not one of joint, feet"},
+      {"root motion track short",
+       root_motion_is(R"({"source":"joint","joint":"h","node":0,"vertical":false,"track":[0,0,0,0]})"),
+       "clips[0].rootMotion.track: 4 numbers, expected 4 per row (8 for 2 rows)"},
+      {"root motion row 0",
+       root_motion_is(R"({"source":"joint","joint":"h","node":0,"vertical":false,"track":[0,0,0.5,0,0,0,0,0]})"),
+       "clips[0].rootMotion.track[2]: 0.5: row 0 of a root motion is (0, 0, 0, 0)"},
+      {"root motion height",
+       root_motion_is(R"({"source":"joint","joint":"h","node":0,"vertical":false,"track":[0,0,0,0,0,1,0,0]})"),
+       "clips[0].rootMotion.track[5]: 1: a height in a root motion that is not vertical"},
+      {"root motion huge",
+       root_motion_is(R"({"source":"feet","joint":"","node":-1,"vertical":false,"track":[0,0,0,0,2e9,0,0,0]})"),
+       "clips[0].rootMotion.track[4]: 2e+09 is out of range"},
+      {"root motion not a number",
+       root_motion_is(R"({"source":"feet","joint":"","node":-1,"vertical":false,"track":[0,0,0,0,"1",0,0,0]})"),
+       "clips[0].rootMotion.track[4]: expected a number"},
+      {"root motion unnamed joint",
+       root_motion_is(R"({"source":"joint","joint":"","node":0,"vertical":false,"track":[0,0,0,0,0,0,0,0]})"),
+       "clips[0].rootMotion.joint: empty for a joint's motion"},
       {"version 0", [](json& d, auto&) { ext_of(d)["version"] = 0; },
        "extensions.VATKIT_vertex_animation.version: 0 is not supported"},
       {"error type", [](json& d, auto&) { ext_of(d)["clips"][0]["error"] = 0.5; },
@@ -1201,13 +1253,20 @@ TEST(VatFile, ResealedMutationsAreRefusedByName) {
   // A file of another version is named as such even when its checksum does not match (a later
   // version may hash differently).
   Parts future = split(file);
-  ext_of(future.doc)["version"] = 5;
-  Result<Vat> v5 = load_vat_memory(assemble(future.doc, future.bin, false), "v5.vat.glb");
-  ASSERT_FALSE(v5.ok());
-  EXPECT_EQ(v5.error().code, ErrorCode::Unsupported);
-  EXPECT_EQ(v5.error().message,
-            "v5.vat.glb: extensions.VATKIT_vertex_animation.version: 5 is not supported (this vatkit reads "
-            "versions 1 to 4)");
+  ext_of(future.doc)["version"] = 6;
+  Result<Vat> v6 = load_vat_memory(assemble(future.doc, future.bin, false), "v6.vat.glb");
+  ASSERT_FALSE(v6.ok());
+  EXPECT_EQ(v6.error().code, ErrorCode::Unsupported);
+  EXPECT_EQ(v6.error().message,
+            "v6.vat.glb: extensions.VATKIT_vertex_animation.version: 6 is not supported (this vatkit reads "
+            "versions 1 to 5)");
+  // A version-4 file has no root motion: a clip's "rootMotion" there is ignored.
+  Parts v4 = split(file);
+  ext_of(v4.doc)["version"] = 4;
+  ext_of(v4.doc)["clips"][0]["rootMotion"] = "not read";
+  Result<Vat> four = load_vat_memory(assemble(v4.doc, v4.bin), "v4.vat.glb");
+  ASSERT_TRUE(four.ok()) << four.error().message;
+  EXPECT_FALSE(four->clips[0].root_motion.has_value());
   // A version-3 file has no events: a clip's "events" there is an unknown property, ignored.
   Parts v3 = split(file);
   ext_of(v3.doc)["version"] = 3;

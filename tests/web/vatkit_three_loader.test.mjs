@@ -230,7 +230,7 @@ describe('loadVat', () => {
       ['bad magic', (b) => { b[0] = 0x78; }, 'GLB', 'Parse'],
       ['truncated', (b) => b.slice(0, b.length - 16), 'GLB', 'Parse'],
       ['plane format', (b) => replaceText(b, '"format":"rgba32f"', '"format":"rgba16f"'), 'planes[0].format', 'Corrupt'],
-      ['version 5', (b) => replaceText(b, '"version":4', '"version":5'), `extensions.${EXT}.version`, 'Unsupported'],
+      ['version 6', (b) => replaceText(b, '"version":5', '"version":6'), `extensions.${EXT}.version`, 'Unsupported'],
       ['height', (b) => replaceText(b, '"height":324', '"height":325'), 'planes[0].height', 'Corrupt'],
     ];
     for (const [what, corrupt, object, code] of cases) {
@@ -275,7 +275,7 @@ describe('texel addresses', () => {
   test('a shuffled version-3 delta file decodes the same pose through vatVertex', async () => {
     const name = 'delta_f16_lods';
     const { file } = await load(name);
-    assert.equal(file.ext.version, 4);
+    assert.equal(file.ext.version, 5);
     assert.equal(file.ext.vertexAddress, '_VAT_VERTEX');
     const n = file.json.accessors[file.json.meshes[0].primitives[0].attributes.POSITION].count;
     const src = permutation(n, 20261203);

@@ -139,6 +139,21 @@ Result<void> parse_feet(const std::string& text, FootOptions& feet) {
   return {};
 }
 
+// --root-motion: "CLIP[=ROOT]", CLIP a clip name, #INDEX or all, ROOT auto (the default), feet or
+// a joint's name.
+Result<void> parse_root_motion(const std::string& text, std::vector<RootMotionOption>& out) {
+  const size_t eq = text.find('=');
+  RootMotionOption o{text.substr(0, eq), eq == std::string::npos ? "auto" : text.substr(eq + 1)};
+  if (o.clip.empty() || o.root.empty()) {
+    return make_error(ErrorCode::Argument, "",
+                      "--root-motion " + text +
+                          ": expected CLIP[=ROOT] (CLIP a clip name, #INDEX or all; ROOT auto, "
+                          "feet or a joint's name)");
+  }
+  out.push_back(std::move(o));
+  return {};
+}
+
 // The bake options that say how to read the source: which clips and their playback defaults, its
 // unit, animations merged.
 void add_source_options(CLI::App& app, BakeCliOptions& o, const char* group) {
@@ -172,6 +187,17 @@ void add_source_options(CLI::App& app, BakeCliOptions& o, const char* group) {
                  "(foot, ankle, toe with left/right) or as the lowest leaf joints, and the bake "
                  "prints its choice; LEFT,RIGHT names the joints")
       ->option_text("auto|LEFT,RIGHT")
+      ->group(group);
+  app.add_option("--root-motion", o.root_motion,
+                 "Take a clip's root motion out of its rows and store it (repeatable): CLIP[=ROOT], CLIP a "
+                 "clip name, #INDEX or all; ROOT a joint's name, feet (the motion that keeps the planted foot "
+                 "still, for a clip made in place) or auto (the default: the hips or the skeleton's root, or the "
+                 "feet where that joint stays in place); the bake prints its choice (docs/root-motion.md)")
+      ->allow_extra_args(false)
+      ->option_text("CLIP[=ROOT]")
+      ->group(group);
+  app.add_flag("--root-motion-vertical", o.root_motion_vertical,
+               "Take the root joint's height out of the rows too (default: vertical motion stays in the rows)")
       ->group(group);
   app.add_flag("--no-source-events", o.no_source_events,
                "Ignore the events the glTF file's animations carry in their extras "
@@ -342,6 +368,10 @@ Result<BakeOptions> make_bake_options(const BakeCliOptions& o) {
     if (auto r = parse_events(spec, b.events); !r) return r.error();
   }
   if (auto r = parse_feet(o.feet, b.feet); !r) return r.error();
+  for (const std::string& spec : o.root_motion) {
+    if (auto r = parse_root_motion(spec, b.root_motion); !r) return r.error();
+  }
+  b.root_motion_vertical = o.root_motion_vertical;
   b.source_events = !o.no_source_events;
   if (o.lods < 0 || o.lods > kMaxBakeLods) {
     return make_error(ErrorCode::Argument, "",
@@ -433,6 +463,7 @@ Result<Vat> load_or_bake(const std::string& file, const std::vector<std::string>
   options.encoding = encoding_choice(view.encoding);
   options.precision = precision_choice(view.precision);
   options.measure = false;
+  if (view.root_motion) options.root_motion = {RootMotionOption{"all", "auto"}};
   return bake(*asset, options);
 }
 

@@ -26,6 +26,8 @@ struct BakeCliOptions {
   std::vector<std::string> events;         // CLIP=NAME@SECONDS,..., one per occurrence
   std::string feet;                        // "", "auto" or LEFT,RIGHT
   bool no_source_events = false;
+  std::vector<std::string> root_motion;  // CLIP[=ROOT], one per occurrence
+  bool root_motion_vertical = false;
   bool no_normals = false;
   bool no_tangents = false;
   bool merge_clips = false;
@@ -69,6 +71,7 @@ Result<void> check_source_file(const std::string& file);
 struct ViewBakeOptions {
   std::string encoding = "auto";
   std::string precision = "f32";
+  bool root_motion = false;  // bake every clip's root motion (--root-motion all)
 };
 void add_view_bake_options(CLI::App& app, ViewBakeOptions& options);
 

@@ -25,6 +25,8 @@
 #include "vatkit/gl/image.h"
 #include "vatkit/gl/render_target.h"
 #include "vatkit/gl/vat_gpu.h"
+#include "vatkit/instance_table.h"
+#include "vatkit/root_motion.h"
 #include "vatkit/vat_file.h"
 #include "video.h"
 
@@ -53,7 +55,8 @@ struct RenderOptions {
   bool no_shadows = false;
   std::string shading = "lit";
   std::string scene_out;
-  std::string prop;  // --prop SPEC (render_prop.h)
+  bool root_motion = false;  // --root-motion
+  std::string prop;          // --prop SPEC (render_prop.h)
 };
 
 void append_matrix(std::string& out, const glm::mat4& m) {
@@ -224,10 +227,53 @@ struct RenderSetup {
   gl::RenderOptions render_options;
 };
 
+// --root-motion: each instance stands at its spread world at the first frame's clock and from
+// there moves by its clip's root motion (root_motion.h), in its own heading: world(t) =
+// spread world x root_motion_between(playback, first clock, t).
+struct Movers {
+  struct Instance {
+    gl::Crowd* crowd;
+    uint32_t index;
+    const Vat* vat;
+    glm::mat4 base;
+    Playback playback;
+  };
+  std::vector<Instance> instances;
+  float first = 0.0f;
+};
+
+Movers movers_of(const std::vector<Vat>& vats, std::span<gl::Crowd* const> crowds, float first) {
+  Movers m;
+  m.first = first;
+  for (size_t c = 0; c < crowds.size(); ++c) {
+    for (uint32_t i = 0; i < crowds[c]->size(); ++i) {
+      m.instances.push_back({crowds[c], i, &vats[c], crowds[c]->world(i), playback(crowds[c]->table(), i)});
+    }
+  }
+  return m;
+}
+
+void move_crowds(const Movers& m, std::span<gl::Crowd* const> crowds, float t) {
+  for (const Movers::Instance& in : m.instances) {
+    in.crowd->set_world(in.index, in.base * root_motion_between(*in.vat, in.playback, m.first, t).matrix());
+  }
+  for (gl::Crowd* c : crowds) c->recompute_bounds();
+}
+
+// The union of the crowds' world bounds.
+Bounds union_bounds(std::span<gl::Crowd* const> crowds) {
+  Bounds out{glm::vec3(1.0f), glm::vec3(-1.0f)};
+  for (const gl::Crowd* c : crowds) {
+    const Bounds b = c->world_bounds();
+    out = out.min.x > out.max.x ? b : Bounds{glm::min(out.min, b.min), glm::max(out.max, b.max)};
+  }
+  return out;
+}
+
 // Renders options.frames frames into `out`, telling the progress bar (a terminal's stderr only).
 Result<void> render_frames(const RenderOptions& options, gl::Context& context, RenderSetup& setup,
-                           std::span<gl::Crowd* const> crowds, int width, int height, FrameOutput& out,
-                           std::vector<OutputFile>& files) {
+                           std::span<gl::Crowd* const> crowds, const Movers* movers, int width, int height,
+                           FrameOutput& out, std::vector<OutputFile>& files) {
   gl::Image image;
   image.width = width;
   image.height = height;
@@ -236,6 +282,7 @@ Result<void> render_frames(const RenderOptions& options, gl::Context& context, R
   const ProgressFn progress = bar.callback();
   for (uint32_t k = 0; k < options.frames; ++k) {
     const auto t = static_cast<float>(options.time_s + double(k) / options.fps);
+    if (movers) move_crowds(*movers, crowds, t);
     setup.renderer.render(setup.target, crowds, setup.camera, t, setup.render_options);
     if (auto ok = context.check("render"); !ok) return ok.error();
     if (auto ok = setup.target.read_rgba8(image.pixels); !ok) return ok.error();
@@ -318,13 +365,8 @@ Result<void> make_crowds(const RenderOptions& options, const std::vector<Vat>& v
     }
     out.crowds.push_back(std::move(*crowd));
   }
-  for (gl::Crowd& c : out.crowds) {
-    out.pointers.push_back(&c);
-    const Bounds b = c.world_bounds();
-    out.bounds = out.bounds.min.x > out.bounds.max.x
-                     ? b
-                     : Bounds{glm::min(out.bounds.min, b.min), glm::max(out.bounds.max, b.max)};
-  }
+  for (gl::Crowd& c : out.crowds) out.pointers.push_back(&c);
+  out.bounds = union_bounds(out.pointers);
   return {};
 }
 
@@ -352,8 +394,10 @@ Result<void> run_render(RenderOptions options) {
   if (options.files.empty()) options.files.emplace_back();  // the built-in sample
   options.file = options.files[0];
   std::vector<Vat> vats;
+  ViewBakeOptions bake_options = options.bake;
+  bake_options.root_motion = options.root_motion;
   for (const std::string& file : options.files) {
-    Result<Vat> vat = load_or_bake(file, options.allow_roots, options.bake);
+    Result<Vat> vat = load_or_bake(file, options.allow_roots, bake_options);
     if (!vat) return vat.error();
     vats.push_back(std::move(*vat));
   }
@@ -376,6 +420,13 @@ Result<void> run_render(RenderOptions options) {
   Crowds crowds;
   if (auto ok = make_crowds(options, vats, spread, crowds); !ok) return ok.error();
 
+  std::optional<Movers> movers;
+  if (options.root_motion) {
+    // The camera frames the crowd halfway through the frames, where the walkers are on average.
+    movers = movers_of(vats, crowds.pointers, float(options.time_s));
+    move_crowds(*movers, crowds.pointers, float(options.time_s + 0.5 * double(options.frames - 1) / options.fps));
+    crowds.bounds = union_bounds(crowds.pointers);
+  }
   Result<RenderSetup> setup = set_up_rendering(options, *context, crowds.bounds, width, height);
   if (!setup) return setup.error();
   std::vector<OutputFile> files;  // committed once the report reached stdout
@@ -383,7 +434,10 @@ Result<void> run_render(RenderOptions options) {
     if (auto ok = write_scene_file(options, vats[0], width, height, setup->camera, spread, files); !ok)
       return ok.error();
   }
-  if (auto ok = render_frames(options, *context, *setup, crowds.pointers, width, height, out, files); !ok) return ok;
+  if (auto ok = render_frames(options, *context, *setup, crowds.pointers, movers ? &*movers : nullptr, width, height,
+                              out, files);
+      !ok)
+    return ok;
   print_report(options, vats, setup->renderer, crowds.pointers, width, height, out.video != nullptr);
   return flush_stdout_then_commit(files);
 }
@@ -442,6 +496,10 @@ Command add_render_command(CLI::App& parent) {
                       ", capped to the driver's GL_MAX_SAMPLES)")
       ->check(CLI::Range(1, kMaxSamples))
       ->option_text("N");
+  app->add_flag("--root-motion", options->root_motion,
+                "Move each instance by its clip's root motion (docs/root-motion.md), in its own heading, from where "
+                "it stands at the first frame; a glTF input (the sample included) is baked with --root-motion all "
+                "(each clip's root joint, or its planted feet where the clip is made in place)");
   app->add_flag("--no-shadows", options->no_shadows, "Skip the shadow pass");
   app->add_option("--tint", options->tint,
                   "none (default), or palette: instance i's base colour times the i-th (mod 8) colour of "

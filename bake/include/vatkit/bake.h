@@ -55,6 +55,21 @@ struct FootOptions {
   std::string left, right;
 };
 
+// Root motion of a clip (VatClip::root_motion, docs/root-motion.md): `clip` is a clip name,
+// "#index" or "all"; `root` says where the motion comes from:
+//  - a joint's name: that joint's horizontal translation and turn about +y (its height too with
+//    BakeOptions::root_motion_vertical) relative to the clip's first instant, taken out of every
+//    baked row (the pose stays in place) and stored per row;
+//  - "feet": for a clip baked in place, the motion that keeps the planted foot still (feet.h's
+//    contacts; the rows are not changed);
+//  - "auto": the root joint (a joint named hips or pelvis, else the shallowest skin joint); where
+//    it travels under 10% of the asset's size over the clip (an in-place clip), the feet instead.
+// The bake's notes say what was chosen and why.
+struct RootMotionOption {
+  std::string clip;
+  std::string root = "auto";
+};
+
 struct BakeOptions {
   EncodingChoice encoding = EncodingChoice::Auto;
   Precision precision = Precision::F32;
@@ -111,6 +126,9 @@ struct BakeOptions {
   std::vector<std::pair<std::string, ClipEvent>> events;
   bool source_events = true;
   FootOptions feet;
+  // Root motion per clip (RootMotionOption); a clip named twice takes the last.
+  std::vector<RootMotionOption> root_motion;
+  bool root_motion_vertical = false;  // a joint's height is taken out of the rows too
 };
 
 // Error of one clip of a Vat against the reference skinner: the numbers (vat.h's ClipAccuracy,

@@ -1221,6 +1221,21 @@ detail::Progress bake_progress(const BakeOptions& options, const std::vector<Cli
   return progress;
 }
 
+// The bake with each requested clip's root motion (BakeOptions::root_motion) taken out of the
+// asset first and stored with the clip after; the plan's notes lead the report's.
+Result<Vat> bake_moving(const Asset& asset, const BakeOptions& options, BakeReport* report) {
+  if (options.root_motion.empty()) return bake_asset(asset, options, report);
+  std::vector<std::string> notes;
+  auto plan = detail::plan_root_motion(asset, options, notes);
+  if (!plan) return plan.error();
+  const Asset in_place = detail::without_root_motion(asset, *plan);
+  Result<Vat> vat = bake_asset(in_place, options, report);
+  if (!vat) return vat;
+  detail::attach_root_motion(in_place, *plan, *vat);
+  if (report) report->notes.insert(report->notes.begin(), notes.begin(), notes.end());
+  return vat;
+}
+
 }  // namespace
 
 // The asset as the bake sees it: with its animation pieces merged when asked (BakeOptions::
@@ -1228,10 +1243,10 @@ detail::Progress bake_progress(const BakeOptions& options, const std::vector<Cli
 Result<Vat> bake(const Asset& asset, const BakeOptions& options, BakeReport* report) {
   const std::vector<std::vector<uint32_t>> pieces = find_clip_pieces(asset);
   Result<Vat> vat = [&] {
-    if (pieces.empty() || !options.merge_clip_pieces) return bake_asset(asset, options, report);
+    if (pieces.empty() || !options.merge_clip_pieces) return bake_moving(asset, options, report);
     Asset merged = asset;
     merge_clip_pieces(merged, pieces);
-    return bake_asset(merged, options, report);
+    return bake_moving(merged, options, report);
   }();
   if (vat && report && !options.merge_clip_pieces) {
     for (const std::vector<uint32_t>& group : pieces) report->notes.push_back(clip_pieces_text(asset, group));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vatkit/bake.h"
+#include "vatkit/feet.h"
 #include "vatkit/decode.h"
 #include "platform/memory.h"
 #include "simd/v4.h"
@@ -149,6 +150,46 @@ Result<void> plan_events(const Asset& asset, const BakeOptions& options, std::ve
 // is the asset's (MotionFacts::size).
 Result<void> plan_foot_events(const Asset& asset, const BakeOptions& options, float size, std::vector<ClipPlan>& plans,
                               std::vector<std::string>& notes);
+
+// The skin joints (every skin's, sorted, once each), a node's depth (0 for a root), a joint name's
+// words ("mixamorig:LeftFoot" -> mixamorig, left, foot), and the joint of that name (an error
+// naming `option` and listing the joints otherwise).
+std::vector<uint32_t> skin_joints(const Asset& asset);
+int joint_depth(const Asset& asset, uint32_t node);
+std::vector<std::string> joint_words(const std::string& name);
+Result<int> joint_named(const Asset& asset, const std::vector<uint32_t>& joints, const std::string& name,
+                        const char* option);
+
+// ---- root motion (root_motion.cpp) -------------------------------------------------------------
+
+// What each clip's root motion comes from (BakeOptions::root_motion, resolved).
+struct RootChoice {
+  int animation = 0;
+  RootMotionSource source = RootMotionSource::Joint;
+  int node = -1;  // the joint (Joint)
+};
+struct RootMotionPlan {
+  std::vector<RootChoice> clips;
+  bool vertical = false;
+  FootJoints feet;           // for the Feet clips
+  float size = 0.0f;         // the asset's (MotionFacts::size)
+  int correction_node = -1;  // the node without_root_motion adds (-1: none added)
+};
+// Resolves the options: the clips, the joint (named, or found: "auto"), joint or feet; one note
+// per clip saying what was chosen and why. Errors: an unknown clip or joint, no feet for "feet".
+Result<RootMotionPlan> plan_root_motion(const Asset& asset, const BakeOptions& options,
+                                        std::vector<std::string>& notes);
+// The asset with every Joint clip's root motion taken out: a new root node above every parentless
+// node, animated in those clips by the inverse of the root's motion (keyed at kFootSampleRate,
+// linear), so that every bake path (delta, rig, measure, seams, feet) poses it in place.
+Asset without_root_motion(const Asset& asset, RootMotionPlan& plan);
+// The asset as `vat` was baked from `source`: without the joint's motion of every clip that
+// stores one (VatClip::root_motion, source Joint, its node; the height where the clips say so: one
+// bake takes it out of every such clip or none); nothing when
+// no clip does (or a clip names a node or animation `source` does not have).
+std::optional<Asset> as_baked(const Asset& source, const Vat& vat);
+// Stores each planned clip's track in `vat` (VatClip::root_motion), at the clip's row times.
+void attach_root_motion(const Asset& in_place, const RootMotionPlan& plan, Vat& vat);
 
 // ---- what the motion decides (motion.cpp) -------------------------------------------------------
 

@@ -50,7 +50,9 @@ void classify(const std::string& name, int& side, int& rank) {
   }
 }
 
-std::vector<uint32_t> skin_joints(const Asset& asset) {
+}  // namespace
+
+std::vector<uint32_t> detail::skin_joints(const Asset& asset) {
   std::vector<uint32_t> joints;
   for (const Skin& s : asset.skins) joints.insert(joints.end(), s.joints.begin(), s.joints.end());
   std::sort(joints.begin(), joints.end());
@@ -58,11 +60,15 @@ std::vector<uint32_t> skin_joints(const Asset& asset) {
   return joints;
 }
 
-int depth(const Asset& asset, uint32_t node) {
+int detail::joint_depth(const Asset& asset, uint32_t node) {
   int d = 0;
   for (int32_t p = asset.nodes[node].parent; p >= 0; p = asset.nodes[size_t(p)].parent) ++d;
   return d;
 }
+
+std::vector<std::string> detail::joint_words(const std::string& name) { return words(name); }
+
+namespace {
 
 // The feet by name: per side the best-ranked foot word, the shallowest joint among equals.
 bool feet_by_name(const Asset& asset, const std::vector<uint32_t>& joints, FootJoints& out) {
@@ -72,7 +78,7 @@ bool feet_by_name(const Asset& asset, const std::vector<uint32_t>& joints, FootJ
     int side = 0, rank = 0;
     classify(asset.nodes[j].name, side, rank);
     if (side < 0 || rank == 3) continue;
-    const int d = depth(asset, j);
+    const int d = detail::joint_depth(asset, j);
     if (rank < best_rank[side] || (rank == best_rank[side] && d < best_depth[side])) {
       best_rank[side] = rank;
       best_depth[side] = d;
@@ -105,14 +111,23 @@ bool feet_by_height(const Asset& asset, const std::vector<uint32_t>& joints, Foo
   return true;
 }
 
-Result<int> joint_named(const Asset& asset, const std::vector<uint32_t>& joints, const std::string& name) {
+}  // namespace
+
+namespace detail {
+
+Result<int> joint_named(const Asset& asset, const std::vector<uint32_t>& joints, const std::string& name,
+                        const char* option) {
   for (uint32_t j : joints)
     if (asset.nodes[j].name == name) return int(j);
   std::string list;
   for (uint32_t j : joints) list += (list.empty() ? "" : ", ") + printable(asset.nodes[j].name);
   return make_error(ErrorCode::Argument, asset.source,
-                    "--feet: no joint named \"" + printable(name) + "\" (joints: " + list + ")");
+                    std::string(option) + ": no joint named \"" + printable(name) + "\" (joints: " + list + ")");
 }
+
+}  // namespace detail
+
+namespace {
 
 // A foot's per-sample measures over m samples: height, vertical and total speed (central
 // differences, in units per two samples; a clip's ends, one-sided, doubled), and their extremes.
@@ -221,13 +236,13 @@ void foot_contacts(const std::vector<glm::vec3>& p, float duration, bool repeats
 }  // namespace
 
 Result<FootJoints> find_feet(const Asset& asset, const FootOptions& options) {
-  const std::vector<uint32_t> joints = skin_joints(asset);
+  const std::vector<uint32_t> joints = detail::skin_joints(asset);
   if (joints.empty()) return make_error(ErrorCode::Unsupported, asset.source, "--feet: the asset has no skin joints");
   FootJoints feet;
   if (!options.left.empty() || !options.right.empty()) {
-    Result<int> left = joint_named(asset, joints, options.left);
+    Result<int> left = detail::joint_named(asset, joints, options.left, "--feet");
     if (!left) return left.error();
-    Result<int> right = joint_named(asset, joints, options.right);
+    Result<int> right = detail::joint_named(asset, joints, options.right, "--feet");
     if (!right) return right.error();
     return FootJoints{*left, *right, "named"};
   }

@@ -360,7 +360,10 @@ Result<std::vector<ClipError>> measure_error(const Asset& source, const Vat& vat
   request.between_samples = options.between_samples;
   request.threads = options.threads;
   request.progress = options.progress;
-  auto r = detail::measure_clips(source, vat, request);
+  // A clip that stores a joint's root motion was baked in place: measured against the source
+  // posed in place the same way.
+  const std::optional<Asset> in_place = detail::as_baked(source, vat);
+  auto r = detail::measure_clips(in_place ? *in_place : source, vat, request);
   if (!r) return r.error();
   std::vector<ClipError> out;
   for (auto& c : *r) out.push_back(std::move(c.error));

@@ -122,6 +122,31 @@ struct ClipEvent {
 inline constexpr size_t kMaxEventNameBytes = 256;
 inline constexpr size_t kMaxClipEvents = 65536;  // per clip
 
+// A clip's root motion (format version 5, docs/root-motion.md): where the character's root goes
+// over the clip, taken out of the baked rows (source Joint) or found from the planted feet of a
+// clip baked in place (source Feet: the rows are unchanged). `track` holds one (x, y, z, yaw)
+// per row of the clip: the model-space rigid motion A_r (a translation, then a turn of `yaw`
+// radians about +y) that carries the in-place row r to where the source animation had it, relative
+// to row 0 (so row 0 is (0, 0, 0, 0)). The original pose of row r is A_r applied to the baked row.
+// y is 0 unless `vertical` (the root's height was taken out too). Between rows x, y, z and yaw are
+// linear, as the decode is. runtime: root_motion.h.
+enum class RootMotionSource : uint8_t { Joint = 0, Feet = 1 };
+struct RootMotion {
+  RootMotionSource source = RootMotionSource::Joint;
+  std::string joint;  // the joint's name (Joint: the root; Feet: "" )
+  int32_t node = -1;  // its node index in the source asset, -1 for Feet
+  bool vertical = false;
+  std::vector<float> track;  // 4 per row: x, y, z, yaw
+
+  friend bool operator==(const RootMotion&, const RootMotion&) = default;
+};
+// A root motion's values at most (4 per row of a band of kMaxPlaybackRows rows; checked before
+// the values are read).
+inline constexpr size_t kMaxRootMotionValues = size_t(4) << 24;
+// A root motion's translations and turns are at most this large (file units, radians): a
+// fuzzed file cannot carry values whose products overflow.
+inline constexpr float kMaxRootMotionValue = 1e9f;
+
 struct VatClip {
   std::string name;               // the source animation's name ("" when the file named none)
   int32_t source_animation = -1;  // its index in the source asset's animations
@@ -154,6 +179,9 @@ struct VatClip {
   // bake's options, the source's animation extras or the foot contacts (BakeOptions); empty in
   // files before version 4.
   std::vector<ClipEvent> events;
+  // Root motion (BakeOptions::root_motion); absent in files before version 5 and where the bake
+  // was not asked for it.
+  std::optional<RootMotion> root_motion;
 };
 
 enum class PlaneSemantic : uint8_t { Position, Normal, Tangent, Slots };

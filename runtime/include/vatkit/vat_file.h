@@ -37,8 +37,9 @@ namespace vatkit {
 // 2 added each clip's measured error (VatClip::accuracy); a version-1 file loads without it.
 // Version 3 added each delta vertex's texel address (kVatVertexAttribute); versions 1 and 2 load
 // with the vertex index as the address. Version 4 added each clip's named events
-// (VatClip::events); older files load with none.
-inline constexpr uint32_t kVatFormatVersion = 4;
+// (VatClip::events); older files load with none. Version 5 added each clip's root motion
+// (VatClip::root_motion); older files load with none.
+inline constexpr uint32_t kVatFormatVersion = 5;
 inline constexpr uint32_t kVatOldestFormatVersion = 1;
 inline constexpr const char* kVatExtensionName = "VATKIT_vertex_animation";
 // The glTF vertex attribute of a delta file (version 3) holding each vertex's texel column:

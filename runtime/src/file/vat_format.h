@@ -122,6 +122,8 @@ std::string readable_versions();
 void check_clip(const VatClip& c, uint32_t frame_rows, const std::string& where);
 // A clip's events (part of check_clip); `where` names the event list.
 void check_events(const VatClip& c, const std::string& where);
+// A clip's root motion (part of check_clip); `where` names it.
+void check_root_motion(const VatClip& c, const std::string& where);
 // The clips' bands share no frame row. `where` names the clip list.
 void check_bands(const std::vector<VatClip>& clips, const std::string& where);
 void check_slot(const VatSlot& s, const std::string& where);

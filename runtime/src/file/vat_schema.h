@@ -122,6 +122,12 @@ struct EnumNames<EndMode> {
   static constexpr std::pair<const char*, EndMode> names[] = {{"clamp", EndMode::Clamp}, {"rewind", EndMode::Rewind}};
 };
 template <>
+struct EnumNames<RootMotionSource> {
+  static constexpr const char* what = "root motion source";
+  static constexpr std::pair<const char*, RootMotionSource> names[] = {{"joint", RootMotionSource::Joint},
+                                                                       {"feet", RootMotionSource::Feet}};
+};
+template <>
 struct EnumNames<PlaneSemantic> {
   static constexpr const char* what = "plane semantic";
   static constexpr std::pair<const char*, PlaneSemantic> names[] = {{"position", PlaneSemantic::Position},
@@ -323,6 +329,24 @@ struct Codec<std::optional<T>> {
     if (v) Codec<T>::check(*v, where);
   }
 };
+// An array of numbers (a root motion's track): its length is checked against
+// kMaxRootMotionValues before any element is read, so a hostile length costs nothing more.
+template <>
+struct Codec<std::vector<float>> {
+  static std::vector<float> read(const json& v, const std::string& where, uint32_t) {
+    const json& array = as_array(v, where);
+    if (array.size() > kMaxRootMotionValues) {
+      fail(where, num(uint64_t(array.size())) + " numbers, at most " + num(uint64_t(kMaxRootMotionValues)));
+    }
+    std::vector<float> out(array.size());
+    for (size_t i = 0; i < array.size(); ++i) out[i] = as_float(array[i], at(where, i));
+    return out;
+  }
+  static json write(const std::vector<float>& v) { return glb::json_array(std::span<const float>(v)); }
+  static void check(const std::vector<float>& v, const std::string& where) {
+    for (size_t i = 0; i < v.size(); ++i) check_finite(v[i], at(where, i));
+  }
+};
 // An array of objects with a table of fields (a clip's events). The elements are read one by one
 // after the array's length is checked against kMaxClipEvents, so a hostile count costs nothing
 // before it is refused.
@@ -511,8 +535,21 @@ struct Schema<ClipEvent> {
   };
 };
 
-// A clip (its band, playback defaults, diagnostics and q16 ranges); check_clip adds the band and
-// the events' times. A later per-clip block (root motion) gets a key of its own beside "events".
+// A clip's root motion (format version 5); check_clip adds the track's length (4 per row), its
+// first row (0) and its values' range.
+template <>
+struct Schema<RootMotion> {
+  static constexpr auto fields = std::tuple{
+      field("source", VATKIT_MEMBER(source)),
+      field("joint", VATKIT_MEMBER(joint)),
+      field("node", VATKIT_MEMBER(node), kAtLeastMinusOne),
+      field("vertical", VATKIT_MEMBER(vertical)),
+      field("track", VATKIT_MEMBER(track)),
+  };
+};
+
+// A clip (its band, playback defaults, diagnostics and q16 ranges); check_clip adds the band,
+// the events' times and the root motion's track.
 template <>
 struct Schema<VatClip> {
   static constexpr auto fields = std::tuple{
@@ -534,6 +571,7 @@ struct Schema<VatClip> {
       optional_field("error", VATKIT_MEMBER(accuracy), /*since=*/2),
       optional_field("seam", VATKIT_MEMBER(seam), /*since=*/3, WhenNotDefault{}, kNonNegative),
       optional_field("events", VATKIT_MEMBER(events), /*since=*/4),
+      optional_field("rootMotion", VATKIT_MEMBER(root_motion), /*since=*/5),
   };
 };
 

@@ -38,6 +38,31 @@ void check_clip(const VatClip& c, uint32_t frame_rows, const std::string& where)
          "band firstRow " + num(c.first_row) + " + rows " + num(c.rows) + " runs past frameRows " + num(frame_rows));
   }
   check_events(c, where + ".events");
+  check_root_motion(c, where + ".rootMotion");
+}
+
+// A clip's root motion: one (x, y, z, yaw) per row, row 0 all zero (the motion is relative to
+// it), every value within kMaxRootMotionValue, y zero unless vertical, a joint named for a
+// joint's motion (root_motion.h composes these; the bound keeps its products finite).
+void check_root_motion(const VatClip& c, const std::string& where) {
+  if (!c.root_motion) return;
+  const RootMotion& m = *c.root_motion;
+  if (m.track.size() != size_t(c.rows) * 4) {
+    fail(where + ".track", num(uint64_t(m.track.size())) + " numbers, expected 4 per row (" +
+                               num(uint64_t(c.rows) * 4) + " for " + num(c.rows) + " rows)");
+  }
+  for (size_t i = 0; i < m.track.size(); ++i) {
+    const std::string w = where + ".track[" + std::to_string(i) + "]";
+    if (!(std::fabs(m.track[i]) <= kMaxRootMotionValue)) fail(w, num(m.track[i]) + " is out of range");
+    if (i < 4 && m.track[i] != 0.0f) fail(w, num(m.track[i]) + ": row 0 of a root motion is (0, 0, 0, 0)");
+    if (i % 4 == 1 && !m.vertical && m.track[i] != 0.0f) {
+      fail(w, num(m.track[i]) + ": a height in a root motion that is not vertical");
+    }
+  }
+  if (m.source == RootMotionSource::Joint && m.joint.empty()) fail(where + ".joint", "empty for a joint's motion");
+  if (m.joint.size() > kMaxEventNameBytes) {
+    fail(where + ".joint", num(uint64_t(m.joint.size())) + " bytes, at most " + num(uint64_t(kMaxEventNameBytes)));
+  }
 }
 
 // A clip's events: named (1 to kMaxEventNameBytes bytes), within the clip's duration, in time

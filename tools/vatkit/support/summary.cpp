@@ -1,6 +1,7 @@
 #include "summary.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -364,6 +365,7 @@ VatSummary summarize(const Vat& vat, std::span<const ClipError> errors) {
     cs.max_delta = clip.max_delta;
     cs.seam = clip.seam.value_or(-1.0f);
     cs.events = clip.events;
+    cs.root_motion = clip.root_motion;
     cs.bounds = clip.bounds;
     if (c < errors.size()) {
       cs.measured = true;
@@ -537,6 +539,31 @@ std::string events_text(const VatSummary& s) {
   return out;
 }
 
+// A root motion's cycle: the motion of its last row (x, y, z, yaw).
+std::array<float, 4> cycle_of(const RootMotion& m) {
+  const size_t last = m.track.size() >= 4 ? m.track.size() - 4 : 0;
+  if (m.track.size() < 4) return {0.0f, 0.0f, 0.0f, 0.0f};
+  return {m.track[last], m.track[last + 1], m.track[last + 2], m.track[last + 3]};
+}
+
+// The clips' root motion (format version 5), one line per clip that has one: "walk: feet, 1.43
+// units per cycle (x 0, z 1.43), turning 0 deg". Nothing when no clip has root motion.
+std::string root_motion_text(const VatSummary& s) {
+  std::string out;
+  for (const VatClipSummary& c : s.clips) {
+    if (!c.root_motion) continue;
+    const RootMotion& m = *c.root_motion;
+    const std::array<float, 4> cycle = cycle_of(m);
+    const std::string from =
+        m.source == RootMotionSource::Feet ? std::string("feet") : cat({"joint \"", printable(m.joint), "\""});
+    labelled_line(out, out.empty() ? "root motion" : "",
+                  cat({c.name.empty() ? cat({"#", num(c.index)}) : printable(c.name), ": ", from, ", ",
+                       sig3(std::hypot(cycle[0], cycle[2])), " units per cycle (x ", sig3(cycle[0]), ", z ",
+                       sig3(cycle[2]), "), turning ", sig3(cycle[3] * 57.29578f), " deg"}));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string summary_text(const VatSummary& s) {
@@ -572,6 +599,7 @@ std::string summary_text(const VatSummary& s) {
                      measured ? "; error in mm against the reference (max, 99th percentile)" : ""}));
   out.append(clips_table(s, measured));
   out.append(events_text(s));
+  out.append(root_motion_text(s));
   if (!measured) {
     line("error",
          "not measured (baked without measuring, or a format version 1 file: `vatkit verify "
@@ -638,6 +666,18 @@ nlohmann::ordered_json events_json(const std::vector<ClipEvent>& events) {
   return out;
 }
 
+// A clip's root motion as JSON: its source, joint, and the motion of one cycle; null without.
+nlohmann::ordered_json root_motion_json(const std::optional<RootMotion>& m) {
+  if (!m) return nullptr;
+  const std::array<float, 4> cycle = cycle_of(*m);
+  return {{"source", m->source == RootMotionSource::Feet ? "feet" : "joint"},
+          {"joint", m->joint},
+          {"vertical", m->vertical},
+          {"cycle",
+           {glb::json_number(cycle[0]), glb::json_number(cycle[1]), glb::json_number(cycle[2]),
+            glb::json_number(cycle[3])}}};
+}
+
 // The clip table as JSON (summary_json(VatSummary)): a clip's "error" is null when not measured,
 // its "seam" when not known.
 nlohmann::ordered_json clips_json(const std::vector<VatClipSummary>& clip_list) {
@@ -670,6 +710,7 @@ nlohmann::ordered_json clips_json(const std::vector<VatClipSummary>& clip_list) 
                      {"max_delta", glb::json_number(c.max_delta)},
                      {"seam", c.seam >= 0 ? json(glb::json_number(c.seam)) : json()},
                      {"events", events_json(c.events)},
+                     {"root_motion", root_motion_json(c.root_motion)},
                      {"bounds", bounds_json(c.bounds)},
                      {"measured", c.measured},
                      {"error", std::move(error)}});

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <span>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -120,9 +121,10 @@ struct VatClipSummary {
   float fps = 0.0f;  // exact row rate, 0 for a one-row clip
   float duration_s = 0.0f;
   ClipDefaults defaults;
-  float max_delta = 0.0f;         // file units
-  float seam = -1.0f;             // VatClip::seam (file units: what decided a loop); < 0 unknown
-  std::vector<ClipEvent> events;  // VatClip::events
+  float max_delta = 0.0f;                 // file units
+  float seam = -1.0f;                     // VatClip::seam (file units: what decided a loop); < 0 unknown
+  std::vector<ClipEvent> events;          // VatClip::events
+  std::optional<RootMotion> root_motion;  // VatClip::root_motion
   Bounds bounds;
   bool measured = false;  // `error` holds a measurement (a bake's report, measure_error,
                           // or the bake's as the file keeps it: VatClip::accuracy)

@@ -9,7 +9,7 @@
 import { fail } from './errors.js';
 import { EXT_PATH, EXTENSION, GlbDocument, at, read } from './glb.js';
 
-const VERSIONS = [1, 2, 3, 4];
+const VERSIONS = [1, 2, 3, 4, 5];  // 5 added each clip's rootMotion, which this loader does not read
 // Version 3: a delta vertex's texel column (docs/format.md, "Texel addresses").
 export const VERTEX_ADDRESS = '_VAT_VERTEX';
 const PRECISION_FORMAT = { f32: 'rgba32f', f16: 'rgba16f', q16: 'rgba16unorm' };
