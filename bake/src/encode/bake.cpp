@@ -1027,7 +1027,8 @@ struct RowSearch {
     if (M == 0 || M + 1 > max_rows) return 0u;
     const uint32_t m_max = (max_rows - 1) / M;
     uint32_t m_lo = 0, m_hi = 0, m = 1;  // largest failing, smallest passing multiple
-    for (const Tried* before = nullptr;;) {
+    // A copy: `tried` grows under eval, moving its elements.
+    for (std::optional<Tried> before;;) {
       auto ok = eval(M * m + 1, true);
       if (!ok) return ok.error();
       if (*ok) {
@@ -1037,8 +1038,8 @@ struct RowSearch {
       if (floor_failure()) return 0u;
       m_lo = m;
       if (m == m_max) return 0u;
-      const double n = predicted(M * m + 1, before);
-      before = find(M * m + 1);
+      const double n = predicted(M * m + 1, before ? &*before : nullptr);
+      before = *find(M * m + 1);
       m = uint32_t(std::clamp<double>(std::ceil((n - 1.0) / M), m + 1, m_max));
     }
     while (m_hi - m_lo > 1) {
@@ -1066,7 +1067,7 @@ struct RowSearch {
     uint32_t guess = uint32_t(std::clamp<uint64_t>(detail::rows_at_fps(clip.duration_s, 30.0), 2u, max_rows));
     for (const Tried& t : tried)
       if (!t.pass) guess = std::max(guess, t.rows);
-    for (const Tried* before = nullptr;;) {
+    for (std::optional<Tried> before;;) {  // a copy, as in on_key_grid
       auto ok = eval(guess, true);
       if (!ok) return ok.error();
       if (*ok) return guess;
@@ -1077,8 +1078,9 @@ struct RowSearch {
       }
       // The model's count, grown by at least 2x when the error is a lower bound, by a row otherwise.
       const double at_least = t->exact ? double(guess) + 1.0 : double(guess - 1) * 2.0 + 1.0;
-      const uint32_t next = uint32_t(std::min<double>(max_rows, std::max(predicted(guess, before), at_least)));
-      before = t;
+      const uint32_t next =
+          uint32_t(std::min<double>(max_rows, std::max(predicted(guess, before ? &*before : nullptr), at_least)));
+      before = *t;
       guess = next;
     }
   }
