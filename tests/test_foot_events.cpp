@@ -149,6 +149,25 @@ TEST(FootEvents, EachRunCycleHasOneContactPerFootHalfACycleApart) {
   for (const WalkCase& w : kRuns) expect_one_contact_per_foot(w);
 }
 
+// The sample's walk is built with its feet planted over known windows (bake/src/import/
+// sample_character.cpp: the left lands at 0.2 of its 1 s cycle and lifts at 0.8, the right half a
+// cycle later); detection finds them to within two of its samples.
+TEST(FootEvents, TheSampleWalkIsDownWhereItWasBuiltDown) {
+  const Asset asset = load("<sample>");
+  const int walk = find_clip(asset, "walk").value();
+  ASSERT_FLOAT_EQ(asset.animations[size_t(walk)].end_s, 1.0f);
+  const std::vector<ClipEvent> events =
+      foot_contact_events(asset, walk, find_feet(asset, {}).value(), rest_size(asset), true);
+  const float tolerance = 2.0f / float(kFootSampleRate);
+  const std::pair<const char*, float> expected[] = {
+      {"foot_l_down", 0.2f}, {"foot_l_up", 0.8f}, {"foot_r_down", 0.7f}, {"foot_r_up", 0.3f}};
+  for (const auto& [name, at] : expected) {
+    const std::vector<float> t = times_of(events, name);
+    ASSERT_EQ(t.size(), 1u) << name;
+    EXPECT_NEAR(t[0], at, tolerance) << name;
+  }
+}
+
 TEST(FootEvents, AnIdleNeverLifts) {
   const Asset asset = load("<sample>");
   const int idle = find_clip(asset, "idle").value();

@@ -120,8 +120,9 @@ TEST(RootMotionBake, AJointsMotionLeavesTheRowsAndComesBack) {
 }
 
 TEST(RootMotionBake, ANamedJointWithItsHeight) {
-  // --root-motion walk=hips --root-motion-vertical: the hips' bob (0.95 - 0.035 sin^2, from 0.95 at
-  // the cycle's start) is in the track's y, and the rows keep the hips at their first height.
+  // --root-motion walk=hips --root-motion-vertical: the hips' bob (their height in the source,
+  // relative to the cycle's start) is in the track's y, and the rows keep the hips at their first
+  // height.
   const Asset asset = walking_forward();
   BakeOptions o;
   o.clips = {"walk"};
@@ -136,15 +137,25 @@ TEST(RootMotionBake, ANamedJointWithItsHeight) {
   const VatClip& clip = vat->clips[0];
   ASSERT_TRUE(clip.root_motion && clip.root_motion->vertical);
   EXPECT_NE(report.notes[0].find("joint \"hips\" (node 0, named)"), std::string::npos) << report.notes[0];
+  SceneEvaluator source(asset);
+  auto source_height = [&](float time) {
+    source.pose(*find_clip(asset, "walk"), time);
+    return source.world()[0][3].y;
+  };
+  const float first = source_height(0.0f);
   float lowest = 0.0f;
-  for (uint32_t r = 0; r < clip.rows; ++r) lowest = std::min(lowest, clip.root_motion->track[size_t(r) * 4 + 1]);
-  EXPECT_NEAR(lowest, -0.035f, 2e-3f);
+  for (uint32_t r = 0; r < clip.rows; ++r) {
+    const float bob = source_height(float(r) / clip.fps) - first;
+    EXPECT_NEAR(clip.root_motion->track[size_t(r) * 4 + 1], bob, 1e-3f) << "row " << r;
+    lowest = std::min(lowest, bob);
+  }
+  EXPECT_LT(lowest, -0.02f);  // the walk bobs by centimetres: the comparison above is not of zeros
   const uint32_t hips = slot_of(*vat, 0);
   const Playback pb = playing(*vat);
   for (uint32_t r = 0; r < clip.rows; r += 3) {
     const float time = float(r) / clip.fps;
     const glm::mat4 in_place = mirror_joint(*vat, resolve(pb, time), glm::mat4(1.0f), hips).value();
-    EXPECT_NEAR(in_place[3].y, 0.95f, 1e-3f) << "row " << r;
+    EXPECT_NEAR(in_place[3].y, first, 1e-3f) << "row " << r;
   }
 }
 
@@ -241,9 +252,6 @@ double contact_speed(const Vat& vat, const Playback& pb, uint32_t slot, float se
   }
   double sum = 0.0;
   int count = 0;
-  if (std::getenv("SLIP_DEBUG"))
-    for (int i = 0; i < n; i += 4)
-      std::printf("%d %.4f %.4f %.4f\n", i, p[size_t(i)].y - lowest, p[size_t(i)].z, p[size_t(i)].x);
   for (int i = 0; i < n; ++i) {
     if (p[size_t(i)].y > lowest + 0.005f * size || p[size_t(i + 1)].y > lowest + 0.005f * size) continue;
     const glm::vec3 d = p[size_t(i + 1)] - p[size_t(i)];
@@ -285,18 +293,29 @@ Slip measure_slip(const std::string& file, const std::string& clip) {
   return s;
 }
 
+// The sample's walk is built to cover 1 m in its 1 s cycle (bake/src/import/sample_character.cpp),
+// straight ahead: its feet's root motion says so.
+TEST(RootMotionSlip, TheSampleWalkCoversTheDistanceItWasBuiltFor) {
+  const Asset asset = load("<sample>");
+  const Vat vat = bake_with_root_motion(asset, "walk", "auto", nullptr);
+  const VatClip& c = vat.clips.at(0);
+  ASSERT_TRUE(c.root_motion.has_value());
+  EXPECT_EQ(c.root_motion->source, RootMotionSource::Feet);
+  const RootDelta cycle = root_motion_between(vat, playing(vat), 0.0f, c.duration_s);
+  EXPECT_NEAR(cycle.translation.z, 1.0f, 0.01f);
+  EXPECT_NEAR(cycle.translation.x, 0.0f, 0.005f);
+  EXPECT_NEAR(cycle.yaw, 0.0f, 1e-3f);
+}
+
 TEST(RootMotionSlip, FeetSlipWellUnderTheConstantSpeed) {
-  // `under`: the largest ratio of slip with root motion to slip at the constant speed. The
-  // sample's walk is the exception: its ankle reaches its lowest height while it still swings
-  // forward (0.13 to 0.17 s into the cycle, before it plants), so "within a few mm of its lowest
-  // height" holds swing samples that no root motion plants; root motion still slips less there.
+  // `under`: the largest ratio of slip with root motion to slip at the constant speed.
   struct Case {
     const char* file;
     const char* clip;
     double under;
   };
   const Case cases[] = {
-      {"<sample>", "walk", 1.0},
+      {"<sample>", "walk", 0.25},
       {"<sample>", "run", 0.25},
       {"khronos/CesiumMan.glb", "#0", 0.25},
       {"khronos/Fox.glb", "Walk", 0.25},

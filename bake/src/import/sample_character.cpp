@@ -10,6 +10,7 @@
 // A-pose (every joint's rest rotation is identity, so local axes are the world axes).
 #include "vatkit/sample_character.h"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cmath>
@@ -540,23 +541,116 @@ ClipPose idle_pose(double phase) {
   return p;
 }
 
+// Vectors rotated by a quaternion, and the shortest rotation between two directions: what the
+// walk's leg solver needs, with no trigonometry (sqrt is exact in IEEE, so still deterministic).
+Quat conjugate(const Quat& q) { return {q.w, -q.x, -q.y, -q.z}; }
+glm::dvec3 rotate(const Quat& q, const glm::dvec3& v) {
+  const Quat r = q * Quat{0.0, v.x, v.y, v.z} * conjugate(q);
+  return {r.x, r.y, r.z};
+}
+Quat arc(const glm::dvec3& from, const glm::dvec3& to) {  // neither zero nor opposite
+  const glm::dvec3 c = glm::cross(from, to);
+  const Quat q{std::sqrt(glm::dot(from, from) * glm::dot(to, to)) + glm::dot(from, to), c.x, c.y, c.z};
+  const double n = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+  return {q.w / n, q.x / n, q.y / n, q.z / n};
+}
+
+// The walk's feet, in the character's space (the clip is in place: the body stays at the origin
+// and a planted foot moves back under it at the body's speed). The body walks 1 m a cycle (1 s),
+// slowest at mid-stance and fastest in double support, as an inverted pendulum does: speed
+// kSpeed (1 - kSurge cos(4 pi t)), t the cycle's fraction. The left foot lands at 0.2 of the
+// cycle and the right at 0.7 (the left leads a quarter in, the right three quarters in), each
+// planted for kStance of the cycle (double support the tenth after each landing), its ankle at
+// its rest height; then it swings forward, lifted kLift, leaving and landing at the speed it was
+// planted at, so that its world speed does not jump.
+constexpr double kSpeed = 1.0, kSurge = 0.12, kStance = 0.6, kLift = 0.1;
+constexpr double kLegReach = 0.835;  // hip joint to ankle with the stance knee bent ~12 degrees
+
+// How far the body has walked at cycle fraction t: the integral of its speed.
+double walked(double t) { return kSpeed * (t - kSurge * det_sin(4.0 * kPi * t) / (4.0 * kPi)); }
+double body_speed(double t) { return kSpeed * (1.0 - kSurge * det_cos(4.0 * kPi * t)); }
+
+struct FootTarget {
+  glm::dvec3 ankle;  // character space
+  double pitch;      // the sole's pitch, toes down (radians)
+};
+
+FootTarget walk_foot(double cycle, double side) {
+  constexpr double landing = 0.2;  // the left foot's; the right's is half a cycle later
+  double tau = cycle - landing - (side > 0 ? 0.0 : 0.5);
+  tau -= std::floor(tau);
+  const double ankle_y = joint_defs()[FootL].position.y, x = side * joint_defs()[FootL].position.x;
+  // Planted: behind where it was at mid-stance by what the body walked since then (the body's
+  // speed has period half a cycle, so both feet see the same).
+  const double mid = landing + 0.5 * kStance;
+  if (tau < kStance) return {{x, ankle_y, walked(mid) - walked(landing + tau)}, 0.0};
+  // Swing, u in [0, 1): a cubic Hermite from the stance's end back to its start whose end slopes
+  // are the body's speed there; the ankle rises kLift, the toes pointing down after push-off and
+  // up before landing.
+  const double half = walked(mid) - walked(landing);
+  const double u = (tau - kStance) / (1.0 - kStance), u2 = u * u, u3 = u2 * u;
+  const double slope = -body_speed(landing) * (1.0 - kStance);
+  const double z =
+      (2 * u3 - 3 * u2 + 1) * -half + (u3 - 2 * u2 + u) * slope + (-2 * u3 + 3 * u2) * half + (u3 - u2) * slope;
+  const double lift = det_sin(kPi * u);
+  return {{x, ankle_y + kLift * lift, z}, 0.4 * lift * (1.0 - 2.0 * u)};
+}
+
+// Poses a leg (two bones hanging straight down at rest, the knee bending the foot back about the
+// thigh's x axis) so that its ankle reaches `foot.ankle` and its sole has `foot.pitch` in the
+// character's space; the hips' pose is already in `p`.
+void reach(ClipPose& p, const Quat& hips, double side, const FootTarget& foot) {
+  const bool left = side > 0;
+  const Joint thigh = left ? ThighL : ThighR, shin = left ? ShinL : ShinR, ankle = left ? FootL : FootR;
+  const auto& J = joint_defs();
+  const double a = J[thigh].position.y - J[shin].position.y, b = J[shin].position.y - J[ankle].position.y;
+  const glm::dvec3 v =
+      rotate(conjugate(hips), foot.ankle - p.hips_translation) - (J[thigh].position - J[Hips].position);
+  const double d2 = glm::dot(v, v);
+  const double ck = std::clamp((d2 - a * a - b * b) / (2.0 * a * b), -1.0, 1.0), sk = std::sqrt(1.0 - ck * ck);
+  const Quat knee{std::sqrt((1.0 + ck) / 2.0), std::sqrt((1.0 - ck) / 2.0), 0.0, 0.0};
+  // The leg bent at the knee, swung about x to the target's forward offset, then tilted about z to
+  // its side offset.
+  const glm::dvec3 bent(0.0, -a - b * ck, -b * sk);
+  const double down = -std::sqrt(v.x * v.x + v.y * v.y);
+  const Quat swing = arc({0.0, bent.y, bent.z}, {0.0, down, v.z});
+  const Quat tilt = arc({0.0, down, 0.0}, {v.x, v.y, 0.0});
+  const Quat thigh_rotation = tilt * swing;
+  p.rotation[thigh] = thigh_rotation;
+  p.rotation[shin] = knee;
+  p.rotation[ankle] = conjugate(hips * thigh_rotation * knee) * rot_x(foot.pitch);
+  p.rotation[left ? ToeL : ToeR] = rot_x(-positive(foot.pitch));
+}
+
+// The walk plants its feet: each ankle follows walk_foot() exactly at every key (a two-bone
+// solve), and the hips sit as high as the legs reach, so they are highest mid-stance and lowest
+// in double support.
 ClipPose walk_pose(double phase) {
   ClipPose p;
-  const double s = det_sin(phase), c = det_cos(phase);
-  // Lowest at double support (legs apart, sin = +-1), highest mid-stance.
-  p.hips_translation = {-0.012 * c, 0.95 - 0.035 * s * s, 0.0};
-  p.rotation[Hips] = rot_y(-0.1 * s) * rot_x(0.03);
+  const double s = det_sin(phase), c = det_cos(phase), cycle = phase / (2.0 * kPi);
+  const Quat hips = rot_y(-0.1 * s) * rot_x(0.03);
+  p.rotation[Hips] = hips;
   p.rotation[Spine] = rot_y(0.1 * s);
   p.rotation[Chest] = rot_y(0.08 * s) * rot_x(0.02);
   p.rotation[UpperChest] = rot_x(-0.02);
   p.rotation[Neck] = rot_y(-0.08 * s);
   p.rotation[Head] = rot_x(-0.03);
-  for (double side : {+1.0, -1.0}) {
-    // The left leg leads at phase pi/2, the right at 3 pi/2; each arm swings with the other leg.
-    const double ls = side * s, lc = side * c;
-    const double knee = 0.08 + 0.6 * positive(lc) * positive(lc);
-    set_leg(p, side, 0.42 * ls, knee, 0.3 * positive(-ls) * positive(-ls));
-    const double arm_forward = -0.35 * ls;
+  // The pelvis sways over the planted foot; its height is the lower of what each leg reaches.
+  p.hips_translation = {-0.012 * c, 0.0, 0.0};
+  double height = INFINITY;
+  const FootTarget feet[2] = {walk_foot(cycle, +1.0), walk_foot(cycle, -1.0)};
+  for (int i = 0; i < 2; ++i) {
+    const auto& J = joint_defs();
+    const glm::dvec3 hip = rotate(hips, J[i == 0 ? ThighL : ThighR].position - J[Hips].position);
+    const double dx = feet[i].ankle.x - p.hips_translation.x - hip.x, dz = feet[i].ankle.z - hip.z;
+    height = std::min(height, feet[i].ankle.y - hip.y + std::sqrt(kLegReach * kLegReach - dx * dx - dz * dz));
+  }
+  p.hips_translation.y = height;
+  for (int i = 0; i < 2; ++i) {
+    const double side = i == 0 ? 1.0 : -1.0;
+    reach(p, hips, side, feet[i]);
+    // Each arm swings with the other leg: the left arm back while the left leg leads.
+    const double arm_forward = -0.35 * side * s;
     set_arm(p, side, 0.12, arm_forward, 0.25 + 0.2 * positive(arm_forward / 0.35));
   }
   return p;
