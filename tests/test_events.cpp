@@ -305,7 +305,9 @@ void expect_agrees(const Track& track, const FiredEvent& f, double phi, const st
   const double c = backward ? f.cycle + 1.0 - phi : f.cycle + phi;
   const float before = std::nextafter(f.time, -INFINITY);
   EXPECT_GE(double(cycles(track, f.time)), c) << what;
-  if (c > 0.0) EXPECT_LT(double(cycles(track, before)), c) << what;
+  if (c > 0.0) {
+    EXPECT_LT(double(cycles(track, before)), c) << what;
+  }
   const BandSample s = resolve_track(track, f.time);
   if (s.finished) {
     EXPECT_EQ(c, double(track.repetitions)) << what;  // the last cycle's end, at end_time
@@ -361,8 +363,12 @@ TEST(ClipEvents, FiringTimesAgreeWithResolve) {
     events_crossed(*pb, BandEvents{ea, da, 0}, BandEvents{eb, db, 1}, t0, t0 + 20.0f, fired);
     for (size_t i = 0; i < fired.size(); ++i) {
       const FiredEvent& f = fired[i];
-      if (i > 0) EXPECT_LE(fired[i - 1].time, f.time);
-      if (pb->hold) EXPECT_LE(f.time, *pb->hold);
+      if (i > 0) {
+        EXPECT_LE(fired[i - 1].time, f.time);
+      }
+      if (pb->hold) {
+        EXPECT_LE(f.time, *pb->hold);
+      }
       const std::string what = "trial " + std::to_string(trial) + " band " + std::to_string(f.band);
       if (f.band == 0) expect_agrees(pb->primary, f, event_phase(ea[f.event], da), what);
       if (f.band == 1) expect_agrees(pb->second, f, event_phase(eb[f.event], db), what);

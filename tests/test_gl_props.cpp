@@ -132,9 +132,9 @@ TEST_F(GlProps, PropSocketMatchesTheMirror) {
           for (int c = 0; c < 4; ++c) {
             const glm::vec3 g(got->at(s * 16 + size_t(c) * 4), got->at(s * 16 + size_t(c) * 4 + 1),
                               got->at(s * 16 + size_t(c) * 4 + 2));
-            const float e = glm::length(g - glm::vec3((*cpu)[c])) * (c < 3 ? size : 1.0f);
-            worst = std::max(worst, e);
-            EXPECT_LE(e, 1e-4f * size) << "time " << t << " instance " << drawn[s] << " column " << c;
+            const float err = glm::length(g - glm::vec3((*cpu)[c])) * (c < 3 ? size : 1.0f);
+            worst = std::max(worst, err);
+            EXPECT_LE(err, 1e-4f * size) << "time " << t << " instance " << drawn[s] << " column " << c;
           }
         }
       }

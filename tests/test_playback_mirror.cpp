@@ -348,5 +348,23 @@ TEST(MirrorBands, ValueOfAnErrorThrowsItsMessage) {
   }
 }
 
+// So does value() on a Result<void> (what docs/rendering.md's examples call on set_instance), and
+// on success it does nothing.
+TEST(MirrorBands, ValueOfAVoidErrorThrowsItsMessage) {
+  const Vat& vat = baked("fox", EncodingChoice::Rig);
+  InstanceTable table(2, vat.frame_rows);
+  Instance play;
+  play.clip = clip_band(vat, "Walk").value();
+  EXPECT_NO_THROW(set_instance(table, 1, play, 0.0f).value());
+  const Result<void> refused = set_instance(table, 1, play, NAN);  // a non-finite clock
+  ASSERT_FALSE(refused.ok());
+  try {
+    set_instance(table, 1, play, NAN).value();
+    FAIL() << "no exception";
+  } catch (const BadResultAccess& e) {
+    EXPECT_EQ(std::string(e.what()), refused.error().message);
+  }
+}
+
 }  // namespace
 }  // namespace vatkit

@@ -49,7 +49,7 @@ struct Renderer::Impl {
   void fit_light(const Bounds& caster, const glm::vec3& direction);
   void cull(std::span<Crowd* const> crowds, const Eye& eye, float time_s, const RenderOptions& options);
   void draw_shadows(std::span<Crowd* const> crowds, float time_s, int cull_pass);
-  void draw_ground(const Bounds& scene, float tile, const glm::mat4& view_projection, const RenderOptions& options);
+  void draw_ground(const glm::mat4& view_projection, const RenderOptions& options);  // under `scene`, `tile`
   void draw_lit(std::span<Crowd* const> crowds, const glm::mat4& view_projection, float time_s, int cull_pass,
                 const RenderOptions& options);
   void begin_motion(std::span<Crowd* const> crowds, bool motion_target, const glm::mat4& view_projection, float time_s,
@@ -242,8 +242,7 @@ void Renderer::Impl::draw_shadows(std::span<Crowd* const> crowds, float time_s, 
 }
 
 // The checkered ground under the scene, `tile` the checker size.
-void Renderer::Impl::draw_ground(const Bounds& scene, float tile, const glm::mat4& view_projection,
-                                 const RenderOptions& options) {
+void Renderer::Impl::draw_ground(const glm::mat4& view_projection, const RenderOptions& options) {
   const GLuint g = ground.id();
   UniformCache& u = ground_uniforms;
   set_lighting(ground_lighting, u, g, options.light, options.shadows, light_vp, shadow_texel_world, options.shading,
@@ -361,7 +360,7 @@ void Renderer::Impl::prepare(std::span<Crowd* const> crowds, const Eye& eye, flo
 void Renderer::Impl::draw_frame(std::span<Crowd* const> crowds, const Eye& eye, float time_s,
                                 const RenderOptions& options) {
   glBindTextureUnit(kUnitShadow, shadow_depth.id());
-  if (options.ground) draw_ground(scene, tile, eye.view_projection, options);
+  if (options.ground) draw_ground(eye.view_projection, options);
   draw_lit(crowds, eye.view_projection, time_s, options.gpu_culling ? kCullCamera : -1, options);
   glDisable(GL_BLEND);
   glDepthMask(GL_TRUE);

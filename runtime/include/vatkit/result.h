@@ -106,6 +106,10 @@ class [[nodiscard]] Result<void> {
     assert(failed_);
     return error_;
   }
+  // Nothing on success; throws BadResultAccess on an error, as Result<T>::value() does.
+  void value() const {
+    if (failed_) throw BadResultAccess(error_);
+  }
 
  private:
   Error error_;
