@@ -1,7 +1,7 @@
 // The default `vatkit bake FILE` of every animated asset, as a user runs it: one process per bake.
 //
 // Usage: bench_default_bake [ASSETS_DIR] [--vatkit PATH] [--reps N] [--files a.glb,b.glb]
-//                           [--variant "ARGS"]...
+//                           [--variant "ARGS"]... [--budget MM]...
 //   ASSETS_DIR: every .glb and .gltf under it is baked (default: the configured assets folder);
 //   "<sample>" in --files is the built-in sample character (`vatkit bake` with no file; always
 //   baked when --files is left out). PATH: the command-line tool (default: `vatkit` next to this
@@ -18,6 +18,13 @@
 // interleaved with the default bake, and prints a second table: each variant's wall and CPU time
 // and their ratios to the default bake measured in the same run. A variant's bake may fail (no
 // rate meets a budget): its time is still counted and the row says it failed.
+// --budget MM (repeatable) times the error-budget search against the fixed-rate bake that a user
+// without it would run: `--max-error MM`, and `--fps R` where R is the highest rate the search
+// chose for any clip, in the encoding it chose (read from its first run's --json; one rate for
+// every clip is all `--fps` gives). Both are interleaved with the default bake; a third table gives their medians, the
+// ratios search / fixed and search / default, the rates chosen, and the fixed bake's largest
+// measured error (whether that one rate meets the budget on every clip: the error is not
+// monotonic in the rate).
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -61,8 +68,23 @@ double json_number(const std::string& json, const char* key) {
   return at == std::string::npos ? 0.0 : std::strtod(json.c_str() + at + k.size(), nullptr);
 }
 
+// Every number after "key": in a JSON text, in order.
+std::vector<double> json_numbers(const std::string& json, const char* key) {
+  const std::string k = std::string("\"") + key + "\":";
+  std::vector<double> out;
+  for (size_t at = json.find(k); at != std::string::npos; at = json.find(k, at + k.size()))
+    out.push_back(std::strtod(json.c_str() + at + k.size(), nullptr));
+  return out;
+}
+
+double largest(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
+
 struct Run {
   double wall = 0, cpu = 0, bake = 0, lod = 0, measure = 0;
+  double top_fps = 0;    // the highest clip rate in the file
+  double max_error = 0;  // the largest measured error of any clip, on or between rows (mm)
+  std::string rates;     // each clip's rate, "48, 264, 480"
+  std::string encoding;  // "rig" or "delta"
   bool failed = false;
 };
 
@@ -114,6 +136,20 @@ bool run_bake(const std::string& vatkit, const std::string& file, const std::vec
   r.bake = json_number(json, "bake_seconds");
   r.lod = json_number(json, "lod_seconds");
   r.measure = json_number(json, "measure_seconds");
+  if (size_t at = json.find("\"encoding\":"); at != std::string::npos) {  // the first: the file's
+    at = json.find('"', at + 11) + 1;
+    r.encoding = json.substr(at, json.find('"', at) - at);
+  }
+  // Each clip's "fps" appears twice (the clip's and its error's): every other one is a clip's.
+  const std::vector<double> fps = json_numbers(json, "fps");
+  for (size_t c = 0; c < fps.size(); c += 2) {
+    r.top_fps = std::max(r.top_fps, fps[c]);
+    char text[32];
+    std::snprintf(text, sizeof text, "%s%g", r.rates.empty() ? "" : ", ", fps[c]);
+    r.rates += text;
+  }
+  r.max_error =
+      std::max(largest(json_numbers(json, "on_rows_max_mm")), largest(json_numbers(json, "between_rows_max_mm")));
   return true;
 }
 
@@ -167,12 +203,50 @@ void print_variants(const std::vector<std::string>& files, const std::vector<std
     std::printf("\nLargest ratio of `%s` to the default bake: %.2f\n", variants[v].c_str(), worst[v]);
 }
 
+// The search against the fixed rate: for each budget, runs[b][i] of asset i, search and fixed.
+struct BudgetRuns {
+  std::vector<Run> search, fixed;
+  std::string fixed_fps;  // the --fps the fixed bake ran at (empty when the search failed)
+  std::string encoding;   // the search's encoding, which the fixed bake is given
+};
+
+void print_budgets(const std::vector<std::string>& files, const std::vector<std::string>& budgets,
+                   const std::vector<std::vector<Run>>& defaults, const std::vector<std::vector<BudgetRuns>>& runs) {
+  std::printf(
+      "\n| asset | budget mm | default s | search s | rates chosen (fps) | fixed s at the top rate | search / fixed | "
+      "search / default | fixed's largest error mm |\n");
+  std::printf("|---|---:|---:|---:|---|---:|---:|---:|---:|\n");
+  std::vector<double> worst(budgets.size(), 0.0);
+  for (size_t b = 0; b < budgets.size(); ++b) {
+    for (size_t i = 0; i < files.size(); ++i) {
+      const BudgetRuns& r = runs[b][i];
+      const double def = median_of(defaults[i], &Run::wall), search = median_of(r.search, &Run::wall);
+      if (r.fixed_fps.empty()) {
+        std::printf("| %s | %s | %.3f | %.3f (fails) | | | | %.2f | |\n", files[i].c_str(), budgets[b].c_str(), def,
+                    search, search / def);
+        continue;
+      }
+      const double fixed = median_of(r.fixed, &Run::wall);
+      worst[b] = std::max(worst[b], search / fixed);
+      const double err = r.fixed.front().max_error;
+      const bool fixed_failed = std::any_of(r.fixed.begin(), r.fixed.end(), [](const Run& x) { return x.failed; });
+      std::printf("| %s | %s | %.3f | %.3f | %s | %.3f (%s fps, %s%s) | %.2f | %.2f | %.3g%s |\n", files[i].c_str(),
+                  budgets[b].c_str(), def, search, r.search.front().rates.c_str(), fixed, r.fixed_fps.c_str(),
+                  r.encoding.c_str(), fixed_failed ? "; fails" : "", search / fixed, search / def, err,
+                  err > std::atof(budgets[b].c_str()) ? " (over)" : "");
+    }
+  }
+  for (size_t b = 0; b < budgets.size(); ++b)
+    std::printf("\nLargest ratio of the %s mm search to the fixed-rate bake: %.2f\n", budgets[b].c_str(), worst[b]);
+}
+
 struct Options {
   fs::path dir = VATKIT_ASSETS_DIR;
   std::string vatkit;
   int reps = 5;
   std::vector<std::string> files;
   std::vector<std::string> variants;
+  std::vector<std::string> budgets;
 };
 
 // The options, or an exit status when the program should end (--help: 0, a bad option: 2).
@@ -186,13 +260,15 @@ std::optional<int> parse(int argc, char** argv, Options& o) {
       o.vatkit = argv[++i];
     } else if (a == "--variant" && i + 1 < argc) {
       o.variants.push_back(argv[++i]);
+    } else if (a == "--budget" && i + 1 < argc) {
+      o.budgets.push_back(argv[++i]);
     } else if (a == "--files" && i + 1 < argc) {
       std::stringstream list(argv[++i]);
       for (std::string f; std::getline(list, f, ',');) o.files.push_back(f);
     } else if (a == "--help" || a == "-h") {
       std::printf(
           "Usage: bench_default_bake [ASSETS_DIR] [--vatkit PATH] [--reps N] [--files a.glb,<sample>] "
-          "[--variant \"ARGS\"]...\n");
+          "[--variant \"ARGS\"]... [--budget MM]...\n");
       return 0;
     } else if (!a.empty() && a[0] != '-') {
       o.dir = a;
@@ -223,6 +299,7 @@ int main(int argc, char** argv) {
   fs::create_directories(tmp);
   // runs[v][i]: variant v (0: the default bake) of asset i.
   std::vector<std::vector<std::vector<Run>>> runs(o.variants.size() + 1, std::vector<std::vector<Run>>(o.files.size()));
+  std::vector<std::vector<BudgetRuns>> budget_runs(o.budgets.size(), std::vector<BudgetRuns>(o.files.size()));
   for (int rep = 0; rep < o.reps; ++rep) {
     for (size_t i = 0; i < o.files.size(); ++i) {
       const std::string path = o.files[i] == "<sample>" ? o.files[i] : (o.dir / o.files[i]).string();
@@ -238,6 +315,25 @@ int main(int argc, char** argv) {
         }
         runs[v][i].push_back(r);
       }
+      for (size_t b = 0; b < o.budgets.size(); ++b) {
+        BudgetRuns& br = budget_runs[b][i];
+        Run r;
+        std::string error;
+        const bool searched = run_bake(o.vatkit, path, {"--max-error", o.budgets[b]}, (tmp / "out.vat.glb").string(),
+                                       (tmp / "out.json").string(), r, error);
+        br.search.push_back(r);
+        if (rep == 0 && searched) {
+          char fps[32];
+          std::snprintf(fps, sizeof fps, "%.9g", r.top_fps);
+          br.fixed_fps = fps;
+          br.encoding = r.encoding;
+        }
+        if (br.fixed_fps.empty()) continue;
+        Run f;
+        run_bake(o.vatkit, path, {"--fps", br.fixed_fps, "--encoding", br.encoding}, (tmp / "out.vat.glb").string(),
+                 (tmp / "out.json").string(), f, error);
+        br.fixed.push_back(f);
+      }
       std::fprintf(stderr, "\rrun %d of %d, %zu of %zu assets", rep + 1, o.reps, i + 1, o.files.size());
     }
   }
@@ -248,6 +344,7 @@ int main(int argc, char** argv) {
       o.reps, loadavg().c_str());
   print_phases(o.files, runs[0]);
   if (!o.variants.empty()) print_variants(o.files, o.variants, runs);
+  if (!o.budgets.empty()) print_budgets(o.files, o.budgets, runs[0], budget_runs);
   std::printf("Load average at the end: %s\n", loadavg().c_str());
   return 0;
 }

@@ -1073,6 +1073,31 @@ TEST(BakeFrameRateSearch, SubsetMeasuresEachVertexAsTheWholeDoes) {
   }
 }
 
+// A measurement that stops at a budget (the search's failing tries) reports the largest error of
+// whole fixed-size batches of samples, up to the one that went over: the same lower bound on every
+// run and for every thread count, so the search takes the same path and writes the same file.
+// A budget far below the error: the first batch already stops it.
+TEST(BakeFrameRateSearch, AStoppedMeasurementIsTheSameForEveryThreadCount) {
+  const Asset& a = shared_asset("khronos/Fox.glb");
+  BakeOptions o = options_for(EncodingChoice::Rig, Precision::F32);
+  o.fps = 2.0f;  // few rows: errors of metres between them
+  const Vat v = bake_ok(a, o);
+  std::optional<float> first;
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    SCOPED_TRACE(threads);
+    detail::MeasureRequest req;
+    req.threads = threads;
+    req.abort_above_mm = 1.0f;
+    auto m = detail::measure_clips(a, v, req);
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    ASSERT_TRUE((*m)[0].exceeded);
+    const float bound = (*m)[0].max_mm();
+    EXPECT_GT(bound, 1.0f);
+    if (!first) first = bound;
+    EXPECT_EQ(bound, *first);
+  }
+}
+
 // A delta at f32 or f16 bakes the search's tries on the subset's vertices alone: the texels the
 // whole bake gives those vertices, bit for bit.
 TEST(BakeFrameRateSearch, SubsetDeltaBakeHoldsTheWholeBakesTexels) {

@@ -693,14 +693,17 @@ struct Baker {
                                                    uint32_t between = 3) {
     return measure_against(asset, vat, abort_above_mm, stage, between);
   }
-  // `source`: the asset, or a search subset's cut of it (detail::VertexSubset).
+  // `source`: the asset, or a search subset's cut of it (detail::VertexSubset); `positions_only`
+  // for a measurement that is never a report (a try on the subset).
   Result<std::vector<detail::ClipMeasure>> measure_against(const Asset& source, const Vat& vat, float abort_above_mm,
-                                                           const std::string& stage, uint32_t between = 3) {
+                                                           const std::string& stage, uint32_t between = 3,
+                                                           bool positions_only = false) {
     const auto t0 = std::chrono::steady_clock::now();
     detail::MeasureRequest req;
     req.between_samples = between;
     req.threads = setup.threads;
     req.abort_above_mm = abort_above_mm;
+    req.positions_only = positions_only;
     req.progress = options.progress;
     req.progress_stage = stage;
     auto r = detail::measure_clips(source, vat, req);
@@ -875,13 +878,16 @@ struct RowSearch {
     if (whole) return nullptr;
     if (!baker.subset_made) {
       baker.subset_made = true;
+      const auto t0 = std::chrono::steady_clock::now();
       // The rig's geometry has the rest geometry's sources (a rig-only bake takes the latter's).
       const VatGeometry& g = e == Encoding::Rig ? baker.setup.rig_geometry : baker.setup.rest;
       baker.subset = detail::choose_vertex_subset(baker.asset, g, kSubsetSpread);
       // Less than a third saved does not pay for the whole measurement that confirms a pass.
       if (baker.subset && uint64_t(baker.subset->count) * 3 > uint64_t(baker.subset->whole) * 2) baker.subset.reset();
       if (std::getenv("VATKIT_DEBUG_SEARCH") && baker.subset)
-        std::fprintf(stderr, "search subset %u of %u vertices\n", baker.subset->count, baker.subset->whole);
+        std::fprintf(stderr, "search subset %u of %u vertices, chosen in %.0f us\n", baker.subset->count,
+                     baker.subset->whole,
+                     std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     }
     return baker.subset ? &*baker.subset : nullptr;
   }
@@ -903,12 +909,12 @@ struct RowSearch {
     const detail::VertexSubset* sub = subset();
     if (auto own = sub ? bake_on_subset(rows, *sub) : std::nullopt) {
       if (!*own) return own->error();
-      return baker.measure_against(sub->asset, **own, abort_mm, "search");
+      return baker.measure_against(sub->asset, **own, abort_mm, "search", 3, true);
     }
     auto vat = bake_at(rows);
     if (!vat) return vat.error();
     whole_vat = std::move(*vat);
-    return sub ? baker.measure_against(sub->asset, detail::subset_vat(*whole_vat, *sub), abort_mm, "search")
+    return sub ? baker.measure_against(sub->asset, detail::subset_vat(*whole_vat, *sub), abort_mm, "search", 3, true)
                : baker.measure(*whole_vat, abort_mm, "search");
   }
 
@@ -1000,6 +1006,15 @@ struct RowSearch {
     return 1.0 + std::ceil(double(rows - 1) * std::pow(ratio, 1.0 / p));
   }
 
+  // The failed try with the most rows below `rows` whose error is exact (nullptr if none): with a
+  // try at `rows`, it fits the model's exponent.
+  const Tried* last_exact_failure_below(uint32_t rows) const {
+    const Tried* best = nullptr;
+    for (const Tried& t : tried)
+      if (!t.pass && t.exact && t.rows < rows && (!best || t.rows > best->rows)) best = &t;
+    return best;
+  }
+
   // The error on the rows is what the encoding stores, whatever the rate (a rig's pose it cannot
   // hold, a precision's rounding): above the budget there, no rate meets it.
   std::optional<Error> floor_failure() const {
@@ -1042,8 +1057,15 @@ struct RowSearch {
       before = *find(M * m + 1);
       m = uint32_t(std::clamp<double>(std::ceil((n - 1.0) / M), m + 1, m_max));
     }
-    while (m_hi - m_lo > 1) {
-      const uint32_t mid = m_lo + (m_hi - m_lo) / 2;
+    // Between the multiples: the error model's multiple for the first two steps (from the smallest
+    // passing multiple's error; usually the one just below it, which fails, and the search is
+    // done), then halving.
+    for (int step = 0; m_hi - m_lo > 1; ++step) {
+      uint32_t mid = m_lo + (m_hi - m_lo) / 2;
+      if (step < 2) {
+        const double n = predicted(M * m_hi + 1, last_exact_failure_below(M * m_hi + 1));
+        mid = uint32_t(std::clamp<double>(std::ceil((n - 1.0) / M), m_lo + 1, m_hi - 1));
+      }
       auto ok = eval(M * mid + 1);
       if (!ok) return ok.error();
       (*ok ? m_hi : m_lo) = mid;

@@ -80,6 +80,7 @@ struct MeasureRequest {
   // > 0: a clip stops at the first sample whose error exceeds this many mm (the fps search only
   // needs to know that a rate fails); its ClipMeasure says `exceeded`.
   float abort_above_mm = 0.0f;
+  bool positions_only = false;  // leave the normals out (the search's verdicts are positions')
   std::vector<uint32_t> clips;  // indices into Vat::clips; empty = every clip
   ProgressFn progress;
   std::string progress_stage = "measure";

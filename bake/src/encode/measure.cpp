@@ -198,13 +198,12 @@ struct ClipSampling {
   const std::vector<Mapping>& mapping;
   bool normals;
   std::vector<Task> tasks;
-  float abort_d2;  // > 0: a sample whose squared error exceeds this stops the clip
+  float abort_d2;  // > 0: a sample whose squared error exceeds this stops the clip after its batch
   std::atomic<bool> abort{false};
 
   void run(Workspace& w, size_t begin, size_t end) {
     const int anim = vat.clips[c].source_animation;
     for (size_t i = begin; i < end; ++i) {
-      if (abort.load(std::memory_order_relaxed)) return;
       const Task& task = tasks[i];
       w.ev.pose(anim, task.time_s);
       w.ev.skin(w.ref_pos, normals ? std::span<glm::vec3>(w.ref_nrm) : std::span<glm::vec3>(), {}, 1);
@@ -312,7 +311,7 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
   if (!mapping) return mapping.error();
   auto clips = clips_to_measure(source, vat, request);
   if (!clips) return clips.error();
-  const bool normals = vat_has_normals(vat);
+  const bool normals = !request.positions_only && vat_has_normals(vat);
   WorkspacePool<Workspace> pool([&] { return std::make_unique<Workspace>(source, vat); });
 
   // Total work, for progress.
@@ -336,8 +335,10 @@ Result<std::vector<ClipMeasure>> measure_clips(const Asset& source, const Vat& v
       w.between.reset();
       w.normal_max_d2 = 0.0f;
     });
-    // Batches between progress reports, called from this thread.
-    const size_t batch = std::max<size_t>(64, 16 * size_t(thread_count(request.threads)));
+    // Batches of a fixed size, between progress reports and abort checks, each run to its end: a
+    // clip that stops early reports the largest error of the batches up to the one that exceeded,
+    // the same on every machine and every run (the error-budget search's path depends on it).
+    constexpr size_t batch = 256;
     for (size_t b = 0; b < sampling.tasks.size() && !sampling.abort.load(); b += batch) {
       const size_t n = std::min(batch, sampling.tasks.size() - b);
       parallel_for(n, 1, request.threads, [&](size_t begin, size_t end) {
