@@ -435,22 +435,11 @@ std::string batch_json(const std::vector<BatchJob>& jobs, const std::vector<Batc
   return text + "\n]\n";
 }
 
-Result<void> run_batch(BakeCommandOptions& options) {
-  if (!options.depfile.empty()) {
-    options.exit_code = kExitUsage;
-    return make_error(ErrorCode::Argument, "", "--depfile names the dependencies of one bake: give one input");
-  }
-  Result<std::vector<BatchJob>> listed = batch_jobs(options);
-  if (!listed) return listed.error();
-  const std::vector<BatchJob>& jobs = *listed;
-  for (const BatchJob& job : jobs) {
-    if (Result<void> made = make_folder(fs::path(job.output).parent_path()); !made) return made;
-  }
-  const unsigned cores = hardware_threads();
-  const unsigned workers =
-      unsigned(std::min<size_t>(options.jobs == 0 ? cores : thread_count(options.jobs), jobs.size()));
-  const unsigned share = std::max(1u, cores / workers);  // threads per bake: the machine, not more
-
+// Bakes every job, `workers` at a time, each bake on its share of the machine's threads (unless
+// the job names its own); each result holds the baked file (closed, not yet committed) or the error.
+std::vector<BatchResult> bake_jobs(const std::vector<BatchJob>& jobs, const BakeCommandOptions& options,
+                                   unsigned workers) {
+  const unsigned share = std::max(1u, hardware_threads() / workers);  // threads per bake: the machine, not more
   std::vector<BatchResult> results(jobs.size());
   BatchProgress progress(jobs);
   std::atomic<size_t> next{0};
@@ -485,10 +474,14 @@ Result<void> run_batch(BakeCommandOptions& options) {
   work();
   for (std::thread& t : threads) t.join();
   progress.finish();
+  return results;
+}
 
-  const std::string text = options.json ? batch_json(jobs, results) : batch_text(jobs, results, workers);
-  if (Result<void> printed = write_output("", text); !printed) return printed;
-  // Every asset that baked is committed, over budget or not; a failed one leaves no file.
+// Commits every asset that baked, over budget or not (a failed one leaves no file), after stdout
+// is flushed; then the batch's verdict: the failures counted with the first one's reason, or the
+// assets over --max-bytes (exit code kExitOverBudget).
+Result<void> commit_batch(const std::vector<BatchJob>& jobs, std::vector<BatchResult>& results,
+                          BakeCommandOptions& options) {
   std::vector<OutputFile> files;
   size_t failed = 0;
   std::string first_error, over;
@@ -515,6 +508,25 @@ Result<void> run_batch(BakeCommandOptions& options) {
     return make_error(ErrorCode::Argument, "", over);
   }
   return {};
+}
+
+Result<void> run_batch(BakeCommandOptions& options) {
+  if (!options.depfile.empty()) {
+    options.exit_code = kExitUsage;
+    return make_error(ErrorCode::Argument, "", "--depfile names the dependencies of one bake: give one input");
+  }
+  Result<std::vector<BatchJob>> listed = batch_jobs(options);
+  if (!listed) return listed.error();
+  const std::vector<BatchJob>& jobs = *listed;
+  for (const BatchJob& job : jobs) {
+    if (Result<void> made = make_folder(fs::path(job.output).parent_path()); !made) return made;
+  }
+  const unsigned workers =
+      unsigned(std::min<size_t>(options.jobs == 0 ? hardware_threads() : thread_count(options.jobs), jobs.size()));
+  std::vector<BatchResult> results = bake_jobs(jobs, options, workers);
+  const std::string text = options.json ? batch_json(jobs, results) : batch_text(jobs, results, workers);
+  if (Result<void> printed = write_output("", text); !printed) return printed;
+  return commit_batch(jobs, results, options);
 }
 
 Result<void> run_bake(BakeCommandOptions& options) {

@@ -219,17 +219,16 @@ Result<std::vector<uint8_t>> encode_exr_rgb_half(const std::vector<float>&, uint
 }
 #endif
 
-Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& options) {
-  const uint32_t n = vat.geometry.vertex_count();
-  if (vat.clips.empty()) return make_error(ErrorCode::Unsupported, vat.source, "holds no clip to export");
-  if (n == 0) return make_error(ErrorCode::Unsupported, vat.source, "holds no vertex to export");
-  Result<OpenVatLayout> layout = openvat_layout(n, vat.frame_rows, options.max_texture_size, vat.source);
-  if (!layout) return layout.error();
-  const OpenVatLayout& L = *layout;
+namespace {
 
-  // Decode every frame row: offsets and normals in Blender's axes, frame-major.
-  const size_t count = size_t(L.frames) * n;
-  std::vector<glm::vec3> offsets(count), normals(count);
+// Every frame row decoded: offsets from the rest position and unit normals, in Blender's axes,
+// frame-major (row r's vertex i at r * n + i).
+struct DecodedFrames {
+  std::vector<glm::vec3> offsets, normals;
+};
+DecodedFrames decode_frames(const Vat& vat, const OpenVatLayout& L) {
+  const uint32_t n = vat.geometry.vertex_count();
+  DecodedFrames d{std::vector<glm::vec3>(size_t(L.frames) * n), std::vector<glm::vec3>(size_t(L.frames) * n)};
   std::vector<glm::vec3> posed(n), normal(n);
   for (uint32_t c = 0; c < vat.clips.size(); ++c) {
     const VatClip& clip = vat.clips[c];
@@ -237,46 +236,42 @@ Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& optio
       const uint32_t row = clip.first_row + k;
       decode_vertices(vat, single(RowBlend{c, row, row, 0.0f}), 0, posed, normal);
       for (uint32_t i = 0; i < n; ++i) {
-        offsets[size_t(row) * n + i] = to_blender(posed[i] - vat.geometry.positions[i]);
+        d.offsets[size_t(row) * n + i] = to_blender(posed[i] - vat.geometry.positions[i]);
         const float length = glm::length(normal[i]);
-        normals[size_t(row) * n + i] = length > 0.0f ? to_blender(normal[i] / length) : glm::vec3(0.0f);
+        d.normals[size_t(row) * n + i] = length > 0.0f ? to_blender(normal[i] / length) : glm::vec3(0.0f);
       }
     }
   }
-  // OpenVAT's remap bounds: per channel, rounded outward to a tenth.
-  glm::vec3 lo(std::numeric_limits<float>::max()), hi(std::numeric_limits<float>::lowest());
-  for (const glm::vec3& d : offsets) lo = glm::min(lo, d), hi = glm::max(hi, d);
-  OpenVatExport out;
-  out.layout = L;
-  for (int a = 0; a < 3; ++a) {
-    out.remap_min[a] = float(std::floor(double(lo[a]) * 10.0) / 10.0);
-    out.remap_max[a] = float(std::ceil(double(hi[a]) * 10.0) / 10.0);
-  }
-  const glm::vec3 span = out.remap_max - out.remap_min;
+  return d;
+}
 
-  // The values in [0, 1] each texel holds, as the chosen format stores them (`stored`).
-  const bool exr = options.image == OpenVatImage::Exr16;
+// The texture's values in [0, 1] as the chosen format stores them (RGB, rows of positions then
+// rows of normals), with the largest position and normal errors that storage leaves in `out`
+// (whose remap bounds are set).
+std::vector<float> pack_texels(const DecodedFrames& d, const OpenVatLayout& L, uint32_t n, bool exr,
+                               OpenVatExport& out) {
   auto stored = [exr](float unit) {
     unit = std::clamp(unit, 0.0f, 1.0f);
     return exr ? codec::half_to_float(codec::float_to_half(unit)) : float(quantize(unit)) / 65535.0f;
   };
+  const glm::vec3 span = out.remap_max - out.remap_min;
   std::vector<float> rgb(size_t(L.width) * L.height * 3, 0.0f);
   for (uint32_t f = 0; f < L.frames; ++f) {
     for (uint32_t i = 0; i < n; ++i) {
       const size_t x = i % L.width;
       const size_t y = size_t(i / L.width) * L.frames + f;
-      const glm::vec3 d = offsets[size_t(f) * n + i];
-      const glm::vec3 nv = normals[size_t(f) * n + i];
+      const glm::vec3 p = d.offsets[size_t(f) * n + i];
+      const glm::vec3 nv = d.normals[size_t(f) * n + i];
       glm::vec3 decoded, decoded_normal;
       for (int a = 0; a < 3; ++a) {
-        const float q = span[a] > 0.0f ? stored((d[a] - out.remap_min[a]) / span[a]) : 0.0f;
+        const float q = span[a] > 0.0f ? stored((p[a] - out.remap_min[a]) / span[a]) : 0.0f;
         rgb[(y * L.width + x) * 3 + a] = q;
         decoded[a] = out.remap_min[a] + span[a] * q;
         const float qn = stored(nv[a] * 0.5f + 0.5f);
         rgb[((y + L.height / 2) * L.width + x) * 3 + a] = qn;
         decoded_normal[a] = qn * 2.0f - 1.0f;
       }
-      out.position_error = std::max(out.position_error, glm::length(decoded - d));
+      out.position_error = std::max(out.position_error, glm::length(decoded - p));
       if (glm::length(nv) > 0.0f) {
         const float cosine = glm::dot(glm::normalize(decoded_normal), nv);
         out.normal_error_deg =
@@ -284,16 +279,12 @@ Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& optio
       }
     }
   }
-  auto png = [&] {
-    std::vector<uint16_t> q(rgb.size());
-    for (size_t k = 0; k < rgb.size(); ++k) q[k] = quantize(rgb[k]);
-    return encode_png_rgb16(q, L.width, L.height, vat.source);
-  };
-  Result<std::vector<uint8_t>> texture = exr ? encode_exr_rgb_half(rgb, L.width, L.height, vat.source) : png();
-  if (!texture) return texture.error();
-  out.texture = std::move(*texture);
-  out.mesh_glb = write_mesh(vat, L);
+  return rgb;
+}
 
+// The sidecar: OpenVAT's remap and animations, and vatkit's own description of the export.
+std::string sidecar_json(const Vat& vat, const OpenVatOptions& options, const OpenVatExport& out) {
+  const OpenVatLayout& L = out.layout;
   json animations = json::object();
   json clips = json::array();
   const std::vector<std::string> names = animation_names(vat);
@@ -325,16 +316,50 @@ Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& optio
         {"width", L.width},
         {"height", L.height},
         {"wraps", L.wraps},
-        {"vertices", n},
+        {"vertices", vat.geometry.vertex_count()},
         {"normals", "packed"},
-        {"image", exr ? "exr16" : "png16"},
+        {"image", options.image == OpenVatImage::Exr16 ? "exr16" : "png16"},
         {"axes", "blender"},
         {"addressTexCoord", 1},
         {"positionErrorMax", glb::json_number(out.position_error)},
         {"normalErrorMaxDegrees", glb::json_number(out.normal_error_deg)},
         {"clips", std::move(clips)},
         {"sources", std::move(sources)}}}};
-  out.sidecar_json = sidecar.dump(2) + "\n";
+  return sidecar.dump(2) + "\n";
+}
+
+}  // namespace
+
+Result<OpenVatExport> export_openvat(const Vat& vat, const OpenVatOptions& options) {
+  const uint32_t n = vat.geometry.vertex_count();
+  if (vat.clips.empty()) return make_error(ErrorCode::Unsupported, vat.source, "holds no clip to export");
+  if (n == 0) return make_error(ErrorCode::Unsupported, vat.source, "holds no vertex to export");
+  Result<OpenVatLayout> layout = openvat_layout(n, vat.frame_rows, options.max_texture_size, vat.source);
+  if (!layout) return layout.error();
+  const OpenVatLayout& L = *layout;
+
+  const DecodedFrames frames = decode_frames(vat, L);
+  // OpenVAT's remap bounds: per channel, rounded outward to a tenth.
+  glm::vec3 lo(std::numeric_limits<float>::max()), hi(std::numeric_limits<float>::lowest());
+  for (const glm::vec3& d : frames.offsets) lo = glm::min(lo, d), hi = glm::max(hi, d);
+  OpenVatExport out;
+  out.layout = L;
+  for (int a = 0; a < 3; ++a) {
+    out.remap_min[a] = float(std::floor(double(lo[a]) * 10.0) / 10.0);
+    out.remap_max[a] = float(std::ceil(double(hi[a]) * 10.0) / 10.0);
+  }
+  const bool exr = options.image == OpenVatImage::Exr16;
+  const std::vector<float> rgb = pack_texels(frames, L, n, exr, out);
+  auto png = [&] {
+    std::vector<uint16_t> q(rgb.size());
+    for (size_t k = 0; k < rgb.size(); ++k) q[k] = quantize(rgb[k]);
+    return encode_png_rgb16(q, L.width, L.height, vat.source);
+  };
+  Result<std::vector<uint8_t>> texture = exr ? encode_exr_rgb_half(rgb, L.width, L.height, vat.source) : png();
+  if (!texture) return texture.error();
+  out.texture = std::move(*texture);
+  out.mesh_glb = write_mesh(vat, L);
+  out.sidecar_json = sidecar_json(vat, options, out);
   return out;
 }
 
