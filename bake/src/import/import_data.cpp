@@ -228,8 +228,13 @@ std::vector<uint8_t> read_external(Context& ctx, const std::string& uri, const s
 
 // ---- EXT_meshopt_compression ------------------------------------------------------------------
 
-void decode_meshopt(Context& ctx, const json& ext, const std::string& view_path, size_t view_length, ViewData& view) {
-  const std::string path = view_path + ".extensions.EXT_meshopt_compression";
+// EXT_meshopt_compression's properties of one bufferView, type-checked.
+struct MeshoptSource {
+  uint64_t buffer = 0, offset = 0, length = 0, stride = 0, count = 0;
+  std::string mode, filter;
+};
+
+MeshoptSource read_meshopt(const json& ext, const std::string& path) {
   if (!ext.is_object()) fail(path, "must be an object");
   auto uint_field = [&](const char* key, bool required, uint64_t fallback) -> uint64_t {
     auto it = ext.find(key);
@@ -246,70 +251,77 @@ void decode_meshopt(Context& ctx, const json& ext, const std::string& view_path,
     if (!it->is_string()) fail(path + "." + key, "must be a string");
     return it->get<std::string>();
   };
-  const uint64_t buffer = uint_field("buffer", true, 0);
-  const uint64_t offset = uint_field("byteOffset", false, 0);
-  const uint64_t length = uint_field("byteLength", true, 0);
-  const uint64_t stride = uint_field("byteStride", true, 0);
-  const uint64_t count = uint_field("count", true, 0);
-  const std::string mode = string_field("mode", "");
-  const std::string filter = string_field("filter", "NONE");
+  MeshoptSource m;
+  m.buffer = uint_field("buffer", true, 0);
+  m.offset = uint_field("byteOffset", false, 0);
+  m.length = uint_field("byteLength", true, 0);
+  m.stride = uint_field("byteStride", true, 0);
+  m.count = uint_field("count", true, 0);
+  m.mode = string_field("mode", "");
+  m.filter = string_field("filter", "NONE");
+  return m;
+}
 
-  if (buffer >= ctx.buffers.size())
-    fail(path + ".buffer",
-         std::to_string(buffer) + " does not exist (the file has " + std::to_string(ctx.buffers.size()) + " buffers)");
-  const BufferData& source = ctx.buffers[buffer];
+// Runs the codec (and for ATTRIBUTES the filter) that `m` names on `src` into `out`, which holds
+// m.count x m.stride bytes or more: meshoptimizer's status (0 on success).
+int run_meshopt(const MeshoptSource& m, const uint8_t* src, std::vector<uint8_t>& out, const std::string& path) {
+  if (m.count == 0) return 0;
+  if (m.mode == "ATTRIBUTES") {
+    if (m.stride % 4 != 0) fail(path + ".byteStride", "must be a multiple of 4 for ATTRIBUTES");
+    const int rc = meshopt_decodeVertexBuffer(out.data(), m.count, m.stride, src, m.length);
+    if (rc != 0 || m.filter == "NONE") return rc;
+    if (m.filter == "OCTAHEDRAL") {
+      if (m.stride != 4 && m.stride != 8) fail(path, "filter OCTAHEDRAL needs byteStride 4 or 8");
+      meshopt_decodeFilterOct(out.data(), m.count, m.stride);
+    } else if (m.filter == "QUATERNION") {
+      if (m.stride != 8) fail(path, "filter QUATERNION needs byteStride 8");
+      meshopt_decodeFilterQuat(out.data(), m.count, m.stride);
+    } else if (m.filter == "EXPONENTIAL") {
+      meshopt_decodeFilterExp(out.data(), m.count, m.stride);
+    } else {
+      fail(path + ".filter", "\"" + m.filter + "\" is not a meshopt filter");
+    }
+    return 0;
+  }
+  if (m.mode == "TRIANGLES" || m.mode == "INDICES") {
+    if (m.stride != 2 && m.stride != 4) fail(path + ".byteStride", "must be 2 or 4 for " + m.mode);
+    if (m.filter != "NONE") fail(path + ".filter", "must be NONE for " + m.mode);
+    if (m.mode == "INDICES") return meshopt_decodeIndexSequence(out.data(), m.count, m.stride, src, m.length);
+    if (m.count % 3 != 0) fail(path + ".count", "must be a multiple of 3 for TRIANGLES");
+    return meshopt_decodeIndexBuffer(out.data(), m.count, m.stride, src, m.length);
+  }
+  fail(path + ".mode", "\"" + m.mode + "\" is not ATTRIBUTES, TRIANGLES or INDICES");
+  return 0;
+}
+
+void decode_meshopt(Context& ctx, const json& ext, const std::string& view_path, size_t view_length, ViewData& view) {
+  const std::string path = view_path + ".extensions.EXT_meshopt_compression";
+  const MeshoptSource m = read_meshopt(ext, path);
+  if (m.buffer >= ctx.buffers.size())
+    fail(path + ".buffer", std::to_string(m.buffer) + " does not exist (the file has " +
+                               std::to_string(ctx.buffers.size()) + " buffers)");
+  const BufferData& source = ctx.buffers[m.buffer];
   if (source.fallback) fail(path + ".buffer", "refers to a fallback buffer, which has no data");
-  if (offset > source.bytes.size() || length > source.bytes.size() - offset)
-    fail(path, "byteOffset " + std::to_string(offset) + " + byteLength " + std::to_string(length) +
-                   " runs past buffers[" + std::to_string(buffer) + "] (byteLength " +
+  if (m.offset > source.bytes.size() || m.length > source.bytes.size() - m.offset)
+    fail(path, "byteOffset " + std::to_string(m.offset) + " + byteLength " + std::to_string(m.length) +
+                   " runs past buffers[" + std::to_string(m.buffer) + "] (byteLength " +
                    std::to_string(source.bytes.size()) + ")");
-  if (stride == 0 || stride > 256) fail(path + ".byteStride", std::to_string(stride) + " is not between 1 and 256");
-  if (count > std::numeric_limits<uint64_t>::max() / stride) fail(path + ".count", "is too large");
-  const uint64_t decoded_size = count * stride;
+  if (m.stride == 0 || m.stride > 256)
+    fail(path + ".byteStride", std::to_string(m.stride) + " is not between 1 and 256");
+  if (m.count > std::numeric_limits<uint64_t>::max() / m.stride) fail(path + ".count", "is too large");
+  const uint64_t decoded_size = m.count * m.stride;
   if (decoded_size > view_length)
     fail(path, "decodes to " + std::to_string(decoded_size) +
                    " bytes (count x byteStride), more than the bufferView's byteLength " + std::to_string(view_length));
   // meshoptimizer's codecs cannot expand data by more than about 64x; anything claiming more is
   // corrupt, and refusing it keeps a tiny file from allocating gigabytes.
-  if (view_length > 128 * length + 4096)
-    fail(path, "a bufferView of " + std::to_string(view_length) + " bytes cannot come from " + std::to_string(length) +
-                   " compressed bytes");
+  if (view_length > 128 * m.length + 4096)
+    fail(path, "a bufferView of " + std::to_string(view_length) + " bytes cannot come from " +
+                   std::to_string(m.length) + " compressed bytes");
 
   ctx.charge(view_length, path);
   view.owned.assign(static_cast<size_t>(view_length), 0);
-  const uint8_t* src = source.bytes.data() + offset;
-  int rc = 0;
-  if (count > 0) {
-    if (mode == "ATTRIBUTES") {
-      if (stride % 4 != 0) fail(path + ".byteStride", "must be a multiple of 4 for ATTRIBUTES");
-      rc = meshopt_decodeVertexBuffer(view.owned.data(), count, stride, src, length);
-      if (rc == 0) {
-        if (filter == "NONE") {
-        } else if (filter == "OCTAHEDRAL") {
-          if (stride != 4 && stride != 8) fail(path, "filter OCTAHEDRAL needs byteStride 4 or 8");
-          meshopt_decodeFilterOct(view.owned.data(), count, stride);
-        } else if (filter == "QUATERNION") {
-          if (stride != 8) fail(path, "filter QUATERNION needs byteStride 8");
-          meshopt_decodeFilterQuat(view.owned.data(), count, stride);
-        } else if (filter == "EXPONENTIAL") {
-          meshopt_decodeFilterExp(view.owned.data(), count, stride);
-        } else {
-          fail(path + ".filter", "\"" + filter + "\" is not a meshopt filter");
-        }
-      }
-    } else if (mode == "TRIANGLES" || mode == "INDICES") {
-      if (stride != 2 && stride != 4) fail(path + ".byteStride", "must be 2 or 4 for " + mode);
-      if (filter != "NONE") fail(path + ".filter", "must be NONE for " + mode);
-      if (mode == "TRIANGLES") {
-        if (count % 3 != 0) fail(path + ".count", "must be a multiple of 3 for TRIANGLES");
-        rc = meshopt_decodeIndexBuffer(view.owned.data(), count, stride, src, length);
-      } else {
-        rc = meshopt_decodeIndexSequence(view.owned.data(), count, stride, src, length);
-      }
-    } else {
-      fail(path + ".mode", "\"" + mode + "\" is not ATTRIBUTES, TRIANGLES or INDICES");
-    }
-  }
+  const int rc = run_meshopt(m, source.bytes.data() + m.offset, view.owned, path);
   if (rc != 0) fail(path, "meshoptimizer cannot decode the compressed data (error " + std::to_string(rc) + ")");
   view.bytes = view.owned;
 }
