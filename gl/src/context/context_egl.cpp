@@ -3,6 +3,7 @@
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -166,6 +167,46 @@ std::unique_ptr<Backend> try_display(const Candidate& candidate, bool debug, std
   return std::make_unique<EglBackend>(display, context);
 }
 
+// The EGL devices (EGL_EXT_platform_device) as candidates, hardware first, then software, each in
+// enumeration order; only `options.device_index` when it is set. Why there is none goes to `note`.
+std::vector<Candidate> device_candidates(const HeadlessDesc& options, const char* client,
+                                         PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display,
+                                         const std::function<void(const std::string&, const std::string&)>& note) {
+  auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+  auto query_device_string =
+      reinterpret_cast<PFNEGLQUERYDEVICESTRINGEXTPROC>(eglGetProcAddress("eglQueryDeviceStringEXT"));
+  EGLint count = 0;
+  if (!has_word(client, "EGL_EXT_platform_device") || !query_devices || !query_device_string) {
+    note("device", "EGL_EXT_platform_device / EGL_EXT_device_enumeration not offered");
+    return {};
+  }
+  if (query_devices(0, nullptr, &count) != EGL_TRUE || count <= 0) {
+    note("device", "no EGL devices");
+    return {};
+  }
+  std::vector<EGLDeviceEXT> devices(static_cast<size_t>(count));
+  query_devices(count, devices.data(), &count);
+  devices.resize(static_cast<size_t>(count));
+  std::vector<Candidate> hardware, software;
+  for (int i = 0; i < count; ++i) {
+    if (options.device_index >= 0 && i != options.device_index) continue;
+    const char* device_extensions = query_device_string(devices[i], EGL_EXTENSIONS);
+    const bool is_software = has_word(device_extensions, "EGL_MESA_device_software");
+    std::string name = "device " + std::to_string(i);
+    if (has_word(device_extensions, "EGL_EXT_device_drm")) {
+      if (const char* file = query_device_string(devices[i], EGL_DRM_DEVICE_FILE_EXT))
+        name += std::string(" (") + file + ")";
+    }
+    if (is_software) name += " (software)";
+    (is_software ? software : hardware)
+        .push_back({name, get_platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr)});
+  }
+  if (hardware.empty() && software.empty())
+    note("device", "no device " + std::to_string(options.device_index) + " among " + std::to_string(count));
+  hardware.insert(hardware.end(), software.begin(), software.end());
+  return hardware;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessDesc& options, std::string& platform) {
@@ -210,40 +251,8 @@ Result<std::unique_ptr<Backend>> create_egl_backend(const HeadlessDesc& options,
   }
 
   if (want_device) {
-    auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
-    auto query_device_string =
-        reinterpret_cast<PFNEGLQUERYDEVICESTRINGEXTPROC>(eglGetProcAddress("eglQueryDeviceStringEXT"));
-    EGLint count = 0;
-    if (!has_word(client, "EGL_EXT_platform_device") || !query_devices || !query_device_string) {
-      note("device", "EGL_EXT_platform_device / EGL_EXT_device_enumeration not offered");
-    } else if (query_devices(0, nullptr, &count) != EGL_TRUE || count <= 0) {
-      note("device", "no EGL devices");
-    } else {
-      std::vector<EGLDeviceEXT> devices(static_cast<size_t>(count));
-      query_devices(count, devices.data(), &count);
-      devices.resize(static_cast<size_t>(count));
-      // Hardware first, then software, each in enumeration order.
-      std::vector<Candidate> candidates[2];
-      for (int i = 0; i < count; ++i) {
-        if (options.device_index >= 0 && i != options.device_index) continue;
-        const char* device_extensions = query_device_string(devices[i], EGL_EXTENSIONS);
-        const bool software = has_word(device_extensions, "EGL_MESA_device_software");
-        std::string name = "device " + std::to_string(i);
-        if (has_word(device_extensions, "EGL_EXT_device_drm")) {
-          if (const char* file = query_device_string(devices[i], EGL_DRM_DEVICE_FILE_EXT))
-            name += std::string(" (") + file + ")";
-        }
-        if (software) name += " (software)";
-        candidates[software ? 1 : 0].push_back(
-            {name, get_platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr)});
-      }
-      if (candidates[0].empty() && candidates[1].empty())
-        note("device", "no device " + std::to_string(options.device_index) + " among " + std::to_string(count));
-      for (const auto& group : candidates) {
-        for (const Candidate& c : group) {
-          if (auto backend = attempt(c)) return backend;
-        }
-      }
+    for (const Candidate& c : device_candidates(options, client, get_platform_display, note)) {
+      if (auto backend = attempt(c)) return backend;
     }
   }
   return make_error(ErrorCode::Gl, "EGL", "no headless OpenGL core context: " + tried);
