@@ -436,6 +436,83 @@ json clip_json(const VatClip& clip, const ThreeVatClipReport& written, uint32_t 
           {"speed", glb::json_number(clip.defaults.speed)}};
 }
 
+// The texel data the writer's buffer views borrow: kept alive until the bytes are joined.
+struct Borrowed {
+  std::vector<uint8_t> position_planes, normal_bytes;
+  std::vector<float> rig;
+};
+
+// A delta's layers (positions as RGBA16F frame planes, normals as RG8) into `ext`.
+void write_delta_layers(const Vat& vat, const Bands& bands, Posed& posed, ThreeVatReport& report, glb::Writer& w,
+                        json& ext, Borrowed& kept) {
+  DeltaLayers layers = delta_layers(vat, bands, posed, report);
+  report.width = layers.width;
+  report.height = layers.height;
+  report.rows_per_frame = layers.rows_per_frame;
+  kept.position_planes = to_frame_planes(layers.position, report.total_frames);
+  kept.normal_bytes = std::move(layers.normal);
+  auto layer = [&](std::span<const uint8_t> bytes, const char* format) {
+    return json{{"bufferView", w.add_buffer_view(bytes, {.borrow = true})},
+                {"width", layers.width},
+                {"height", layers.height},
+                {"format", format}};
+  };
+  json layers_json = {{"position", layer(kept.position_planes, "RGBA16F")}};
+  if (!kept.normal_bytes.empty()) layers_json["normal"] = layer(kept.normal_bytes, "RG8");
+  ext["encoding"] = "delta";
+  ext["fallback"] = nullptr;
+  ext["rowsPerFrame"] = layers.rows_per_frame;
+  ext["layers"] = std::move(layers_json);
+  if (vat.plane(PlaneSemantic::Tangent) != nullptr) {
+    report.notes.push_back("animated tangents (the Tangent plane) are not written: three-vat's file holds none");
+  }
+  if (!vat.slots.empty()) {
+    report.notes.push_back(str(vat.slots.size()) +
+                           " joint tracks for sockets are not written: three-vat's file holds none");
+  }
+}
+
+// A rig's layer (RGBA32F matrices) into `ext`, and the preview skin on the mesh node.
+void write_rig_layer(const Vat& vat, const Bands& bands, const ThreeVatOptions& options, Posed& posed,
+                     ThreeVatReport& report, glb::Writer& w, json& ext, Borrowed& kept, uint32_t mesh_node,
+                     json& scene_nodes) {
+  kept.rig = rig_texture(vat, bands, options, posed, report);
+  report.slot_count = static_cast<uint32_t>(vat.slots.size());
+  ext["encoding"] = "rig";
+  ext["slotCount"] = report.slot_count;
+  ext["layers"] = {
+      {"rig",
+       {{"bufferView",
+         w.add_buffer_view({reinterpret_cast<const uint8_t*>(kept.rig.data()), kept.rig.size() * 4}, {.borrow = true})},
+        {"width", report.width},
+        {"height", report.height},
+        {"format", "RGBA32F"}}}};
+  const json skin = preview_skin(vat, bands.source_rows.front(), w);
+  w.json()["nodes"][mesh_node]["skin"] = skin["skin"];
+  scene_nodes.push_back(skin["root"]);
+  if (!report.hierarchy) {
+    report.notes.push_back(
+        "the source's node hierarchy is not known: every slot is written as the top of its own chain, which only a "
+        "three-vat cross-fade reads");
+  }
+}
+
+// The clips' entries, each clip's report (loop seam, last step) filled in.
+json clips_json(const Vat& vat, const Bands& bands, const Posed& posed, ThreeVatReport& report) {
+  json clips = json::array();
+  for (size_t c = 0; c < vat.clips.size(); ++c) {
+    ThreeVatClipReport& written = report.clips.emplace_back(bands.clips[c]);
+    const VatClip& clip = vat.clips[c];
+    if (clip.rows >= 2) {
+      const uint32_t end = clip.first_row + clip.rows - 1;
+      written.loop_seam = row_distance(vat, static_cast<uint32_t>(c), clip.first_row, end);
+      written.end_step = row_distance(vat, static_cast<uint32_t>(c), end - 1, end);
+    }
+    clips.push_back(clip_json(vat.clips[c], written, bands.first_frames[c], posed.max_delta[c]));
+  }
+  return clips;
+}
+
 std::vector<uint8_t> write_file(const Vat& vat, const ThreeVatOptions& options, ThreeVatReport& report) {
   if (!vat.geometry.lods.empty()) {
     throw Refusal{ErrorCode::Unsupported,
@@ -463,72 +540,18 @@ std::vector<uint8_t> write_file(const Vat& vat, const ThreeVatOptions& options, 
               {"groups", mesh.groups},
               {"vertexCount", report.vertex_count},
               {"totalFrames", frames}};
-  // Kept alive until the bytes are joined: the views borrow them.
-  std::vector<uint8_t> position_planes, normal_bytes;
-  std::vector<float> rig;
+  Borrowed kept;
   if (vat.encoding == Encoding::Delta) {
-    DeltaLayers layers = delta_layers(vat, bands, posed, report);
-    report.width = layers.width;
-    report.height = layers.height;
-    report.rows_per_frame = layers.rows_per_frame;
-    position_planes = to_frame_planes(layers.position, frames);
-    normal_bytes = std::move(layers.normal);
-    auto layer = [&](std::span<const uint8_t> bytes, const char* format) {
-      return json{{"bufferView", w.add_buffer_view(bytes, {.borrow = true})},
-                  {"width", layers.width},
-                  {"height", layers.height},
-                  {"format", format}};
-    };
-    json layers_json = {{"position", layer(position_planes, "RGBA16F")}};
-    if (!normal_bytes.empty()) layers_json["normal"] = layer(normal_bytes, "RG8");
-    ext["encoding"] = "delta";
-    ext["fallback"] = nullptr;
-    ext["rowsPerFrame"] = layers.rows_per_frame;
-    ext["layers"] = std::move(layers_json);
-    if (vat.plane(PlaneSemantic::Tangent) != nullptr) {
-      report.notes.push_back("animated tangents (the Tangent plane) are not written: three-vat's file holds none");
-    }
-    if (!vat.slots.empty()) {
-      report.notes.push_back(str(vat.slots.size()) +
-                             " joint tracks for sockets are not written: three-vat's file holds none");
-    }
+    write_delta_layers(vat, bands, posed, report, w, ext, kept);
   } else {
-    rig = rig_texture(vat, bands, options, posed, report);
-    report.slot_count = static_cast<uint32_t>(vat.slots.size());
-    ext["encoding"] = "rig";
-    ext["slotCount"] = report.slot_count;
-    ext["layers"] = {{"rig",
-                      {{"bufferView", w.add_buffer_view({reinterpret_cast<const uint8_t*>(rig.data()), rig.size() * 4},
-                                                        {.borrow = true})},
-                       {"width", report.width},
-                       {"height", report.height},
-                       {"format", "RGBA32F"}}}};
-    const json skin = preview_skin(vat, bands.source_rows.front(), w);
-    w.json()["nodes"][mesh_node]["skin"] = skin["skin"];
-    scene_nodes.push_back(skin["root"]);
-    if (!report.hierarchy) {
-      report.notes.push_back(
-          "the source's node hierarchy is not known: every slot is written as the top of its own chain, which only a "
-          "three-vat cross-fade reads");
-    }
+    write_rig_layer(vat, bands, options, posed, report, w, ext, kept, mesh_node, scene_nodes);
   }
   if (vat.precision == Precision::Q16) {
     report.notes.push_back("q16 texels are written dequantized, as vatkit decodes them");
   }
   finish_bounds(posed);
 
-  json clips = json::array();
-  for (size_t c = 0; c < vat.clips.size(); ++c) {
-    ThreeVatClipReport& written = report.clips.emplace_back(bands.clips[c]);
-    const VatClip& clip = vat.clips[c];
-    if (clip.rows >= 2) {
-      const uint32_t end = clip.first_row + clip.rows - 1;
-      written.loop_seam = row_distance(vat, static_cast<uint32_t>(c), clip.first_row, end);
-      written.end_step = row_distance(vat, static_cast<uint32_t>(c), end - 1, end);
-    }
-    clips.push_back(clip_json(vat.clips[c], written, bands.first_frames[c], posed.max_delta[c]));
-  }
-  ext["clips"] = std::move(clips);
+  ext["clips"] = clips_json(vat, bands, posed, report);
   ext["bounds"] = {{"min", glb::json_array(posed.bounds.min)}, {"max", glb::json_array(posed.bounds.max)}};
   ext["frameBounds"] = w.add_buffer_view(
       {reinterpret_cast<const uint8_t*>(posed.frame_bounds.data()), posed.frame_bounds.size() * 4}, {.borrow = true});
