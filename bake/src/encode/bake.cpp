@@ -772,6 +772,28 @@ struct Baker {
     return true;
   }
 
+  // The measurements the bake keeps: the search's where it ran (each clip at its rows: what
+  // measuring this bake gives), else a measurement when options.measure asks for one. `judge_rig`
+  // (Auto, with the delta still to come): nullopt when the rig misses `budget`.
+  Result<std::optional<Measured>> measured_for(const Vat& vat, bool judge_rig, float budget, StageClock& clock) {
+    Measured measured;
+    if (options.max_error_mm > 0.0f && (options.measure || judge_rig)) {
+      measured.clips = searched;
+      measured.have = true;
+    }
+    if (judge_rig) {
+      auto within = rig_within_budget(vat, budget, measured);
+      if (!within) return within.error();
+      clock.lap("measure");
+      if (!*within) return std::optional<Measured>();
+    }
+    if (options.measure && !measured.have) {
+      if (auto m = measure_all(vat, measured); !m) return m.error();
+      clock.lap("measure");
+    }
+    return std::optional<Measured>(std::move(measured));
+  }
+
   Result<void> measure_all(const Vat& vat, Measured& measured) {
     auto m = measure(vat, 0.0f, "measure");
     if (!m) return m.error();
@@ -1334,22 +1356,10 @@ Result<Vat> bake_asset(const Asset& asset, const BakeOptions& options, BakeRepor
       baker.reasons.push_back("rig refused: " + baker.why(vat.error()));
       continue;
     }
-    Measured measured;
-    if (options.max_error_mm > 0.0f && (options.measure || (options.encoding == EncodingChoice::Auto && !last))) {
-      // The search measured each clip at its rows: what measuring this bake gives.
-      measured.clips = baker.searched;
-      measured.have = true;
-    }
-    if (options.encoding == EncodingChoice::Auto && !last) {
-      auto within = baker.rig_within_budget(*vat, budget, measured);
-      if (!within) return within.error();
-      clock.lap("measure");
-      if (!*within) continue;
-    }
-    if (options.measure && !measured.have) {
-      if (auto m = baker.measure_all(*vat, measured); !m) return m.error();
-      clock.lap("measure");
-    }
+    auto kept = baker.measured_for(*vat, options.encoding == EncodingChoice::Auto && !last, budget, clock);
+    if (!kept) return kept.error();
+    if (!*kept) continue;  // Auto: the rig misses the budget, the delta follows
+    Measured& measured = **kept;
     auto lods = baker.add_levels(*vat, ordering, cache_ordered, clock);
     if (!lods) return lods.error();
     keep_measures(*vat, measured, motion);
