@@ -21,10 +21,10 @@
 // --budget MM (repeatable) times the error-budget search against the fixed-rate bake that a user
 // without it would run: `--max-error MM`, and `--fps R` where R is the highest rate the search
 // chose for any clip, in the encoding it chose (read from its first run's --json; one rate for
-// every clip is all `--fps` gives). Both are interleaved with the default bake; a third table gives their medians, the
-// ratios search / fixed and search / default, the rates chosen, and the fixed bake's largest
-// measured error (whether that one rate meets the budget on every clip: the error is not
-// monotonic in the rate).
+// every clip is all `--fps` gives). Both are interleaved with the default bake; a third table
+// gives their medians, the ratios search / fixed and search / default, the rates chosen, and the
+// fixed bake's largest measured error (whether that one rate meets the budget on every clip: the
+// error is not monotonic in the rate).
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -43,6 +43,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 extern char** environ;
 
 namespace {
@@ -60,24 +62,6 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
-
-// The number after "key": in a JSON object's text (0 when absent).
-double json_number(const std::string& json, const char* key) {
-  const std::string k = std::string("\"") + key + "\":";
-  const size_t at = json.find(k);
-  return at == std::string::npos ? 0.0 : std::strtod(json.c_str() + at + k.size(), nullptr);
-}
-
-// Every number after "key": in a JSON text, in order.
-std::vector<double> json_numbers(const std::string& json, const char* key) {
-  const std::string k = std::string("\"") + key + "\":";
-  std::vector<double> out;
-  for (size_t at = json.find(k); at != std::string::npos; at = json.find(k, at + k.size()))
-    out.push_back(std::strtod(json.c_str() + at + k.size(), nullptr));
-  return out;
-}
-
-double largest(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
 
 struct Run {
   double wall = 0, cpu = 0, bake = 0, lod = 0, measure = 0;
@@ -133,23 +117,25 @@ bool run_bake(const std::string& vatkit, const std::string& file, const std::vec
     r.failed = true;
     return false;
   }
-  r.bake = json_number(json, "bake_seconds");
-  r.lod = json_number(json, "lod_seconds");
-  r.measure = json_number(json, "measure_seconds");
-  if (size_t at = json.find("\"encoding\":"); at != std::string::npos) {  // the first: the file's
-    at = json.find('"', at + 11) + 1;
-    r.encoding = json.substr(at, json.find('"', at) - at);
-  }
-  // Each clip's "fps" appears twice (the clip's and its error's): every other one is a clip's.
-  const std::vector<double> fps = json_numbers(json, "fps");
-  for (size_t c = 0; c < fps.size(); c += 2) {
-    r.top_fps = std::max(r.top_fps, fps[c]);
+  const nlohmann::json summary = nlohmann::json::parse(json, nullptr, false);
+  auto number = [](const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  if (!summary.is_object()) return true;
+  r.bake = number(summary, "bake_seconds");
+  r.lod = number(summary, "lod_seconds");
+  r.measure = number(summary, "measure_seconds");
+  if (summary.contains("encoding") && summary["encoding"].is_string()) r.encoding = summary["encoding"];
+  for (const nlohmann::json& clip : summary.value("clips", nlohmann::json::array())) {
+    const double fps = number(clip, "fps");
+    r.top_fps = std::max(r.top_fps, fps);
     char text[32];
-    std::snprintf(text, sizeof text, "%s%g", r.rates.empty() ? "" : ", ", fps[c]);
+    std::snprintf(text, sizeof text, "%s%g", r.rates.empty() ? "" : ", ", fps);
     r.rates += text;
+    if (const auto e = clip.find("error"); e != clip.end() && e->is_object())
+      r.max_error = std::max({r.max_error, number(*e, "on_rows_max_mm"), number(*e, "between_rows_max_mm")});
   }
-  r.max_error =
-      std::max(largest(json_numbers(json, "on_rows_max_mm")), largest(json_numbers(json, "between_rows_max_mm")));
   return true;
 }
 
